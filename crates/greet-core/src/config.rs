@@ -1,0 +1,133 @@
+//! [`ServerConfig`]: the flags and environment variables of every server binary.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::{NonZeroU32, NonZeroUsize};
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::Greeter;
+
+/// Configuration shared by the three servers; each flag can also come from its environment
+/// variable. Defaults are the original experiment's (a 1 s delay, 200 blocking threads).
+#[derive(Debug, Clone, Parser)]
+#[command(
+    version,
+    about = "Serve the Greetings API: GET /greetings?name=X → \"<word> X!\" after a delay."
+)]
+pub struct ServerConfig {
+    /// Address to listen on (images set 0.0.0.0)
+    #[arg(long, env = "HOST", default_value_t = DEFAULT_HOST)]
+    pub host: IpAddr,
+
+    /// Port to listen on (0 picks a free one)
+    #[arg(long, env = "PORT", default_value_t = DEFAULT_PORT)]
+    pub port: u16,
+
+    /// Delay before each greeting, in milliseconds (0 for "ceiling" runs)
+    #[arg(long, env = "GREETING_DELAY_MS", default_value_t = DEFAULT_DELAY_MS)]
+    pub delay_ms: u64,
+
+    /// Worker threads of the server's runtime [default: available parallelism]
+    #[arg(long, env = "WORKERS", default_value_t = default_workers(), hide_default_value = true)]
+    pub workers: NonZeroUsize,
+
+    /// Most threads of the pool behind /greetings/blocking
+    #[arg(long, env = "BLOCKING_THREADS", default_value_t = DEFAULT_BLOCKING_THREADS)]
+    pub blocking_threads: NonZeroUsize,
+
+    /// Listen backlog (the kernel caps it at net.core.somaxconn)
+    #[arg(long, env = "BACKLOG", default_value_t = DEFAULT_BACKLOG)]
+    pub backlog: NonZeroU32,
+
+    /// On SIGTERM or Ctrl-C, how long in-flight requests may take to finish, in seconds
+    #[arg(long, env = "SHUTDOWN_TIMEOUT_SECS", default_value_t = DEFAULT_SHUTDOWN_TIMEOUT_SECS)]
+    pub shutdown_timeout_secs: u64,
+
+    /// Probe this server's /health on --port (on 127.0.0.1 when --host is 0.0.0.0) and exit
+    /// 0 if it answers 200, 1 otherwise; for images without curl
+    #[arg(long)]
+    pub health_check: bool,
+}
+
+const DEFAULT_HOST: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+const DEFAULT_PORT: u16 = 8080;
+const DEFAULT_DELAY_MS: u64 = 1000;
+const DEFAULT_BLOCKING_THREADS: NonZeroUsize = NonZeroUsize::new(200).expect("non-zero");
+const DEFAULT_BACKLOG: NonZeroU32 = NonZeroU32::new(4096).expect("non-zero");
+const DEFAULT_SHUTDOWN_TIMEOUT_SECS: u64 = 10;
+
+fn default_workers() -> NonZeroUsize {
+    std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
+}
+
+impl Default for ServerConfig {
+    /// The command line's defaults, without reading arguments or environment.
+    fn default() -> Self {
+        Self {
+            host: DEFAULT_HOST,
+            port: DEFAULT_PORT,
+            delay_ms: DEFAULT_DELAY_MS,
+            workers: default_workers(),
+            blocking_threads: DEFAULT_BLOCKING_THREADS,
+            backlog: DEFAULT_BACKLOG,
+            shutdown_timeout_secs: DEFAULT_SHUTDOWN_TIMEOUT_SECS,
+            health_check: false,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// The address to listen on.
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::new(self.host, self.port)
+    }
+
+    /// The delay before each greeting.
+    pub fn delay(&self) -> Duration {
+        Duration::from_millis(self.delay_ms)
+    }
+
+    /// How long a graceful shutdown waits for in-flight requests.
+    pub fn shutdown_timeout(&self) -> Duration {
+        Duration::from_secs(self.shutdown_timeout_secs)
+    }
+
+    /// The greeter these settings describe.
+    pub fn greeter(&self) -> Greeter {
+        Greeter::new(self.delay(), self.blocking_threads)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_and_defaults() {
+        let parsed =
+            ServerConfig::try_parse_from(["greet", "--port", "0", "--delay-ms", "5"]).unwrap();
+        assert_eq!(parsed.port, 0);
+        assert_eq!(parsed.delay(), Duration::from_millis(5));
+        let d = ServerConfig::default();
+        assert_eq!(
+            (d.port, d.delay_ms, d.blocking_threads.get()),
+            (8080, 1000, 200)
+        );
+        assert_eq!((d.backlog.get(), d.shutdown_timeout_secs), (4096, 10));
+    }
+
+    #[test]
+    fn rejects_bad_values() {
+        for args in [
+            &["greet", "--port", "70000"][..],
+            &["greet", "--workers", "0"],
+            &["greet", "--blocking-threads", "0"],
+            &["greet", "--backlog", "-1"],
+            &["greet", "--host", "nowhere"],
+            &["greet", "--bogus"],
+        ] {
+            assert!(ServerConfig::try_parse_from(args).is_err(), "{args:?}");
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Every answer that is not a 200, with its status and plain-text reason.
+
+use std::fmt;
+
+/// An error the API answers with. Statuses are plain `u16` (see the crate docs for why);
+/// reasons are short, fixed, plain-text sentences that never carry internals or echo input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GreetError {
+    /// A `%` in the name not followed by two hex digits.
+    BadPercentEncoding,
+    /// The decoded name is not UTF-8.
+    NotUtf8,
+    /// The name is longer than [`crate::name::MAX_NAME_CHARS`] characters.
+    NameTooLong,
+    /// The name contains a control character.
+    ControlCharacter,
+    /// HTTP/1.1 request without a `Host` header.
+    MissingHost,
+    /// No such route.
+    NotFound,
+    /// The route exists but not for this method.
+    MethodNotAllowed,
+    /// The request target is longer than [`crate::limits::MAX_TARGET_BYTES`].
+    UriTooLong,
+    /// The request head is over [`crate::limits::MAX_HEAD_BYTES`] or
+    /// [`crate::limits::MAX_HEADERS`].
+    HeadTooLarge,
+    /// The blocking pool could not run the request (no thread could be started).
+    Unavailable,
+}
+
+impl GreetError {
+    /// The HTTP status code.
+    pub const fn status(self) -> u16 {
+        match self {
+            Self::BadPercentEncoding
+            | Self::NotUtf8
+            | Self::NameTooLong
+            | Self::ControlCharacter
+            | Self::MissingHost => 400,
+            Self::NotFound => 404,
+            Self::MethodNotAllowed => 405,
+            Self::UriTooLong => 414,
+            Self::HeadTooLarge => 431,
+            Self::Unavailable => 503,
+        }
+    }
+
+    /// The plain-text body.
+    pub const fn reason(self) -> &'static str {
+        match self {
+            Self::BadPercentEncoding => "bad request: name is not valid percent-encoding\n",
+            Self::NotUtf8 => "bad request: name is not valid UTF-8\n",
+            Self::NameTooLong => "bad request: name is longer than 256 characters\n",
+            Self::ControlCharacter => "bad request: name contains a control character\n",
+            Self::MissingHost => "bad request: HTTP/1.1 request without Host header\n",
+            Self::NotFound => "not found\n",
+            Self::MethodNotAllowed => "method not allowed\n",
+            Self::UriTooLong => "request target too long\n",
+            Self::HeadTooLarge => "request header fields too large\n",
+            Self::Unavailable => "service unavailable\n",
+        }
+    }
+
+    /// The `Allow` header a 405 carries.
+    pub const fn allow(self) -> Option<&'static str> {
+        match self {
+            Self::MethodNotAllowed => Some(crate::ALLOWED_METHODS),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for GreetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.status(), self.reason().trim_end())
+    }
+}
+
+impl std::error::Error for GreetError {}

@@ -1,0 +1,209 @@
+//! The five words, the [`Greeter`] and the endpoint logic every server calls.
+
+use std::borrow::Cow;
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use crate::name::name_from_query;
+use crate::pool::BlockingPool;
+use crate::GreetError;
+
+/// The words a greeting starts with, each drawn with equal probability per request.
+pub const WORDS: [&str; 5] = ["Hello", "Hi", "Olá", "Oi", "Hallo"];
+
+/// A greeting for `name`: `"<word> <name>!"` with a word drawn at random.
+pub fn greeting(name: &str) -> String {
+    let word = WORDS[fastrand::usize(..WORDS.len())];
+    let mut out = String::with_capacity(word.len() + name.len() + 2);
+    out.push_str(word);
+    out.push(' ');
+    out.push_str(name);
+    out.push('!');
+    out
+}
+
+/// What a server sends back, before its framework turns it into a response. Every reply is
+/// plain text ([`crate::CONTENT_TYPE`]) with `nosniff`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// HTTP status code.
+    pub status: u16,
+    /// Plain-text body.
+    pub body: Cow<'static, str>,
+    /// `Allow` header value, for a 405.
+    pub allow: Option<&'static str>,
+}
+
+impl Reply {
+    /// A 200 with this body.
+    pub fn ok(body: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            status: 200,
+            body: body.into(),
+            allow: None,
+        }
+    }
+
+    /// The answer to `GET /health`.
+    pub fn health() -> Self {
+        Self::ok("ok")
+    }
+}
+
+impl From<GreetError> for Reply {
+    fn from(err: GreetError) -> Self {
+        Self {
+            status: err.status(),
+            body: Cow::Borrowed(err.reason()),
+            allow: err.allow(),
+        }
+    }
+}
+
+impl From<Result<String, GreetError>> for Reply {
+    fn from(result: Result<String, GreetError>) -> Self {
+        result.map_or_else(Reply::from, Reply::ok)
+    }
+}
+
+/// The greeting service: a delay, then a greeting. Cheap to clone; clones share the pool.
+#[derive(Clone)]
+pub struct Greeter {
+    delay: Duration,
+    pool: BlockingPool,
+}
+
+impl Greeter {
+    /// A greeter that waits `delay` before answering; `/greetings/blocking` waits on a pool
+    /// of at most `blocking_threads` threads.
+    pub fn new(delay: Duration, blocking_threads: NonZeroUsize) -> Self {
+        Self {
+            delay,
+            pool: BlockingPool::new(blocking_threads),
+        }
+    }
+
+    /// The delay before each greeting.
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// The blocking pool behind [`Greeter::greet_blocking`].
+    pub fn pool(&self) -> &BlockingPool {
+        &self.pool
+    }
+
+    /// Greets after the delay, on an async timer: no thread is held while waiting.
+    pub async fn greet(&self, name: &str) -> String {
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
+        greeting(name)
+    }
+
+    /// Greets after the delay, holding a thread of the bounded pool while waiting.
+    pub async fn greet_blocking(&self, name: Cow<'static, str>) -> Result<String, GreetError> {
+        let delay = self.delay;
+        self.pool
+            .run(move || {
+                if !delay.is_zero() {
+                    std::thread::sleep(delay);
+                }
+                greeting(&name)
+            })
+            .await
+    }
+
+    /// `GET /greetings?<query>`: the raw (undecoded) query string in, the reply out.
+    pub async fn greetings(&self, query: Option<&str>) -> Reply {
+        match name_from_query(query) {
+            Ok(name) => Reply::ok(self.greet(&name).await),
+            Err(err) => err.into(),
+        }
+    }
+
+    /// `GET /greetings/blocking?<query>`.
+    pub async fn greetings_blocking(&self, query: Option<&str>) -> Reply {
+        match name_from_query(query) {
+            Ok(name) => self.greet_blocking(name).await.into(),
+            Err(err) => err.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::time::Instant;
+
+    fn greeter(delay_ms: u64, threads: usize) -> Greeter {
+        Greeter::new(
+            Duration::from_millis(delay_ms),
+            NonZeroUsize::new(threads).unwrap(),
+        )
+    }
+
+    #[test]
+    fn every_word_appears_and_nothing_else() {
+        let mut seen = HashSet::new();
+        for _ in 0..500 {
+            let g = greeting("Ana");
+            let word = g.strip_suffix(" Ana!").expect("shape <word> <name>!");
+            assert!(WORDS.contains(&word), "{g}");
+            seen.insert(word.to_owned());
+        }
+        assert_eq!(seen.len(), WORDS.len());
+    }
+
+    #[tokio::test]
+    async fn endpoint_replies() {
+        let g = greeter(0, 1);
+        let ok = g.greetings(Some("name=Jo%C3%A3o")).await;
+        assert_eq!(ok.status, 200);
+        assert!(ok.body.ends_with(" João!"), "{}", ok.body);
+        let bad = g.greetings(Some("name=%ZZ")).await;
+        assert_eq!((bad.status, bad.allow), (400, None));
+        let blocking = g.greetings_blocking(None).await;
+        assert!(blocking.body.ends_with(" World!"), "{}", blocking.body);
+        assert_eq!(
+            Reply::from(GreetError::MethodNotAllowed).allow,
+            Some("GET, HEAD")
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn async_delay_is_a_timer() {
+        let g = greeter(1000, 1);
+        let start = tokio::time::Instant::now();
+        let replies = futures_all(&g, 100).await;
+        assert!(replies.iter().all(|r| r.status == 200));
+        // Paused time: 100 concurrent greetings take exactly one delay.
+        assert_eq!(start.elapsed(), Duration::from_millis(1000));
+    }
+
+    async fn futures_all(g: &Greeter, n: usize) -> Vec<Reply> {
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..n {
+            let g = g.clone();
+            set.spawn(async move { g.greetings(None).await });
+        }
+        set.join_all().await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn blocking_delay_is_bounded_by_the_pool() {
+        let g = greeter(50, 2);
+        let start = Instant::now();
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..6 {
+            let g = g.clone();
+            set.spawn(async move { g.greetings_blocking(None).await });
+        }
+        let replies = set.join_all().await;
+        assert!(replies.iter().all(|r| r.status == 200));
+        // 6 jobs on 2 threads: three rounds of 50 ms.
+        assert!(start.elapsed() >= Duration::from_millis(150));
+        assert_eq!(g.pool().threads(), 2);
+    }
+}

@@ -1,0 +1,54 @@
+//! The Greetings API's domain, shared by every server in this workspace.
+//!
+//! Everything that must be identical on the axum, actix-web and hyper servers lives here, so
+//! the three server crates differ only in framework glue (routing, extractors, response
+//! conversion, the accept loop). Nothing in this crate depends on a web framework or on the
+//! `http` crate: statuses are plain `u16` and headers plain `&str`, because actix-web 4 and
+//! hyper 1 use different major versions of `http`.
+//!
+//! Layout:
+//! - [`greeting`]: the five words, [`Greeter`] (async delay and blocking delay) and the
+//!   endpoint logic that turns a query into a [`Reply`].
+//! - [`name`]: the query → name rules (form-urlencoded decoding, defaults, limits).
+//! - [`error`]: [`GreetError`], every non-200 answer with its status and plain-text reason.
+//! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
+//!   and the one check every server runs before routing.
+//! - [`pool`]: the bounded thread pool behind `/greetings/blocking`.
+//! - [`config`]: [`ServerConfig`], the command-line flags and environment variables.
+//! - [`net`]: binding with an explicit listen backlog, and the `--health-check` probe.
+//! - [`shutdown`]: the SIGTERM / Ctrl-C future every server drains on.
+//! - [`cli`]: the shared `main` of the three server binaries.
+
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod greeting;
+pub mod limits;
+pub mod name;
+pub mod net;
+pub mod pool;
+pub mod shutdown;
+
+pub use config::ServerConfig;
+pub use error::GreetError;
+pub use greeting::{Greeter, Reply, WORDS};
+pub use limits::{check_head, HeadInfo};
+
+/// `content-type` of every response: all bodies are plain text.
+pub const CONTENT_TYPE: &str = "text/plain; charset=utf-8";
+/// Name of the header that stops browsers from sniffing a greeting into HTML.
+pub const NOSNIFF_HEADER: &str = "x-content-type-options";
+/// Value of [`NOSNIFF_HEADER`].
+pub const NOSNIFF_VALUE: &str = "nosniff";
+/// The methods every route accepts, as sent in `Allow` with a 405.
+pub const ALLOWED_METHODS: &str = "GET, HEAD";
+
+/// Paths of the API, shared by the servers' routers and by the tests.
+pub mod paths {
+    /// Greeting after an async delay.
+    pub const GREETINGS: &str = "/greetings";
+    /// Greeting after a delay that holds a thread of the bounded blocking pool.
+    pub const GREETINGS_BLOCKING: &str = "/greetings/blocking";
+    /// Readiness: `ok`, no delay.
+    pub const HEALTH: &str = "/health";
+}

@@ -1,0 +1,204 @@
+//! The Greetings API on raw hyper 1: a hand-written router in [`handle`], and the HTTP/1
+//! accept loop in [`serve_with`] that the axum server serves through as well.
+//!
+//! Layout:
+//! - [`handle`]: the whole API as one async function from request to response.
+//! - [`serve`] / [`run`]: serve that function on a listener until a shutdown future fires.
+//! - [`serve_with`]: the accept loop for any hyper service (per-connection tasks, head-read
+//!   timeout, parser limits, graceful drain), shared with `greet-axum`.
+//! - [`head_info`], [`response`]: the glue between `http` 1.x types and `greet-core`.
+
+use std::convert::Infallible;
+use std::error::Error as StdError;
+use std::future::Future;
+use std::io;
+use std::net::TcpListener;
+use std::time::Duration;
+
+use greet_core::limits::{HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
+use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
+use http_body_util::Full;
+use hyper::body::{Body, Bytes, Incoming};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE, HOST};
+use hyper::server::conn::http1;
+use hyper::service::{service_fn, HttpService};
+use hyper::{Method, Request, Response, StatusCode, Version};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+
+/// hyper's own parser limit on header fields, the same as actix-web's fixed one, so that
+/// heads past [`greet_core::limits::MAX_HEADERS`] but under this get the shared plain-text
+/// 431 and heads past this get the parser's bare 431 on every server alike.
+const PARSER_MAX_HEADERS: usize = 96;
+/// hyper's read-buffer limit, as actix-web's (128 KiB): a head larger than this is a bare 431.
+const PARSER_MAX_BUF: usize = 128 * 1024;
+const _: () = assert!(PARSER_MAX_BUF > MAX_HEAD_BYTES);
+
+/// The API: routes a request to the greeter and answers, never panicking on input.
+pub async fn handle<B>(greeter: &Greeter, req: Request<B>) -> Response<Full<Bytes>> {
+    if let Err(err) = check_head(&head_info(&req)) {
+        return response(err.into());
+    }
+    let get_or_head = matches!(*req.method(), Method::GET | Method::HEAD);
+    let query = req.uri().query();
+    let reply = match req.uri().path() {
+        paths::GREETINGS if get_or_head => greeter.greetings(query).await,
+        paths::GREETINGS_BLOCKING if get_or_head => greeter.greetings_blocking(query).await,
+        paths::HEALTH if get_or_head => Reply::health(),
+        paths::GREETINGS | paths::GREETINGS_BLOCKING | paths::HEALTH => {
+            GreetError::MethodNotAllowed.into()
+        }
+        _ => GreetError::NotFound.into(),
+    };
+    response(reply)
+}
+
+/// What [`check_head`] needs, read off an `http` 1.x request.
+pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
+    let uri = req.uri();
+    let path_and_query = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
+    let scheme_and_authority = uri.authority().map_or(0, |a| {
+        a.as_str().len() + uri.scheme_str().map_or(0, |s| s.len() + 3)
+    });
+    HeadInfo {
+        http11: req.version() == Version::HTTP_11,
+        has_host: req.headers().contains_key(HOST),
+        target_len: path_and_query + scheme_and_authority,
+        header_count: req.headers().len(),
+        header_bytes: req
+            .headers()
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len())
+            .sum(),
+    }
+}
+
+/// A [`Reply`] as an `http` 1.x response: plain text, `nosniff`, and `Allow` on a 405.
+/// hyper adds `content-length` from the body's exact size, and drops the body for HEAD.
+pub fn response(reply: Reply) -> Response<Full<Bytes>> {
+    let body = match reply.body {
+        std::borrow::Cow::Borrowed(s) => Bytes::from_static(s.as_bytes()),
+        std::borrow::Cow::Owned(s) => Bytes::from(s),
+    };
+    let mut res = Response::new(Full::new(body));
+    *res.status_mut() =
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = res.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(greet_core::CONTENT_TYPE),
+    );
+    headers.insert(
+        greet_core::NOSNIFF_HEADER,
+        HeaderValue::from_static(greet_core::NOSNIFF_VALUE),
+    );
+    if let Some(allow) = reply.allow {
+        headers.insert(ALLOW, HeaderValue::from_static(allow));
+    }
+    res
+}
+
+/// Serves the API on `listener` until `shutdown` resolves, then drains (see [`serve_with`]).
+pub async fn serve(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let greeter = config.greeter();
+    let service = service_fn(move |req| {
+        let greeter = greeter.clone();
+        async move { Ok::<_, Infallible>(handle(&greeter, req).await) }
+    });
+    serve_with(listener, &config, service, shutdown).await
+}
+
+/// Builds the runtime `config` asks for and serves on it until `shutdown`: what the binary
+/// runs, and what tests run on a thread of their own.
+pub fn run(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    runtime(&config)?.block_on(serve(listener, config, shutdown))
+}
+
+/// A multi-threaded Tokio runtime with `config.workers` workers.
+pub fn runtime(config: &ServerConfig) -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.workers.get())
+        .enable_all()
+        .build()
+}
+
+/// The HTTP/1 accept loop: one task per connection, a head not complete within
+/// [`HEAD_READ_TIMEOUT`] cut, parser limits set as actix-web's. When `shutdown` resolves it
+/// stops accepting, lets every in-flight request finish (idle keep-alive connections close at
+/// once) for up to `config.shutdown_timeout()`, and returns.
+pub async fn serve_with<S, B>(
+    listener: TcpListener,
+    config: &ServerConfig,
+    service: S,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()>
+where
+    S: HttpService<Incoming, ResBody = B> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEAD_READ_TIMEOUT)
+        .max_headers(PARSER_MAX_HEADERS)
+        .max_buf_size(PARSER_MAX_BUF);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => stream,
+                Err(err) => {
+                    backoff_after(&err).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service.clone()));
+        tokio::spawn(async move {
+            // Client resets and cut slow heads end here; none of them concern the server.
+            let _ = conn.await;
+        });
+    }
+
+    drop(listener);
+    if tokio::time::timeout(config.shutdown_timeout(), graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            timeout_secs = config.shutdown_timeout_secs,
+            "shutdown timeout: dropping connections still in flight"
+        );
+    }
+    Ok(())
+}
+
+/// After a failed `accept`: nothing for an error about one connection; a pause when the
+/// process is out of file descriptors or memory, so a flood cannot spin a core.
+async fn backoff_after(err: &io::Error) {
+    use io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if !matches!(
+        err.kind(),
+        ConnectionAborted | ConnectionRefused | ConnectionReset
+    ) {
+        tracing::warn!(%err, "accept failed; pausing");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
