@@ -1,1 +1,165 @@
-//! tbd
+//! The Greetings API on actix-web 4.
+//!
+//! - [`configure`]: the routes, for `App::configure`, shared by [`serve`] and by tests that
+//!   use `actix_web::test::init_service` without a socket.
+//! - [`app`]: the whole `App` (routes, the shared head check, the 404 fallback).
+//! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
+//!
+//! actix-web pulls in `http` 0.2, so its glue reads requests through its own types; the rules
+//! themselves all come from `greet-core`.
+
+use std::future::Future;
+use std::io;
+use std::net::TcpListener;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::{header, StatusCode, Version};
+use actix_web::middleware::{from_fn, Next};
+use actix_web::{web, App, Error, HttpResponse, HttpServer};
+use greet_core::limits::HEAD_READ_TIMEOUT;
+use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
+
+/// Registers the three routes (GET and HEAD; any other method is the shared 405) and the
+/// greeter they use.
+pub fn configure(greeter: Greeter) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |cfg| {
+        cfg.app_data(web::Data::new(greeter))
+            .service(get_or_head(paths::GREETINGS, web::to(greetings)))
+            .service(get_or_head(
+                paths::GREETINGS_BLOCKING,
+                web::to(greetings_blocking),
+            ))
+            .service(get_or_head(paths::HEALTH, web::to(health)));
+    }
+}
+
+/// The API as an actix-web `App`.
+pub fn app(
+    greeter: Greeter,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .configure(configure(greeter))
+        .default_service(web::to(not_found))
+        .wrap(from_fn(check_request_head))
+}
+
+fn get_or_head(path: &str, route: actix_web::Route) -> actix_web::Resource {
+    // actix's GET guard does not match HEAD; its dispatcher drops the body of a HEAD answer.
+    web::resource(path)
+        .route(
+            route
+                .guard(actix_web::guard::Any(actix_web::guard::Get()).or(actix_web::guard::Head())),
+        )
+        .default_service(web::to(method_not_allowed))
+}
+
+async fn greetings(greeter: web::Data<Greeter>, req: actix_web::HttpRequest) -> HttpResponse {
+    respond(greeter.greetings(query(&req)).await)
+}
+
+async fn greetings_blocking(
+    greeter: web::Data<Greeter>,
+    req: actix_web::HttpRequest,
+) -> HttpResponse {
+    respond(greeter.greetings_blocking(query(&req)).await)
+}
+
+async fn health() -> HttpResponse {
+    respond(Reply::health())
+}
+
+async fn method_not_allowed() -> HttpResponse {
+    respond(GreetError::MethodNotAllowed.into())
+}
+
+async fn not_found() -> HttpResponse {
+    respond(GreetError::NotFound.into())
+}
+
+/// The raw query, as axum's `RawQuery` gives it: `None` when the target has no `?`.
+fn query(req: &actix_web::HttpRequest) -> Option<&str> {
+    req.uri().query()
+}
+
+async fn check_request_head(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    match check_head(&head_info(&req)) {
+        Ok(()) => next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body),
+        Err(err) => Ok(req.into_response(respond(err.into())).map_into_right_body()),
+    }
+}
+
+/// What [`check_head`] needs, read off an actix-web request.
+pub fn head_info(req: &ServiceRequest) -> HeadInfo {
+    let uri = req.uri();
+    let path_and_query = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
+    let scheme_and_authority = uri.authority().map_or(0, |a| {
+        a.as_str().len() + uri.scheme_str().map_or(0, |s| s.len() + 3)
+    });
+    HeadInfo {
+        http11: req.version() == Version::HTTP_11,
+        has_host: req.headers().contains_key(header::HOST),
+        target_len: path_and_query + scheme_and_authority,
+        header_count: req.headers().len(),
+        header_bytes: req
+            .headers()
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len())
+            .sum(),
+    }
+}
+
+/// A [`Reply`] as an actix-web response: plain text, `nosniff`, and `Allow` on a 405.
+pub fn respond(reply: Reply) -> HttpResponse {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut res = HttpResponse::build(status);
+    res.insert_header((header::CONTENT_TYPE, greet_core::CONTENT_TYPE))
+        .insert_header((greet_core::NOSNIFF_HEADER, greet_core::NOSNIFF_VALUE));
+    if let Some(allow) = reply.allow {
+        res.insert_header((header::ALLOW, allow));
+    }
+    res.body(reply.body)
+}
+
+/// Serves [`app`] on `listener` with `config.workers` workers until `shutdown` resolves,
+/// then drains for up to `config.shutdown_timeout()`. actix's own signal handling is
+/// replaced by `shutdown`, so SIGINT drains as SIGTERM does, as on the other servers.
+pub async fn serve(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let greeter = config.greeter();
+    HttpServer::new(move || app(greeter.clone()))
+        .workers(config.workers.get())
+        .client_request_timeout(HEAD_READ_TIMEOUT)
+        .tcp_nodelay(true)
+        .shutdown_timeout(config.shutdown_timeout_secs)
+        .shutdown_signal(shutdown)
+        .listen(listener)?
+        .run()
+        .await
+}
+
+/// Starts an actix system and serves on it until `shutdown`.
+pub fn run(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    actix_web::rt::System::new().block_on(serve(listener, config, shutdown))
+}

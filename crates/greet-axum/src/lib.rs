@@ -1,1 +1,89 @@
-//! tbd
+//! The Greetings API on axum: routing and extractors are axum's, served through the same
+//! hyper accept loop as `greet-hyper` ([`greet_hyper::serve_with`]), because `axum::serve`
+//! has no head-read timeout and no parser limits to set.
+//!
+//! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`).
+//! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
+
+use std::future::Future;
+use std::io;
+use std::net::TcpListener;
+
+use axum::body::Body;
+use axum::extract::{RawQuery, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, MethodRouter};
+use axum::Router;
+use greet_core::{check_head, paths, GreetError, Greeter, Reply, ServerConfig};
+use hyper_util::service::TowerToHyperService;
+
+/// The API as an axum `Router`.
+pub fn app(greeter: Greeter) -> Router {
+    Router::new()
+        .route(paths::GREETINGS, get_or_head(greetings))
+        .route(paths::GREETINGS_BLOCKING, get_or_head(greetings_blocking))
+        .route(paths::HEALTH, get_or_head(health))
+        .fallback(not_found)
+        .layer(middleware::from_fn(check_request_head))
+        .with_state(greeter)
+}
+
+/// `get` answers HEAD too (axum drops the body); every other method gets the shared 405.
+fn get_or_head<H, T>(handler: H) -> MethodRouter<Greeter>
+where
+    H: axum::handler::Handler<T, Greeter>,
+    T: 'static,
+{
+    get(handler).fallback(method_not_allowed)
+}
+
+async fn greetings(State(greeter): State<Greeter>, RawQuery(query): RawQuery) -> Response {
+    respond(greeter.greetings(query.as_deref()).await)
+}
+
+async fn greetings_blocking(State(greeter): State<Greeter>, RawQuery(query): RawQuery) -> Response {
+    respond(greeter.greetings_blocking(query.as_deref()).await)
+}
+
+async fn health() -> Response {
+    respond(Reply::health())
+}
+
+async fn method_not_allowed() -> Response {
+    respond(GreetError::MethodNotAllowed.into())
+}
+
+async fn not_found() -> Response {
+    respond(GreetError::NotFound.into())
+}
+
+async fn check_request_head(req: Request, next: Next) -> Response {
+    match check_head(&greet_hyper::head_info(&req)) {
+        Ok(()) => next.run(req).await,
+        Err(err) => respond(err.into()),
+    }
+}
+
+fn respond(reply: Reply) -> Response {
+    greet_hyper::response(reply).map(Body::new)
+}
+
+/// Serves [`app`] on `listener` until `shutdown` resolves, then drains.
+pub async fn serve(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let service = TowerToHyperService::new(app(config.greeter()));
+    greet_hyper::serve_with(listener, &config, service, shutdown).await
+}
+
+/// Builds the runtime `config` asks for and serves on it until `shutdown`.
+pub fn run(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    greet_hyper::runtime(&config)?.block_on(serve(listener, config, shutdown))
+}
