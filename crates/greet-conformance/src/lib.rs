@@ -1,1 +1,160 @@
-//! tbd
+//! The Greetings API's HTTP contract as code: one suite that every server must pass, over
+//! real sockets, identically.
+//!
+//! - [`client`]: a raw HTTP/1.1 client, able to send what well-behaved clients never do.
+//! - [`cases`]: the contract, one async function per rule, each against a server address.
+//! - [`for_each_case!`]: the list of quick cases, so the test suite (one test per case and
+//!   server, in `tests/contract.rs`) and [`check`] cannot drift apart.
+//! - [`check`]: runs the quick cases concurrently against a live server; the harness calls it
+//!   before loading a server.
+//! - [`spawn`]: starts a server in-process on an ephemeral port, on its own thread and
+//!   runtime, and stops it gracefully on drop.
+//! - [`process_tests!`]: tests of a server *binary* (signals, exit codes, bad flags), invoked
+//!   by each server crate with its own executable.
+
+pub mod cases;
+pub mod client;
+pub mod process;
+pub mod spawn;
+
+pub use process::ProcessServer;
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+
+/// Calls `$callback! { case, case, ... }` with every quick case of [`cases`]: those that work
+/// against any server configuration and take at most about one delay.
+#[macro_export]
+macro_rules! for_each_case {
+    ($callback:ident) => {
+        $callback! {
+            greets_world,
+            greets_by_name,
+            empty_name_is_world,
+            decodes_form_urlencoding,
+            joins_repeated_names,
+            ignores_other_parameters,
+            rejects_bad_encoding,
+            rejects_long_names,
+            rejects_control_characters,
+            head_has_no_body,
+            other_methods_get_405,
+            health_is_ok,
+            unknown_paths_get_404,
+            blocking_endpoint_greets,
+            every_word_appears,
+            long_target_gets_414,
+            oversized_head_gets_431,
+            missing_host_gets_400,
+            survives_garbage,
+        }
+    };
+}
+
+type CaseFuture = Pin<Box<dyn Future<Output = cases::Outcome> + Send>>;
+
+macro_rules! registry {
+    ($($case:ident,)*) => {
+        /// The quick cases by name, as [`for_each_case!`] lists them.
+        pub const QUICK_CASES: &[(&str, fn(SocketAddr) -> CaseFuture)] =
+            &[$((stringify!($case), |addr| Box::pin(cases::$case(addr)))),*];
+    };
+}
+for_each_case!(registry);
+
+/// Why [`check`] failed: each failing case with what differed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckError {
+    /// `(case, what differed)` for every failing case, in [`QUICK_CASES`] order.
+    pub failures: Vec<(&'static str, String)>,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} contract case(s) failed", self.failures.len())?;
+        for (case, why) in &self.failures {
+            write!(f, "; {case}: {why}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Verifies the server at `base_url` (`http://host:port`) against every quick case,
+/// concurrently, so a check takes about one greeting delay.
+pub async fn check(base_url: &str) -> Result<(), CheckError> {
+    let addr = resolve(base_url).await.map_err(|why| CheckError {
+        failures: vec![("url", why)],
+    })?;
+    let runs: Vec<_> = QUICK_CASES
+        .iter()
+        .map(|(name, case)| (*name, tokio::spawn(case(addr))))
+        .collect();
+    let mut failures = Vec::new();
+    for (name, run) in runs {
+        match run.await {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => failures.push((name, why)),
+            Err(panic) => failures.push((name, format!("case panicked: {panic}"))),
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CheckError { failures })
+    }
+}
+
+/// The socket address of `http://host:port[/...]`.
+pub async fn resolve(base_url: &str) -> Result<SocketAddr, String> {
+    let rest = base_url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("{base_url:?} is not an http:// URL"))?;
+    let authority = rest.split('/').next().unwrap_or_default();
+    let authority = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    {
+        authority.to_owned()
+    } else {
+        format!("{authority}:80")
+    };
+    let mut addrs = tokio::net::lookup_host(&authority)
+        .await
+        .map_err(|e| format!("{authority}: {e}"))?;
+    addrs
+        .next()
+        .ok_or_else(|| format!("{authority}: no address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn resolves_urls() {
+        assert_eq!(
+            resolve("http://127.0.0.1:8081").await,
+            Ok("127.0.0.1:8081".parse().unwrap())
+        );
+        assert_eq!(
+            resolve("http://127.0.0.1:9/x").await,
+            Ok("127.0.0.1:9".parse().unwrap())
+        );
+        assert!(resolve("https://127.0.0.1:8081").await.is_err());
+        assert!(resolve("127.0.0.1:8081").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn check_fails_without_a_server() {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let err = check(&format!("http://{addr}")).await.unwrap_err();
+        assert_eq!(err.failures.len(), QUICK_CASES.len());
+    }
+}

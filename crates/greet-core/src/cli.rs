@@ -49,7 +49,7 @@ where
             return ExitCode::FAILURE;
         }
     };
-    let addr = listener.local_addr().map_or_else(|_| config.addr(), |a| a);
+    let addr = listener.local_addr().unwrap_or_else(|_| config.addr());
     tracing::info!(
         %addr,
         workers = config.workers,

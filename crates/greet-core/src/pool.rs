@@ -154,7 +154,11 @@ mod tests {
                 .await
             }
         });
-        let results: Vec<_> = futures_join_all(jobs).await;
+        let handles: Vec<_> = jobs.map(tokio::spawn).collect();
+        let mut results = Vec::new();
+        for handle in handles {
+            results.push(handle.await.unwrap());
+        }
         assert_eq!(results, (0..20).map(Ok).collect::<Vec<_>>());
         assert_eq!(peak.load(Ordering::SeqCst), 4);
         assert_eq!(pool.threads(), 4);
@@ -169,20 +173,5 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         assert_eq!(pool.threads(), 1);
-    }
-
-    async fn futures_join_all<F: std::future::Future>(
-        futs: impl Iterator<Item = F>,
-    ) -> Vec<F::Output>
-    where
-        F: Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let handles: Vec<_> = futs.map(tokio::spawn).collect();
-        let mut out = Vec::new();
-        for h in handles {
-            out.push(h.await.unwrap());
-        }
-        out
     }
 }

@@ -1,0 +1,396 @@
+//! The contract, one async function per row of DESIGN.md's table. Each takes the address of a
+//! running server and returns `Err` with what differed. The servers' own test suites run
+//! every case against every server; [`crate::check`] runs the quick ones before a benchmark.
+//!
+//! Cases that need a particular server configuration say so in their docs.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use greet_core::limits::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_TARGET_BYTES};
+use greet_core::name::MAX_NAME_CHARS;
+use greet_core::{ALLOWED_METHODS, CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, WORDS};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::client::{self, exchange, get, get_request, request, Response};
+
+/// What a case returns: `Err` says what differed from the contract.
+pub type Outcome = Result<(), String>;
+
+macro_rules! ensure {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(format!($($msg)+));
+        }
+    };
+}
+
+async fn fetch(addr: SocketAddr, raw: &[u8], head: bool) -> Result<Response, String> {
+    let what = String::from_utf8_lossy(&raw[..raw.len().min(60)]).into_owned();
+    exchange(addr, raw, head)
+        .await
+        .map_err(|e| format!("{what:?}: {e}"))
+}
+
+async fn fetch_get(addr: SocketAddr, target: &str) -> Result<Response, String> {
+    fetch(addr, &get_request(target), false).await
+}
+
+/// Every response: plain text, `nosniff`, and a `content-length` that matches the body.
+fn expect_plain(res: &Response, what: &str) -> Outcome {
+    ensure!(
+        res.header("content-type") == Some(CONTENT_TYPE),
+        "{what}: content-type {:?}",
+        res.header("content-type")
+    );
+    ensure!(
+        res.header(NOSNIFF_HEADER) == Some(NOSNIFF_VALUE),
+        "{what}: {NOSNIFF_HEADER} {:?}",
+        res.header(NOSNIFF_HEADER)
+    );
+    let length = res
+        .header("content-length")
+        .and_then(|v| v.parse::<usize>().ok());
+    ensure!(length.is_some(), "{what}: no content-length");
+    Ok(())
+}
+
+fn expect_status(res: &Response, status: u16, what: &str) -> Outcome {
+    ensure!(
+        res.status == status,
+        "{what}: status {} (want {status}), body {:?}",
+        res.status,
+        res.text()
+    );
+    expect_plain(res, what)
+}
+
+/// A 200 with body `<word> <name>!`, `<word>` one of the five.
+fn expect_greeting(res: &Response, name: &str, what: &str) -> Outcome {
+    expect_status(res, 200, what)?;
+    let body = res.text();
+    let word = body.strip_suffix(&format!(" {name}!"));
+    ensure!(
+        word.is_some_and(|w| WORDS.contains(&w)),
+        "{what}: body {body:?}, want \"<word> {name}!\""
+    );
+    Ok(())
+}
+
+async fn expect_greeting_at(addr: SocketAddr, target: &str, name: &str) -> Outcome {
+    expect_greeting(&fetch_get(addr, target).await?, name, target)
+}
+
+async fn expect_error_at(addr: SocketAddr, raw: &[u8], status: u16, what: &str) -> Outcome {
+    let res = fetch(addr, raw, false).await?;
+    expect_status(&res, status, what)?;
+    ensure!(!res.body.is_empty(), "{what}: {status} without a reason");
+    Ok(())
+}
+
+/// `GET /greetings` → `<word> World!`.
+pub async fn greets_world(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings", "World").await
+}
+
+/// `?name=Ana` → `<word> Ana!`.
+pub async fn greets_by_name(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings?name=Ana", "Ana").await
+}
+
+/// `?name=` and `?name` → World, as Spring's `defaultValue`.
+pub async fn empty_name_is_world(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings?name=", "World").await?;
+    expect_greeting_at(addr, "/greetings?name", "World").await
+}
+
+/// Form-urlencoded decoding: `Jo%C3%A3o` → João, `a+b` → `a b`.
+pub async fn decodes_form_urlencoding(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings?name=Jo%C3%A3o", "João").await?;
+    expect_greeting_at(addr, "/greetings?name=a+b", "a b").await?;
+    expect_greeting_at(addr, "/greetings?name=%3Cb%3E", "<b>").await
+}
+
+/// `name=a&name=b` → `a,b`, as Spring binds repeated values to one String.
+pub async fn joins_repeated_names(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings?name=a&name=b", "a,b").await
+}
+
+/// Other parameters are ignored, even with broken escapes.
+pub async fn ignores_other_parameters(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings?x=%ZZ&name=Ana&y=1", "Ana").await
+}
+
+/// `%ZZ` (bad escape) and `%FF` (not UTF-8) → 400 with a plain reason.
+pub async fn rejects_bad_encoding(addr: SocketAddr) -> Outcome {
+    for target in [
+        "/greetings?name=%ZZ",
+        "/greetings?name=%FF",
+        "/greetings?name=abc%",
+    ] {
+        expect_error_at(addr, &get_request(target), 400, target).await?;
+    }
+    Ok(())
+}
+
+/// A name of 256 characters is fine; 257 is a 400.
+pub async fn rejects_long_names(addr: SocketAddr) -> Outcome {
+    let longest = "é".repeat(MAX_NAME_CHARS);
+    let target = format!("/greetings?name={}", "%C3%A9".repeat(MAX_NAME_CHARS));
+    expect_greeting_at(addr, &target, &longest).await?;
+    let target = format!("/greetings?name={}", "a".repeat(MAX_NAME_CHARS + 1));
+    expect_error_at(addr, &get_request(&target), 400, "257-character name").await
+}
+
+/// Control characters in the name → 400.
+pub async fn rejects_control_characters(addr: SocketAddr) -> Outcome {
+    for target in [
+        "/greetings?name=a%00b",
+        "/greetings?name=%0A",
+        "/greetings?name=%7F",
+    ] {
+        expect_error_at(addr, &get_request(target), 400, target).await?;
+    }
+    Ok(())
+}
+
+/// `HEAD /greetings`: the GET's status and headers, and not one byte of body.
+pub async fn head_has_no_body(addr: SocketAddr) -> Outcome {
+    let io = |e: std::io::Error| format!("HEAD /greetings: {e}");
+    let mut stream = TcpStream::connect(addr).await.map_err(io)?;
+    stream
+        .write_all(&request("HEAD", "/greetings", ""))
+        .await
+        .map_err(io)?;
+    let res = tokio::time::timeout(
+        client::EXCHANGE_TIMEOUT,
+        client::read_response(&mut stream, true),
+    )
+    .await
+    .map_err(|_| "HEAD /greetings: no response".to_owned())?
+    .map_err(io)?;
+    expect_status(&res, 200, "HEAD /greetings")?;
+    let length = res.header("content-length").unwrap_or("0");
+    ensure!(
+        length
+            .parse::<usize>()
+            .is_ok_and(|n| n >= "Hi World!".len()),
+        "HEAD /greetings: content-length {length}, want the GET body's"
+    );
+    let mut rest = Vec::new();
+    tokio::time::timeout(client::EXCHANGE_TIMEOUT, stream.read_to_end(&mut rest))
+        .await
+        .map_err(|_| "HEAD /greetings: connection not closed".to_owned())?
+        .map_err(io)?;
+    ensure!(
+        rest.is_empty(),
+        "HEAD /greetings sent a body: {:?}",
+        String::from_utf8_lossy(&rest)
+    );
+    Ok(())
+}
+
+/// Any other method on a route → 405 with `Allow: GET, HEAD`.
+pub async fn other_methods_get_405(addr: SocketAddr) -> Outcome {
+    for path in ["/greetings", "/greetings/blocking", "/health"] {
+        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+            let what = format!("{method} {path}");
+            let raw = request(method, path, "Content-Length: 0\r\n");
+            let res = fetch(addr, &raw, false).await?;
+            expect_status(&res, 405, &what)?;
+            ensure!(
+                res.header("allow") == Some(ALLOWED_METHODS),
+                "{what}: allow {:?}",
+                res.header("allow")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `GET /health` → 200 `ok`.
+pub async fn health_is_ok(addr: SocketAddr) -> Outcome {
+    let res = fetch_get(addr, "/health").await?;
+    expect_status(&res, 200, "/health")?;
+    ensure!(res.text() == "ok", "/health: body {:?}", res.text());
+    Ok(())
+}
+
+/// Anything else → 404, plain text.
+pub async fn unknown_paths_get_404(addr: SocketAddr) -> Outcome {
+    for target in [
+        "/",
+        "/nope",
+        "/greetings/",
+        "/greetingsx",
+        "/health/x",
+        "/GREETINGS",
+    ] {
+        expect_error_at(addr, &get_request(target), 404, target).await?;
+    }
+    Ok(())
+}
+
+/// `/greetings/blocking` greets as `/greetings` does.
+pub async fn blocking_endpoint_greets(addr: SocketAddr) -> Outcome {
+    expect_greeting_at(addr, "/greetings/blocking?name=Ana", "Ana").await
+}
+
+/// All five words appear, and no other, over 100 concurrent requests.
+pub async fn every_word_appears(addr: SocketAddr) -> Outcome {
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..100 {
+        set.spawn(async move { get(addr, "/greetings?name=Ana").await });
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(joined) = set.join_next().await {
+        let res = joined
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("/greetings: {e}"))?;
+        expect_greeting(&res, "Ana", "/greetings?name=Ana")?;
+        seen.insert(res.text());
+    }
+    ensure!(seen.len() == WORDS.len(), "saw only {seen:?}");
+    Ok(())
+}
+
+/// A request target over 8 KiB → 414; exactly 8 KiB is served.
+pub async fn long_target_gets_414(addr: SocketAddr) -> Outcome {
+    let prefix = "/greetings?x=";
+    let longest = format!("{prefix}{}", "a".repeat(MAX_TARGET_BYTES - prefix.len()));
+    expect_greeting_at(addr, &longest, "World").await?;
+    let over = format!("{longest}a");
+    expect_error_at(addr, &get_request(&over), 414, "8 KiB + 1 target").await
+}
+
+/// A head over 16 KiB, or with more than 64 header fields → 431, whether the shared check
+/// or the framework's own parser (past 96 fields) sees it first. 64 fields are served.
+pub async fn oversized_head_gets_431(addr: SocketAddr) -> Outcome {
+    // `request` sends Host and Connection: two fields of the 64.
+    let fields = |n: usize| (0..n).map(|i| format!("x-f{i}: v\r\n")).collect::<String>();
+    let res = fetch(
+        addr,
+        &request("GET", "/health", &fields(MAX_HEADERS - 2)),
+        false,
+    )
+    .await?;
+    expect_status(&res, 200, "64 header fields")?;
+    let raw = request("GET", "/health", &fields(MAX_HEADERS - 1));
+    expect_error_at(addr, &raw, 431, "65 header fields").await?;
+    let res = fetch(addr, &request("GET", "/health", &fields(120)), false).await?;
+    ensure!(
+        res.status == 431,
+        "122 header fields: status {}",
+        res.status
+    );
+    let big = format!("x-big: {}\r\n", "v".repeat(MAX_HEAD_BYTES));
+    expect_error_at(addr, &request("GET", "/health", &big), 431, "16 KiB header").await
+}
+
+/// HTTP/1.1 without `Host` → 400; HTTP/1.0 without it is fine. The status only: actix-web's
+/// parser rejects such a request itself, with a bare 400, before any application code runs.
+pub async fn missing_host_gets_400(addr: SocketAddr) -> Outcome {
+    let raw = b"GET /health HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let res = fetch(addr, raw, false).await?;
+    ensure!(
+        res.status == 400,
+        "HTTP/1.1 without Host: status {}",
+        res.status
+    );
+    let res = fetch(addr, b"GET /health HTTP/1.0\r\n\r\n", false).await?;
+    expect_status(&res, 200, "HTTP/1.0 without Host")
+}
+
+/// Garbage on the wire gets an error or a closed connection, and the server goes on serving.
+pub async fn survives_garbage(addr: SocketAddr) -> Outcome {
+    let garbage: [&[u8]; 6] = [
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
+        b"GET\r\n\r\n",
+        b"\r\n\r\n\r\n\r\n",
+        b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
+        b"GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+        b"\x00\x01\x02\x03\xff\xfe\r\n\r\n",
+    ];
+    for raw in garbage {
+        if let Ok(res) = exchange(addr, raw, false).await {
+            ensure!(
+                (400..600).contains(&res.status),
+                "{:?}: status {}",
+                String::from_utf8_lossy(raw),
+                res.status
+            );
+        }
+    }
+    health_is_ok(addr).await
+}
+
+/// A client that never finishes its request head is disconnected after 5 s (actix-web
+/// writes a 408 first; hyper closes without a word). Takes about 5 s.
+pub async fn slow_head_is_cut(addr: SocketAddr) -> Outcome {
+    let io = |e: std::io::Error| format!("slow head: {e}");
+    let mut stream = TcpStream::connect(addr).await.map_err(io)?;
+    let start = Instant::now();
+    stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .map_err(io)?;
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut rest)).await;
+    let elapsed = start.elapsed();
+    ensure!(read.is_ok(), "slow head: still connected after 10 s");
+    ensure!(
+        (Duration::from_millis(4500)..Duration::from_millis(7000)).contains(&elapsed),
+        "slow head: cut after {elapsed:?}, want 5 s"
+    );
+    let text = String::from_utf8_lossy(&rest);
+    ensure!(
+        rest.is_empty() || text.starts_with("HTTP/1.1 408"),
+        "slow head: answered {text:?}"
+    );
+    Ok(())
+}
+
+/// 300 concurrent `/greetings` at a 1 s delay all finish in well under 2 s: the delay is a
+/// timer, not a held thread. Needs a server with `--delay-ms 1000`.
+pub async fn delay_does_not_block(addr: SocketAddr) -> Outcome {
+    let elapsed = concurrent_greetings(addr, "/greetings", 300).await?;
+    ensure!(
+        elapsed < Duration::from_millis(1800),
+        "300 concurrent at 1 s delay took {elapsed:?}"
+    );
+    Ok(())
+}
+
+/// 300 concurrent `/greetings/blocking` on 100 blocking threads at a 1 s delay take three
+/// rounds, about 3 s: the pool is bounded. Needs `--delay-ms 1000 --blocking-threads 100`.
+pub async fn blocking_pool_is_bounded(addr: SocketAddr) -> Outcome {
+    let elapsed = concurrent_greetings(addr, "/greetings/blocking", 300).await?;
+    ensure!(
+        (Duration::from_secs(3)..Duration::from_millis(4500)).contains(&elapsed),
+        "300 concurrent on 100 threads took {elapsed:?}, want about 3 s"
+    );
+    Ok(())
+}
+
+/// Fires `n` concurrent GETs of `target`, each on its own connection; all must greet World.
+/// Returns the time from the first connect to the last response.
+pub async fn concurrent_greetings(
+    addr: SocketAddr,
+    target: &str,
+    n: usize,
+) -> Result<Duration, String> {
+    let start = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let target = target.to_owned();
+        set.spawn(async move { get(addr, &target).await });
+    }
+    while let Some(joined) = set.join_next().await {
+        let res = joined
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("{target}: {e}"))?;
+        expect_greeting(&res, "World", target)?;
+    }
+    Ok(start.elapsed())
+}

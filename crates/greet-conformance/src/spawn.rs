@@ -1,0 +1,78 @@
+//! Starting a server in-process, for tests and benches: bound on an ephemeral port before
+//! the call returns, served on its own thread and runtime, stopped gracefully on drop.
+
+use std::future::Future;
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+use std::pin::Pin;
+use std::thread::JoinHandle;
+
+use greet_core::ServerConfig;
+use tokio::sync::oneshot;
+
+/// The shutdown future handed to a server's `run`.
+pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A server running on a thread of its own.
+pub struct Spawned {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<io::Result<()>>>,
+}
+
+/// Binds `config.addr()` (use port 0) with the configured backlog and runs `run` on a new
+/// thread; `run` is a server crate's `run(listener, config, shutdown)`.
+pub fn spawn<F>(run: F, config: ServerConfig) -> io::Result<Spawned>
+where
+    F: FnOnce(TcpListener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
+{
+    let listener = greet_core::net::bind(config.addr(), config.backlog.get())?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let shutdown: Shutdown = Box::pin(async move {
+        let _ = stopped.await;
+    });
+    let thread = std::thread::Builder::new()
+        .name(format!("server-{}", addr.port()))
+        .spawn(move || run(listener, config, shutdown))?;
+    Ok(Spawned {
+        addr,
+        stop: Some(stop),
+        thread: Some(thread),
+    })
+}
+
+impl Spawned {
+    /// Where the server listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://addr`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Signals shutdown and waits for the server to drain and return.
+    pub fn stop(mut self) -> io::Result<()> {
+        self.stop_and_join()
+    }
+
+    fn stop_and_join(&mut self) -> io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .map_err(|_| io::Error::other("server thread panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.stop_and_join();
+    }
+}

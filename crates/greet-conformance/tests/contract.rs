@@ -1,0 +1,90 @@
+//! The contract suite: every case of `greet_conformance::cases`, once per server, each
+//! against a fresh in-process server on an ephemeral port.
+
+use greet_conformance::cases::{self, Outcome};
+use greet_conformance::spawn::{spawn, Spawned};
+use greet_core::ServerConfig;
+
+fn ok(outcome: Outcome) {
+    if let Err(why) = outcome {
+        panic!("{why}");
+    }
+}
+
+/// Delay 0, two workers, a short drain: the configuration of the quick cases.
+fn quick() -> ServerConfig {
+    ServerConfig {
+        port: 0,
+        delay_ms: 0,
+        workers: 2.try_into().expect("non-zero"),
+        shutdown_timeout_secs: 2,
+        ..ServerConfig::default()
+    }
+}
+
+macro_rules! quick_case_tests {
+    ($($case:ident,)*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                let server = super::start(super::quick());
+                super::ok(cases::$case(server.addr()).await);
+            }
+        )*
+    };
+}
+
+macro_rules! server_tests {
+    ($($server:ident => $run:path,)*) => {
+        $(
+            mod $server {
+                use super::*;
+
+                fn start(config: ServerConfig) -> Spawned {
+                    spawn(|listener, config, shutdown| $run(listener, config, shutdown), config)
+                        .expect("server starts")
+                }
+
+                mod quick {
+                    use super::*;
+                    greet_conformance::for_each_case!(quick_case_tests);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn slow_head_is_cut() {
+                    let server = start(quick());
+                    ok(cases::slow_head_is_cut(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn delay_does_not_block() {
+                    let server = start(ServerConfig { delay_ms: 1000, ..quick() });
+                    ok(cases::delay_does_not_block(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn blocking_pool_is_bounded() {
+                    let config = ServerConfig {
+                        delay_ms: 1000,
+                        blocking_threads: 100.try_into().expect("non-zero"),
+                        ..quick()
+                    };
+                    let server = start(config);
+                    ok(cases::blocking_pool_is_bounded(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn check_passes() {
+                    let server = start(quick());
+                    greet_conformance::check(&server.base_url()).await.expect("check passes");
+                }
+            }
+        )*
+    };
+}
+
+server_tests! {
+    axum => greet_axum::run,
+    actix => greet_actix::run,
+    hyper => greet_hyper::run,
+}

@@ -1,0 +1,3 @@
+//! The process-level tests (signals, exit codes, flags) against the `greet-hyper` binary.
+
+greet_conformance::process_tests!(env!("CARGO_BIN_EXE_greet-hyper"));
