@@ -63,14 +63,18 @@ fn get_or_head(path: &str, route: actix_web::Route) -> actix_web::Resource {
 }
 
 async fn greetings(greeter: web::Data<Greeter>, req: actix_web::HttpRequest) -> HttpResponse {
-    respond(greeter.greetings(query(&req)).await)
+    let reply = greeter.greetings(req.uri().query());
+    drop(req);
+    respond(reply.await)
 }
 
 async fn greetings_blocking(
     greeter: web::Data<Greeter>,
     req: actix_web::HttpRequest,
 ) -> HttpResponse {
-    respond(greeter.greetings_blocking(query(&req)).await)
+    let reply = greeter.greetings_blocking(req.uri().query());
+    drop(req);
+    respond(reply.await)
 }
 
 async fn health() -> HttpResponse {
@@ -83,11 +87,6 @@ async fn method_not_allowed() -> HttpResponse {
 
 async fn not_found() -> HttpResponse {
     respond(GreetError::NotFound.into())
-}
-
-/// The raw query, as axum's `RawQuery` gives it: `None` when the target has no `?`.
-fn query(req: &actix_web::HttpRequest) -> Option<&str> {
-    req.uri().query()
 }
 
 async fn check_request_head(

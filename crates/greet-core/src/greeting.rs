@@ -1,6 +1,7 @@
 //! The five words, the [`Greeter`] and the endpoint logic every server calls.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
@@ -115,20 +116,50 @@ impl Greeter {
     }
 
     /// `GET /greetings?<query>`: the raw (undecoded) query string in, the reply out.
-    pub async fn greetings(&self, query: Option<&str>) -> Reply {
-        match name_from_query(query) {
-            Ok(name) => Reply::ok(self.greet(&name).await),
-            Err(err) => err.into(),
-        }
+    pub fn greetings(&self, query: Option<&str>) -> impl Future<Output = Reply> + Send + 'static {
+        self.respond(Endpoint::Greetings, query)
     }
 
     /// `GET /greetings/blocking?<query>`.
-    pub async fn greetings_blocking(&self, query: Option<&str>) -> Reply {
-        match name_from_query(query) {
-            Ok(name) => self.greet_blocking(name).await.into(),
-            Err(err) => err.into(),
+    pub fn greetings_blocking(
+        &self,
+        query: Option<&str>,
+    ) -> impl Future<Output = Reply> + Send + 'static {
+        self.respond(Endpoint::GreetingsBlocking, query)
+    }
+
+    /// The reply of `endpoint` to `query`. The query is read before this returns and the
+    /// future owns all it needs, so a server can release the request before the delay: a
+    /// request held across the delay pins the connection's read buffer (hyper allocates a
+    /// second one for the next read while the first is still shared), which adds up to
+    /// megabytes at thousands of connections.
+    pub fn respond(
+        &self,
+        endpoint: Endpoint,
+        query: Option<&str>,
+    ) -> impl Future<Output = Reply> + Send + 'static {
+        let name = name_from_query(query);
+        let greeter = self.clone();
+        async move {
+            let name = match name {
+                Ok(name) => name,
+                Err(err) => return err.into(),
+            };
+            match endpoint {
+                Endpoint::Greetings => Reply::ok(greeter.greet(&name).await),
+                Endpoint::GreetingsBlocking => greeter.greet_blocking(name).await.into(),
+            }
         }
     }
+}
+
+/// The two greeting endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `/greetings`: the delay is an async timer.
+    Greetings,
+    /// `/greetings/blocking`: the delay holds a thread of the bounded pool.
+    GreetingsBlocking,
 }
 
 #[cfg(test)]

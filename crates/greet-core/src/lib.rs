@@ -31,7 +31,7 @@ pub mod shutdown;
 
 pub use config::ServerConfig;
 pub use error::GreetError;
-pub use greeting::{Greeter, Reply, WORDS};
+pub use greeting::{Endpoint, Greeter, Reply, WORDS};
 pub use limits::{check_head, HeadInfo};
 
 /// `content-type` of every response: all bodies are plain text.

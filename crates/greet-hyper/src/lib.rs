@@ -16,7 +16,7 @@ use std::net::TcpListener;
 use std::time::Duration;
 
 use greet_core::limits::{HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
-use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
+use greet_core::{check_head, paths, Endpoint, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE, HOST};
@@ -40,17 +40,19 @@ pub async fn handle<B>(greeter: &Greeter, req: Request<B>) -> Response<Full<Byte
         return response(err.into());
     }
     let get_or_head = matches!(*req.method(), Method::GET | Method::HEAD);
-    let query = req.uri().query();
-    let reply = match req.uri().path() {
-        paths::GREETINGS if get_or_head => greeter.greetings(query).await,
-        paths::GREETINGS_BLOCKING if get_or_head => greeter.greetings_blocking(query).await,
-        paths::HEALTH if get_or_head => Reply::health(),
+    let endpoint = match req.uri().path() {
+        paths::GREETINGS if get_or_head => Endpoint::Greetings,
+        paths::GREETINGS_BLOCKING if get_or_head => Endpoint::GreetingsBlocking,
+        paths::HEALTH if get_or_head => return response(Reply::health()),
         paths::GREETINGS | paths::GREETINGS_BLOCKING | paths::HEALTH => {
-            GreetError::MethodNotAllowed.into()
+            return response(GreetError::MethodNotAllowed.into())
         }
-        _ => GreetError::NotFound.into(),
+        _ => return response(GreetError::NotFound.into()),
     };
-    response(reply)
+    let reply = greeter.respond(endpoint, req.uri().query());
+    // The request pins hyper's read buffer: let it go before the delay.
+    drop(req);
+    response(reply.await)
 }
 
 /// What [`check_head`] needs, read off an `http` 1.x request.
