@@ -1,0 +1,28 @@
+//! greet-bench: the harness that reproduces the Greetings API experiment for the axum,
+//! actix-web and hyper servers of this workspace.
+//!
+//! `cargo run --release -p greet-bench` builds the release servers, then for each one: starts
+//! it pinned to its own CPUs and times its start-up, verifies it against the contract
+//! (`greet_conformance::check`), fires 100, 300, 900 and 2700 concurrent requests (one per
+//! fresh connection, the clock started before connect) while sampling its CPU, memory and
+//! threads, and stops it with SIGTERM. It prints the original's tables and writes JSON, CSV,
+//! SVG charts and an HTML report, after every level.
+//!
+//! Layout, one module per concern:
+//! - [`cli`]: flags and the binary's `main` (flags in, exit code out);
+//! - [`runner`]: one run from plan to report;
+//! - [`server`]: finding, building, starting (pinned), timing and stopping server binaries;
+//! - [`load`]: the load generator (tokio + hyper client), validating every response;
+//! - [`sample`]: /proc sampling of CPU %, RSS and threads;
+//! - [`stats`]: from request outcomes to figures (HDR histogram), medians of repeats;
+//! - [`results`]: the data written to `results.json`;
+//! - [`report`]: text tables, CSV, SVG charts, HTML, and writing them all.
+
+pub mod cli;
+pub mod load;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod sample;
+pub mod server;
+pub mod stats;
