@@ -25,9 +25,9 @@ fn servers() -> Vec<(&'static str, Spawned)> {
     };
     let start = |run: Run| spawn(run, config.clone()).expect("server starts");
     vec![
-        ("axum", start(|l, c, s| greet_axum::run(l, c, s))),
-        ("actix", start(|l, c, s| greet_actix::run(l, c, s))),
-        ("hyper", start(|l, c, s| greet_hyper::run(l, c, s))),
+        ("axum", start(greet_axum::run)),
+        ("actix", start(greet_actix::run)),
+        ("hyper", start(greet_hyper::run)),
     ]
 }
 
