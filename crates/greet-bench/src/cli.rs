@@ -25,6 +25,12 @@ enum Command {
     /// The original experiment, and the default: each server in turn, started, verified,
     /// loaded at each concurrency level (one request per fresh connection), sampled, stopped
     Ladder(LadderArgs),
+    /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
+    Check {
+        /// Base URLs, e.g. http://127.0.0.1:8081
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+    },
 }
 
 /// The settings of a ladder run.
@@ -88,6 +94,11 @@ pub struct LadderArgs {
     /// Do not run `cargo build --release` for the servers first
     #[arg(long)]
     pub no_build: bool,
+
+    /// Run each server as a container of its image (greet-axum:latest…, built by
+    /// docker/build-offline.sh) with compose.yaml's limits, on the host's network
+    #[arg(long)]
+    pub docker: bool,
 }
 
 /// A server to start: its short name and, optionally, its own endpoint.
@@ -176,6 +187,7 @@ pub fn main() -> ExitCode {
     };
     let args = match cli.command {
         Some(Command::Ladder(args)) => args,
+        Some(Command::Check { urls }) => return check(&urls),
         None => cli.ladder,
     };
     match runner::ladder(args) {
@@ -189,6 +201,32 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `greet-bench check URL…`: one line per server, exit 1 if any fails.
+fn check(urls: &[String]) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("greet-bench: error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut ok = true;
+    for url in urls {
+        match runtime.block_on(greet_conformance::check(url)) {
+            Ok(()) => println!("{url}: contract check passed"),
+            Err(err) => {
+                ok = false;
+                println!("{url}: {err}");
+            }
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +235,7 @@ mod tests {
         let cli = Cli::try_parse_from(std::iter::once("greet-bench").chain(args.iter().copied()))?;
         Ok(match cli.command {
             Some(Command::Ladder(args)) => args,
+            Some(Command::Check { .. }) => panic!("not a ladder"),
             None => cli.ladder,
         })
     }

@@ -36,6 +36,8 @@ pub enum Verdict {
 enum Source {
     /// A binary the harness starts.
     Spawn(PathBuf),
+    /// An image the harness runs as a container.
+    Container(String),
     /// A server already running at this base URL.
     Target(String),
 }
@@ -136,7 +138,12 @@ fn plan(args: &LadderArgs) -> Result<Vec<Entry>> {
     }
     let mut shorts: Vec<&str> = servers.iter().map(|s| s.short.as_str()).collect();
     shorts.dedup();
+    if args.docker {
+        let images: Vec<String> = shorts.iter().map(|s| image(s)).collect();
+        server::check_docker(&images)?;
+    }
     let bin_dir = match &args.bin_dir {
+        _ if args.docker => PathBuf::new(),
         Some(dir) => dir.clone(),
         None => {
             if !args.no_build && !shorts.is_empty() {
@@ -153,7 +160,11 @@ fn plan(args: &LadderArgs) -> Result<Vec<Entry>> {
     };
     let mut entries = Vec::new();
     for spec in &servers {
-        let bin = server::locate(&bin_dir, &spec.short)?;
+        let source = if args.docker {
+            Source::Container(image(&spec.short))
+        } else {
+            Source::Spawn(server::locate(&bin_dir, &spec.short)?)
+        };
         let package = server::package(&spec.short);
         let (name, endpoint) = match &spec.endpoint {
             Some(endpoint) => (format!("{package}:{endpoint}"), endpoint.clone()),
@@ -162,7 +173,7 @@ fn plan(args: &LadderArgs) -> Result<Vec<Entry>> {
         entries.push(Entry {
             name,
             endpoint,
-            source: Source::Spawn(bin),
+            source,
         });
     }
     for target in &args.targets {
@@ -173,6 +184,11 @@ fn plan(args: &LadderArgs) -> Result<Vec<Entry>> {
         });
     }
     Ok(entries)
+}
+
+/// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
+fn image(short: &str) -> String {
+    format!("{}:latest", server::package(short))
 }
 
 async fn run(ctx: &RunContext, entries: Vec<Entry>, mut results: Results) -> Result<Verdict> {
@@ -215,14 +231,17 @@ async fn run_entry(
         }
     };
     let (addr, base_url, mut process) = match &entry.source {
-        Source::Spawn(bin) => {
-            let bin = bin.clone();
+        Source::Spawn(_) | Source::Container(_) => {
+            let source = entry.source.clone();
             let args = server_args(ctx);
             let cpus = ctx.server_cpus.clone();
-            let process =
-                tokio::task::spawn_blocking(move || ServerProcess::start(&bin, &args, &cpus))
-                    .await
-                    .context("start-up task failed")??;
+            let process = tokio::task::spawn_blocking(move || match source {
+                Source::Container(image) => ServerProcess::start_container(&image, &args, &cpus),
+                Source::Spawn(bin) => ServerProcess::start(&bin, &args, &cpus),
+                Source::Target(_) => unreachable!("matched above"),
+            })
+            .await
+            .context("start-up task failed")??;
             let startup = process.startup();
             let server = &mut results.servers[index];
             server.startup_s = Some(startup.as_secs_f64());
@@ -261,7 +280,7 @@ async fn run_entry(
                 run.success_rate, run.total_s, run.average_s
             ));
             repeats.push(run);
-            if let Some(status) = died {
+            if let Some(exit) = died {
                 let tail = process
                     .as_ref()
                     .map(ServerProcess::stderr_tail)
@@ -270,7 +289,8 @@ async fn run_entry(
                 server.runs.push(stats::combine(&repeats));
                 server.fold_maxima();
                 bail!(
-                    "server exited mid-run at concurrency {concurrency} ({status}); stderr: {tail}"
+                    "server exited mid-run at concurrency {concurrency} ({}); stderr: {tail}",
+                    exit.text
                 );
             }
         }
@@ -284,11 +304,11 @@ async fn run_entry(
 
     if let Some(process) = process {
         let grace = Duration::from_secs(12);
-        let status = tokio::task::spawn_blocking(move || process.stop(grace))
+        let exit = tokio::task::spawn_blocking(move || process.stop(grace))
             .await
             .context("stop task failed")??;
-        if !status.success() {
-            bail!("did not exit cleanly on SIGTERM ({status})");
+        if !exit.success {
+            bail!("did not exit cleanly on SIGTERM ({})", exit.text);
         }
     }
     Ok(())
@@ -415,7 +435,7 @@ fn meta(
             timeout_s: args.timeout_secs as f64,
         },
         started_at: rfc3339(SystemTime::now()),
-        mode: "process".to_owned(),
+        mode: if args.docker { "docker" } else { "process" }.to_owned(),
     }
 }
 

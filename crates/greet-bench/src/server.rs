@@ -1,5 +1,5 @@
-//! Server binaries: finding (or building) them, starting one pinned to its CPUs and timing
-//! its start-up, stopping it gracefully.
+//! Server binaries and images: finding (or building) them, starting one, as a process or a
+//! container, pinned to its CPUs and timing its start-up, stopping it gracefully.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
@@ -81,9 +81,44 @@ pub fn locate(dir: &Path, short: &str) -> Result<PathBuf> {
     }
 }
 
-/// A server the harness started.
+/// How a server ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exit {
+    /// Exit code 0.
+    pub success: bool,
+    /// The status as people read it, e.g. `exit status: 0` or `signal: 9 (SIGKILL)`.
+    pub text: String,
+}
+
+impl From<ExitStatus> for Exit {
+    fn from(status: ExitStatus) -> Self {
+        Self {
+            success: status.success(),
+            text: status.to_string(),
+        }
+    }
+}
+
+/// The limits every container runs with, as in compose.yaml.
+pub const CONTAINER_MEMORY: &str = "256m";
+/// `ulimit -n` in containers, as in compose.yaml.
+pub const CONTAINER_NOFILE: &str = "16384:16384";
+
+/// What the harness started.
+enum Handle {
+    /// A child process.
+    Process(Child),
+    /// A container, by name; `pid` is its server's process as the host sees it.
+    Container {
+        name: String,
+        pid: u32,
+        stopped: bool,
+    },
+}
+
+/// A server the harness started: a process, or a container running the server's image.
 pub struct ServerProcess {
-    child: Child,
+    handle: Handle,
     addr: SocketAddr,
     startup: Duration,
     stderr: Arc<Mutex<VecDeque<String>>>,
@@ -93,13 +128,9 @@ impl ServerProcess {
     /// Starts `bin` with `args` on a free loopback port, pinned to `cpus` (none: not
     /// pinned), and waits for its first 200 on `/health`, polling at most 1 ms apart.
     pub fn start(bin: &Path, args: &[String], cpus: &[usize]) -> Result<Self> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|l| l.local_addr())
-            .context("no free port")?
-            .port();
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let addr = free_addr()?;
         let mut cmd = Command::new(bin);
-        cmd.args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        cmd.args(["--host", "127.0.0.1", "--port", &addr.port().to_string()])
             .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
@@ -137,35 +168,105 @@ impl ServerProcess {
                 }
             });
         }
-
-        let mut server = Self {
-            child,
+        let server = Self {
+            handle: Handle::Process(child),
             addr,
             startup: Duration::ZERO,
             stderr,
         };
-        loop {
-            if let Some(status) = server.child.try_wait()? {
-                // Let the stderr reader catch the last words.
-                std::thread::sleep(Duration::from_millis(50));
-                bail!(
-                    "{} exited during start-up ({status}): {}",
-                    bin.display(),
-                    server.stderr_tail()
-                );
+        server.await_health(started, &bin.display().to_string())
+    }
+
+    /// Starts `image` with `args` in a container on the host's network (loopback only: no
+    /// port proxy in the path), with compose.yaml's limits and pinned to `cpus`, and waits for
+    /// its first 200 on `/health`. Start-up counts from `docker run`.
+    pub fn start_container(image: &str, args: &[String], cpus: &[usize]) -> Result<Self> {
+        let addr = free_addr()?;
+        let name = format!(
+            "greet-bench-{}-{}",
+            image.split(':').next().unwrap_or(image),
+            std::process::id()
+        );
+        let _ = docker(&["rm", "-f", &name]);
+        let quota = if cpus.is_empty() {
+            "1".to_owned()
+        } else {
+            cpus.len().to_string()
+        };
+        let mut run: Vec<String> = [
+            "run",
+            "--detach",
+            "--name",
+            &name,
+            "--network",
+            "host",
+            "--cpus",
+            &quota,
+            "--memory",
+            CONTAINER_MEMORY,
+            "--ulimit",
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        run.push(format!("nofile={CONTAINER_NOFILE}"));
+        if !cpus.is_empty() {
+            let list: Vec<String> = cpus.iter().map(ToString::to_string).collect();
+            run.extend(["--cpuset-cpus".to_owned(), list.join(",")]);
+        }
+        for env in [
+            "HOST=127.0.0.1".to_owned(),
+            format!("PORT={}", addr.port()),
+            "RUST_LOG=warn".to_owned(),
+        ] {
+            run.extend(["--env".to_owned(), env]);
+        }
+        run.push(image.to_owned());
+        run.extend(args.iter().cloned());
+        let started = Instant::now();
+        let run: Vec<&str> = run.iter().map(String::as_str).collect();
+        docker(&run).with_context(|| format!("cannot start a container of {image}"))?;
+        let pid = docker(&["inspect", "--format", "{{.State.Pid}}", &name])?
+            .trim()
+            .parse::<u32>()
+            .context("container without a process")?;
+        let server = Self {
+            handle: Handle::Container {
+                name,
+                pid,
+                stopped: false,
+            },
+            addr,
+            startup: Duration::ZERO,
+            stderr: Arc::new(Mutex::new(VecDeque::new())),
+        };
+        server.await_health(started, image)
+    }
+
+    /// Polls `/health` at most 1 ms apart until it answers 200: start-up ends there.
+    fn await_health(mut self, started: Instant, what: &str) -> Result<Self> {
+        for attempt in 0u64.. {
+            // Asking docker whether a container is still up costs tens of milliseconds.
+            if attempt % 100 == 0 || matches!(self.handle, Handle::Process(_)) {
+                if let Some(exit) = self.exited() {
+                    std::thread::sleep(Duration::from_millis(50));
+                    bail!(
+                        "{what} exited during start-up ({}): {}",
+                        exit.text,
+                        self.stderr_tail()
+                    );
+                }
             }
-            if greet_core::net::probe_health(addr, Duration::from_millis(500)) {
-                server.startup = started.elapsed();
-                return Ok(server);
+            if greet_core::net::probe_health(self.addr, Duration::from_millis(500)) {
+                self.startup = started.elapsed();
+                return Ok(self);
             }
             if started.elapsed() > STARTUP_TIMEOUT {
-                bail!(
-                    "{} did not answer /health within {STARTUP_TIMEOUT:?}",
-                    bin.display()
-                );
+                bail!("{what} did not answer /health within {STARTUP_TIMEOUT:?}");
             }
             std::thread::sleep(Duration::from_millis(1));
         }
+        unreachable!("the loop only ends by returning")
     }
 
     /// Where it listens.
@@ -173,55 +274,160 @@ impl ServerProcess {
         self.addr
     }
 
-    /// Its process id.
+    /// Its process id (for a container, its server's process as the host sees it).
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        match &self.handle {
+            Handle::Process(child) => child.id(),
+            Handle::Container { pid, .. } => *pid,
+        }
     }
 
-    /// Spawn → first 200 on `/health`.
+    /// Spawn (or `docker run`) → first 200 on `/health`.
     pub fn startup(&self) -> Duration {
         self.startup
     }
 
-    /// The exit status, if it has exited.
-    pub fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().ok().flatten()
+    /// How it ended, if it has.
+    pub fn exited(&mut self) -> Option<Exit> {
+        match &mut self.handle {
+            Handle::Process(child) => child.try_wait().ok().flatten().map(Exit::from),
+            Handle::Container { name, .. } => {
+                let state = docker(&[
+                    "inspect",
+                    "--format",
+                    "{{.State.Running}} {{.State.ExitCode}}",
+                    name,
+                ])
+                .ok()?;
+                let (running, code) = state.trim().split_once(' ')?;
+                (running == "false").then(|| Exit {
+                    success: code == "0",
+                    text: format!("container exit code {code}"),
+                })
+            }
+        }
     }
 
     /// Its last lines on stderr, joined.
     pub fn stderr_tail(&self) -> String {
+        if let Handle::Container { name, .. } = &self.handle {
+            return docker_output(&["logs", "--tail", "20", name])
+                .map(|text| text.lines().collect::<Vec<_>>().join(" | "))
+                .unwrap_or_default();
+        }
         let tail = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
         tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }
 
     /// SIGTERM, then waits up to `grace` for a graceful exit, then SIGKILL.
-    pub fn stop(mut self, grace: Duration) -> Result<ExitStatus> {
+    pub fn stop(mut self, grace: Duration) -> Result<Exit> {
         self.terminate(grace)
     }
 
-    fn terminate(&mut self, grace: Duration) -> Result<ExitStatus> {
-        if let Some(status) = self.child.try_wait()? {
-            return Ok(status);
-        }
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
-        }
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait()? {
-                return Ok(status);
+    fn terminate(&mut self, grace: Duration) -> Result<Exit> {
+        match &mut self.handle {
+            Handle::Process(child) => {
+                if let Some(status) = child.try_wait()? {
+                    return Ok(status.into());
+                }
+                if let Ok(pid) = i32::try_from(child.id()) {
+                    let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+                }
+                let deadline = Instant::now() + grace;
+                while Instant::now() < deadline {
+                    if let Some(status) = child.try_wait()? {
+                        return Ok(status.into());
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                child.kill()?;
+                Ok(child.wait()?.into())
             }
-            std::thread::sleep(Duration::from_millis(5));
+            Handle::Container { name, stopped, .. } => {
+                if *stopped {
+                    bail!("container {name} already removed");
+                }
+                // `docker stop` sends SIGTERM, then SIGKILL after the grace period.
+                let secs = grace.as_secs().max(1).to_string();
+                let _ = docker(&["stop", "--time", &secs, name]);
+                let code = docker(&["inspect", "--format", "{{.State.ExitCode}}", name])?;
+                let _ = docker(&["rm", "-f", name]);
+                *stopped = true;
+                let code = code.trim().to_owned();
+                Ok(Exit {
+                    success: code == "0",
+                    text: format!("container exit code {code}"),
+                })
+            }
         }
-        self.child.kill()?;
-        Ok(self.child.wait()?)
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        let _ = self.terminate(Duration::from_secs(2));
+        match &self.handle {
+            Handle::Container {
+                name,
+                stopped: false,
+                ..
+            } => {
+                let _ = docker(&["rm", "-f", name]);
+            }
+            Handle::Container { .. } => {}
+            Handle::Process(_) => {
+                let _ = self.terminate(Duration::from_secs(2));
+            }
+        }
     }
+}
+
+/// A free loopback address: bound, read, released.
+fn free_addr() -> Result<SocketAddr> {
+    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .context("no free port")?
+        .port();
+    Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+}
+
+/// Runs `docker args…`; its stdout, or an error with its stderr.
+pub fn docker(args: &[&str]) -> Result<String> {
+    let out = Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .context("cannot run docker")?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        bail!("docker {}: {}", args.first().unwrap_or(&""), stderr.trim())
+    }
+}
+
+/// Runs `docker args…` and returns stdout and stderr together (what `docker logs` prints).
+fn docker_output(args: &[&str]) -> Result<String> {
+    let out = Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()?;
+    Ok(format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
+/// Checks that a Docker engine answers and that `images` exist, saying how to get them.
+pub fn check_docker(images: &[String]) -> Result<()> {
+    docker(&["info", "--format", "{{.ServerVersion}}"])
+        .context("no Docker engine answers (`docker info` failed); --docker needs one")?;
+    for image in images {
+        if docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_err() {
+            bail!("image {image} not found: build the images with docker/build-offline.sh");
+        }
+    }
+    Ok(())
 }
 
 /// Pins the calling thread (and the threads and processes it creates after) to `cpus`.

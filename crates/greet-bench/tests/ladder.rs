@@ -310,3 +310,20 @@ fn an_unreachable_target_fails_its_check_and_the_run_exits_1() {
     assert!(results["servers"][0]["startup_s"].is_null());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn docker_mode_without_an_engine_says_so() {
+    // No `docker` on PATH: as on a machine without an engine.
+    let empty = out_dir("no-docker-path");
+    std::fs::create_dir_all(&empty).expect("empty dir");
+    let output = Command::new(BENCH)
+        .args(["--docker", "--quiet", "--concurrency", "5"])
+        .env("PATH", &empty)
+        .output()
+        .expect("greet-bench runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no Docker engine"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let _ = std::fs::remove_dir_all(&empty);
+}
