@@ -17,7 +17,7 @@ use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::{header, StatusCode, Version};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, Error, HttpResponse, HttpServer};
-use greet_core::limits::HEAD_READ_TIMEOUT;
+use greet_core::limits::{Target, HEAD_READ_TIMEOUT};
 use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
 
 /// Registers the three routes (GET and HEAD; any other method is the shared 405) and the
@@ -105,21 +105,19 @@ async fn check_request_head(
 /// What [`check_head`] needs, read off an actix-web request.
 pub fn head_info(req: &ServiceRequest) -> HeadInfo {
     let uri = req.uri();
-    let path_and_query = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
-    let scheme_and_authority = uri.authority().map_or(0, |a| {
-        a.as_str().len() + uri.scheme_str().map_or(0, |s| s.len() + 3)
-    });
-    HeadInfo {
-        http11: req.version() == Version::HTTP_11,
-        has_host: req.headers().contains_key(header::HOST),
-        target_len: path_and_query + scheme_and_authority,
-        header_count: req.headers().len(),
-        header_bytes: req
-            .headers()
+    let target = Target {
+        scheme: uri.scheme_str(),
+        authority: uri.authority().map(|a| a.as_str()),
+        path_and_query: uri.path_and_query().map(|pq| pq.as_str()),
+    };
+    HeadInfo::new(
+        req.version() == Version::HTTP_11,
+        req.headers().contains_key(header::HOST),
+        target,
+        req.headers()
             .iter()
-            .map(|(name, value)| name.as_str().len() + value.len())
-            .sum(),
-    }
+            .map(|(n, v)| (n.as_str().len(), v.len())),
+    )
 }
 
 /// A [`Reply`] as an actix-web response: plain text, `nosniff`, and `Allow` on a 405.

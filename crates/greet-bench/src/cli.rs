@@ -172,18 +172,9 @@ fn parse_target(text: &str) -> Result<Target, String> {
 /// (0 all servers measured, 1 a server failed or the run could not be made, 2 bad flags,
 /// 130 interrupted).
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli: Cli = match greet_core::cli::parse_args("greet-bench") {
         Ok(cli) => cli,
-        Err(err) if !err.use_stderr() => {
-            let _ = err.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(err) => {
-            let rendered = err.render().to_string();
-            let line = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("greet-bench: {line} (see --help)");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let args = match cli.command {
         Some(Command::Ladder(args)) => args,

@@ -17,19 +17,9 @@ pub fn main<F>(server: &str, serve: F) -> ExitCode
 where
     F: FnOnce(TcpListener, ServerConfig) -> io::Result<()>,
 {
-    let config = match ServerConfig::try_parse() {
+    let config: ServerConfig = match parse_args(server) {
         Ok(config) => config,
-        Err(err) if !err.use_stderr() => {
-            // --help and --version.
-            let _ = err.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(err) => {
-            let rendered = err.render().to_string();
-            let line = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{server}: {line} (see --help)");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
 
     if config.health_check {
@@ -68,6 +58,23 @@ where
             ExitCode::FAILURE
         }
     }
+}
+
+/// Parses `T` from the command line the way every binary here does: `--help` and
+/// `--version` print and give `Err(0)`; a bad flag is one line on stderr, `program: error:
+/// …`, and `Err(2)`.
+pub fn parse_args<T: Parser>(program: &str) -> Result<T, ExitCode> {
+    T::try_parse().map_err(|err| {
+        if err.use_stderr() {
+            let rendered = err.render().to_string();
+            let line = rendered.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("{program}: {line} (see --help)");
+            ExitCode::from(2)
+        } else {
+            let _ = err.print();
+            ExitCode::SUCCESS
+        }
+    })
 }
 
 /// Logs to stderr through `tracing`, filtered by `RUST_LOG` (default `info`). Servers log

@@ -35,6 +35,60 @@ pub struct HeadInfo {
     pub header_bytes: usize,
 }
 
+impl HeadInfo {
+    /// A head's figures from what every framework's request type can tell: the version, the
+    /// presence of `Host`, the target's parts, and each header field's name and value
+    /// lengths.
+    pub fn new(
+        http11: bool,
+        has_host: bool,
+        target: Target<'_>,
+        fields: impl IntoIterator<Item = (usize, usize)>,
+    ) -> Self {
+        let (mut header_count, mut header_bytes) = (0, 0);
+        for (name, value) in fields {
+            header_count += 1;
+            header_bytes += name + value;
+        }
+        Self {
+            http11,
+            has_host,
+            target_len: target.len(),
+            header_count,
+            header_bytes,
+        }
+    }
+}
+
+/// A request target as a parsed URI gives it back.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Target<'a> {
+    /// `http`, for an absolute-form target.
+    pub scheme: Option<&'a str>,
+    /// `host:port`, for an absolute-form target.
+    pub authority: Option<&'a str>,
+    /// Path and query.
+    pub path_and_query: Option<&'a str>,
+}
+
+impl Target<'_> {
+    /// Its length as sent: `scheme://authority` (absolute form) plus path and query.
+    pub fn len(&self) -> usize {
+        let path_and_query = self.path_and_query.map_or(0, str::len);
+        match self.authority {
+            Some(authority) => {
+                authority.len() + self.scheme.map_or(0, |s| s.len() + 3) + path_and_query
+            }
+            None => path_and_query,
+        }
+    }
+
+    /// No target at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// The checks every server runs on every request before routing it, in this order:
 /// target length (414), head size and header count (431), `Host` on HTTP/1.1 (400).
 pub fn check_head(head: &HeadInfo) -> Result<(), GreetError> {
@@ -73,6 +127,25 @@ mod tests {
             ..ok_head()
         };
         assert_eq!(check_head(&http10), Ok(()));
+    }
+
+    #[test]
+    fn figures_from_parts() {
+        let target = Target {
+            scheme: Some("http"),
+            authority: Some("h:1"),
+            path_and_query: Some("/greetings?name=a"),
+        };
+        assert_eq!(target.len(), "http://h:1/greetings?name=a".len());
+        let origin = Target {
+            path_and_query: Some("/x"),
+            ..Target::default()
+        };
+        let head = HeadInfo::new(true, true, origin, [(4, 9), (6, 3)]);
+        assert_eq!(
+            (head.target_len, head.header_count, head.header_bytes),
+            (2, 2, 22)
+        );
     }
 
     #[test]

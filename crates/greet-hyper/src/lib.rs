@@ -15,7 +15,7 @@ use std::io;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use greet_core::limits::{HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
+use greet_core::limits::{Target, HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
 use greet_core::{check_head, paths, Endpoint, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
@@ -58,21 +58,19 @@ pub async fn handle<B>(greeter: &Greeter, req: Request<B>) -> Response<Full<Byte
 /// What [`check_head`] needs, read off an `http` 1.x request.
 pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
     let uri = req.uri();
-    let path_and_query = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
-    let scheme_and_authority = uri.authority().map_or(0, |a| {
-        a.as_str().len() + uri.scheme_str().map_or(0, |s| s.len() + 3)
-    });
-    HeadInfo {
-        http11: req.version() == Version::HTTP_11,
-        has_host: req.headers().contains_key(HOST),
-        target_len: path_and_query + scheme_and_authority,
-        header_count: req.headers().len(),
-        header_bytes: req
-            .headers()
+    let target = Target {
+        scheme: uri.scheme_str(),
+        authority: uri.authority().map(|a| a.as_str()),
+        path_and_query: uri.path_and_query().map(|pq| pq.as_str()),
+    };
+    HeadInfo::new(
+        req.version() == Version::HTTP_11,
+        req.headers().contains_key(HOST),
+        target,
+        req.headers()
             .iter()
-            .map(|(name, value)| name.as_str().len() + value.len())
-            .sum(),
-    }
+            .map(|(n, v)| (n.as_str().len(), v.len())),
+    )
 }
 
 /// A [`Reply`] as an `http` 1.x response: plain text, `nosniff`, and `Allow` on a 405.

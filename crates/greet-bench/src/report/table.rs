@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::results::{Results, ServerResult};
+use crate::results::{Results, Run, ServerResult};
 
 const LADDER: [&str; 9] = [
     "Application",
@@ -42,29 +42,32 @@ const EXTENDED: [&str; 10] = [
 
 /// The ladder table: one row per level, servers separated by dotted rules.
 pub fn ladder(results: &Results) -> String {
-    let groups = results
+    let groups = per_run(results, |s, r| {
+        vec![
+            s.name.clone(),
+            r.requests.to_string(),
+            r.concurrency.to_string(),
+            format!("{:.2}", r.success_rate),
+            format!("{:.4}", r.total_s),
+            format!("{:.4}", r.slowest_s),
+            format!("{:.4}", r.fastest_s),
+            format!("{:.4}", r.average_s),
+            format!("{:.4}", r.requests_per_s),
+        ]
+    });
+    render(&LADDER, groups, true)
+}
+
+/// One group of rows per server, one row per level, with `cells` for each row.
+fn per_run(
+    results: &Results,
+    cells: impl Fn(&ServerResult, &Run) -> Vec<String>,
+) -> Vec<Vec<Vec<String>>> {
+    results
         .servers
         .iter()
-        .map(|s| {
-            s.runs
-                .iter()
-                .map(|r| {
-                    vec![
-                        s.name.clone(),
-                        r.requests.to_string(),
-                        r.concurrency.to_string(),
-                        format!("{:.2}", r.success_rate),
-                        format!("{:.4}", r.total_s),
-                        format!("{:.4}", r.slowest_s),
-                        format!("{:.4}", r.fastest_s),
-                        format!("{:.4}", r.average_s),
-                        format!("{:.4}", r.requests_per_s),
-                    ]
-                })
-                .collect()
-        })
-        .collect();
-    render(&LADDER, groups, true)
+        .map(|s| s.runs.iter().map(|r| cells(s, r)).collect())
+        .collect()
 }
 
 /// The resources table: one row per server. `-` where a figure was not measured.
@@ -86,38 +89,26 @@ pub fn resources(results: &Results) -> String {
 
 /// Latency percentiles, connect times, threads and errors per level.
 pub fn extended(results: &Results) -> String {
-    let groups = results
-        .servers
-        .iter()
-        .map(|s| {
-            s.runs
-                .iter()
-                .map(|r| {
-                    let errors = if r.errors.is_empty() {
-                        "0".to_owned()
-                    } else {
-                        r.errors
-                            .iter()
-                            .map(|(k, n)| format!("{k}:{n}"))
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    };
-                    vec![
-                        s.name.clone(),
-                        r.concurrency.to_string(),
-                        format!("{:.1}", r.latency_ms.p50),
-                        format!("{:.1}", r.latency_ms.p90),
-                        format!("{:.1}", r.latency_ms.p99),
-                        format!("{:.1}", r.latency_ms.p999),
-                        format!("{:.2}", r.connect_ms.avg),
-                        format!("{:.2}", r.connect_ms.max),
-                        r.max_threads.map_or("-".to_owned(), |t| t.to_string()),
-                        errors,
-                    ]
-                })
-                .collect()
-        })
-        .collect();
+    let groups = per_run(results, |s, r| {
+        let errors = if r.errors.is_empty() {
+            "0".to_owned()
+        } else {
+            let kinds: Vec<_> = r.errors.iter().map(|(k, n)| format!("{k}:{n}")).collect();
+            kinds.join(",")
+        };
+        vec![
+            s.name.clone(),
+            r.concurrency.to_string(),
+            format!("{:.1}", r.latency_ms.p50),
+            format!("{:.1}", r.latency_ms.p90),
+            format!("{:.1}", r.latency_ms.p99),
+            format!("{:.1}", r.latency_ms.p999),
+            format!("{:.2}", r.connect_ms.avg),
+            format!("{:.2}", r.connect_ms.max),
+            r.max_threads.map_or("-".to_owned(), |t| t.to_string()),
+            errors,
+        ]
+    });
     render(&EXTENDED, groups, true)
 }
 
@@ -160,7 +151,7 @@ fn render(headers: &[&str], groups: Vec<Vec<Vec<String>>>, dotted: bool) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Cpus, Flags, Meta, Run};
+    use crate::results::{Cpus, Flags, Meta};
 
     fn results() -> Results {
         // Figures as the original published them (its req/s came from unrounded totals).
