@@ -29,7 +29,8 @@ fn core(c: &mut Criterion) {
 
     let head = HeadInfo {
         http11: true,
-        has_host: true,
+        host_fields: 1,
+        target_ascii: true,
         target_len: 24,
         header_count: 4,
         header_bytes: 80,

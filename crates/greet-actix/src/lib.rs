@@ -110,14 +110,11 @@ pub fn head_info(req: &ServiceRequest) -> HeadInfo {
         authority: uri.authority().map(|a| a.as_str()),
         path_and_query: uri.path_and_query().map(|pq| pq.as_str()),
     };
-    HeadInfo::new(
-        req.version() == Version::HTTP_11,
-        req.headers().contains_key(header::HOST),
-        target,
-        req.headers()
-            .iter()
-            .map(|(n, v)| (n.as_str().len(), v.len())),
-    )
+    let fields = req
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_bytes()));
+    HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
 /// A [`Reply`] as an actix-web response: plain text, `nosniff`, and `Allow` on a 405.

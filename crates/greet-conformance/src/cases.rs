@@ -13,6 +13,7 @@ use greet_core::{ALLOWED_METHODS, CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, W
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+pub use crate::bad_input::bad_inputs_get_their_answers;
 use crate::client::{self, exchange, get, get_request, request, Response};
 
 /// What a case returns: `Err` says what differed from the contract.

@@ -3,6 +3,7 @@
 //!
 //! - [`client`]: a raw HTTP/1.1 client, able to send what well-behaved clients never do.
 //! - [`cases`]: the contract, one async function per rule, each against a server address.
+//! - [`bad_input`]: the bad-input table (raw requests and the answer each server gives).
 //! - [`for_each_case!`]: the list of quick cases, so the test suite (one test per case and
 //!   server, in `tests/contract.rs`) and [`check`] cannot drift apart.
 //! - [`check`]: runs the quick cases concurrently against a live server; the harness calls it
@@ -12,6 +13,7 @@
 //! - [`process_tests!`]: tests of a server *binary* (signals, exit codes, bad flags), invoked
 //!   by each server crate with its own executable.
 
+pub mod bad_input;
 pub mod cases;
 pub mod client;
 pub mod process;
@@ -49,6 +51,7 @@ macro_rules! for_each_case {
             oversized_head_gets_431,
             missing_host_gets_400,
             survives_garbage,
+            bad_inputs_get_their_answers,
         }
     };
 }

@@ -16,6 +16,10 @@ pub enum GreetError {
     ControlCharacter,
     /// HTTP/1.1 request without a `Host` header.
     MissingHost,
+    /// More than one `Host` header.
+    RepeatedHost,
+    /// The request target has bytes outside ASCII.
+    NonAsciiTarget,
     /// No such route.
     NotFound,
     /// The route exists but not for this method.
@@ -37,7 +41,9 @@ impl GreetError {
             | Self::NotUtf8
             | Self::NameTooLong
             | Self::ControlCharacter
-            | Self::MissingHost => 400,
+            | Self::MissingHost
+            | Self::RepeatedHost
+            | Self::NonAsciiTarget => 400,
             Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::UriTooLong => 414,
@@ -54,6 +60,8 @@ impl GreetError {
             Self::NameTooLong => "bad request: name is longer than 256 characters\n",
             Self::ControlCharacter => "bad request: name contains a control character\n",
             Self::MissingHost => "bad request: HTTP/1.1 request without Host header\n",
+            Self::RepeatedHost => "bad request: more than one Host header\n",
+            Self::NonAsciiTarget => "bad request: request target is not ASCII\n",
             Self::NotFound => "not found\n",
             Self::MethodNotAllowed => "method not allowed\n",
             Self::UriTooLong => "request target too long\n",

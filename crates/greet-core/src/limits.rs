@@ -1,9 +1,15 @@
-//! Request-head limits, one definition for every server.
+//! Request-head limits and framing rules, one definition for every server.
 //!
 //! Each framework's own parser is configured (or known) to accept heads larger than these,
 //! so the limits below are what a client meets on all three servers, answered by
 //! [`check_head`] with the same status and reason. Heads beyond a framework's own parser
 //! limit get the same status from that parser, without the plain-text reason.
+//!
+//! Two rules of actix-web's parser, stricter than hyper's and both RFC 9112's, apply to all
+//! three: exactly one `Host` (on HTTP/1.1; at most one on 1.0) and an ASCII request target.
+//! hyper's other leniencies (identical repeated `Content-Length`s merged, `Content-Length`
+//! dropped beside `Transfer-Encoding`) happen inside its parser, out of an application's
+//! sight: the README's bad-input table lists them.
 
 use std::time::Duration;
 
@@ -25,10 +31,12 @@ pub const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct HeadInfo {
     /// The request is HTTP/1.1 (where `Host` is mandatory).
     pub http11: bool,
-    /// A `Host` header is present.
-    pub has_host: bool,
+    /// `Host` header fields.
+    pub host_fields: usize,
     /// Length of the request target, in bytes.
     pub target_len: usize,
+    /// The request target is all ASCII.
+    pub target_ascii: bool,
     /// Number of header fields.
     pub header_count: usize,
     /// Sum of every header's name and value length, in bytes.
@@ -37,26 +45,26 @@ pub struct HeadInfo {
 
 impl HeadInfo {
     /// A head's figures from what every framework's request type can tell: the version, the
-    /// presence of `Host`, the target's parts, and each header field's name and value
-    /// lengths.
-    pub fn new(
+    /// target's parts, and each header field's (lower-case) name and value.
+    pub fn new<'a>(
         http11: bool,
-        has_host: bool,
         target: Target<'_>,
-        fields: impl IntoIterator<Item = (usize, usize)>,
+        fields: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     ) -> Self {
-        let (mut header_count, mut header_bytes) = (0, 0);
-        for (name, value) in fields {
-            header_count += 1;
-            header_bytes += name + value;
-        }
-        Self {
+        let mut head = Self {
             http11,
-            has_host,
             target_len: target.len(),
-            header_count,
-            header_bytes,
+            target_ascii: target.is_ascii(),
+            ..Self::default()
+        };
+        for (name, value) in fields {
+            head.header_count += 1;
+            head.header_bytes += name.len() + value.len();
+            if name == "host" {
+                head.host_fields += 1;
+            }
         }
+        head
     }
 }
 
@@ -87,10 +95,19 @@ impl Target<'_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Every part is ASCII, as RFC 3986 requires (anything else must be percent-encoded).
+    pub fn is_ascii(&self) -> bool {
+        [self.scheme, self.authority, self.path_and_query]
+            .iter()
+            .flatten()
+            .all(|part| part.is_ascii())
+    }
 }
 
 /// The checks every server runs on every request before routing it, in this order:
-/// target length (414), head size and header count (431), `Host` on HTTP/1.1 (400).
+/// target length (414), head size and header count (431), a non-ASCII target, `Host` missing
+/// on HTTP/1.1 or repeated (400).
 pub fn check_head(head: &HeadInfo) -> Result<(), GreetError> {
     if head.target_len > MAX_TARGET_BYTES {
         return Err(GreetError::UriTooLong);
@@ -98,8 +115,14 @@ pub fn check_head(head: &HeadInfo) -> Result<(), GreetError> {
     if head.header_count > MAX_HEADERS || head.target_len + head.header_bytes > MAX_HEAD_BYTES {
         return Err(GreetError::HeadTooLarge);
     }
-    if head.http11 && !head.has_host {
+    if !head.target_ascii {
+        return Err(GreetError::NonAsciiTarget);
+    }
+    if head.http11 && head.host_fields == 0 {
         return Err(GreetError::MissingHost);
+    }
+    if head.host_fields > 1 {
+        return Err(GreetError::RepeatedHost);
     }
     Ok(())
 }
@@ -111,8 +134,9 @@ mod tests {
     fn ok_head() -> HeadInfo {
         HeadInfo {
             http11: true,
-            has_host: true,
+            host_fields: 1,
             target_len: 20,
+            target_ascii: true,
             header_count: 3,
             header_bytes: 60,
         }
@@ -123,7 +147,7 @@ mod tests {
         assert_eq!(check_head(&ok_head()), Ok(()));
         let http10 = HeadInfo {
             http11: false,
-            has_host: false,
+            host_fields: 0,
             ..ok_head()
         };
         assert_eq!(check_head(&http10), Ok(()));
@@ -137,15 +161,24 @@ mod tests {
             path_and_query: Some("/greetings?name=a"),
         };
         assert_eq!(target.len(), "http://h:1/greetings?name=a".len());
+        assert!(target.is_ascii());
         let origin = Target {
             path_and_query: Some("/x"),
             ..Target::default()
         };
-        let head = HeadInfo::new(true, true, origin, [(4, 9), (6, 3)]);
+        let fields: [(&str, &[u8]); 3] = [("host", b"localhost"), ("host", b"x"), ("x-a", b"b")];
+        let head = HeadInfo::new(true, origin, fields);
         assert_eq!(
             (head.target_len, head.header_count, head.header_bytes),
-            (2, 2, 22)
+            (2, 3, 22)
         );
+        assert_eq!(head.host_fields, 2);
+        assert!(head.target_ascii);
+        let utf8 = Target {
+            path_and_query: Some("/greetings?name=João"),
+            ..Target::default()
+        };
+        assert!(!utf8.is_ascii());
     }
 
     #[test]
@@ -171,10 +204,27 @@ mod tests {
             check_head(&at(20, 3, MAX_HEAD_BYTES - 19)),
             Err(GreetError::HeadTooLarge)
         );
-        let no_host = HeadInfo {
-            has_host: false,
-            ..ok_head()
+    }
+
+    #[test]
+    fn framing_rules() {
+        let with = |f: fn(&mut HeadInfo)| {
+            let mut head = ok_head();
+            f(&mut head);
+            check_head(&head)
         };
-        assert_eq!(check_head(&no_host), Err(GreetError::MissingHost));
+        assert_eq!(with(|h| h.host_fields = 0), Err(GreetError::MissingHost));
+        assert_eq!(with(|h| h.host_fields = 2), Err(GreetError::RepeatedHost));
+        assert_eq!(
+            with(|h| h.target_ascii = false),
+            Err(GreetError::NonAsciiTarget)
+        );
+        assert_eq!(
+            with(|h| {
+                h.http11 = false;
+                h.host_fields = 2;
+            }),
+            Err(GreetError::RepeatedHost)
+        );
     }
 }

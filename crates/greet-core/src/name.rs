@@ -156,4 +156,65 @@ mod tests {
             assert_eq!(name(q), Err(GreetError::ControlCharacter), "{q}");
         }
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Form-urlencodes `text` the way a browser does (space as `+`, the rest `%XX`).
+        fn encode(text: &str) -> String {
+            text.bytes()
+                .map(|b| match b {
+                    b' ' => "+".to_owned(),
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'*' => {
+                        (b as char).to_string()
+                    }
+                    _ => format!("%{b:02X}"),
+                })
+                .collect()
+        }
+
+        proptest! {
+            /// Whatever the query, the answer is a valid name or a 400, never a panic.
+            #[test]
+            fn any_query_gives_a_valid_name_or_a_400(query in ".{0,600}") {
+                match name_from_query(Some(&query)) {
+                    Ok(name) => {
+                        prop_assert!(!name.is_empty());
+                        prop_assert!(name.chars().count() <= MAX_NAME_CHARS);
+                        prop_assert!(!name.chars().any(char::is_control));
+                    }
+                    Err(err) => prop_assert_eq!(err.status(), 400),
+                }
+            }
+
+            /// Any name without control characters survives encoding and decoding whole.
+            #[test]
+            fn encoded_names_decode_to_themselves(name in "[^\\p{Cc}]{1,256}") {
+                let query = format!("x=1&name={}&y=%ZZ", encode(&name));
+                prop_assert_eq!(name_from_query(Some(&query)).unwrap(), name);
+            }
+
+            /// Repeated values join with commas, in order.
+            #[test]
+            fn repeated_names_join_in_order(parts in proptest::collection::vec("[a-z]{1,8}", 1..6)) {
+                let query: Vec<_> = parts.iter().map(|p| format!("name={p}")).collect();
+                prop_assert_eq!(name_from_query(Some(&query.join("&"))).unwrap(), parts.join(","));
+            }
+
+            /// Arbitrary bytes, percent-encoded: a name exactly when they are UTF-8 without
+            /// control characters and short enough.
+            #[test]
+            fn arbitrary_bytes_decode_only_when_valid(bytes in proptest::collection::vec(any::<u8>(), 1..300)) {
+                let query = format!("name={}", bytes.iter().map(|b| format!("%{b:02X}")).collect::<String>());
+                let expected = match String::from_utf8(bytes) {
+                    Err(_) => Err(GreetError::NotUtf8),
+                    Ok(text) if text.chars().any(char::is_control) => Err(GreetError::ControlCharacter),
+                    Ok(text) if text.chars().count() > MAX_NAME_CHARS => Err(GreetError::NameTooLong),
+                    Ok(text) => Ok(text),
+                };
+                prop_assert_eq!(name_from_query(Some(&query)).map(|n| n.into_owned()), expected);
+            }
+        }
+    }
 }

@@ -19,7 +19,7 @@ use greet_core::limits::{Target, HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
 use greet_core::{check_head, paths, Endpoint, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE, HOST};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
 use hyper::server::conn::http1;
 use hyper::service::{service_fn, HttpService};
 use hyper::{Method, Request, Response, StatusCode, Version};
@@ -63,14 +63,11 @@ pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
         authority: uri.authority().map(|a| a.as_str()),
         path_and_query: uri.path_and_query().map(|pq| pq.as_str()),
     };
-    HeadInfo::new(
-        req.version() == Version::HTTP_11,
-        req.headers().contains_key(HOST),
-        target,
-        req.headers()
-            .iter()
-            .map(|(n, v)| (n.as_str().len(), v.len())),
-    )
+    let fields = req
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_bytes()));
+    HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
 /// A [`Reply`] as an `http` 1.x response: plain text, `nosniff`, and `Allow` on a 405.

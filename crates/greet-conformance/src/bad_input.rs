@@ -1,0 +1,271 @@
+//! The bad-input table: raw requests no well-behaved client sends, with the answer every
+//! server gives. Where the three frameworks' parsers cannot give the same answer and the
+//! shared layer cannot see the difference (it happens inside a parser), the row allows each
+//! answer and says why; the README carries the same table.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::cases::Outcome;
+
+/// What a server may answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// A response with this status.
+    Status(u16),
+    /// The connection closed without a response.
+    Closed,
+}
+
+use Answer::{Closed, Status};
+
+/// One row: a raw request and the answers allowed.
+#[derive(Debug, Clone)]
+pub struct BadInput {
+    /// What the row tries.
+    pub name: &'static str,
+    /// The bytes sent.
+    pub request: Vec<u8>,
+    /// The answers allowed: one when all three servers agree.
+    pub expect: &'static [Answer],
+    /// Why more than one answer is allowed.
+    pub why: &'static str,
+}
+
+fn row(name: &'static str, request: impl Into<Vec<u8>>, status: u16) -> BadInput {
+    const STATUSES: [(u16, &[Answer]); 7] = [
+        (200, &[Status(200)]),
+        (400, &[Status(400)]),
+        (404, &[Status(404)]),
+        (405, &[Status(405)]),
+        (414, &[Status(414)]),
+        (431, &[Status(431)]),
+        (100, &[Status(100)]),
+    ];
+    let expect = STATUSES
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or(&[][..], |(_, e)| *e);
+    BadInput {
+        name,
+        request: request.into(),
+        expect,
+        why: "",
+    }
+}
+
+fn differs(
+    name: &'static str,
+    request: impl Into<Vec<u8>>,
+    expect: &'static [Answer],
+    why: &'static str,
+) -> BadInput {
+    BadInput {
+        name,
+        request: request.into(),
+        expect,
+        why,
+    }
+}
+
+/// `GET /health` with `Host` and the given extra header lines.
+fn health(extra: &str) -> Vec<u8> {
+    format!("GET /health HTTP/1.1\r\nHost: x\r\n{extra}\r\n").into_bytes()
+}
+
+fn greet(query: &str) -> Vec<u8> {
+    format!("GET /greetings?{query} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes()
+}
+
+/// The table, at least 40 rows.
+pub fn table() -> Vec<BadInput> {
+    let many = |n: usize| (0..n).map(|i| format!("X-{i}: v\r\n")).collect::<String>();
+    vec![
+        // Request line.
+        row("lowercase method", "get /health HTTP/1.1\r\nHost: x\r\n\r\n", 405),
+        row("unknown method", "BREW /health HTTP/1.1\r\nHost: x\r\n\r\n", 405),
+        row("space inside the method", "G ET /health HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        row("no target", "GET HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        row("no version", "GET /health\r\nHost: x\r\n\r\n", 400),
+        row("HTTP/0.9 request", "GET /health\r\n\r\n", 400),
+        row("HTTP/2.0 in an HTTP/1 request line", "GET /health HTTP/2.0\r\nHost: x\r\n\r\n", 400),
+        row("HTTP/1.2", "GET /health HTTP/1.2\r\nHost: x\r\n\r\n", 400),
+        row("HTTP/9.9", "GET /health HTTP/9.9\r\nHost: x\r\n\r\n", 400),
+        row("lowercase version", "GET /health http/1.1\r\nHost: x\r\n\r\n", 400),
+        row("double spaces in the request line", "GET  /health  HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        row("space inside the target", "GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        row("target without a leading slash", "GET health HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+        row("absolute-form target", "GET http://x/health HTTP/1.1\r\nHost: x\r\n\r\n", 200),
+        row("asterisk target on GET", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+        row("CONNECT", "CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n", 404),
+        row("OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+        differs(
+            "HTTP/2 connection preface",
+            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+            &[Status(400), Closed],
+            "hyper (and axum) recognise the preface and close, as an HTTP/1-only server; actix-web answers 400",
+        ),
+        row("TLS ClientHello", &b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"[..], 400),
+        row("binary garbage", &b"\x00\x01\x02\x03\xff\xfe\r\n\r\n"[..], 400),
+        // Host.
+        row("HTTP/1.1 without Host", "GET /health HTTP/1.1\r\n\r\n", 400),
+        row("HTTP/1.0 without Host", "GET /health HTTP/1.0\r\n\r\n", 200),
+        row("two Host fields", health("Host: y\r\n"), 400),
+        row("empty Host", "GET /health HTTP/1.1\r\nHost:\r\n\r\n", 200),
+        // Header syntax.
+        row("obs-fold continuation line", health("X-A: a\r\n  b\r\n"), 400),
+        row("NUL in a header value", &b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n"[..], 400),
+        row("header line without a colon", health("Bad Header\r\n"), 400),
+        row("space before the colon", health("X-A : b\r\n"), 400),
+        row("empty header name", health(": b\r\n"), 400),
+        row("parenthesis in a header name", health("X(A): b\r\n"), 400),
+        row("bare LF line endings", "GET /health HTTP/1.1\nHost: x\n\n", 200),
+        row("bare CR line endings", "GET /health HTTP/1.1\rHost: x\r\r", 400),
+        // Message length.
+        row("negative Content-Length", health("Content-Length: -1\r\n"), 400),
+        row("garbage Content-Length", health("Content-Length: abc\r\n"), 400),
+        row("conflicting Content-Lengths", [health("Content-Length: 1\r\nContent-Length: 2\r\n"), b"ab".to_vec()].concat(), 400),
+        differs(
+            "identical repeated Content-Length",
+            [health("Content-Length: 2\r\nContent-Length: 2\r\n"), b"ab".to_vec()].concat(),
+            &[Status(200), Status(400)],
+            "RFC 9110 allows either: hyper merges identical values inside its parser (out of the application's sight), actix-web rejects",
+        ),
+        row("Content-Length list", [health("Content-Length: 2, 2\r\n"), b"ab".to_vec()].concat(), 400),
+        row("Content-Length overflowing 64 bits", health("Content-Length: 99999999999999999999999\r\n"), 400),
+        differs(
+            "Content-Length and Transfer-Encoding",
+            "POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            &[Status(405), Status(400)],
+            "RFC 9112 allows either: hyper lets chunked win and drops Content-Length inside its parser (then the route's 405), actix-web rejects",
+        ),
+        row("unknown transfer coding", "POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400),
+        row("chunked not the last coding", "POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400),
+        row("Transfer-Encoding on HTTP/1.0", "POST /health HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        row("bad chunk size", "POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n", 405),
+        row("body on GET", [health("Content-Length: 5\r\n"), b"hello".to_vec()].concat(), 200),
+        row("chunked body on GET", [health("Transfer-Encoding: chunked\r\n"), b"5\r\nhello\r\n0\r\n\r\n".to_vec()].concat(), 200),
+        row("Expect: 100-continue then the body", "POST /greetings HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc", 405),
+        // Sizes.
+        row("target of 8 KiB + 1", format!("GET /health?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(8185)), 414),
+        differs(
+            "target of 70 KiB",
+            format!("GET /health?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000)),
+            &[Status(414), Status(400)],
+            "past 64 KiB the http crate cannot hold the URI: hyper answers 414, actix-web's parser 400",
+        ),
+        row("one 17 KiB header", health(&format!("X-A: {}\r\n", "v".repeat(17_000))), 431),
+        row("a 200 KiB head", health(&format!("X-A: {}\r\n", "v".repeat(200_000))), 431),
+        row("65 header fields", health(&many(64)), 431),
+        row("120 header fields", health(&many(119)), 431),
+        // Target contents and names.
+        row("raw UTF-8 in the target", "GET /greetings?name=João HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        row("raw DEL in the target", &b"GET /greetings?name=a\x7f HTTP/1.1\r\nHost: x\r\n\r\n"[..], 400),
+        row("bad percent-encoding", greet("name=%ZZ"), 400),
+        row("not UTF-8 after decoding", greet("name=%FF"), 400),
+        row("overlong UTF-8 (%C0%AF)", greet("name=%C0%AF"), 400),
+        row("name of 257 characters", greet(&format!("name={}", "a".repeat(257))), 400),
+        row("NUL in the name", greet("name=a%00"), 400),
+        row("terminal escape in the name", greet("name=%1B%5B31m"), 400),
+        row("script in the name (stays text/plain + nosniff)", greet("name=%3Cscript%3Ealert(1)%3C%2Fscript%3E"), 200),
+        row("fragment in the target", greet("name=a#frag"), 200),
+        row("dot segments", "GET /../greetings HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+        row("double slash", "GET //greetings HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+        differs(
+            "percent-encoded path (/%67reetings)",
+            "GET /%67reetings HTTP/1.1\r\nHost: x\r\n\r\n",
+            &[Status(404), Status(200)],
+            "actix-web's router decodes unreserved escapes before matching (RFC 3986 calls them equivalent); axum and hyper match the path as sent",
+        ),
+    ]
+}
+
+/// Sends one row's request and reads the first final answer (1xx skipped), or sees the
+/// connection close without one.
+pub async fn answer(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer> {
+    let mut stream = TcpStream::connect(addr).await?;
+    // A server may answer and close before reading all of an oversized request.
+    let _ = stream.write_all(request).await;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk)).await;
+        let n = match read {
+            Err(_) => return Err(std::io::ErrorKind::TimedOut.into()),
+            Ok(Ok(n)) => n,
+            // A reset after the response still leaves the response read.
+            Ok(Err(_)) => 0,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        // Skip interim (1xx) responses.
+        while let Some(end) = find(&buf, b"\r\n\r\n") {
+            let status = std::str::from_utf8(&buf[..end])
+                .ok()
+                .and_then(|head| head.split(' ').nth(1))
+                .and_then(|s| s.parse::<u16>().ok());
+            match status {
+                Some(s) if (100..200).contains(&s) => {
+                    buf.drain(..end + 4);
+                }
+                Some(s) => return Ok(Answer::Status(s)),
+                None => return Err(std::io::ErrorKind::InvalidData.into()),
+            }
+        }
+        if n == 0 {
+            return Ok(Answer::Closed);
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Every row of [`table`] gets one of its allowed answers, and the server still serves.
+pub async fn bad_inputs_get_their_answers(addr: SocketAddr) -> Outcome {
+    let mut set = tokio::task::JoinSet::new();
+    for input in table() {
+        set.spawn(async move {
+            let got = answer(addr, &input.request).await;
+            (input, got)
+        });
+    }
+    let mut wrong = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        let (input, got) = joined.map_err(|e| e.to_string())?;
+        match got {
+            Ok(answer) if input.expect.contains(&answer) => {}
+            other => wrong.push(format!(
+                "{}: got {other:?}, want {:?}",
+                input.name, input.expect
+            )),
+        }
+    }
+    if !wrong.is_empty() {
+        wrong.sort();
+        return Err(wrong.join("; "));
+    }
+    crate::cases::health_is_ok(addr).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_large_and_explains_every_difference() {
+        let table = table();
+        assert!(table.len() >= 40, "{} rows", table.len());
+        for row in &table {
+            assert!(!row.expect.is_empty(), "{}: no expected answer", row.name);
+            assert_eq!(row.expect.len() > 1, !row.why.is_empty(), "{}", row.name);
+        }
+        let mut names: Vec<_> = table.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), table.len(), "row names are unique");
+    }
+}
