@@ -327,3 +327,60 @@ fn docker_mode_without_an_engine_says_so() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+#[test]
+fn ctrl_c_keeps_the_levels_measured_and_a_valid_report() {
+    let out = out_dir("interrupted");
+    let harness = Command::new(BENCH)
+        .args([
+            "--quiet",
+            "--servers",
+            "hyper",
+            "--concurrency",
+            "20,20,20,20,20,20",
+            "--delay-ms",
+            "1000",
+        ])
+        .args(["--out", out.to_str().expect("utf-8 path")])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("greet-bench starts");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let server = loop {
+        assert!(Instant::now() < deadline, "no level completed in time");
+        let runs = std::fs::read_to_string(out.join("results.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |r| {
+                r["servers"][0]["runs"].as_array().map_or(0, Vec::len)
+            });
+        if runs >= 1 {
+            if let Some(pid) = child_named(harness.id(), "greet-hyper") {
+                break pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let interrupted = Command::new("kill")
+        .args(["-INT", &harness.id().to_string()])
+        .status();
+    assert!(interrupted.is_ok_and(|s| s.success()));
+    let output = harness.wait_with_output().expect("greet-bench ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let results = json(&out.join("results.json"));
+    let kept = results["servers"][0]["runs"].as_array().map_or(0, Vec::len);
+    assert!((1..6).contains(&kept), "runs kept: {kept}");
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(html.trim_end().ends_with("</html>"));
+    // The server it had started went with it (stopped and reaped, not orphaned).
+    assert!(
+        !Path::new(&format!("/proc/{server}")).exists(),
+        "server {server} left running"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -25,7 +25,23 @@ impl ProcessServer {
     /// Starts `bin --port 0 <args>` and waits (up to 10 s) for its "listening" log line,
     /// which carries the address it bound.
     pub fn start(bin: &str, args: &[&str]) -> Result<Self, String> {
-        let mut child = Command::new(bin)
+        Self::start_with(Command::new(bin), bin, args)
+    }
+
+    /// As [`ProcessServer::start`], with at most `nofile` open file descriptors (set by the
+    /// shell that then becomes the server: the pid is the server's).
+    pub fn start_limited(bin: &str, args: &[&str], nofile: u32) -> Result<Self, String> {
+        let mut shell = Command::new("sh");
+        shell.args([
+            "-c",
+            &format!("ulimit -n {nofile} && exec \"$0\" \"$@\""),
+            bin,
+        ]);
+        Self::start_with(shell, bin, args)
+    }
+
+    fn start_with(mut command: Command, bin: &str, args: &[&str]) -> Result<Self, String> {
+        let mut child = command
             .args(["--port", "0"])
             .args(args)
             .env("RUST_LOG", "info")
@@ -162,6 +178,91 @@ pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize
     }
 }
 
+/// User + system CPU time of `pid`, in seconds.
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // /proc counts in USER_HZ, 100 per second in the kernel's ABI.
+    Some(ticks as f64 / 100.0)
+}
+
+/// With 256 file descriptors and 1000 connections arriving at once (a 1 s delay keeps them
+/// open), the server refuses or delays the excess, does not exit, does not spin a core (under
+/// half of one over the flood), and serves normally afterwards. Prints what it saw.
+pub async fn flood_is_survived(bin: &str) -> Outcome {
+    let mut server = ProcessServer::start_limited(bin, &["--delay-ms", "1000"], 256)?;
+    let addr = server.addr();
+    let cpu_before = cpu_seconds(server.pid()).ok_or("no /proc entry")?;
+    let started = Instant::now();
+    let mut flood = tokio::task::JoinSet::new();
+    for _ in 0..1000 {
+        flood.spawn(async move { crate::client::get(addr, "/greetings").await });
+    }
+    let (mut ok, mut failed) = (0, 0);
+    while let Some(joined) = flood.join_next().await {
+        match joined {
+            Ok(Ok(res)) if res.status == 200 => ok += 1,
+            _ => failed += 1,
+        }
+    }
+    let elapsed = started.elapsed();
+    let cpu = cpu_seconds(server.pid()).ok_or("server gone")? - cpu_before;
+    let cpu_pct = 100.0 * cpu / elapsed.as_secs_f64();
+    let alive = server.wait_timeout(Duration::ZERO)?.is_none();
+    eprintln!(
+        "{bin}: flood of 1000 at nofile 256: {ok} answered 200, {failed} failed, {elapsed:?}, server CPU {cpu_pct:.1}% of one core"
+    );
+    if !alive {
+        return Err(format!(
+            "exited during the flood; stderr: {}",
+            server.stderr()
+        ));
+    }
+    if cpu_pct > 50.0 {
+        return Err(format!("spun during the flood: {cpu_pct:.1}% CPU"));
+    }
+    if ok < 200 {
+        return Err(format!("only {ok} of 1000 answered during the flood"));
+    }
+    cases::health_is_ok(addr).await
+}
+
+/// A client that sends 20,000 pipelined requests and never reads holds neither a worker nor
+/// unbounded memory: other clients are served at once, and the server's RSS stays under
+/// 64 MiB.
+pub async fn a_client_that_never_reads_is_contained(bin: &str) -> Outcome {
+    use tokio::io::AsyncWriteExt;
+    let server = ProcessServer::start(bin, &["--delay-ms", "0", "--workers", "1"])?;
+    let addr = server.addr();
+    let mut stuck = tokio::net::TcpStream::connect(addr)
+        .await
+        .map_err(|e| e.to_string())?;
+    let requests = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n".repeat(20_000);
+    // The server stops reading once its answers fill the socket: the write then stalls.
+    let _ = tokio::time::timeout(Duration::from_secs(2), stuck.write_all(&requests)).await;
+    let started = Instant::now();
+    cases::health_is_ok(addr).await?;
+    let served_in = started.elapsed();
+    let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", server.pid()))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .ok_or("no /proc status")?;
+    eprintln!("{bin}: with a client that never reads: /health in {served_in:?}, RSS {rss_kib} KiB");
+    drop(stuck);
+    if served_in > Duration::from_secs(1) {
+        return Err(format!("other clients waited {served_in:?}"));
+    }
+    if rss_kib > 64 * 1024 {
+        return Err(format!("RSS grew to {rss_kib} KiB"));
+    }
+    Ok(())
+}
+
 /// A port already in use: one line on stderr, a non-zero exit, no panic.
 pub fn port_in_use_is_one_line(bin: &str) -> Outcome {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
@@ -292,6 +393,22 @@ macro_rules! process_tests {
         async fn ctrl_c_drains_like_sigterm() {
             let signal = $crate::process::Signal::SIGINT;
             ok($crate::process::signal_drains_in_flight($bin, signal, 10).await);
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn sigterm_drains_a_900_request_level() {
+            let signal = $crate::process::Signal::SIGTERM;
+            ok($crate::process::signal_drains_in_flight($bin, signal, 900).await);
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn flood_at_256_file_descriptors_is_survived() {
+            ok($crate::process::flood_is_survived($bin).await);
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_client_that_never_reads_is_contained() {
+            ok($crate::process::a_client_that_never_reads_is_contained($bin).await);
         }
 
         #[test]
