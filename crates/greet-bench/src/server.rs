@@ -202,6 +202,8 @@ impl ServerProcess {
             "host",
             "--cpus",
             &quota,
+            // The image's health check would probe the server every second mid-level.
+            "--no-healthcheck",
             "--memory",
             CONTAINER_MEMORY,
             "--ulimit",
