@@ -73,16 +73,17 @@ pub fn ladder(args: LadderArgs) -> Result<Verdict> {
         // Before the runtime exists: its threads inherit the main thread's CPUs.
         server::pin_current_thread(&load_cpus)?;
     }
-    let workers = args.workers.map_or_else(
-        || {
-            if server_cpus.is_empty() {
-                cpus.len()
-            } else {
-                server_cpus.len()
-            }
-        },
-        |w| w.get(),
-    );
+    // Unpinned, servers and load generator each see every CPU.
+    let cpus_of = |share: &[usize]| {
+        if share.is_empty() {
+            cpus.len()
+        } else {
+            share.len()
+        }
+    };
+    let workers = args
+        .workers
+        .map_or_else(|| cpus_of(&server_cpus), |w| w.get());
     let out = args
         .out
         .clone()
@@ -92,14 +93,7 @@ pub fn ladder(args: LadderArgs) -> Result<Verdict> {
         servers: Vec::new(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(
-            if load_cpus.is_empty() {
-                cpus.len()
-            } else {
-                load_cpus.len()
-            }
-            .max(1),
-        )
+        .worker_threads(cpus_of(&load_cpus).max(1))
         .enable_all()
         .build()?;
     let ctx = RunContext {
@@ -137,6 +131,7 @@ fn plan(args: &LadderArgs) -> Result<Vec<Entry>> {
         bail!("nothing to benchmark: --servers is empty and no --target was given");
     }
     let mut shorts: Vec<&str> = servers.iter().map(|s| s.short.as_str()).collect();
+    shorts.sort_unstable();
     shorts.dedup();
     if args.docker {
         let images: Vec<String> = shorts.iter().map(|s| image(s)).collect();
