@@ -185,41 +185,8 @@ fn assert_balanced(doc: &str, what: &str) {
 #[test]
 fn a_server_killed_mid_run_is_reported_and_its_results_kept() {
     let out = out_dir("killed");
-    let harness = Command::new(BENCH)
-        .args([
-            "--quiet",
-            "--servers",
-            "hyper,axum",
-            "--concurrency",
-            "20,20,20,20",
-            "--delay-ms",
-            "1000",
-        ])
-        .args(["--out", out.to_str().expect("utf-8 path")])
-        .args(bin_dir_args())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("greet-bench starts");
-
-    // Wait until the first level is on disk, then kill the server with SIGKILL.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let server = loop {
-        assert!(Instant::now() < deadline, "no level completed in time");
-        let runs = std::fs::read_to_string(out.join("results.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .map_or(0, |r| {
-                r["servers"][0]["runs"].as_array().map_or(0, Vec::len)
-            });
-        if runs >= 1 {
-            if let Some(pid) = child_named(harness.id(), "greet-hyper") {
-                break pid;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    // Once the first level is on disk, kill the server with SIGKILL.
+    let (harness, server) = start_until_first_level(&out, "hyper,axum", "20,20,20,20");
     let killed = Command::new("kill")
         .args(["-KILL", &server.to_string()])
         .status();
@@ -247,6 +214,51 @@ fn a_server_killed_mid_run_is_reported_and_its_results_kept() {
     let report = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(report.contains("greet-hyper failed"));
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Starts the harness on `servers` at a 1 s delay and waits until its first level is on disk;
+/// returns it and the pid of the first server it started.
+// The child goes back to the caller, which waits for it; the lint does not follow the return.
+#[allow(clippy::zombie_processes)]
+fn start_until_first_level(out: &Path, servers: &str, levels: &str) -> (std::process::Child, u32) {
+    let mut harness = Command::new(BENCH)
+        .args([
+            "--quiet",
+            "--servers",
+            servers,
+            "--concurrency",
+            levels,
+            "--delay-ms",
+            "1000",
+        ])
+        .args(["--out", out.to_str().expect("utf-8 path")])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("greet-bench starts");
+    let first = servers.split(',').next().unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if Instant::now() >= deadline {
+            let _ = harness.kill();
+            let _ = harness.wait();
+            panic!("no level completed in time");
+        }
+        let runs = std::fs::read_to_string(out.join("results.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |r| {
+                r["servers"][0]["runs"].as_array().map_or(0, Vec::len)
+            });
+        if runs >= 1 {
+            if let Some(pid) = child_named(harness.id(), &format!("greet-{first}")) {
+                return (harness, pid);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The pid of a child of `parent` whose command is `name`.
@@ -331,39 +343,7 @@ fn docker_mode_without_an_engine_says_so() {
 #[test]
 fn ctrl_c_keeps_the_levels_measured_and_a_valid_report() {
     let out = out_dir("interrupted");
-    let harness = Command::new(BENCH)
-        .args([
-            "--quiet",
-            "--servers",
-            "hyper",
-            "--concurrency",
-            "20,20,20,20,20,20",
-            "--delay-ms",
-            "1000",
-        ])
-        .args(["--out", out.to_str().expect("utf-8 path")])
-        .args(bin_dir_args())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("greet-bench starts");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let server = loop {
-        assert!(Instant::now() < deadline, "no level completed in time");
-        let runs = std::fs::read_to_string(out.join("results.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .map_or(0, |r| {
-                r["servers"][0]["runs"].as_array().map_or(0, Vec::len)
-            });
-        if runs >= 1 {
-            if let Some(pid) = child_named(harness.id(), "greet-hyper") {
-                break pid;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (harness, server) = start_until_first_level(&out, "hyper", "20,20,20,20,20,20");
     let interrupted = Command::new("kill")
         .args(["-INT", &harness.id().to_string()])
         .status();
