@@ -52,27 +52,16 @@ impl Spawned {
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }
-
-    /// Signals shutdown and waits for the server to drain and return.
-    pub fn stop(mut self) -> io::Result<()> {
-        self.stop_and_join()
-    }
-
-    fn stop_and_join(&mut self) -> io::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        match self.thread.take() {
-            Some(thread) => thread
-                .join()
-                .map_err(|_| io::Error::other("server thread panicked"))?,
-            None => Ok(()),
-        }
-    }
 }
 
 impl Drop for Spawned {
+    /// Signals shutdown and waits for the server to drain and its thread to end.
     fn drop(&mut self) {
-        let _ = self.stop_and_join();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }

@@ -84,11 +84,6 @@ impl Greeter {
         }
     }
 
-    /// The delay before each greeting.
-    pub fn delay(&self) -> Duration {
-        self.delay
-    }
-
     /// The blocking pool behind [`Greeter::greet_blocking`].
     pub fn pool(&self) -> &BlockingPool {
         &self.pool

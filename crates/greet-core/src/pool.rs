@@ -50,11 +50,6 @@ impl BlockingPool {
         }
     }
 
-    /// The bound this pool was built with.
-    pub fn max_threads(&self) -> usize {
-        self.shared.max_threads
-    }
-
     /// Threads started so far.
     pub fn threads(&self) -> usize {
         self.shared.lock().threads
