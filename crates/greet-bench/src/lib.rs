@@ -19,6 +19,7 @@
 //! - [`report`]: text tables, CSV, SVG charts, HTML, and writing them all.
 
 pub mod cli;
+pub mod compare;
 pub mod load;
 pub mod report;
 pub mod results;
