@@ -237,7 +237,8 @@ fn normal_upper_tail(z: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
     let poly = t
         * (0.254_829_592
-            + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     let erfc = poly * (-x * x).exp();
     let erfc = if x >= 0.0 { erfc } else { 2.0 - erfc };
     erfc / 2.0
@@ -370,10 +371,7 @@ mod tests {
             ("y".to_owned(), vec![2.0]),
             ("z".to_owned(), vec![3.0]),
         ];
-        let pairs: Vec<_> = pairwise(&samples)
-            .into_iter()
-            .map(|c| (c.a, c.b))
-            .collect();
+        let pairs: Vec<_> = pairwise(&samples).into_iter().map(|c| (c.a, c.b)).collect();
         assert_eq!(
             pairs,
             [("x", "y"), ("x", "z"), ("y", "z")].map(|(a, b)| (a.to_owned(), b.to_owned()))

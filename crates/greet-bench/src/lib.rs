@@ -25,5 +25,6 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sample;
+pub mod scenario;
 pub mod server;
 pub mod stats;

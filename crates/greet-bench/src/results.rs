@@ -4,13 +4,26 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// The whole of `results.json`.
+use crate::compare::Comparison;
+
+/// The whole of `results.json`: the ladder's figures under `servers`, each other scenario
+/// under its own key when it ran.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Results {
     /// Where, when and how the run was made.
     pub meta: Meta,
-    /// One entry per server (and endpoint), in run order.
+    /// The ladder: one entry per server (and endpoint), in run order.
     pub servers: Vec<ServerResult>,
+    /// Fixed-count keep-alive loops (the JMeter experiment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loops: Option<Loops>,
+    /// Duration-bounded load on the async and the blocking endpoint, counting threads (the
+    /// siege / ab experiment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<Soak>,
+    /// Zero-delay load over a grid of thread counts (the tuning experiment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
 }
 
 /// Where, when and how the run was made.
@@ -24,8 +37,13 @@ pub struct Meta {
     pub kernel: String,
     /// Versions of the server crates, from Cargo.lock.
     pub crate_versions: BTreeMap<String, String>,
-    /// The settings every server ran with.
-    pub flags: Flags,
+    /// The scenarios run, in order: `ladder`, `loops`, `soak`, `sweep`.
+    pub scenarios: Vec<String>,
+    /// The settings every server ran the ladder with (none when the ladder did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<Flags>,
+    /// How servers are told apart in every comparison ([`crate::compare::METHOD`]).
+    pub comparison_method: String,
     /// UTC start time, RFC 3339.
     pub started_at: String,
     /// `process` (servers started by the harness or given with `--target`).
@@ -156,6 +174,245 @@ pub struct Spread {
     pub average_s: [f64; 2],
     /// `[min, max]` of the throughput.
     pub requests_per_s: [f64; 2],
+}
+
+/// Throughput and latency of one keep-alive load, the unit of the loops, soak and sweep
+/// scenarios.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LoadRun {
+    /// Requests sent.
+    pub requests: u64,
+    /// Valid responses, percent.
+    pub success_rate: f64,
+    /// First request to last response, seconds.
+    pub elapsed_s: f64,
+    /// Valid responses per second.
+    pub requests_per_s: f64,
+    /// Mean latency of the valid responses, milliseconds (write to last byte).
+    pub average_ms: f64,
+    /// 99th percentile latency, milliseconds.
+    pub p99_ms: f64,
+    /// Connections opened.
+    pub connects: u64,
+    /// Failed requests by kind.
+    pub errors: BTreeMap<String, u64>,
+    /// Mean CPU use of the server over the load, percent of one CPU.
+    pub cpu_avg_pct: Option<f64>,
+}
+
+impl LoadRun {
+    /// Valid responses.
+    pub fn ok(&self) -> u64 {
+        self.requests - self.errors.values().sum::<u64>()
+    }
+}
+
+/// The median of a figure over runs, with its range.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Summary {
+    /// Median.
+    pub median: f64,
+    /// Mean (the original experiments' "average").
+    pub mean: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Summary {
+    /// The summary of `values` (all zero when empty).
+    pub fn of(values: &[f64]) -> Self {
+        if values.is_empty() {
+            return Self::default();
+        }
+        Self {
+            median: crate::stats::median(values),
+            mean: values.iter().sum::<f64>() / values.len() as f64,
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// A server that failed in a scenario, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Failure {
+    /// The server.
+    pub server: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// The loops scenario: T users × L requests each, over keep-alive, repeated.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Loops {
+    /// `--delay-ms` given to the servers.
+    pub delay_ms: u64,
+    /// `--workers` given to the servers.
+    pub workers: usize,
+    /// Runs of each shape per server.
+    pub repeats: usize,
+    /// One entry per shape, in order.
+    pub shapes: Vec<LoopShape>,
+    /// Servers that failed.
+    pub failures: Vec<Failure>,
+}
+
+/// One shape of the loops scenario against every server.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LoopShape {
+    /// Virtual users (JMeter threads).
+    pub users: usize,
+    /// Requests per user, back to back.
+    pub loops: usize,
+    /// One entry per server.
+    pub servers: Vec<LoopServer>,
+    /// Every pair of servers, on per-run throughput.
+    pub comparisons: Vec<Comparison>,
+}
+
+/// One server's runs of one loops shape.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LoopServer {
+    /// The server.
+    pub name: String,
+    /// Each run, in order.
+    pub runs: Vec<LoadRun>,
+    /// Throughput over the runs.
+    pub requests_per_s: Summary,
+}
+
+/// The soak scenario: duration- or count-bounded load at each concurrency, on the async and
+/// the blocking endpoint, counting the server's threads.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Soak {
+    /// Each load's duration, seconds (when bounded by time).
+    pub duration_s: Option<f64>,
+    /// Each load's request count (when bounded by count).
+    pub requests: Option<usize>,
+    /// `--delay-ms` given to the servers.
+    pub delay_ms: u64,
+    /// `--workers` given to the servers.
+    pub workers: usize,
+    /// `--blocking-threads` given to the servers.
+    pub blocking_threads: usize,
+    /// Runs of each cell.
+    pub repeats: usize,
+    /// One entry per server, endpoint and concurrency, in run order.
+    pub cells: Vec<SoakCell>,
+    /// Every pair of servers at each endpoint and concurrency, on per-run throughput.
+    pub comparisons: Vec<Comparison>,
+    /// Servers that failed.
+    pub failures: Vec<Failure>,
+}
+
+/// One server, endpoint and concurrency of the soak scenario.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct SoakCell {
+    /// The server.
+    pub server: String,
+    /// The path loaded.
+    pub endpoint: String,
+    /// Connections (siege's `-c`).
+    pub concurrency: usize,
+    /// Valid responses, over all runs.
+    pub hits: u64,
+    /// Valid responses, percent of the requests.
+    pub success_rate: f64,
+    /// Throughput over the runs, valid responses per second.
+    pub requests_per_s: Summary,
+    /// Mean latency, seconds (median over the runs).
+    pub average_s: f64,
+    /// Live threads when the server had started, before any load.
+    pub threads_at_start: u64,
+    /// Live threads at the end of this cell.
+    pub threads_live: u64,
+    /// Most live threads during this cell.
+    pub threads_peak: u64,
+    /// Thread ids seen since the server started, this cell included (threads started).
+    pub threads_total: u64,
+    /// Mean CPU use over the cell, percent of one CPU (median over the runs).
+    pub cpu_avg_pct: Option<f64>,
+    /// Highest CPU use over any 200 ms window, percent of one CPU.
+    pub cpu_max_pct: Option<f64>,
+    /// Highest resident memory, MiB.
+    pub max_rss_mib: Option<f64>,
+    /// Each run, in order.
+    pub runs: Vec<LoadRun>,
+}
+
+/// The sweep scenario: zero-delay load over a grid of `--workers`, and of
+/// `--blocking-threads` on the blocking endpoint, a fresh server per run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Sweep {
+    /// Connections of each load.
+    pub concurrency: usize,
+    /// Measured part of each run, seconds.
+    pub duration_s: f64,
+    /// Unmeasured load before it, seconds.
+    pub warmup_s: f64,
+    /// Runs of each setting, each on a freshly started server.
+    pub repeats: usize,
+    /// The `--workers` grid.
+    pub workers: Vec<usize>,
+    /// The `--blocking-threads` grid (blocking endpoint only).
+    pub blocking_threads: Vec<usize>,
+    /// The settings the other scenarios use.
+    pub default: Setting,
+    /// One entry per server, endpoint and setting.
+    pub cells: Vec<SweepCell>,
+    /// Per server and endpoint: the best setting against the default.
+    pub best: Vec<SweepBest>,
+    /// Servers that failed.
+    pub failures: Vec<Failure>,
+}
+
+/// Server thread settings.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct Setting {
+    /// `--workers`.
+    pub workers: usize,
+    /// `--blocking-threads` (none: not swept for this endpoint).
+    pub blocking_threads: Option<usize>,
+}
+
+/// One server, endpoint and setting of the sweep.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct SweepCell {
+    /// The server.
+    pub server: String,
+    /// The path loaded.
+    pub endpoint: String,
+    /// The thread settings.
+    pub setting: Setting,
+    /// Throughput over the runs, valid responses per second.
+    pub requests_per_s: Summary,
+    /// Valid responses, percent, over all runs.
+    pub success_rate: f64,
+    /// Mean CPU use, percent of one CPU (median over the runs).
+    pub cpu_avg_pct: Option<f64>,
+    /// Each run, in order.
+    pub runs: Vec<LoadRun>,
+}
+
+/// The best setting of one server and endpoint, against the default.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SweepBest {
+    /// The server.
+    pub server: String,
+    /// The path loaded.
+    pub endpoint: String,
+    /// The setting with the highest median throughput.
+    pub setting: Setting,
+    /// Its median throughput.
+    pub requests_per_s: f64,
+    /// The default setting's median throughput.
+    pub default_requests_per_s: f64,
+    /// Best / default.
+    pub gain: f64,
+    /// Best against default, on per-run throughput.
+    pub comparison: Comparison,
 }
 
 impl ServerResult {

@@ -1,9 +1,11 @@
-//! One ladder run from start to finish: plan, build, pin, then for each server start it,
-//! verify it, load it level by level while sampling it, stop it; results written after
-//! every level.
+//! One harness run from start to finish, whatever its scenarios: build the servers once, pin
+//! the harness to its CPUs, run each scenario in turn on one runtime, write every output file
+//! after each step, print the tables at the end. Ctrl-C leaves what was measured on disk.
+//!
+//! [`Bench`] is what every scenario shares: the CPU split, where binaries and results are,
+//! and starting, stopping and watching a server.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,18 +14,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::LadderArgs;
-use crate::load::{self, Level};
+use crate::cli::{Common, LadderArgs, LoopsArgs, SoakArgs, SweepArgs};
+use crate::compare;
 use crate::report;
-use crate::results::{Cpus, Flags, Meta, Results, ServerResult};
-use crate::sample::{self, Sampler};
+use crate::results::{Cpus, Flags, Meta, Results};
+use crate::scenario;
 use crate::server::{self, ServerProcess};
-use crate::stats;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// Every server was verified and measured at every level.
+    /// Every server was verified and measured in every scenario.
     AllMeasured,
     /// At least one server failed (start-up, contract check, died, unclean exit).
     SomeFailed,
@@ -31,40 +32,207 @@ pub enum Verdict {
     Interrupted,
 }
 
-/// Where a server comes from.
+/// One scenario with its settings.
 #[derive(Debug, Clone)]
-enum Source {
-    /// A binary the harness starts.
-    Spawn(PathBuf),
-    /// An image the harness runs as a container.
-    Container(String),
-    /// A server already running at this base URL.
-    Target(String),
+pub enum Scenario {
+    /// The original experiment.
+    Ladder(LadderArgs),
+    /// Fixed-count keep-alive loops.
+    Loops(LoopsArgs),
+    /// Duration-bounded load counting threads.
+    Soak(SoakArgs),
+    /// Thread-count grid.
+    Sweep(SweepArgs),
 }
 
-#[derive(Debug, Clone)]
-struct Entry {
-    name: String,
-    endpoint: String,
-    source: Source,
+impl Scenario {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Ladder(_) => "ladder",
+            Self::Loops(_) => "loops",
+            Self::Soak(_) => "soak",
+            Self::Sweep(_) => "sweep",
+        }
+    }
+
+    /// The servers (short names) this scenario starts from binaries.
+    fn binaries(&self) -> Vec<String> {
+        let or_all = |servers: &Option<Vec<String>>| {
+            servers
+                .clone()
+                .unwrap_or_else(|| server::KNOWN.iter().map(|s| (*s).to_owned()).collect())
+        };
+        match self {
+            Self::Ladder(args) if args.docker => Vec::new(),
+            Self::Ladder(args) => match &args.servers {
+                Some(specs) => specs.iter().map(|s| s.short.clone()).collect(),
+                None if args.targets.is_empty() => or_all(&None),
+                None => Vec::new(),
+            },
+            Self::Loops(args) => or_all(&args.servers),
+            Self::Soak(args) => or_all(&args.servers),
+            Self::Sweep(args) => or_all(&args.servers),
+        }
+    }
 }
 
-/// Everything a run needs besides the entries.
-struct RunContext {
-    args: LadderArgs,
-    server_cpus: Vec<usize>,
-    workers: usize,
-    out: PathBuf,
+/// What every scenario shares.
+pub struct Bench {
+    /// The shared flags.
+    pub common: Common,
+    /// CPUs the servers are pinned to (empty: not pinned).
+    pub server_cpus: Vec<usize>,
+    /// CPUs the load generator is pinned to (empty: not pinned).
+    pub load_cpus: Vec<usize>,
+    /// Every CPU the harness may use.
+    pub cpus: Vec<usize>,
+    /// Where the server binaries are.
+    pub bin_dir: PathBuf,
+    /// Where results go.
+    pub out: PathBuf,
 }
 
-/// Runs the ladder as `args` say.
-pub fn ladder(args: LadderArgs) -> Result<Verdict> {
-    if cfg!(debug_assertions) && !args.quiet {
+impl Bench {
+    /// `--workers` when not told otherwise: the CPUs a server runs on.
+    pub fn default_workers(&self) -> usize {
+        if self.server_cpus.is_empty() {
+            self.cpus.len()
+        } else {
+            self.server_cpus.len()
+        }
+    }
+
+    /// A status line on stderr, unless quiet.
+    pub fn say(&self, who: &str, line: &str) {
+        if !self.common.quiet {
+            eprintln!("greet-bench: {who}: {line}");
+        }
+    }
+
+    /// The per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs(self.common.timeout_secs)
+    }
+
+    /// Starts server `short` with `args`, pinned, and waits until it answers.
+    pub async fn start(&self, short: &str, args: Vec<String>) -> Result<ServerProcess> {
+        let bin = server::locate(&self.bin_dir, short)?;
+        let cpus = self.server_cpus.clone();
+        tokio::task::spawn_blocking(move || ServerProcess::start(&bin, &args, &cpus))
+            .await
+            .context("start-up task failed")?
+    }
+
+    /// Stops `process` with SIGTERM; an unclean exit is an error.
+    pub async fn stop(&self, process: ServerProcess) -> Result<()> {
+        let grace = Duration::from_secs(12);
+        let exit = tokio::task::spawn_blocking(move || process.stop(grace))
+            .await
+            .context("stop task failed")??;
+        if !exit.success {
+            bail!("did not exit cleanly on SIGTERM ({})", exit.text);
+        }
+        Ok(())
+    }
+
+    /// An error if `process` has exited, with its last words.
+    pub fn ensure_alive(&self, process: &mut ServerProcess) -> Result<()> {
+        if let Some(exit) = process.exited() {
+            bail!(
+                "server exited mid-run ({}); stderr: {}",
+                exit.text,
+                process.stderr_tail()
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes every output file.
+    pub fn save(&self, results: &Results) -> Result<()> {
+        report::write_all(&self.out, results)
+    }
+
+    /// A progress bar of `len` steps on stderr fed from `done`, unless quiet (indicatif draws
+    /// nothing when stderr is not a terminal). Stop it with [`Progress::finish`].
+    pub fn progress(&self, prefix: String, len: u64, done: Arc<AtomicUsize>) -> Progress {
+        if self.common.quiet {
+            return Progress(None);
+        }
+        let bar = ProgressBar::new(len);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>28} {bar:40} {pos}/{len} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(prefix);
+        let feed = bar.clone();
+        let ticker = tokio::spawn(async move {
+            loop {
+                feed.set_position(done.load(Ordering::Relaxed) as u64);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        });
+        Progress(Some((bar, ticker)))
+    }
+}
+
+/// A progress bar and the task feeding it.
+pub struct Progress(Option<(ProgressBar, tokio::task::JoinHandle<()>)>);
+
+impl Progress {
+    /// Removes the bar.
+    pub fn finish(self) {
+        if let Some((bar, ticker)) = self.0 {
+            ticker.abort();
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The server flags every scenario passes: the delay and the thread counts.
+pub fn server_args(delay_ms: u64, workers: usize, blocking_threads: usize) -> Vec<String> {
+    vec![
+        "--delay-ms".into(),
+        delay_ms.to_string(),
+        "--workers".into(),
+        workers.to_string(),
+        "--blocking-threads".into(),
+        blocking_threads.to_string(),
+    ]
+}
+
+/// Runs `scenarios` in order with the `common` settings.
+pub fn run(common: Common, scenarios: Vec<Scenario>) -> Result<Verdict> {
+    if cfg!(debug_assertions) && !common.quiet {
         eprintln!("greet-bench: warning: built without --release, the load generator may be the bottleneck");
     }
-    let entries = plan(&args)?;
+    if scenarios.is_empty() {
+        bail!("no scenario to run");
+    }
+    let mut shorts: Vec<String> = scenarios.iter().flat_map(Scenario::binaries).collect();
+    shorts.sort_unstable();
+    shorts.dedup();
+    let bin_dir = match &common.bin_dir {
+        Some(dir) => dir.clone(),
+        None => {
+            if !common.no_build && !shorts.is_empty() {
+                if !common.quiet {
+                    eprintln!(
+                        "greet-bench: building the release servers ({})",
+                        shorts.join(", ")
+                    );
+                }
+                let shorts: Vec<&str> = shorts.iter().map(String::as_str).collect();
+                server::build(&shorts, common.quiet)?;
+            }
+            if shorts.is_empty() {
+                PathBuf::new()
+            } else {
+                server::default_bin_dir()?
+            }
+        }
+    };
     let cpus = server::allowed_cpus();
-    let (server_cpus, load_cpus) = if args.no_pin {
+    let (server_cpus, load_cpus) = if common.no_pin {
         (Vec::new(), Vec::new())
     } else {
         server::split_cpus(&cpus)
@@ -73,327 +241,78 @@ pub fn ladder(args: LadderArgs) -> Result<Verdict> {
         // Before the runtime exists: its threads inherit the main thread's CPUs.
         server::pin_current_thread(&load_cpus)?;
     }
-    // Unpinned, servers and load generator each see every CPU.
-    let cpus_of = |share: &[usize]| {
-        if share.is_empty() {
-            cpus.len()
-        } else {
-            share.len()
-        }
+    let load_threads = if load_cpus.is_empty() {
+        cpus.len()
+    } else {
+        load_cpus.len()
     };
-    let workers = args
-        .workers
-        .map_or_else(|| cpus_of(&server_cpus), |w| w.get());
-    let out = args
+    let out = common
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(timestamp_dir()));
-    let results = Results {
-        meta: meta(&args, &cpus, &server_cpus, &load_cpus, workers),
-        servers: Vec::new(),
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cpus_of(&load_cpus).max(1))
-        .enable_all()
-        .build()?;
-    let ctx = RunContext {
-        args,
+    let bench = Bench {
+        common,
         server_cpus,
-        workers,
+        load_cpus,
+        cpus,
+        bin_dir,
         out,
     };
+    let mut results = Results {
+        meta: meta(&bench, &scenarios),
+        servers: Vec::new(),
+        loops: None,
+        soak: None,
+        sweep: None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(load_threads.max(1))
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         tokio::select! {
-            verdict = run(&ctx, entries, results) => verdict,
+            verdict = run_all(&bench, &scenarios, &mut results) => verdict,
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("\ngreet-bench: interrupted; results so far are in {}", ctx.out.display());
+                eprintln!("\ngreet-bench: interrupted; results so far are in {}", bench.out.display());
                 Ok(Verdict::Interrupted)
             }
         }
     })
 }
 
-/// The entries to run, binaries located (and built unless told not to).
-fn plan(args: &LadderArgs) -> Result<Vec<Entry>> {
-    let default_servers = if args.targets.is_empty() {
-        server::KNOWN
-            .iter()
-            .map(|s| crate::cli::ServerSpec {
-                short: (*s).to_owned(),
-                endpoint: None,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let servers = args.servers.clone().unwrap_or(default_servers);
-    if servers.is_empty() && args.targets.is_empty() {
-        bail!("nothing to benchmark: --servers is empty and no --target was given");
-    }
-    let mut shorts: Vec<&str> = servers.iter().map(|s| s.short.as_str()).collect();
-    shorts.sort_unstable();
-    shorts.dedup();
-    if args.docker {
-        let images: Vec<String> = shorts.iter().map(|s| image(s)).collect();
-        server::check_docker(&images)?;
-    }
-    let bin_dir = match &args.bin_dir {
-        _ if args.docker => PathBuf::new(),
-        Some(dir) => dir.clone(),
-        None => {
-            if !args.no_build && !shorts.is_empty() {
-                if !args.quiet {
-                    eprintln!(
-                        "greet-bench: building the release servers ({})",
-                        shorts.join(", ")
-                    );
-                }
-                server::build(&shorts, args.quiet)?;
-            }
-            server::default_bin_dir()?
-        }
-    };
-    let mut entries = Vec::new();
-    for spec in &servers {
-        let source = if args.docker {
-            Source::Container(image(&spec.short))
-        } else {
-            Source::Spawn(server::locate(&bin_dir, &spec.short)?)
+async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -> Result<Verdict> {
+    bench.save(results)?;
+    let mut all_ok = true;
+    for scenario in scenarios {
+        let ok = match scenario {
+            Scenario::Ladder(args) => scenario::ladder::run(bench, args, results).await?,
+            Scenario::Loops(args) => scenario::loops::run(bench, args, results).await?,
+            Scenario::Soak(args) => scenario::soak::run(bench, args, results).await?,
+            Scenario::Sweep(args) => scenario::sweep::run(bench, args, results).await?,
         };
-        let package = server::package(&spec.short);
-        let (name, endpoint) = match &spec.endpoint {
-            Some(endpoint) => (format!("{package}:{endpoint}"), endpoint.clone()),
-            None => (package, args.endpoint.clone()),
-        };
-        entries.push(Entry {
-            name,
-            endpoint,
-            source,
-        });
+        all_ok &= ok;
+        bench.save(results)?;
     }
-    for target in &args.targets {
-        entries.push(Entry {
-            name: target.name.clone(),
-            endpoint: args.endpoint.clone(),
-            source: Source::Target(target.url.clone()),
-        });
-    }
-    Ok(entries)
-}
-
-/// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
-fn image(short: &str) -> String {
-    format!("{}:latest", server::package(short))
-}
-
-async fn run(ctx: &RunContext, entries: Vec<Entry>, mut results: Results) -> Result<Verdict> {
-    report::write_all(&ctx.out, &results)?;
-    let mut verdict = Verdict::AllMeasured;
-    for entry in entries {
-        results.servers.push(ServerResult {
-            name: entry.name.clone(),
-            endpoint: entry.endpoint.clone(),
-            ..ServerResult::default()
-        });
-        let index = results.servers.len() - 1;
-        if let Err(err) = run_entry(ctx, &entry, &mut results, index).await {
-            let message = format!("{err:#}");
-            eprintln!("greet-bench: {}: {message}", entry.name);
-            results.servers[index].error = Some(message);
-            verdict = Verdict::SomeFailed;
-        }
-        report::write_all(&ctx.out, &results)?;
-    }
-    print!("{}", report::text(&results));
-    if !ctx.args.quiet {
+    print!("{}", report::text(results));
+    if !bench.common.quiet {
         eprintln!(
             "greet-bench: results, charts and report.html in {}",
-            ctx.out.display()
+            bench.out.display()
         );
     }
-    Ok(verdict)
+    Ok(if all_ok {
+        Verdict::AllMeasured
+    } else {
+        Verdict::SomeFailed
+    })
 }
 
-async fn run_entry(
-    ctx: &RunContext,
-    entry: &Entry,
-    results: &mut Results,
-    index: usize,
-) -> Result<()> {
-    let say = |line: String| {
-        if !ctx.args.quiet {
-            eprintln!("greet-bench: {}: {line}", entry.name);
-        }
-    };
-    let (addr, base_url, mut process) = match &entry.source {
-        Source::Spawn(_) | Source::Container(_) => {
-            let source = entry.source.clone();
-            let args = server_args(ctx);
-            let cpus = ctx.server_cpus.clone();
-            let process = tokio::task::spawn_blocking(move || match source {
-                Source::Container(image) => ServerProcess::start_container(&image, &args, &cpus),
-                Source::Spawn(bin) => ServerProcess::start(&bin, &args, &cpus),
-                Source::Target(_) => unreachable!("matched above"),
-            })
-            .await
-            .context("start-up task failed")??;
-            let startup = process.startup();
-            let server = &mut results.servers[index];
-            server.startup_s = Some(startup.as_secs_f64());
-            server.idle_rss_mib = sample::read(process.pid()).map(|r| mib(r.rss_kib));
-            say(format!(
-                "started in {:.1} ms (pid {})",
-                startup.as_secs_f64() * 1000.0,
-                process.pid()
-            ));
-            (
-                process.addr(),
-                format!("http://{}", process.addr()),
-                Some(process),
-            )
-        }
-        Source::Target(url) => {
-            let addr = greet_conformance::resolve(url)
-                .await
-                .map_err(anyhow::Error::msg)?;
-            (addr, url.clone(), None)
-        }
-    };
-
-    greet_conformance::check(&base_url)
-        .await
-        .context("contract check failed")?;
-    say("contract check passed".to_owned());
-
-    for &concurrency in &ctx.args.concurrency {
-        let mut repeats = Vec::new();
-        for _ in 0..ctx.args.repeats.get() {
-            let run = measure(ctx, entry, addr, concurrency, process.as_ref()).await;
-            let died = process.as_mut().and_then(ServerProcess::exited);
-            say(format!(
-                "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s",
-                run.success_rate, run.total_s, run.average_s
-            ));
-            repeats.push(run);
-            if let Some(exit) = died {
-                let tail = process
-                    .as_ref()
-                    .map(ServerProcess::stderr_tail)
-                    .unwrap_or_default();
-                let server = &mut results.servers[index];
-                server.runs.push(stats::combine(&repeats));
-                server.fold_maxima();
-                bail!(
-                    "server exited mid-run at concurrency {concurrency} ({}); stderr: {tail}",
-                    exit.text
-                );
-            }
-        }
-        let server = &mut results.servers[index];
-        server.runs.push(stats::combine(&repeats));
-        server.fold_maxima();
-        report::write_all(&ctx.out, results)?;
-        // Let the last level's connections close before the next one.
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-
-    if let Some(process) = process {
-        let grace = Duration::from_secs(12);
-        let exit = tokio::task::spawn_blocking(move || process.stop(grace))
-            .await
-            .context("stop task failed")??;
-        if !exit.success {
-            bail!("did not exit cleanly on SIGTERM ({})", exit.text);
-        }
-    }
-    Ok(())
-}
-
-/// One run of one level, with the server sampled throughout when the harness started it.
-async fn measure(
-    ctx: &RunContext,
-    entry: &Entry,
-    addr: SocketAddr,
-    concurrency: usize,
-    process: Option<&ServerProcess>,
-) -> crate::results::Run {
-    let level = Level {
-        addr,
-        path: entry.endpoint.clone(),
-        concurrency,
-        requests: concurrency,
-        timeout: Duration::from_secs(ctx.args.timeout_secs),
-    };
-    let pid = process.map(ServerProcess::pid);
-    if let Some(pid) = pid {
-        sample::reset_peak_rss(pid);
-    }
-    let sampler = pid.map(Sampler::start);
-    let done = Arc::new(AtomicUsize::new(0));
-    let bar = progress_bar(ctx, &entry.name, &level, Arc::clone(&done));
-    let (outcomes, total) = load::run(&level, done).await;
-    if let Some((bar, ticker)) = bar {
-        ticker.abort();
-        bar.finish_and_clear();
-    }
-    let mut run = stats::summarize(concurrency, &outcomes, total);
-    if let Some(maxima) = sampler.map(Sampler::stop) {
-        run.max_cpu_pct = maxima.cpu_pct;
-        run.max_rss_mib = maxima.rss_kib.map(mib);
-        run.max_threads = maxima.threads;
-    }
-    run
-}
-
-/// A progress bar on stderr fed from `done`, unless quiet (indicatif draws nothing when
-/// stderr is not a terminal).
-fn progress_bar(
-    ctx: &RunContext,
-    name: &str,
-    level: &Level,
-    done: Arc<AtomicUsize>,
-) -> Option<(ProgressBar, tokio::task::JoinHandle<()>)> {
-    if ctx.args.quiet {
-        return None;
-    }
-    let bar = ProgressBar::new(level.requests as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{prefix:>24} {bar:40} {pos}/{len} {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_prefix(format!("{name} c={}", level.concurrency));
-    let feed = bar.clone();
-    let ticker = tokio::spawn(async move {
-        loop {
-            feed.set_position(done.load(Ordering::Relaxed) as u64);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    });
-    Some((bar, ticker))
-}
-
-fn server_args(ctx: &RunContext) -> Vec<String> {
-    vec![
-        "--delay-ms".into(),
-        ctx.args.delay_ms.to_string(),
-        "--workers".into(),
-        ctx.workers.to_string(),
-        "--blocking-threads".into(),
-        ctx.args.blocking_threads.to_string(),
-    ]
-}
-
-fn mib(kib: u64) -> f64 {
+/// Resident memory in MiB from KiB.
+pub fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-fn meta(
-    args: &LadderArgs,
-    cpus: &[usize],
-    server_cpus: &[usize],
-    load_cpus: &[usize],
-    workers: usize,
-) -> Meta {
+fn meta(bench: &Bench, scenarios: &[Scenario]) -> Meta {
     let read = |path: &str| {
         std::fs::read_to_string(path)
             .map(|s| s.trim().to_owned())
@@ -411,26 +330,39 @@ fn meta(
         .filter_map(|kv| kv.split_once('='))
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
+    let ladder = scenarios.iter().find_map(|s| match s {
+        Scenario::Ladder(args) => Some(args),
+        _ => None,
+    });
     Meta {
         machine: read("/proc/sys/kernel/hostname"),
         cpus: Cpus {
-            count: cpus.len(),
+            count: bench.cpus.len(),
             model,
-            server: server_cpus.to_vec(),
-            load: load_cpus.to_vec(),
+            server: bench.server_cpus.clone(),
+            load: bench.load_cpus.clone(),
         },
         kernel: read("/proc/sys/kernel/osrelease"),
         crate_versions,
-        flags: Flags {
-            delay_ms: args.delay_ms,
-            workers,
+        scenarios: scenarios.iter().map(|s| s.name().to_owned()).collect(),
+        flags: ladder.map(|args| Flags {
+            delay_ms: args.delay(),
+            workers: args
+                .workers
+                .map_or_else(|| bench.default_workers(), |w| w.get()),
             blocking_threads: args.blocking_threads.get(),
-            concurrency: args.concurrency.clone(),
+            concurrency: args.levels(),
             repeats: args.repeats.get(),
-            timeout_s: args.timeout_secs as f64,
-        },
+            timeout_s: bench.common.timeout_secs as f64,
+        }),
+        comparison_method: compare::METHOD.to_owned(),
         started_at: rfc3339(SystemTime::now()),
-        mode: if args.docker { "docker" } else { "process" }.to_owned(),
+        mode: if ladder.is_some_and(|a| a.docker) {
+            "docker"
+        } else {
+            "process"
+        }
+        .to_owned(),
     }
 }
 

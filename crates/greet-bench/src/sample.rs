@@ -1,5 +1,7 @@
-//! Sampling a server process from /proc while a level runs: CPU %, resident memory, threads.
+//! Sampling a server process from /proc while a level runs: CPU %, resident memory, threads
+//! (how many live, and which thread ids were seen).
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -50,6 +52,16 @@ pub fn read(pid: u32) -> Option<Reading> {
     })
 }
 
+/// The ids of the process's live threads (/proc/PID/task), empty once it is gone.
+pub fn task_ids(pid: u32) -> Vec<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Resets the process's peak-RSS counter (VmHWM), so a level's peak is its own. Needs the
 /// right to write /proc/PID/clear_refs (the process's owner, or root).
 pub fn reset_peak_rss(pid: u32) -> bool {
@@ -57,14 +69,21 @@ pub fn reset_peak_rss(pid: u32) -> bool {
 }
 
 /// The maxima a sampler saw.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Maxima {
     /// Highest CPU use over any [`CPU_WINDOW`], percent of one CPU.
     pub cpu_pct: Option<f64>,
+    /// CPU use from the first reading to the last, percent of one CPU.
+    pub cpu_avg_pct: Option<f64>,
     /// Highest resident memory, KiB (the larger of the sampled RSS and the kernel's peak).
     pub rss_kib: Option<u64>,
     /// Most live threads.
     pub threads: Option<u64>,
+    /// Live threads at the last reading.
+    pub threads_last: Option<u64>,
+    /// Every thread id seen under /proc/PID/task: threads started during the sampling show
+    /// up here even after they end, if they lived for one [`INTERVAL`] or more.
+    pub thread_ids: BTreeSet<u32>,
     /// Readings taken.
     pub samples: usize,
 }
@@ -87,11 +106,13 @@ impl Sampler {
                     Some(reading) => tracker.add(Instant::now(), reading),
                     None => break,
                 }
+                tracker.maxima.thread_ids.extend(task_ids(pid));
                 std::thread::sleep(INTERVAL);
             }
             if let Some(reading) = read(pid) {
                 tracker.add(Instant::now(), reading);
             }
+            tracker.maxima.thread_ids.extend(task_ids(pid));
             tracker.finish()
         });
         Self { stop, thread }
@@ -125,6 +146,7 @@ impl Tracker {
             m.threads
                 .map_or(reading.threads, |t| t.max(reading.threads)),
         );
+        m.threads_last = Some(reading.threads);
         self.first.get_or_insert((at, reading.cpu_ticks));
         self.last = Some((at, reading.cpu_ticks));
         self.window.push_back((at, reading.cpu_ticks));
@@ -141,14 +163,16 @@ impl Tracker {
         }
     }
 
-    /// The maxima; a span shorter than one window gets its average CPU % instead.
+    /// The maxima and the average; a span shorter than one window gets its average CPU % as
+    /// its maximum too.
     pub fn finish(mut self) -> Maxima {
-        if let (None, Some((t0, c0)), Some((t1, c1))) = (self.maxima.cpu_pct, self.first, self.last)
-        {
+        if let (Some((t0, c0)), Some((t1, c1))) = (self.first, self.last) {
             let span = t1.duration_since(t0).as_secs_f64();
             if span > 0.0 {
                 let used = c1.saturating_sub(c0) as f64 / TICKS_PER_SEC;
-                self.maxima.cpu_pct = Some(100.0 * used / span);
+                let avg = 100.0 * used / span;
+                self.maxima.cpu_avg_pct = Some(avg);
+                self.maxima.cpu_pct.get_or_insert(avg);
             }
         }
         self.maxima
@@ -163,6 +187,35 @@ mod tests {
     fn reads_this_process() {
         let me = read(std::process::id()).expect("own /proc entry");
         assert!(me.rss_kib > 0 && me.hwm_kib >= me.rss_kib && me.threads >= 1);
+        let ids = task_ids(std::process::id());
+        assert!(ids.contains(&std::process::id()), "{ids:?}");
+    }
+
+    #[test]
+    fn sees_a_thread_started_while_sampling() {
+        let sampler = Sampler::start(std::process::id());
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let _ = rx.recv();
+            // /proc/thread-self links to PID/task/TID.
+            let link = std::fs::read_link("/proc/thread-self").unwrap();
+            link.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+        });
+        std::thread::sleep(INTERVAL * 4);
+        let _ = tx.send(());
+        let tid = thread.join().unwrap();
+        let maxima = sampler.stop();
+        assert!(
+            maxima.thread_ids.contains(&tid),
+            "{tid} not in {:?}",
+            maxima.thread_ids
+        );
+        assert!(maxima.threads_last.is_some());
     }
 
     #[test]
@@ -203,7 +256,9 @@ mod tests {
         };
         tracker.add(t0, reading(0));
         tracker.add(t0 + Duration::from_millis(100), reading(5));
-        let pct = tracker.finish().cpu_pct.unwrap();
+        let maxima = tracker.finish();
+        let pct = maxima.cpu_pct.unwrap();
         assert!((pct - 50.0).abs() < 1e-9, "{pct}");
+        assert_eq!(maxima.cpu_avg_pct, maxima.cpu_pct);
     }
 }

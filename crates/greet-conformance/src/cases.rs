@@ -305,10 +305,12 @@ pub async fn missing_host_gets_400(addr: SocketAddr) -> Outcome {
 
 /// Garbage on the wire gets an error or a closed connection, and the server goes on serving.
 pub async fn survives_garbage(addr: SocketAddr) -> Outcome {
-    let garbage: [&[u8]; 6] = [
+    // Blank lines alone are not here: a server may skip empty lines before a request line
+    // (RFC 9112, 2.2) and hyper does, so they are a head that never completes, which
+    // `slow_head_is_cut` covers; here they only cost the 5 s head timeout.
+    let garbage: [&[u8]; 5] = [
         b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
         b"GET\r\n\r\n",
-        b"\r\n\r\n\r\n\r\n",
         b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
         b"GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
         b"\x00\x01\x02\x03\xff\xfe\r\n\r\n",

@@ -1,10 +1,10 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, nothing fetched) with the
-//! run's settings, the three tables and the four charts.
+//! run's settings, then a section per scenario run with its tables and charts.
 
 use std::fmt::Write as _;
 
 use super::svg::esc;
-use super::table;
+use super::{scenarios, table};
 use crate::results::Results;
 
 /// The page for `results`, with `charts` (`(file name, svg)`) inlined.
@@ -24,18 +24,12 @@ pub fn page(results: &Results, charts: &[(&str, String)]) -> String {
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
-    let levels: Vec<_> = m
-        .flags
-        .concurrency
-        .iter()
-        .map(ToString::to_string)
-        .collect();
     let _ = writeln!(
         out,
         "<dl><dt>Started</dt><dd>{}</dd><dt>Machine</dt><dd>{} ({} CPUs, {}), kernel {}</dd>\
-         <dt>CPU split</dt><dd>{}</dd><dt>Server flags</dt><dd>--delay-ms {} --workers {} \
-         --blocking-threads {}</dd><dt>Levels</dt><dd>{} concurrent, one request per fresh \
-         connection, {} run(s) each{}</dd><dt>Crates</dt><dd>{}</dd></dl>",
+         <dt>CPU split</dt><dd>{}</dd><dt>Scenarios</dt><dd>{}</dd><dt>Crates</dt><dd>{}</dd>\
+         <dt>Telling servers apart</dt><dd>{}; a difference inside the noise is never \
+         called a win</dd></dl>",
         esc(&m.started_at),
         esc(&m.machine),
         m.cpus.count,
@@ -49,39 +43,87 @@ pub fn page(results: &Results, charts: &[(&str, String)]) -> String {
                 m.cpus.server, m.cpus.load
             )
         },
-        m.flags.delay_ms,
-        m.flags.workers,
-        m.flags.blocking_threads,
-        levels.join(", "),
-        m.flags.repeats,
-        if m.flags.repeats > 1 {
-            " (figures are medians)"
-        } else {
-            ""
-        },
+        esc(&m.scenarios.join(", ")),
         esc(&versions.join(", ")),
+        esc(&m.comparison_method),
     );
-    for s in results.servers.iter().filter(|s| s.error.is_some()) {
+    let chart = |name: &str| {
+        charts
+            .iter()
+            .filter(|(file, _)| file.starts_with(name))
+            .map(|(_, svg)| svg.as_str())
+            .collect::<String>()
+    };
+    if let Some(flags) = &m.flags {
+        let levels: Vec<_> = flags.concurrency.iter().map(ToString::to_string).collect();
         let _ = writeln!(
             out,
-            "<p class=\"error\">{} failed: {}</p>",
-            esc(&s.name),
-            esc(s.error.as_deref().unwrap_or_default())
+            "<h2 id=\"ladder\">Ladder</h2>\n<p>Server flags --delay-ms {} --workers {} \
+             --blocking-threads {}; {} concurrent, one request per fresh connection, {} run(s) \
+             each{}.</p>",
+            flags.delay_ms,
+            flags.workers,
+            flags.blocking_threads,
+            levels.join(", "),
+            flags.repeats,
+            if flags.repeats > 1 {
+                " (figures are medians)"
+            } else {
+                ""
+            },
+        );
+        for s in results.servers.iter().filter(|s| s.error.is_some()) {
+            let _ = writeln!(
+                out,
+                "<p class=\"error\">{} failed: {}</p>",
+                esc(&s.name),
+                esc(s.error.as_deref().unwrap_or_default())
+            );
+        }
+        for (title, text) in [
+            ("Ladder", table::ladder(results)),
+            ("Start-up and resources", table::resources(results)),
+            (
+                "Latency percentiles, connect times, threads, errors",
+                table::extended(results),
+            ),
+        ] {
+            let _ = write!(out, "<h3>{title}</h3>\n<pre>{}</pre>\n", esc(&text));
+        }
+        let ladder_charts: String = charts
+            .iter()
+            .filter(|(file, _)| {
+                !["loops", "soak", "sweep"]
+                    .iter()
+                    .any(|p| file.starts_with(p))
+            })
+            .map(|(_, svg)| svg.as_str())
+            .collect();
+        let _ = write!(out, "<h3>Charts</h3>\n{ladder_charts}");
+    }
+    if let Some(loops) = &results.loops {
+        let _ = write!(
+            out,
+            "<h2 id=\"loops\">Loops (the JMeter experiment)</h2>\n<pre>{}</pre>\n{}",
+            esc(&scenarios::loops_text(loops)),
+            chart("loops")
         );
     }
-    for (title, text) in [
-        ("Ladder", table::ladder(results)),
-        ("Start-up and resources", table::resources(results)),
-        (
-            "Latency percentiles, connect times, threads, errors",
-            table::extended(results),
-        ),
-    ] {
-        let _ = write!(out, "<h2>{title}</h2>\n<pre>{}</pre>\n", esc(&text));
+    if let Some(soak) = &results.soak {
+        let _ = write!(
+            out,
+            "<h2 id=\"soak\">Soak (the siege / ab experiment)</h2>\n<pre>{}</pre>\n{}",
+            esc(&scenarios::soak_text(soak)),
+            chart("soak")
+        );
     }
-    out.push_str("<h2>Charts</h2>\n");
-    for (_, svg) in charts {
-        out.push_str(svg);
+    if let Some(sweep) = &results.sweep {
+        let _ = write!(
+            out,
+            "<h2 id=\"sweep\">Sweep (the tuning experiment)</h2>\n<pre>{}</pre>\n{}",
+            esc(&scenarios::sweep_text(sweep)),
+            chart("sweep")
+        );
     }
     out.push_str("</body></html>\n");
     out

@@ -25,12 +25,18 @@ pub struct Chart<'a> {
     pub groups: Vec<String>,
     /// `(name, value per group)`; `None` draws no bar.
     pub series: Vec<(String, Vec<Option<f64>>)>,
+    /// Per series, per group: a `[low, high]` range drawn over the bar (min–max of repeats);
+    /// empty for none.
+    pub whiskers: Vec<Vec<Option<[f64; 2]>>>,
 }
 
 /// `(file name, chart)` for the four charts of `results`.
 pub fn charts(results: &Results) -> Vec<(&'static str, String)> {
+    let Some(flags) = &results.meta.flags else {
+        return Vec::new();
+    };
     let servers: Vec<String> = results.servers.iter().map(|s| s.name.clone()).collect();
-    let levels = &results.meta.flags.concurrency;
+    let levels = &flags.concurrency;
     let response = Chart {
         title: "Average response time per concurrency level",
         unit: "seconds",
@@ -51,6 +57,7 @@ pub fn charts(results: &Results) -> Vec<(&'static str, String)> {
                 (s.name.clone(), values)
             })
             .collect(),
+        whiskers: Vec::new(),
     };
     let per_server =
         |title, unit, name: &str, f: fn(&crate::results::ServerResult) -> Option<f64>| Chart {
@@ -58,6 +65,7 @@ pub fn charts(results: &Results) -> Vec<(&'static str, String)> {
             unit,
             groups: servers.clone(),
             series: vec![(name.to_owned(), results.servers.iter().map(f).collect())],
+            whiskers: Vec::new(),
         };
     let memory = Chart {
         title: "Memory (resident set)",
@@ -73,6 +81,7 @@ pub fn charts(results: &Results) -> Vec<(&'static str, String)> {
                 results.servers.iter().map(|s| s.max_rss_mib).collect(),
             ),
         ],
+        whiskers: Vec::new(),
     };
     vec![
         ("response-time.svg", render(&response)),
@@ -100,10 +109,26 @@ pub fn charts(results: &Results) -> Vec<(&'static str, String)> {
 
 /// Draws `chart` as a standalone SVG document.
 pub fn render(chart: &Chart) -> String {
+    let whisker = |s: usize, g: usize| {
+        chart
+            .whiskers
+            .get(s)
+            .and_then(|w| w.get(g))
+            .copied()
+            .flatten()
+    };
     let max = chart
         .series
         .iter()
         .flat_map(|(_, values)| values.iter().flatten())
+        .chain(
+            chart
+                .whiskers
+                .iter()
+                .flatten()
+                .flatten()
+                .map(|[_, high]| high),
+        )
         .fold(0.0_f64, |m, &v| m.max(v));
     let (top, step) = nice_scale(max);
     let plot_w = WIDTH - LEFT - RIGHT;
@@ -165,6 +190,22 @@ pub fn render(chart: &Chart) -> String {
                     esc(name),
                     fmt_value(*v)
                 );
+                if let Some([low, high]) = whisker(s, g) {
+                    let cx = x + bar_w / 2.0 - 1.0;
+                    let _ = write!(
+                        out,
+                        r##"<path d="M{cx:.1} {:.1}V{:.1}M{:.1} {:.1}h6M{:.1} {:.1}h6" stroke="#222" fill="none"><title>{}: {}-{}</title></path>"##,
+                        y(low),
+                        y(high),
+                        cx - 3.0,
+                        y(low),
+                        cx - 3.0,
+                        y(high),
+                        esc(name),
+                        fmt_value(low),
+                        fmt_value(high)
+                    );
+                }
                 if bars * groups <= 16.0 {
                     let _ = write!(
                         out,
@@ -275,6 +316,7 @@ mod tests {
                 ("x".into(), vec![Some(1.0), None]),
                 ("y".into(), vec![Some(2.0), Some(3.0)]),
             ],
+            whiskers: vec![vec![Some([0.5, 4.0]), None]],
         };
         let svg = render(&chart);
         assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
@@ -284,5 +326,8 @@ mod tests {
             "three bars and two legend keys"
         );
         assert!(svg.contains("a &lt;b&gt; &amp; c"));
+        assert_eq!(svg.matches("<path ").count(), 1, "one whisker");
+        // The whisker's top sets the scale: 4 is the top gridline.
+        assert!(svg.contains(">4</text>"), "{svg}");
     }
 }

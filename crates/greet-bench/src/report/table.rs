@@ -112,11 +112,11 @@ pub fn extended(results: &Results) -> String {
     render(&EXTENDED, groups, true)
 }
 
-fn opt(value: Option<f64>, decimals: usize) -> String {
+pub(crate) fn opt(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.decimals$}"))
 }
 
-fn render(headers: &[&str], groups: Vec<Vec<Vec<String>>>, dotted: bool) -> String {
+pub(crate) fn render(headers: &[&str], groups: Vec<Vec<Vec<String>>>, dotted: bool) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in groups.iter().flatten() {
         widths[0] = widths[0].max(row[0].chars().count());
@@ -186,14 +186,16 @@ mod tests {
                 },
                 kernel: String::new(),
                 crate_versions: Default::default(),
-                flags: Flags {
+                scenarios: vec!["ladder".to_owned()],
+                flags: Some(Flags {
                     delay_ms: 1000,
                     workers: 1,
                     blocking_threads: 200,
                     concurrency: vec![100, 2700],
                     repeats: 1,
                     timeout_s: 60.0,
-                },
+                }),
+                comparison_method: String::new(),
                 started_at: String::new(),
                 mode: "process".to_owned(),
             },
@@ -216,6 +218,9 @@ mod tests {
                     None,
                 ),
             ],
+            loops: None,
+            soak: None,
+            sweep: None,
         }
     }
 

@@ -1,0 +1,258 @@
+//! Sweep, the tuning experiment: zero-delay keep-alive load on the ceiling (`/health`, no
+//! work) and the greeting endpoints over a grid of `--workers`, and on the blocking endpoint of
+//! `--blocking-threads` too. Every run starts a fresh server with its setting, warms it up,
+//! then measures; repeats are interleaved across settings so a slow spell of the machine hits
+//! them all alike. Per server and endpoint: the best setting and its gain over the default.
+
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::cli::SweepArgs;
+use crate::compare::Comparison;
+use crate::load::{Sessions, Stop};
+use crate::results::{Failure, Results, Setting, Summary, Sweep, SweepBest, SweepCell};
+use crate::runner::{server_args, Bench};
+use crate::server;
+use crate::stats::median;
+
+/// `--workers` grid unless told otherwise.
+pub const WORKERS: [usize; 3] = [1, 2, 4];
+/// `--blocking-threads` grid unless told otherwise.
+pub const BLOCKING_THREADS: [usize; 3] = [2, 16, 200];
+/// The servers' default `--blocking-threads`.
+pub const DEFAULT_BLOCKING_THREADS: usize = 200;
+
+/// Runs the sweep into `results.sweep`; false when a server failed.
+pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Result<bool> {
+    let quick = args.quick;
+    let pick = |given: Option<Duration>, normal: u64, fast: u64| {
+        given.unwrap_or(Duration::from_millis(if quick { fast } else { normal }))
+    };
+    let duration = pick(args.duration, 1000, 150);
+    let warmup = pick(args.warmup, 300, 30);
+    let concurrency = args.concurrency.unwrap_or(if quick { 20 } else { 100 });
+    let repeats = args.repeats.map_or(if quick { 2 } else { 3 }, |r| r.get());
+    let default = Setting {
+        workers: bench.default_workers(),
+        blocking_threads: Some(DEFAULT_BLOCKING_THREADS),
+    };
+    let grid = |given: &Option<Vec<usize>>, normal: &[usize], fast: &[usize], always: usize| {
+        let mut grid = given
+            .clone()
+            .unwrap_or_else(|| if quick { fast } else { normal }.to_vec());
+        grid.push(always);
+        grid.sort_unstable();
+        grid.dedup();
+        grid
+    };
+    let workers = grid(&args.workers, &WORKERS, &[1, 2], default.workers);
+    let blocking = grid(
+        &args.blocking_threads,
+        &BLOCKING_THREADS,
+        &[DEFAULT_BLOCKING_THREADS],
+        DEFAULT_BLOCKING_THREADS,
+    );
+    results.sweep = Some(Sweep {
+        concurrency,
+        duration_s: duration.as_secs_f64(),
+        warmup_s: warmup.as_secs_f64(),
+        repeats,
+        workers: workers.clone(),
+        blocking_threads: blocking.clone(),
+        default,
+        ..Sweep::default()
+    });
+    let mut all_ok = true;
+    for short in super::servers(&args.servers) {
+        let name = server::package(&short);
+        let mut checked = false;
+        for endpoint in &args.endpoints {
+            let settings: Vec<Setting> = if endpoint == greet_core::paths::GREETINGS_BLOCKING {
+                workers
+                    .iter()
+                    .flat_map(|&w| {
+                        blocking.iter().map(move |&b| Setting {
+                            workers: w,
+                            blocking_threads: Some(b),
+                        })
+                    })
+                    .collect()
+            } else {
+                workers
+                    .iter()
+                    .map(|&w| Setting {
+                        workers: w,
+                        blocking_threads: None,
+                    })
+                    .collect()
+            };
+            let plan = Plan {
+                short: &short,
+                name: &name,
+                endpoint,
+                settings: &settings,
+                concurrency,
+                duration,
+                warmup,
+                repeats,
+            };
+            if let Err(err) = run_endpoint(bench, &plan, &mut checked, results).await {
+                let error = format!("{err:#}");
+                eprintln!("greet-bench: sweep: {name} {endpoint}: {error}");
+                let sweep = results.sweep.as_mut().expect("set above");
+                sweep.failures.push(Failure {
+                    server: format!("{name} {endpoint}"),
+                    error,
+                });
+                all_ok = false;
+                continue;
+            }
+            let sweep = results.sweep.as_mut().expect("set above");
+            if let Some(best) = best(&sweep.cells, &name, endpoint, default) {
+                bench.say(
+                    &name,
+                    &format!(
+                        "{endpoint}: best --workers {}{} at {:.0} req/s, {:.3}x the default",
+                        best.setting.workers,
+                        best.setting
+                            .blocking_threads
+                            .filter(|_| endpoint == greet_core::paths::GREETINGS_BLOCKING)
+                            .map(|b| format!(" --blocking-threads {b}"))
+                            .unwrap_or_default(),
+                        best.requests_per_s,
+                        best.gain
+                    ),
+                );
+                sweep.best.push(best);
+            }
+            bench.save(results)?;
+        }
+    }
+    Ok(all_ok)
+}
+
+struct Plan<'a> {
+    short: &'a str,
+    name: &'a str,
+    endpoint: &'a str,
+    settings: &'a [Setting],
+    concurrency: usize,
+    duration: Duration,
+    warmup: Duration,
+    repeats: usize,
+}
+
+async fn run_endpoint(
+    bench: &Bench,
+    plan: &Plan<'_>,
+    checked: &mut bool,
+    results: &mut Results,
+) -> Result<()> {
+    let first = results.sweep.as_ref().map_or(0, |s| s.cells.len());
+    for setting in plan.settings {
+        results.sweep.as_mut().expect("set").cells.push(SweepCell {
+            server: plan.name.to_owned(),
+            endpoint: plan.endpoint.to_owned(),
+            setting: *setting,
+            ..SweepCell::default()
+        });
+    }
+    for repeat in 1..=plan.repeats {
+        for (i, setting) in plan.settings.iter().enumerate() {
+            let blocking = setting.blocking_threads.unwrap_or(DEFAULT_BLOCKING_THREADS);
+            let mut process = bench
+                .start(plan.short, server_args(0, setting.workers, blocking))
+                .await?;
+            if !*checked {
+                super::check(&process).await?;
+                bench.say(plan.name, "contract check passed");
+                *checked = true;
+            }
+            let sessions = |stop| Sessions {
+                addr: process.addr(),
+                path: plan.endpoint.to_owned(),
+                users: plan.concurrency,
+                stop,
+                timeout: bench.timeout(),
+            };
+            let label = format!(
+                "{} {} w={} b={blocking} #{repeat}",
+                plan.name, plan.endpoint, setting.workers
+            );
+            if !plan.warmup.is_zero() {
+                let warm = sessions(Stop::After(plan.warmup));
+                super::keep_alive(bench, &process, &warm, format!("{label} warm-up")).await;
+            }
+            let (run, _) = super::keep_alive(
+                bench,
+                &process,
+                &sessions(Stop::After(plan.duration)),
+                label,
+            )
+            .await;
+            bench.ensure_alive(&mut process)?;
+            bench.stop(process).await?;
+            let cell = &mut results.sweep.as_mut().expect("set").cells[first + i];
+            cell.runs.push(run);
+            let rps: Vec<f64> = cell.runs.iter().map(|r| r.requests_per_s).collect();
+            cell.requests_per_s = Summary::of(&rps);
+            let requests: u64 = cell.runs.iter().map(|r| r.requests).sum();
+            let ok: u64 = cell.runs.iter().map(|r| r.ok()).sum();
+            cell.success_rate = if requests == 0 {
+                0.0
+            } else {
+                100.0 * ok as f64 / requests as f64
+            };
+            let cpu: Vec<f64> = cell.runs.iter().filter_map(|r| r.cpu_avg_pct).collect();
+            cell.cpu_avg_pct = (!cpu.is_empty()).then(|| median(&cpu));
+        }
+        bench.save(results)?;
+    }
+    Ok(())
+}
+
+/// The best setting of `server` on `endpoint` by median throughput, against the default.
+pub fn best(
+    cells: &[SweepCell],
+    server: &str,
+    endpoint: &str,
+    default: Setting,
+) -> Option<SweepBest> {
+    let cells: Vec<&SweepCell> = cells
+        .iter()
+        .filter(|c| c.server == server && c.endpoint == endpoint && !c.runs.is_empty())
+        .collect();
+    let is_default = |s: &Setting| {
+        s.workers == default.workers
+            && s.blocking_threads
+                .is_none_or(|b| Some(b) == default.blocking_threads)
+    };
+    let base = cells.iter().find(|c| is_default(&c.setting))?;
+    let top = cells
+        .iter()
+        .max_by(|a, b| a.requests_per_s.median.total_cmp(&b.requests_per_s.median))?;
+    let rps = |c: &SweepCell| c.runs.iter().map(|r| r.requests_per_s).collect::<Vec<_>>();
+    let label = |s: &Setting| match s.blocking_threads {
+        Some(b) => format!("workers {} blocking {b}", s.workers),
+        None => format!("workers {}", s.workers),
+    };
+    Some(SweepBest {
+        server: server.to_owned(),
+        endpoint: endpoint.to_owned(),
+        setting: top.setting,
+        requests_per_s: top.requests_per_s.median,
+        default_requests_per_s: base.requests_per_s.median,
+        gain: if base.requests_per_s.median == 0.0 {
+            0.0
+        } else {
+            top.requests_per_s.median / base.requests_per_s.median
+        },
+        comparison: Comparison::new(
+            &label(&top.setting),
+            &rps(top),
+            &label(&base.setting),
+            &rps(base),
+        ),
+    })
+}
