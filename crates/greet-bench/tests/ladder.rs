@@ -1,47 +1,14 @@
 //! The harness end to end, against the real server binaries: a small ladder, a server killed
 //! mid-run, and bad flags.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{assert_balanced, bench, bin_dir_args, json, out_dir, BENCH};
 use serde_json::Value;
-
-const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
-
-/// The servers' binaries: the debug ones `cargo test --workspace` built next to this harness
-/// when they are all there (a small ladder needs no optimisation), else none, and the harness
-/// builds the release ones itself.
-fn bin_dir_args() -> Vec<String> {
-    let dir = Path::new(BENCH).parent().expect("target dir").to_path_buf();
-    let all = ["greet-axum", "greet-actix", "greet-hyper"]
-        .iter()
-        .all(|b| dir.join(b).is_file());
-    if all {
-        vec!["--bin-dir".into(), dir.display().to_string()]
-    } else {
-        Vec::new()
-    }
-}
-
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("greet-bench-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn bench(args: &[&str]) -> Output {
-    Command::new(BENCH)
-        .args(args)
-        .args(bin_dir_args())
-        .stdin(Stdio::null())
-        .output()
-        .expect("greet-bench runs")
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("results.json")).expect("valid JSON")
-}
 
 #[test]
 fn small_ladder_against_the_three_servers() {
@@ -166,20 +133,6 @@ fn small_ladder_against_the_three_servers() {
     );
     assert!(html.contains("greet-hyper"));
     let _ = std::fs::remove_dir_all(&out);
-}
-
-/// Every opened element is closed, in order (what an XML parser would check first).
-fn assert_balanced(doc: &str, what: &str) {
-    let mut open: Vec<&str> = Vec::new();
-    for tag in doc.split('<').skip(1) {
-        let tag = tag.split('>').next().unwrap_or_default();
-        if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(open.pop(), Some(name.trim()), "{what}: </{name}>");
-        } else if !tag.ends_with('/') && !tag.starts_with('?') && !tag.starts_with('!') {
-            open.push(tag.split_whitespace().next().unwrap_or_default());
-        }
-    }
-    assert!(open.is_empty(), "{what}: unclosed {open:?}");
 }
 
 #[test]
