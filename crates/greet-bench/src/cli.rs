@@ -251,7 +251,7 @@ pub struct SweepArgs {
     pub workers: Option<Vec<usize>>,
 
     /// The --blocking-threads grid for /greetings/blocking; the default (200) is always
-    /// measured [default: 2,16,200; --quick: 200]
+    /// measured [default: 2,200; --quick: 200]
     #[arg(long, value_delimiter = ',', value_parser = parse_count)]
     pub blocking_threads: Option<Vec<usize>>,
 
@@ -267,7 +267,7 @@ pub struct SweepArgs {
     #[arg(long, value_parser = parse_warmup)]
     pub warmup: Option<Duration>,
 
-    /// Runs of each setting, each on a freshly started server [default: 3; --quick: 2]
+    /// Runs of each setting, each on a freshly started server; 4 or more can tell a gain from noise [default: 4; --quick: 2]
     #[arg(long)]
     pub repeats: Option<NonZeroUsize>,
 

@@ -14,6 +14,10 @@ pub struct Results {
     pub meta: Meta,
     /// The ladder: one entry per server (and endpoint), in run order.
     pub servers: Vec<ServerResult>,
+    /// With `--repeats` > 1: every pair of ladder servers at each level, on per-run total
+    /// time (a ratio below 1 means the first is faster).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ladder_comparisons: Vec<Comparison>,
     /// Fixed-count keep-alive loops (the JMeter experiment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loops: Option<Loops>,
@@ -174,6 +178,9 @@ pub struct Spread {
     pub average_s: [f64; 2],
     /// `[min, max]` of the throughput.
     pub requests_per_s: [f64; 2],
+    /// The total time of each run, in order (what servers are compared on).
+    #[serde(default)]
+    pub total_s_runs: Vec<f64>,
 }
 
 /// Throughput and latency of one keep-alive load, the unit of the loops, soak and sweep

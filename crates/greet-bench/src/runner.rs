@@ -261,6 +261,7 @@ pub fn run(common: Common, scenarios: Vec<Scenario>) -> Result<Verdict> {
     let mut results = Results {
         meta: meta(&bench, &scenarios),
         servers: Vec::new(),
+        ladder_comparisons: Vec::new(),
         loops: None,
         soak: None,
         sweep: None,

@@ -207,6 +207,7 @@ pub fn combine(runs: &[Run]) -> Run {
             total_s: range(|r| r.total_s),
             average_s: range(|r| r.average_s),
             requests_per_s: range(|r| r.requests_per_s),
+            total_s_runs: runs.iter().map(|r| r.total_s).collect(),
         }),
     }
 }
@@ -311,5 +312,6 @@ mod tests {
             (spread.n, spread.total_s, spread.requests_per_s),
             (3, [1.0, 1.2], [8.0, 10.0])
         );
+        assert_eq!(spread.total_s_runs, [1.2, 1.0, 1.1]);
     }
 }

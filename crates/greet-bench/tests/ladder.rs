@@ -19,6 +19,8 @@ fn small_ladder_against_the_three_servers() {
         "10,50",
         "--delay-ms",
         "50",
+        "--repeats",
+        "2",
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
@@ -38,6 +40,14 @@ fn small_ladder_against_the_three_servers() {
     assert!(stdout.contains("p99.9(ms)"));
 
     let results = json(&out.join("results.json"));
+    // Repeated levels: every pair of servers compared per level on total time; two runs a
+    // side can never be told apart.
+    let comparisons = results["ladder_comparisons"].as_array().expect("comparisons");
+    assert_eq!(comparisons.len(), 3 * 2, "3 pairs x 2 levels");
+    for c in comparisons {
+        assert_eq!(c["verdict"], "too_few_runs", "{c}");
+        assert_eq!(c["n"], serde_json::json!([2, 2]), "{c}");
+    }
     let meta = &results["meta"];
     for key in [
         "machine",

@@ -90,6 +90,18 @@ pub fn page(results: &Results, charts: &[(&str, String)]) -> String {
         ] {
             let _ = write!(out, "<h3>{title}</h3>\n<pre>{}</pre>\n", esc(&text));
         }
+        if !results.ladder_comparisons.is_empty() {
+            let lines: Vec<String> = results
+                .ladder_comparisons
+                .iter()
+                .map(|c| c.line())
+                .collect();
+            let _ = write!(
+                out,
+                "<h3>Servers compared on total time</h3>\n<pre>{}</pre>\n",
+                esc(&lines.join("\n"))
+            );
+        }
         let ladder_charts: String = charts
             .iter()
             .filter(|(file, _)| {

@@ -54,6 +54,9 @@ pub fn text(results: &Results) -> String {
             table::resources(results),
             table::extended(results)
         );
+        for c in &results.ladder_comparisons {
+            out.push_str(&format!("  total time: {}\n", c.line()));
+        }
     }
     out + &scenarios::text(results)
 }

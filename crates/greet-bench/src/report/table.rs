@@ -218,6 +218,7 @@ mod tests {
                     None,
                 ),
             ],
+            ladder_comparisons: Vec::new(),
             loops: None,
             soak: None,
             sweep: None,

@@ -113,6 +113,7 @@ pub async fn run(bench: &Bench, args: &LadderArgs, results: &mut Results) -> Res
             results.servers[index].error = Some(message);
             all_ok = false;
         }
+        results.ladder_comparisons = comparisons(&results.servers, &args.levels());
         bench.save(results)?;
     }
     Ok(all_ok)
@@ -240,4 +241,22 @@ async fn measure(
         run.max_threads = maxima.threads;
     }
     run
+}
+
+/// Every pair of servers at each level, on per-run total time, when levels were repeated.
+fn comparisons(servers: &[ServerResult], levels: &[usize]) -> Vec<crate::compare::Comparison> {
+    levels
+        .iter()
+        .flat_map(|&level| {
+            let samples: Vec<(String, Vec<f64>)> = servers
+                .iter()
+                .filter_map(|s| {
+                    let run = s.runs.iter().find(|r| r.concurrency == level)?;
+                    let spread = run.repeats.as_ref()?;
+                    Some((format!("{} c={level}", s.name), spread.total_s_runs.clone()))
+                })
+                .collect();
+            crate::compare::pairwise(&samples)
+        })
+        .collect()
 }

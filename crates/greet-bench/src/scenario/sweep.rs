@@ -19,7 +19,7 @@ use crate::stats::median;
 /// `--workers` grid unless told otherwise.
 pub const WORKERS: [usize; 3] = [1, 2, 4];
 /// `--blocking-threads` grid unless told otherwise.
-pub const BLOCKING_THREADS: [usize; 3] = [2, 16, 200];
+pub const BLOCKING_THREADS: [usize; 2] = [2, 200];
 /// The servers' default `--blocking-threads`.
 pub const DEFAULT_BLOCKING_THREADS: usize = 200;
 
@@ -32,7 +32,7 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
     let duration = pick(args.duration, 1000, 150);
     let warmup = pick(args.warmup, 300, 30);
     let concurrency = args.concurrency.unwrap_or(if quick { 20 } else { 100 });
-    let repeats = args.repeats.map_or(if quick { 2 } else { 3 }, |r| r.get());
+    let repeats = args.repeats.map_or(if quick { 2 } else { 4 }, |r| r.get());
     let default = Setting {
         workers: bench.default_workers(),
         blocking_threads: Some(DEFAULT_BLOCKING_THREADS),
