@@ -259,11 +259,11 @@ pub struct SweepArgs {
     #[arg(long, value_parser = parse_level)]
     pub concurrency: Option<usize>,
 
-    /// Measured part of each run, e.g. 1s, 500ms [default: 1s; --quick: 150ms]
+    /// Measured part of each run, e.g. 1s, 500ms [default: 500ms; --quick: 150ms]
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
-    /// Unmeasured load before each run [default: 300ms; --quick: 30ms]
+    /// Unmeasured load before each run [default: 200ms; --quick: 30ms]
     #[arg(long, value_parser = parse_warmup)]
     pub warmup: Option<Duration>,
 

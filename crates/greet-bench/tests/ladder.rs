@@ -42,7 +42,9 @@ fn small_ladder_against_the_three_servers() {
     let results = json(&out.join("results.json"));
     // Repeated levels: every pair of servers compared per level on total time; two runs a
     // side can never be told apart.
-    let comparisons = results["ladder_comparisons"].as_array().expect("comparisons");
+    let comparisons = results["ladder_comparisons"]
+        .as_array()
+        .expect("comparisons");
     assert_eq!(comparisons.len(), 3 * 2, "3 pairs x 2 levels");
     for c in comparisons {
         assert_eq!(c["verdict"], "too_few_runs", "{c}");
