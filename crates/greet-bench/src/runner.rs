@@ -282,7 +282,8 @@ pub fn run(common: Common, scenarios: Vec<Scenario>) -> Result<Verdict> {
 }
 
 async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -> Result<Verdict> {
-    bench.save(results)?;
+    // Nothing is written before a scenario has checked its plan: a run refused at once (no
+    // Docker engine, nothing to benchmark) leaves no empty results directory behind.
     let mut all_ok = true;
     for scenario in scenarios {
         let ok = match scenario {

@@ -296,12 +296,17 @@ fn docker_mode_without_an_engine_says_so() {
     let output = Command::new(BENCH)
         .args(["--docker", "--quiet", "--concurrency", "5"])
         .env("PATH", &empty)
+        .current_dir(&empty)
         .output()
         .expect("greet-bench runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("no Docker engine"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        !empty.join("results").exists(),
+        "a run refused at once writes no results directory"
+    );
     let _ = std::fs::remove_dir_all(&empty);
 }
 
