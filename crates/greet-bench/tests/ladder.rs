@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{assert_balanced, bench, bin_dir_args, json, out_dir, BENCH};
+use common::{assert_balanced, assert_one_line_error, bench, bin_dir_args, json, out_dir, BENCH};
 use serde_json::Value;
 
 #[test]
@@ -253,14 +253,7 @@ fn bad_flags_are_one_line_errors() {
         &["--repeats", "0"],
         &["no-such-scenario"],
     ] {
-        let output = Command::new(BENCH)
-            .args(args)
-            .output()
-            .expect("greet-bench runs");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+        assert_one_line_error(args);
     }
 }
 

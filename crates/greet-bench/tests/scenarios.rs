@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{assert_balanced, bench, json, out_dir, BENCH};
+use common::{assert_balanced, assert_one_line_error, bench, json, out_dir};
 use serde_json::Value;
 
 const SERVERS: [&str; 3] = ["greet-axum", "greet-actix", "greet-hyper"];
@@ -244,31 +244,19 @@ fn all_quick_runs_every_scenario_into_one_report() {
 #[test]
 fn bad_scenarios_and_settings_are_one_line_errors() {
     for args in [
-        &["frobnicate"][..],
-        &["soak", "--duration", "0"],
-        &["soak", "--duration", "0s"],
+        &["soak", "--duration", "0s"][..],
         &["sweep", "--workers", ""],
         &["sweep", "--blocking-threads", ","],
         &["loops", "--shapes", "100"],
         &["loops", "--shapes", ""],
     ] {
-        let output = std::process::Command::new(BENCH)
-            .args(args)
-            .output()
-            .expect("greet-bench runs");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+        assert_one_line_error(args);
     }
-    let unknown = std::process::Command::new(BENCH)
-        .arg("frobnicate")
-        .output()
-        .expect("greet-bench runs");
-    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown scenario \"frobnicate\""));
-    let zero = std::process::Command::new(BENCH)
-        .args(["soak", "--duration", "0"])
-        .output()
-        .expect("greet-bench runs");
-    assert!(String::from_utf8_lossy(&zero.stderr).contains("more than zero"));
+    let unknown = assert_one_line_error(&["frobnicate"]);
+    assert!(
+        unknown.contains("unknown scenario \"frobnicate\""),
+        "{unknown}"
+    );
+    let zero = assert_one_line_error(&["soak", "--duration", "0"]);
+    assert!(zero.contains("more than zero"), "{zero}");
 }

@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::cli::LoopsArgs;
 use crate::compare;
 use crate::load::{Sessions, Stop};
-use crate::results::{Failure, LoopServer, LoopShape, Loops, Results, Summary};
+use crate::results::{LoopServer, LoopShape, Loops, Results, Summary};
 use crate::runner::{server_args, Bench};
 use crate::server;
 
@@ -48,12 +48,9 @@ pub async fn run(bench: &Bench, args: &LoopsArgs, results: &mut Results) -> Resu
         let outcome = run_server(bench, args, workers, &short, &name, results).await;
         let loops = results.loops.as_mut().expect("set above");
         if let Err(err) = outcome {
-            let error = format!("{err:#}");
-            eprintln!("greet-bench: loops: {name}: {error}");
-            loops.failures.push(Failure {
-                server: name.clone(),
-                error,
-            });
+            loops
+                .failures
+                .push(super::failure("loops", name.clone(), &err));
             all_ok = false;
         }
         for shape in &mut loops.shapes {

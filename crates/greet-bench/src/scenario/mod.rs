@@ -72,6 +72,13 @@ pub async fn check(process: &ServerProcess) -> anyhow::Result<()> {
         .context("contract check failed")
 }
 
+/// Says on stderr that `who` failed in `scenario`, and the record of it for `results.json`.
+pub fn failure(scenario: &str, who: String, err: &anyhow::Error) -> crate::results::Failure {
+    let error = format!("{err:#}");
+    eprintln!("greet-bench: {scenario}: {who}: {error}");
+    crate::results::Failure { server: who, error }
+}
+
 /// Lets the last load's connections close before the next one starts.
 pub async fn settle() {
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;

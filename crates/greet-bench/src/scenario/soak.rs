@@ -11,7 +11,7 @@ use anyhow::Result;
 use crate::cli::SoakArgs;
 use crate::compare::{self, Comparison};
 use crate::load::{Sessions, Stop};
-use crate::results::{Failure, LoadRun, Results, Soak, SoakCell, Summary};
+use crate::results::{LoadRun, Results, Soak, SoakCell, Summary};
 use crate::runner::{mib, server_args, Bench};
 use crate::sample;
 use crate::server;
@@ -74,13 +74,9 @@ pub async fn run(bench: &Bench, args: &SoakArgs, results: &mut Results) -> Resul
                 check: i == 0,
             };
             if let Err(err) = run_endpoint(bench, &plan, &settings, results).await {
-                let error = format!("{err:#}");
-                eprintln!("greet-bench: soak: {name} {endpoint}: {error}");
+                let failed = super::failure("soak", format!("{name} {endpoint}"), &err);
                 let soak = results.soak.as_mut().expect("set above");
-                soak.failures.push(Failure {
-                    server: format!("{name} {endpoint}"),
-                    error,
-                });
+                soak.failures.push(failed);
                 all_ok = false;
             }
             let soak = results.soak.as_mut().expect("set above");

@@ -11,7 +11,7 @@ use anyhow::Result;
 use crate::cli::SweepArgs;
 use crate::compare::Comparison;
 use crate::load::{Sessions, Stop};
-use crate::results::{Failure, Results, Setting, Summary, Sweep, SweepBest, SweepCell};
+use crate::results::{Results, Setting, Summary, Sweep, SweepBest, SweepCell};
 use crate::runner::{server_args, Bench};
 use crate::server;
 use crate::stats::median;
@@ -98,13 +98,9 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
                 repeats,
             };
             if let Err(err) = run_endpoint(bench, &plan, &mut checked, results).await {
-                let error = format!("{err:#}");
-                eprintln!("greet-bench: sweep: {name} {endpoint}: {error}");
+                let failed = super::failure("sweep", format!("{name} {endpoint}"), &err);
                 let sweep = results.sweep.as_mut().expect("set above");
-                sweep.failures.push(Failure {
-                    server: format!("{name} {endpoint}"),
-                    error,
-                });
+                sweep.failures.push(failed);
                 all_ok = false;
                 continue;
             }

@@ -57,3 +57,16 @@ pub fn assert_balanced(doc: &str, what: &str) {
     }
     assert!(open.is_empty(), "{what}: unclosed {open:?}");
 }
+
+/// `greet-bench args…` is refused with a one-line error and exit 2; its stderr.
+pub fn assert_one_line_error(args: &[&str]) -> String {
+    let output = Command::new(BENCH)
+        .args(args)
+        .output()
+        .expect("greet-bench runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.contains("error"), "{args:?}: {stderr}");
+    stderr
+}
