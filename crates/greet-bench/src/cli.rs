@@ -199,7 +199,7 @@ pub struct SoakArgs {
           default_value = "/greetings,/greetings/blocking")]
     pub endpoints: Vec<String>,
 
-    /// How long each level runs, e.g. 10s, 500ms, 2m [default: 10s; --quick: 500ms]
+    /// How long each level runs, e.g. 10s, 500ms, 2m [default: 10s; --quick: 300ms]
     #[arg(long, value_parser = parse_duration, conflicts_with = "requests")]
     pub duration: Option<Duration>,
 
@@ -259,11 +259,11 @@ pub struct SweepArgs {
     #[arg(long, value_parser = parse_level)]
     pub concurrency: Option<usize>,
 
-    /// Measured part of each run, e.g. 1s, 500ms [default: 500ms; --quick: 150ms]
+    /// Measured part of each run, e.g. 1s, 500ms [default: 500ms; --quick: 100ms]
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
-    /// Unmeasured load before each run [default: 200ms; --quick: 30ms]
+    /// Unmeasured load before each run [default: 200ms; --quick: none]
     #[arg(long, value_parser = parse_warmup)]
     pub warmup: Option<Duration>,
 

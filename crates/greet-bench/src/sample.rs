@@ -107,7 +107,8 @@ impl Sampler {
                     None => break,
                 }
                 tracker.maxima.thread_ids.extend(task_ids(pid));
-                std::thread::sleep(INTERVAL);
+                // Woken early by `stop`, so stopping never waits out an interval.
+                std::thread::park_timeout(INTERVAL);
             }
             if let Some(reading) = read(pid) {
                 tracker.add(Instant::now(), reading);
@@ -121,6 +122,7 @@ impl Sampler {
     /// Stops sampling and returns what it saw.
     pub fn stop(self) -> Maxima {
         self.stop.store(true, Ordering::Relaxed);
+        self.thread.thread().unpark();
         self.thread.join().unwrap_or_default()
     }
 }

@@ -136,7 +136,7 @@ fn loops_quick_measures_every_shape_on_every_server() {
 fn soak_quick_counts_threads_on_both_endpoints() {
     let (stdout, results, html) = scenario("soak", &["soak"]);
     let soak = &results["soak"];
-    assert_eq!(f(&soak["duration_s"]), 0.5);
+    assert_eq!(f(&soak["duration_s"]), 0.3);
     let cells = soak["cells"].as_array().expect("cells");
     assert_eq!(cells.len(), 3 * 2 * 2, "servers x endpoints x levels");
     for cell in cells {

@@ -81,5 +81,5 @@ pub fn failure(scenario: &str, who: String, err: &anyhow::Error) -> crate::resul
 
 /// Lets the last load's connections close before the next one starts.
 pub async fn settle() {
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 }

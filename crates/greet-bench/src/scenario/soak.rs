@@ -24,7 +24,7 @@ pub const QUICK_LEVELS: [usize; 2] = [10, 20];
 /// Each level's length unless told otherwise.
 pub const DURATION: Duration = Duration::from_secs(10);
 /// `--quick` length.
-pub const QUICK_DURATION: Duration = Duration::from_millis(500);
+pub const QUICK_DURATION: Duration = Duration::from_millis(300);
 
 /// Runs soak into `results.soak`; false when a server failed.
 pub async fn run(bench: &Bench, args: &SoakArgs, results: &mut Results) -> Result<bool> {

@@ -29,8 +29,8 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
     let pick = |given: Option<Duration>, normal: u64, fast: u64| {
         given.unwrap_or(Duration::from_millis(if quick { fast } else { normal }))
     };
-    let duration = pick(args.duration, 500, 150);
-    let warmup = pick(args.warmup, 200, 30);
+    let duration = pick(args.duration, 500, 100);
+    let warmup = pick(args.warmup, 200, 0);
     let concurrency = args.concurrency.unwrap_or(if quick { 20 } else { 100 });
     let repeats = args.repeats.map_or(if quick { 2 } else { 4 }, |r| r.get());
     let default = Setting {
