@@ -384,6 +384,25 @@ pub struct Setting {
     pub blocking_threads: Option<usize>,
 }
 
+impl Setting {
+    /// As server flags: `--workers 2 --blocking-threads 16`.
+    pub fn label(&self) -> String {
+        match self.blocking_threads {
+            Some(b) => format!("--workers {} --blocking-threads {b}", self.workers),
+            None => format!("--workers {}", self.workers),
+        }
+    }
+
+    /// Whether this is `default` (a setting without a blocking-thread count is, when its
+    /// workers are the default's: the count does not apply to its endpoint).
+    pub fn is_default(&self, default: &Setting) -> bool {
+        self.workers == default.workers
+            && self
+                .blocking_threads
+                .is_none_or(|b| Some(b) == default.blocking_threads)
+    }
+}
+
 /// One server, endpoint and setting of the sweep.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct SweepCell {
@@ -425,12 +444,9 @@ pub struct SweepBest {
 impl ServerResult {
     /// Folds the per-level resource maxima into the server's.
     pub fn fold_maxima(&mut self) {
-        let max_f = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-        self.max_cpu_pct = self.runs.iter().fold(None, |m, r| max_f(m, r.max_cpu_pct));
-        self.max_rss_mib = self.runs.iter().fold(None, |m, r| max_f(m, r.max_rss_mib));
+        use crate::stats::max_of;
+        self.max_cpu_pct = self.runs.iter().fold(None, |m, r| max_of(m, r.max_cpu_pct));
+        self.max_rss_mib = self.runs.iter().fold(None, |m, r| max_of(m, r.max_rss_mib));
         self.max_threads = self.runs.iter().filter_map(|r| r.max_threads).max();
     }
 }

@@ -57,21 +57,16 @@ impl Scenario {
 
     /// The servers (short names) this scenario starts from binaries.
     fn binaries(&self) -> Vec<String> {
-        let or_all = |servers: &Option<Vec<String>>| {
-            servers
-                .clone()
-                .unwrap_or_else(|| server::KNOWN.iter().map(|s| (*s).to_owned()).collect())
-        };
         match self {
             Self::Ladder(args) if args.docker => Vec::new(),
             Self::Ladder(args) => match &args.servers {
                 Some(specs) => specs.iter().map(|s| s.short.clone()).collect(),
-                None if args.targets.is_empty() => or_all(&None),
+                None if args.targets.is_empty() => scenario::servers(&None),
                 None => Vec::new(),
             },
-            Self::Loops(args) => or_all(&args.servers),
-            Self::Soak(args) => or_all(&args.servers),
-            Self::Sweep(args) => or_all(&args.servers),
+            Self::Loops(args) => scenario::servers(&args.servers),
+            Self::Soak(args) => scenario::servers(&args.servers),
+            Self::Sweep(args) => scenario::servers(&args.servers),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::results::{Connect, Latency, Run, Spread};
+use crate::results::{Connect, Latency, LoadRun, Run, Spread, Summary};
 
 /// Why a request failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -157,6 +157,57 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// `part` as a percentage of `whole` (0 when there is no whole).
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The larger of two optional figures, or whichever there is.
+pub fn max_of(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Each run's throughput, in order: the sample servers are compared on.
+pub fn throughputs(runs: &[LoadRun]) -> Vec<f64> {
+    runs.iter().map(|r| r.requests_per_s).collect()
+}
+
+/// What repeated keep-alive runs add up to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeated {
+    /// Throughput over the runs.
+    pub requests_per_s: Summary,
+    /// Valid responses over all runs.
+    pub hits: u64,
+    /// Valid responses, percent of all requests over all runs.
+    pub success_rate: f64,
+    /// Median of the runs' mean latencies, milliseconds.
+    pub average_ms: f64,
+    /// Median of the runs' mean server CPU, when sampled.
+    pub cpu_avg_pct: Option<f64>,
+}
+
+/// Sums and medians of `runs`.
+pub fn repeated(runs: &[LoadRun]) -> Repeated {
+    let hits = runs.iter().map(LoadRun::ok).sum();
+    let requests = runs.iter().map(|r| r.requests).sum();
+    let cpu: Vec<f64> = runs.iter().filter_map(|r| r.cpu_avg_pct).collect();
+    Repeated {
+        requests_per_s: Summary::of(&throughputs(runs)),
+        hits,
+        success_rate: percent(hits, requests),
+        average_ms: median(&runs.iter().map(|r| r.average_ms).collect::<Vec<_>>()),
+        cpu_avg_pct: (!cpu.is_empty()).then(|| median(&cpu)),
+    }
+}
+
 /// Combines repeated runs of one level: every figure is the median over the runs, errors are
 /// summed, resource maxima are maxima, and the spread of the main figures is kept.
 pub fn combine(runs: &[Run]) -> Run {
@@ -171,7 +222,7 @@ pub fn combine(runs: &[Run]) -> Run {
             values.fold(f64::NEG_INFINITY, f64::max),
         ]
     };
-    let max_f = |f: fn(&Run) -> Option<f64>| runs.iter().filter_map(f).reduce(f64::max);
+    let max_f = |f: fn(&Run) -> Option<f64>| runs.iter().map(f).fold(None, max_of);
     let mut errors = BTreeMap::new();
     for run in runs {
         for (kind, n) in &run.errors {
@@ -278,6 +329,31 @@ mod tests {
             (0.0, 0.0, 0.0)
         );
         assert_eq!(run.errors.get("timeout"), Some(&1));
+    }
+
+    #[test]
+    fn repeated_runs_add_up() {
+        let run = |requests, failed, rps, avg, cpu| LoadRun {
+            requests,
+            requests_per_s: rps,
+            average_ms: avg,
+            cpu_avg_pct: cpu,
+            errors: BTreeMap::from([("io".to_owned(), failed)]),
+            ..LoadRun::default()
+        };
+        let r = repeated(&[
+            run(100, 0, 10.0, 1.0, Some(50.0)),
+            run(100, 10, 30.0, 3.0, None),
+            run(200, 0, 20.0, 2.0, Some(70.0)),
+        ]);
+        assert_eq!((r.hits, r.success_rate), (390, 97.5));
+        assert_eq!(
+            (r.requests_per_s.median, r.requests_per_s.min),
+            (20.0, 10.0)
+        );
+        assert_eq!((r.average_ms, r.cpu_avg_pct), (2.0, Some(60.0)));
+        assert_eq!(percent(1, 0), 0.0);
+        assert_eq!(max_of(None, Some(1.0)), Some(1.0));
     }
 
     #[test]

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use super::svg::{render as draw, Chart};
 use super::table::{opt, render};
 use crate::compare::{Comparison, Verdict};
-use crate::results::{Loops, Results, Soak, Summary, Sweep};
+use crate::results::{Failure, Loops, Results, Soak, Summary, Sweep};
+use crate::stats;
 
 /// Every scenario's tables, in run order.
 pub fn text(results: &Results) -> String {
@@ -91,13 +92,11 @@ pub fn loops_text(loops: &Loops) -> String {
                         .get(i)
                         .map_or("-".to_owned(), |r| format!("{:.1}", r.requests_per_s))
                 }));
-                let ok: u64 = s.runs.iter().map(|r| r.ok()).sum();
-                let sent: u64 = s.runs.iter().map(|r| r.requests).sum();
                 row.extend([
                     format!("{:.1}", s.requests_per_s.mean),
                     format!("{:.1}", s.requests_per_s.median),
                     format!("{:.1}-{:.1}", s.requests_per_s.min, s.requests_per_s.max),
-                    format!("{:.2}", percent(ok, sent)),
+                    format!("{:.2}", stats::repeated(&s.runs).success_rate),
                 ]);
                 row
             })
@@ -106,30 +105,38 @@ pub fn loops_text(loops: &Loops) -> String {
         out.push_str(&render(&headers, vec![rows], false));
         comparison_lines(&mut out, &shape.comparisons);
     }
-    failures(
-        &mut out,
-        "loops",
-        loops.failures.iter().map(|f| (&f.server, &f.error)),
-    );
+    failures(&mut out, "loops", &loops.failures);
     out
 }
 
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
+fn failures(out: &mut String, scenario: &str, failed: &[Failure]) {
+    for f in failed {
+        let _ = writeln!(out, "  {scenario}: {} FAILED: {}", f.server, f.error);
     }
 }
 
-fn failures<'a>(
-    out: &mut String,
-    scenario: &str,
-    failed: impl Iterator<Item = (&'a String, &'a String)>,
-) {
-    for (server, error) in failed {
-        let _ = writeln!(out, "  {scenario}: {server} FAILED: {error}");
+/// The distinct values of `items`, in first-seen order.
+fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
     }
+    out
+}
+
+/// Consecutive rows that agree on their first `key` cells, as one group (one dotted-rule
+/// block in the table).
+fn grouped(rows: Vec<Vec<String>>, key: usize) -> Vec<Vec<Vec<String>>> {
+    let mut groups: Vec<Vec<Vec<String>>> = Vec::new();
+    for row in rows {
+        match groups.last_mut() {
+            Some(group) if group[0][..key] == row[..key] => group.push(row),
+            _ => groups.push(vec![row]),
+        }
+    }
+    groups
 }
 
 const SOAK: [&str; 9] = [
@@ -165,16 +172,6 @@ pub fn soak_text(soak: &Soak) -> String {
         "\nSoak: keep-alive load for {bound} per level, delay {} ms, --workers {}, --blocking-threads {}, {} run(s) each\n\n",
         soak.delay_ms, soak.workers, soak.blocking_threads, soak.repeats
     );
-    let by_server = |cells: Vec<Vec<String>>| -> Vec<Vec<Vec<String>>> {
-        let mut groups: Vec<Vec<Vec<String>>> = Vec::new();
-        for row in cells {
-            match groups.last_mut() {
-                Some(group) if group[0][0] == row[0] => group.push(row),
-                _ => groups.push(vec![row]),
-            }
-        }
-        groups
-    };
     let rows = soak
         .cells
         .iter()
@@ -196,7 +193,7 @@ pub fn soak_text(soak: &Soak) -> String {
             ]
         })
         .collect();
-    out.push_str(&render(&SOAK, by_server(rows), true));
+    out.push_str(&render(&SOAK, grouped(rows, 1), true));
     out.push('\n');
     let rows = soak
         .cells
@@ -213,27 +210,21 @@ pub fn soak_text(soak: &Soak) -> String {
             ]
         })
         .collect();
-    out.push_str(&render(&THREADS, by_server(rows), true));
+    out.push_str(&render(&THREADS, grouped(rows, 1), true));
     // The siege table: servers down, levels across, "throughput, average" in each cell.
     let mut levels: Vec<usize> = soak.cells.iter().map(|c| c.concurrency).collect();
     levels.sort_unstable();
     levels.dedup();
-    let mut endpoints: Vec<&str> = Vec::new();
-    for c in &soak.cells {
-        if !endpoints.contains(&c.endpoint.as_str()) {
-            endpoints.push(&c.endpoint);
-        }
-    }
-    for endpoint in endpoints {
+    for endpoint in distinct(soak.cells.iter().map(|c| c.endpoint.as_str())) {
         let _ = writeln!(out, "\n{endpoint}: requests/sec, average seconds\n");
         let mut headers = vec!["Application".to_owned()];
         headers.extend(levels.iter().map(|c| format!("-c {c}")));
-        let mut servers: Vec<&str> = Vec::new();
-        for c in soak.cells.iter().filter(|c| c.endpoint == endpoint) {
-            if !servers.contains(&c.server.as_str()) {
-                servers.push(&c.server);
-            }
-        }
+        let servers = distinct(
+            soak.cells
+                .iter()
+                .filter(|c| c.endpoint == endpoint)
+                .map(|c| c.server.as_str()),
+        );
         let rows = servers
             .iter()
             .map(|server| {
@@ -260,11 +251,7 @@ pub fn soak_text(soak: &Soak) -> String {
     } else {
         out.push_str("  one run per level: no verdicts (run with --repeats 4 or more to tell servers apart)\n");
     }
-    failures(
-        &mut out,
-        "soak",
-        soak.failures.iter().map(|f| (&f.server, &f.error)),
-    );
+    failures(&mut out, "soak", &soak.failures);
     out
 }
 
@@ -290,13 +277,6 @@ const BEST: [&str; 8] = [
     "Verdict",
 ];
 
-fn setting_label(workers: usize, blocking: Option<usize>) -> String {
-    match blocking {
-        Some(b) => format!("--workers {workers} --blocking-threads {b}"),
-        None => format!("--workers {workers}"),
-    }
-}
-
 /// The sweep tables: every setting, then the best per server and endpoint.
 pub fn sweep_text(sweep: &Sweep) -> String {
     let mut out = format!(
@@ -309,7 +289,7 @@ pub fn sweep_text(sweep: &Sweep) -> String {
         sweep.default.workers,
         sweep.default.blocking_threads.unwrap_or(0),
     );
-    let mut groups: Vec<Vec<Vec<String>>> = Vec::new();
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for cell in &sweep.cells {
         let base = sweep
             .best
@@ -336,12 +316,9 @@ pub fn sweep_text(sweep: &Sweep) -> String {
                     )
                 }),
         ];
-        match groups.last_mut() {
-            Some(group) if group[0][0] == row[0] && group[0][1] == row[1] => group.push(row),
-            _ => groups.push(vec![row]),
-        }
+        rows.push(row);
     }
-    out.push_str(&render(&SWEEP, groups, true));
+    out.push_str(&render(&SWEEP, grouped(rows, 2), true));
     out.push('\n');
     let rows = sweep
         .best
@@ -350,15 +327,12 @@ pub fn sweep_text(sweep: &Sweep) -> String {
             vec![
                 b.server.clone(),
                 b.endpoint.clone(),
-                setting_label(b.setting.workers, b.setting.blocking_threads),
+                b.setting.label(),
                 format!("{:.1}", b.requests_per_s),
                 format!("{:.1}", b.default_requests_per_s),
                 format!("{:.3}", b.gain),
                 format!("{:.3}", b.comparison.p_value),
-                if b.setting == sweep.default
-                    || (b.setting.blocking_threads.is_none()
-                        && b.setting.workers == sweep.default.workers)
-                {
+                if b.setting.is_default(&sweep.default) {
                     "the default is best".to_owned()
                 } else {
                     b.comparison.verdict.describe().to_owned()
@@ -374,23 +348,17 @@ pub fn sweep_text(sweep: &Sweep) -> String {
     {
         out.push_str("  too few runs to tell: 4 or more per setting are needed (--repeats)\n");
     }
-    failures(
-        &mut out,
-        "sweep",
-        sweep.failures.iter().map(|f| (&f.server, &f.error)),
-    );
+    failures(&mut out, "sweep", &sweep.failures);
     out
 }
 
 fn loops_chart(loops: &Loops) -> Chart<'static> {
-    let mut names: Vec<String> = Vec::new();
-    for shape in &loops.shapes {
-        for s in &shape.servers {
-            if !names.contains(&s.name) {
-                names.push(s.name.clone());
-            }
-        }
-    }
+    let names = distinct(
+        loops
+            .shapes
+            .iter()
+            .flat_map(|shape| shape.servers.iter().map(|s| s.name.clone())),
+    );
     let find = |shape: &crate::results::LoopShape, name: &str| {
         shape
             .servers
@@ -431,16 +399,12 @@ fn loops_chart(loops: &Loops) -> Chart<'static> {
 }
 
 fn soak_charts(soak: &Soak) -> (Chart<'static>, Chart<'static>) {
-    let mut groups: Vec<(String, usize)> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    for c in &soak.cells {
-        if !groups.contains(&(c.endpoint.clone(), c.concurrency)) {
-            groups.push((c.endpoint.clone(), c.concurrency));
-        }
-        if !names.contains(&c.server) {
-            names.push(c.server.clone());
-        }
-    }
+    let groups = distinct(
+        soak.cells
+            .iter()
+            .map(|c| (c.endpoint.clone(), c.concurrency)),
+    );
+    let names = distinct(soak.cells.iter().map(|c| c.server.clone()));
     let cell = |name: &str, (endpoint, level): &(String, usize)| {
         soak.cells
             .iter()
@@ -527,16 +491,8 @@ fn sweep_charts(sweep: &Sweep) -> Vec<(&'static str, Chart<'static>)> {
         if cells.is_empty() {
             continue;
         }
-        let mut settings = Vec::new();
-        let mut names: Vec<String> = Vec::new();
-        for c in &cells {
-            if !settings.contains(&c.setting) {
-                settings.push(c.setting);
-            }
-            if !names.contains(&c.server) {
-                names.push(c.server.clone());
-            }
-        }
+        let settings = distinct(cells.iter().map(|c| c.setting));
+        let names = distinct(cells.iter().map(|c| c.server.clone()));
         let find = |n: &str, s| {
             cells
                 .iter()

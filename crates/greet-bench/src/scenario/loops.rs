@@ -7,9 +7,10 @@ use anyhow::Result;
 use crate::cli::LoopsArgs;
 use crate::compare;
 use crate::load::{Sessions, Stop};
-use crate::results::{LoopServer, LoopShape, Loops, Results, Summary};
+use crate::results::{LoopServer, LoopShape, Loops, Results};
 use crate::runner::{server_args, Bench};
 use crate::server;
+use crate::stats;
 
 /// The original's shapes: 100 threads × 1000 loops, 1000 threads × 100 loops.
 pub const SHAPES: [(usize, usize); 2] = [(100, 1000), (1000, 100)];
@@ -57,10 +58,7 @@ pub async fn run(bench: &Bench, args: &LoopsArgs, results: &mut Results) -> Resu
             let samples: Vec<(String, Vec<f64>)> = shape
                 .servers
                 .iter()
-                .map(|s| {
-                    let rps = s.runs.iter().map(|r| r.requests_per_s).collect();
-                    (s.name.clone(), rps)
-                })
+                .map(|s| (s.name.clone(), stats::throughputs(&s.runs)))
                 .collect();
             shape.comparisons = compare::pairwise(&samples);
         }
@@ -114,8 +112,7 @@ async fn run_server(
             }
             let server = shape.servers.last_mut().expect("pushed");
             server.runs.push(run);
-            let rps: Vec<f64> = server.runs.iter().map(|r| r.requests_per_s).collect();
-            server.requests_per_s = Summary::of(&rps);
+            server.requests_per_s = stats::repeated(&server.runs).requests_per_s;
             bench.save(results)?;
             bench.ensure_alive(&mut process)?;
             super::settle().await;

@@ -11,11 +11,11 @@ use anyhow::Result;
 use crate::cli::SoakArgs;
 use crate::compare::{self, Comparison};
 use crate::load::{Sessions, Stop};
-use crate::results::{LoadRun, Results, Soak, SoakCell, Summary};
+use crate::results::{Results, Soak, SoakCell};
 use crate::runner::{mib, server_args, Bench};
 use crate::sample;
 use crate::server;
-use crate::stats::median;
+use crate::stats;
 
 /// The original's connection counts.
 pub const LEVELS: [usize; 3] = [50, 100, 200];
@@ -144,8 +144,8 @@ async fn run_endpoint(
             cell.threads_live = maxima.threads_last.unwrap_or(0);
             cell.threads_peak = cell.threads_peak.max(maxima.threads.unwrap_or(0));
             cell.threads_total = seen.len() as u64;
-            cell.cpu_max_pct = max_of(cell.cpu_max_pct, maxima.cpu_pct);
-            cell.max_rss_mib = max_of(cell.max_rss_mib, maxima.rss_kib.map(mib));
+            cell.cpu_max_pct = stats::max_of(cell.cpu_max_pct, maxima.cpu_pct);
+            cell.max_rss_mib = stats::max_of(cell.max_rss_mib, maxima.rss_kib.map(mib));
             cell.runs.push(run);
             summarize(&mut cell);
             bench.ensure_alive(&mut process)?;
@@ -157,27 +157,14 @@ async fn run_endpoint(
     bench.stop(process).await
 }
 
-fn max_of(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 /// The cell's figures from its runs so far.
 fn summarize(cell: &mut SoakCell) {
-    let of = |f: fn(&LoadRun) -> f64| cell.runs.iter().map(f).collect::<Vec<_>>();
-    cell.hits = cell.runs.iter().map(LoadRun::ok).sum();
-    let requests: u64 = cell.runs.iter().map(|r| r.requests).sum();
-    cell.success_rate = if requests == 0 {
-        0.0
-    } else {
-        100.0 * cell.hits as f64 / requests as f64
-    };
-    cell.requests_per_s = Summary::of(&of(|r| r.requests_per_s));
-    cell.average_s = median(&of(|r| r.average_ms)) / 1000.0;
-    let cpu: Vec<f64> = cell.runs.iter().filter_map(|r| r.cpu_avg_pct).collect();
-    cell.cpu_avg_pct = (!cpu.is_empty()).then(|| median(&cpu));
+    let r = stats::repeated(&cell.runs);
+    cell.hits = r.hits;
+    cell.success_rate = r.success_rate;
+    cell.requests_per_s = r.requests_per_s;
+    cell.average_s = r.average_ms / 1000.0;
+    cell.cpu_avg_pct = r.cpu_avg_pct;
 }
 
 /// Every pair of servers at each endpoint and concurrency.
@@ -196,7 +183,7 @@ fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
                 .map(|c| {
                     (
                         format!("{} {endpoint} c={concurrency}", c.server),
-                        c.runs.iter().map(|r| r.requests_per_s).collect(),
+                        stats::throughputs(&c.runs),
                     )
                 })
                 .collect();

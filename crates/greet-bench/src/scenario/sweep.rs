@@ -11,10 +11,10 @@ use anyhow::Result;
 use crate::cli::SweepArgs;
 use crate::compare::Comparison;
 use crate::load::{Sessions, Stop};
-use crate::results::{Results, Setting, Summary, Sweep, SweepBest, SweepCell};
+use crate::results::{Results, Setting, Sweep, SweepBest, SweepCell};
 use crate::runner::{server_args, Bench};
 use crate::server;
-use crate::stats::median;
+use crate::stats;
 
 /// `--workers` grid unless told otherwise.
 pub const WORKERS: [usize; 3] = [1, 2, 4];
@@ -109,13 +109,8 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
                 bench.say(
                     &name,
                     &format!(
-                        "{endpoint}: best --workers {}{} at {:.0} req/s, {:.3}x the default",
-                        best.setting.workers,
-                        best.setting
-                            .blocking_threads
-                            .filter(|_| endpoint == greet_core::paths::GREETINGS_BLOCKING)
-                            .map(|b| format!(" --blocking-threads {b}"))
-                            .unwrap_or_default(),
+                        "{endpoint}: best {} at {:.0} req/s, {:.3}x the default",
+                        best.setting.label(),
                         best.requests_per_s,
                         best.gain
                     ),
@@ -191,17 +186,10 @@ async fn run_endpoint(
             bench.stop(process).await?;
             let cell = &mut results.sweep.as_mut().expect("set").cells[first + i];
             cell.runs.push(run);
-            let rps: Vec<f64> = cell.runs.iter().map(|r| r.requests_per_s).collect();
-            cell.requests_per_s = Summary::of(&rps);
-            let requests: u64 = cell.runs.iter().map(|r| r.requests).sum();
-            let ok: u64 = cell.runs.iter().map(|r| r.ok()).sum();
-            cell.success_rate = if requests == 0 {
-                0.0
-            } else {
-                100.0 * ok as f64 / requests as f64
-            };
-            let cpu: Vec<f64> = cell.runs.iter().filter_map(|r| r.cpu_avg_pct).collect();
-            cell.cpu_avg_pct = (!cpu.is_empty()).then(|| median(&cpu));
+            let r = stats::repeated(&cell.runs);
+            cell.requests_per_s = r.requests_per_s;
+            cell.success_rate = r.success_rate;
+            cell.cpu_avg_pct = r.cpu_avg_pct;
         }
         bench.save(results)?;
     }
@@ -219,20 +207,10 @@ pub fn best(
         .iter()
         .filter(|c| c.server == server && c.endpoint == endpoint && !c.runs.is_empty())
         .collect();
-    let is_default = |s: &Setting| {
-        s.workers == default.workers
-            && s.blocking_threads
-                .is_none_or(|b| Some(b) == default.blocking_threads)
-    };
-    let base = cells.iter().find(|c| is_default(&c.setting))?;
+    let base = cells.iter().find(|c| c.setting.is_default(&default))?;
     let top = cells
         .iter()
         .max_by(|a, b| a.requests_per_s.median.total_cmp(&b.requests_per_s.median))?;
-    let rps = |c: &SweepCell| c.runs.iter().map(|r| r.requests_per_s).collect::<Vec<_>>();
-    let label = |s: &Setting| match s.blocking_threads {
-        Some(b) => format!("workers {} blocking {b}", s.workers),
-        None => format!("workers {}", s.workers),
-    };
     Some(SweepBest {
         server: server.to_owned(),
         endpoint: endpoint.to_owned(),
@@ -245,10 +223,10 @@ pub fn best(
             top.requests_per_s.median / base.requests_per_s.median
         },
         comparison: Comparison::new(
-            &label(&top.setting),
-            &rps(top),
-            &label(&base.setting),
-            &rps(base),
+            &top.setting.label(),
+            &stats::throughputs(&top.runs),
+            &base.setting.label(),
+            &stats::throughputs(&base.runs),
         ),
     })
 }
