@@ -18,7 +18,8 @@ use actix_web::http::{header, StatusCode, Version};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, Error, HttpResponse, HttpServer};
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT};
-use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
+use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply};
+use greet_server::ServerConfig;
 
 /// Registers the three routes (GET and HEAD; any other method is the shared 405) and the
 /// greeter they use.

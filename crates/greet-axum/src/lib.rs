@@ -15,7 +15,8 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use axum::Router;
-use greet_core::{check_head, paths, GreetError, Greeter, Reply, ServerConfig};
+use greet_core::{check_head, paths, GreetError, Greeter, Reply};
+use greet_server::ServerConfig;
 use hyper_util::service::TowerToHyperService;
 
 /// The API as an axum `Router`.

@@ -12,9 +12,17 @@ use crate::GreetError;
 /// The words a greeting starts with, each drawn with equal probability per request.
 pub const WORDS: [&str; 5] = ["Hello", "Hi", "Olá", "Oi", "Hallo"];
 
-/// A greeting for `name`: `"<word> <name>!"` with a word drawn at random.
+/// The original experiment's delay before each greeting.
+pub const DEFAULT_DELAY: Duration = Duration::from_secs(1);
+
+/// The original experiment's thread pool: Spring Boot's default of 200 Tomcat workers, here
+/// the bound of the pool behind `/greetings/blocking`.
+pub const DEFAULT_BLOCKING_THREADS: NonZeroUsize = NonZeroUsize::new(200).expect("non-zero");
+
+/// A greeting for `name`: `"<word> <name>!"` with a word drawn at random (rand's thread-local
+/// generator: `core/greeting` in the benches measures it).
 pub fn greeting(name: &str) -> String {
-    let word = WORDS[fastrand::usize(..WORDS.len())];
+    let word = WORDS[rand::random_range(..WORDS.len())];
     let mut out = String::with_capacity(word.len() + name.len() + 2);
     out.push_str(word);
     out.push(' ');

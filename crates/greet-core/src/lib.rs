@@ -14,24 +14,18 @@
 //! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
 //!   and the one check every server runs before routing.
 //! - [`pool`]: the bounded thread pool behind `/greetings/blocking`.
-//! - [`config`]: [`ServerConfig`], the command-line flags and environment variables.
-//! - [`net`]: binding with an explicit listen backlog, and the `--health-check` probe.
-//! - [`shutdown`]: the SIGTERM / Ctrl-C future every server drains on.
-//! - [`cli`]: the shared `main` of the three server binaries.
+//!
+//! What makes a server a process (flags, binding, logging, signals) is `greet-server`'s, so
+//! that what only needs the rules (the fuzz target, the benches of the core) builds no CLI.
 
-pub mod cli;
-pub mod config;
 pub mod error;
 pub mod greeting;
 pub mod limits;
 pub mod name;
-pub mod net;
 pub mod pool;
-pub mod shutdown;
 
-pub use config::ServerConfig;
 pub use error::GreetError;
-pub use greeting::{Endpoint, Greeter, Reply, WORDS};
+pub use greeting::{Endpoint, Greeter, Reply, DEFAULT_BLOCKING_THREADS, DEFAULT_DELAY, WORDS};
 pub use limits::{check_head, HeadInfo};
 
 /// `content-type` of every response: all bodies are plain text.

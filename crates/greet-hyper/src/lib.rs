@@ -16,7 +16,8 @@ use std::net::TcpListener;
 use std::time::Duration;
 
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
-use greet_core::{check_head, paths, Endpoint, GreetError, Greeter, HeadInfo, Reply, ServerConfig};
+use greet_core::{check_head, paths, Endpoint, GreetError, Greeter, HeadInfo, Reply};
+use greet_server::ServerConfig;
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};

@@ -1,7 +1,7 @@
 //! `greet-hyper`: the Greetings API on raw hyper. See `--help`.
 
 fn main() -> std::process::ExitCode {
-    greet_core::cli::main("greet-hyper", |listener, config| {
-        greet_hyper::run(listener, config, greet_core::shutdown::signal())
+    greet_server::cli::main("greet-hyper", |listener, config| {
+        greet_hyper::run(listener, config, greet_server::shutdown::signal())
     })
 }

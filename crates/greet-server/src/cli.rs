@@ -1,4 +1,5 @@
-//! The shared `main` of the three server binaries: flags, logging, binding, exit code.
+//! The shared `main` of the server binaries (flags, logging, binding, exit code), and the
+//! one-line rendering of flag errors every binary of the workspace uses.
 
 use std::io;
 use std::net::TcpListener;
@@ -8,6 +9,9 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::{net, ServerConfig};
+
+/// How long `--health-check` waits for `/health`.
+const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Runs a server binary: parses [`ServerConfig`] from the command line and environment,
 /// answers `--help`, `--version` and `--health-check`, sets up logging, binds with the
@@ -23,8 +27,9 @@ where
     };
 
     if config.health_check {
-        let healthy = net::probe_health(net::local_target(config.addr()), Duration::from_secs(2));
-        return if healthy {
+        let target = net::local_target(config.addr());
+        let answer = greet_probe::http1::get_blocking(target, "/health", HEALTH_CHECK_TIMEOUT);
+        return if answer.is_ok_and(|res| res.status() == 200) {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
@@ -66,15 +71,37 @@ where
 pub fn parse_args<T: Parser>(program: &str) -> Result<T, ExitCode> {
     T::try_parse().map_err(|err| {
         if err.use_stderr() {
-            let rendered = err.render().to_string();
-            let line = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{program}: {line} (see --help)");
+            eprintln!("{program}: {} (see --help)", one_line(&err));
             ExitCode::from(2)
         } else {
             let _ = err.print();
             ExitCode::SUCCESS
         }
     })
+}
+
+/// clap's error as one line: what it says before its usage lines, joined, so that the
+/// arguments it names ("the following required arguments were not provided: <URL>...") and
+/// its tips ("a similar argument exists: '--concurrency'") stay in.
+pub fn one_line(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let mut line = String::new();
+    for part in rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    if line.is_empty() {
+        "error: bad arguments".to_owned()
+    } else {
+        line
+    }
 }
 
 /// Logs to stderr through `tracing`, filtered by `RUST_LOG` (default `info`). Servers log
@@ -87,4 +114,40 @@ pub fn init_tracing() {
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    #[command(name = "t")]
+    struct Flags {
+        #[arg(long)]
+        concurrency: Option<u32>,
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+    }
+
+    fn error(args: &[&str]) -> String {
+        one_line(&Flags::try_parse_from(args).expect_err("bad flags"))
+    }
+
+    #[test]
+    fn flag_errors_keep_what_they_name() {
+        assert_eq!(
+            error(&["t"]),
+            "error: the following required arguments were not provided: <URL>..."
+        );
+        let typo = error(&["t", "--concurrenc", "3", "http://x"]);
+        assert!(
+            typo.starts_with("error: unexpected argument '--concurrenc' found; "),
+            "{typo}"
+        );
+        assert!(
+            typo.contains("a similar argument exists: '--concurrency'"),
+            "{typo}"
+        );
+        assert!(!error(&["t", "--concurrency", "x", "u"]).contains('\n'));
+    }
 }

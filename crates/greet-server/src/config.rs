@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::Greeter;
+use greet_core::{Greeter, DEFAULT_BLOCKING_THREADS};
 
 /// Configuration shared by the three servers; each flag can also come from its environment
 /// variable. Defaults are the original experiment's (a 1 s delay, 200 blocking threads).
@@ -52,8 +52,7 @@ pub struct ServerConfig {
 
 const DEFAULT_HOST: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 const DEFAULT_PORT: u16 = 8080;
-const DEFAULT_DELAY_MS: u64 = 1000;
-const DEFAULT_BLOCKING_THREADS: NonZeroUsize = NonZeroUsize::new(200).expect("non-zero");
+const DEFAULT_DELAY_MS: u64 = greet_core::DEFAULT_DELAY.as_millis() as u64;
 const DEFAULT_BACKLOG: NonZeroU32 = NonZeroU32::new(4096).expect("non-zero");
 const DEFAULT_SHUTDOWN_TIMEOUT_SECS: u64 = 10;
 

@@ -1,8 +1,7 @@
-//! Listening with an explicit backlog, and the `--health-check` probe.
+//! Listening with an explicit backlog.
 
-use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::time::Duration;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -34,21 +33,6 @@ pub fn local_target(addr: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, addr.port())
 }
 
-/// `GET /health` on `addr` with a plain socket: true when it answers 200 within `timeout`.
-pub fn probe_health(addr: SocketAddr, timeout: Duration) -> bool {
-    let attempt = || -> io::Result<bool> {
-        let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
-        stream.set_read_timeout(Some(timeout))?;
-        stream.set_write_timeout(Some(timeout))?;
-        stream
-            .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")?;
-        let mut head = [0u8; 12];
-        stream.read_exact(&mut head)?;
-        Ok(head.starts_with(b"HTTP/1.1 200") || head.starts_with(b"HTTP/1.0 200"))
-    };
-    attempt().unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,16 +42,6 @@ mod tests {
         let first = bind("127.0.0.1:0".parse().unwrap(), 16).unwrap();
         let err = bind(first.local_addr().unwrap(), 16).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AddrInUse);
-    }
-
-    #[test]
-    fn probe_fails_without_a_server() {
-        let addr = bind("127.0.0.1:0".parse().unwrap(), 16)
-            .unwrap()
-            .local_addr()
-            .unwrap();
-        // The listener is dropped: nothing answers there any more.
-        assert!(!probe_health(addr, Duration::from_millis(500)));
     }
 
     #[test]
