@@ -1,12 +1,14 @@
 //! The bad-input table: raw requests no well-behaved client sends, with the answer every
 //! server gives. Where the three frameworks' parsers cannot give the same answer and the
 //! shared layer cannot see the difference (it happens inside a parser), the row allows each
-//! answer and says why; the README carries the same table.
+//! answer and says why. `docs/bad-input.md` is this table with each server's answer, generated
+//! by [`markdown`] and kept in step by a test.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use greet_probe::http1::{self, Options};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use crate::cases::Outcome;
@@ -67,7 +69,10 @@ fn greet(query: &str) -> Vec<u8> {
     format!("GET /greetings?{query} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes()
 }
 
-/// The table, at least 40 rows.
+/// Rows in [`table`]; a test holds the table to it, so a row cannot go missing unseen.
+pub const ROWS: usize = 65;
+
+/// The table: [`ROWS`] rows.
 pub fn table() -> Vec<BadInput> {
     let many = |n: usize| (0..n).map(|i| format!("X-{i}: v\r\n")).collect::<String>();
     vec![
@@ -173,42 +178,57 @@ pub fn table() -> Vec<BadInput> {
 /// Sends one row's request and reads the first final answer (1xx skipped), or sees the
 /// connection close without one.
 pub async fn answer(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer> {
-    let mut stream = TcpStream::connect(addr).await?;
-    // A server may answer and close before reading all of an oversized request.
-    let _ = stream.write_all(request).await;
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk)).await;
-        let n = match read {
-            Err(_) => return Err(std::io::ErrorKind::TimedOut.into()),
-            Ok(Ok(n)) => n,
-            // A reset after the response still leaves the response read.
-            Ok(Err(_)) => 0,
-        };
-        buf.extend_from_slice(&chunk[..n]);
-        // Skip interim (1xx) responses.
-        while let Some(end) = find(&buf, b"\r\n\r\n") {
-            let status = std::str::from_utf8(&buf[..end])
-                .ok()
-                .and_then(|head| head.split(' ').nth(1))
-                .and_then(|s| s.parse::<u16>().ok());
-            match status {
-                Some(s) if (100..200).contains(&s) => {
-                    buf.drain(..end + 4);
-                }
-                Some(s) => return Ok(Answer::Status(s)),
-                None => return Err(std::io::ErrorKind::InvalidData.into()),
-            }
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await?;
+        // A server may answer and close before reading all of an oversized request.
+        let _ = stream.write_all(request).await;
+        let mut res = http1::Response::new();
+        match http1::read(&mut stream, &mut Vec::new(), &mut res, Options::default()).await {
+            Ok(()) => Ok(Answer::Status(res.status())),
+            // Closed, or reset, before any answer.
+            Err(http1::Error::Closed | http1::Error::Io(_)) => Ok(Answer::Closed),
+            Err(err) => Err(crate::client::into_io(err)),
         }
-        if n == 0 {
-            return Ok(Answer::Closed);
-        }
-    }
+    };
+    tokio::time::timeout(Duration::from_secs(10), exchange)
+        .await
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))?
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// The table as Markdown, with what each server answered (`answers[server][row]`, servers
+/// named in `servers`): `docs/bad-input.md`.
+pub fn markdown(servers: &[&str], answers: &[Vec<std::io::Result<Answer>>]) -> String {
+    let mut out = String::from(
+        "# Bad input: what each server answers\n\n\
+         Generated from `greet_conformance::bad_input::table` by \
+         `GREET_UPDATE_DOCS=1 cargo test -p greet-conformance --test docs`; the same test fails \
+         when this file and the code disagree. Each row is one raw request no well-behaved \
+         client sends; where the frameworks' parsers cannot give the same answer, the row \
+         allows each and says why.\n\n",
+    );
+    out.push_str(&format!(
+        "| input | {} | why they differ |\n",
+        servers.join(" | ")
+    ));
+    out.push_str(&format!("|---|{}---|\n", "---|".repeat(servers.len())));
+    for (i, row) in table().iter().enumerate() {
+        let cells: Vec<String> = answers
+            .iter()
+            .map(|server| match server.get(i) {
+                Some(Ok(Answer::Status(s))) => s.to_string(),
+                Some(Ok(Answer::Closed)) => "closed".to_owned(),
+                Some(Err(err)) => format!("error: {err}"),
+                None => "-".to_owned(),
+            })
+            .collect();
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            row.name,
+            cells.join(" | "),
+            row.why
+        ));
+    }
+    out
 }
 
 /// Every row of [`table`] gets one of its allowed answers, and the server still serves.
@@ -245,7 +265,11 @@ mod tests {
     #[test]
     fn the_table_is_large_and_explains_every_difference() {
         let table = table();
-        assert!(table.len() >= 40, "{} rows", table.len());
+        assert_eq!(
+            table.len(),
+            ROWS,
+            "rows added or removed: update ROWS and the docs"
+        );
         for row in &table {
             assert!(!row.expect.is_empty(), "{}: no expected answer", row.name);
             assert_eq!(row.expect.len() > 1, !row.why.is_empty(), "{}", row.name);

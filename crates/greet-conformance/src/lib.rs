@@ -1,25 +1,25 @@
 //! The Greetings API's HTTP contract as code: one suite that every server must pass, over
 //! real sockets, identically.
 //!
-//! - [`client`]: a raw HTTP/1.1 client, able to send what well-behaved clients never do.
+//! - [`client`]: a raw HTTP/1.1 client, able to send what well-behaved clients never do, reading
+//!   answers with `greet_probe::http1`.
 //! - [`cases`]: the contract, one async function per rule, each against a server address.
 //! - [`bad_input`]: the bad-input table (raw requests and the answer each server gives).
+//! - [`for_each_server!`]: the list of the server crates, for code that links them.
 //! - [`for_each_case!`]: the list of quick cases, so the test suite (one test per case and
 //!   server, in `tests/contract.rs`) and [`check`] cannot drift apart.
 //! - [`check`]: runs the quick cases concurrently against a live server; the harness calls it
 //!   before loading a server.
 //! - [`spawn`]: starts a server in-process on an ephemeral port, on its own thread and
 //!   runtime, and stops it gracefully on drop.
-//! - [`process_tests!`]: tests of a server *binary* (signals, exit codes, bad flags), invoked
-//!   by each server crate with its own executable.
+//! - [`process`] and [`process_tests!`]: tests of a server *binary* (signals, exit codes, bad
+//!   flags), invoked by each server crate with its own executable.
 
 pub mod bad_input;
 pub mod cases;
 pub mod client;
 pub mod process;
 pub mod spawn;
-
-pub use process::ProcessServer;
 
 use std::fmt;
 use std::future::Future;
@@ -56,6 +56,21 @@ macro_rules! for_each_case {
     };
 }
 
+/// Calls `$callback! { short => run, … }` with every server crate of the workspace: its short
+/// name and its `run(listener, config, shutdown)`. The one list of the servers for code that
+/// links them (the contract suite, the generated docs, the benches); the caller depends on
+/// the three crates.
+#[macro_export]
+macro_rules! for_each_server {
+    ($callback:ident) => {
+        $callback! {
+            axum => greet_axum::run,
+            actix => greet_actix::run,
+            hyper => greet_hyper::run,
+        }
+    };
+}
+
 type CaseFuture = Pin<Box<dyn Future<Output = cases::Outcome> + Send>>;
 
 macro_rules! registry {
@@ -74,11 +89,19 @@ pub struct CheckError {
     pub failures: Vec<(&'static str, String)>,
 }
 
+/// Failing cases a [`CheckError`] names; the rest are counted.
+const NAMED_FAILURES: usize = 3;
+
 impl fmt::Display for CheckError {
+    /// One line of a few hundred bytes at most, however much failed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} contract case(s) failed", self.failures.len())?;
-        for (case, why) in &self.failures {
-            write!(f, "; {case}: {why}")?;
+        for (case, why) in self.failures.iter().take(NAMED_FAILURES) {
+            let why = why.replace(['\n', '\r'], " ");
+            write!(f, "; {case}: {}", cases::elide(&why, 100))?;
+        }
+        if self.failures.len() > NAMED_FAILURES {
+            write!(f, "; and {} more", self.failures.len() - NAMED_FAILURES)?;
         }
         Ok(())
     }
@@ -159,5 +182,11 @@ mod tests {
             .unwrap();
         let err = check(&format!("http://{addr}")).await.unwrap_err();
         assert_eq!(err.failures.len(), QUICK_CASES.len());
+        let line = err.to_string();
+        assert!(!line.contains('\n') && line.len() < 600, "{line}");
+        assert!(
+            line.ends_with(&format!("and {} more", QUICK_CASES.len() - 3)),
+            "{line}"
+        );
     }
 }

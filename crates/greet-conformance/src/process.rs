@@ -2,153 +2,33 @@
 //! first lines a user sees). Each server crate runs them against its own executable with
 //! [`process_tests!`](crate::process_tests).
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::kill;
-pub use nix::sys::signal::Signal;
-use nix::unistd::Pid;
+use greet_probe::process::Launch;
+pub use greet_probe::process::{ServerProcess, Signal};
+use greet_probe::procfs;
 
 use crate::cases::{self, Outcome};
 
-/// A server binary started as a child process on an ephemeral port.
-pub struct ProcessServer {
-    child: Child,
-    addr: SocketAddr,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl ProcessServer {
-    /// Starts `bin --port 0 <args>` and waits (up to 10 s) for its "listening" log line,
-    /// which carries the address it bound.
-    pub fn start(bin: &str, args: &[&str]) -> Result<Self, String> {
-        Self::start_with(Command::new(bin), bin, args)
-    }
-
-    /// As [`ProcessServer::start`], with at most `nofile` open file descriptors (set by the
-    /// shell that then becomes the server: the pid is the server's).
-    pub fn start_limited(bin: &str, args: &[&str], nofile: u32) -> Result<Self, String> {
-        let mut shell = Command::new("sh");
-        shell.args([
-            "-c",
-            &format!("ulimit -n {nofile} && exec \"$0\" \"$@\""),
-            bin,
-        ]);
-        Self::start_with(shell, bin, args)
-    }
-
-    fn start_with(mut command: Command, bin: &str, args: &[&str]) -> Result<Self, String> {
-        let mut child = command
-            .args(["--port", "0"])
-            .args(args)
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("{bin}: {e}"))?;
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (found, addr_rx) = std::sync::mpsc::channel();
-        let pipe = child.stderr.take().ok_or("no stderr pipe")?;
-        let log = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                if let Some(addr) = listening_addr(&line) {
-                    let _ = found.send(addr);
-                }
-                let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        match addr_rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(addr) => Ok(Self {
-                child,
-                addr,
-                stderr,
-            }),
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                Err(format!(
-                    "{bin} did not log its address; stderr: {}",
-                    lock(&stderr)
-                ))
-            }
-        }
-    }
-
-    /// Where the server listens.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// The process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Sends `signal` to the server.
-    pub fn signal(&self, signal: Signal) -> Result<(), String> {
-        let pid = i32::try_from(self.child.id()).map_err(|e| e.to_string())?;
-        kill(Pid::from_raw(pid), signal).map_err(|e| format!("kill {signal}: {e}"))
-    }
-
-    /// Waits up to `timeout` for the process to exit.
-    pub fn wait_timeout(&mut self, timeout: Duration) -> Result<Option<ExitStatus>, String> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().map_err(|e| e.to_string())? {
-                return Ok(Some(status));
-            }
-            if Instant::now() >= deadline {
-                return Ok(None);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// Everything the server wrote to stderr so far.
-    pub fn stderr(&self) -> String {
-        lock(&self.stderr)
-    }
-}
-
-impl Drop for ProcessServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn lock(text: &Mutex<String>) -> String {
-    text.lock().unwrap_or_else(|p| p.into_inner()).clone()
-}
-
-/// The address in the start-up line `... listening addr=127.0.0.1:PORT ...`.
-fn listening_addr(line: &str) -> Option<SocketAddr> {
-    if !line.contains("listening") {
-        return None;
-    }
-    line.split_whitespace()
-        .find_map(|word| word.strip_prefix("addr="))
-        .and_then(|addr| addr.parse().ok())
+/// Starts `bin --port 0 <args>` and waits for its start-up line.
+pub fn start(bin: &str, args: &[&str]) -> Result<ServerProcess, String> {
+    Launch::new(bin)
+        .args(args.iter().copied())
+        .start()
+        .map_err(|e| e.to_string())
 }
 
 /// A signal with `in_flight` requests under way at a 1 s delay: every one is answered 200,
 /// new connections are refused, and the process exits 0 within the delay plus 1 s.
 pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize) -> Outcome {
-    let mut server =
-        ProcessServer::start(bin, &["--delay-ms", "1000", "--shutdown-timeout-secs", "5"])?;
+    let mut server = start(bin, &["--delay-ms", "1000", "--shutdown-timeout-secs", "5"])?;
     let addr = server.addr();
     let requests = tokio::spawn(cases::concurrent_greetings(addr, "/greetings", in_flight));
     // Let every request reach the server and start its delay.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let signalled = Instant::now();
-    server.signal(signal)?;
+    server.signal(signal).map_err(|e| e.to_string())?;
 
     tokio::time::sleep(Duration::from_millis(200)).await;
     let refused = tokio::net::TcpStream::connect(addr).await.is_err();
@@ -160,7 +40,7 @@ pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize
     })
     .await
     .map_err(|e| e.to_string())?;
-    let (status, stderr) = (status.0?, status.1);
+    let (status, stderr) = (status.0.map_err(|e| e.to_string())?, status.1);
     let elapsed = signalled.elapsed();
 
     answered.map_err(|e| format!("in-flight requests after {signal}: {e}"))?;
@@ -179,19 +59,19 @@ pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize
 }
 
 /// User + system CPU time of `pid`, in seconds.
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // /proc counts in USER_HZ, 100 per second in the kernel's ABI.
-    Some(ticks as f64 / 100.0)
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    procfs::stat(pid).map(|s| s.cpu_seconds())
 }
 
 /// With 256 file descriptors and 1000 connections arriving at once (a 1 s delay keeps them
 /// open), the server refuses or delays the excess, does not exit, does not spin a core (under
 /// half of one over the flood), and serves normally afterwards. Prints what it saw.
 pub async fn flood_is_survived(bin: &str) -> Outcome {
-    let mut server = ProcessServer::start_limited(bin, &["--delay-ms", "1000"], 256)?;
+    let mut server = Launch::new(bin)
+        .args(["--delay-ms", "1000"])
+        .nofile(256)
+        .start()
+        .map_err(|e| e.to_string())?;
     let addr = server.addr();
     let cpu_before = cpu_seconds(server.pid()).ok_or("no /proc entry")?;
     let started = Instant::now();
@@ -202,14 +82,14 @@ pub async fn flood_is_survived(bin: &str) -> Outcome {
     let (mut ok, mut failed) = (0, 0);
     while let Some(joined) = flood.join_next().await {
         match joined {
-            Ok(Ok(res)) if res.status == 200 => ok += 1,
+            Ok(Ok(res)) if res.status() == 200 => ok += 1,
             _ => failed += 1,
         }
     }
     let elapsed = started.elapsed();
     let cpu = cpu_seconds(server.pid()).ok_or("server gone")? - cpu_before;
     let cpu_pct = 100.0 * cpu / elapsed.as_secs_f64();
-    let alive = server.wait_timeout(Duration::ZERO)?.is_none();
+    let alive = server.exited().is_none();
     eprintln!(
         "{bin}: flood of 1000 at nofile 256: {ok} answered 200, {failed} failed, {elapsed:?}, server CPU {cpu_pct:.1}% of one core"
     );
@@ -233,7 +113,7 @@ pub async fn flood_is_survived(bin: &str) -> Outcome {
 /// 64 MiB.
 pub async fn a_client_that_never_reads_is_contained(bin: &str) -> Outcome {
     use tokio::io::AsyncWriteExt;
-    let server = ProcessServer::start(bin, &["--delay-ms", "0", "--workers", "1"])?;
+    let server = start(bin, &["--delay-ms", "0", "--workers", "1"])?;
     let addr = server.addr();
     let mut stuck = tokio::net::TcpStream::connect(addr)
         .await
@@ -244,14 +124,9 @@ pub async fn a_client_that_never_reads_is_contained(bin: &str) -> Outcome {
     let started = Instant::now();
     cases::health_is_ok(addr).await?;
     let served_in = started.elapsed();
-    let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", server.pid()))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        })
-        .ok_or("no /proc status")?;
+    let rss_kib = procfs::status(server.pid())
+        .ok_or("no /proc status")?
+        .rss_kib;
     eprintln!("{bin}: with a client that never reads: /health in {served_in:?}, RSS {rss_kib} KiB");
     drop(stuck);
     if served_in > Duration::from_secs(1) {
@@ -314,7 +189,7 @@ fn expect_one_line_failure(bin: &str, args: &[&str], expected: &str) -> Outcome 
 
 /// `--health-check` exits 0 against a running server and 1 against a closed port.
 pub fn health_check_flag(bin: &str) -> Outcome {
-    let server = ProcessServer::start(bin, &[])?;
+    let server = start(bin, &[])?;
     let probe = |port: u16| {
         Command::new(bin)
             .args(["--health-check", "--port", &port.to_string()])

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::pin::Pin;
 use std::thread::JoinHandle;
 
-use greet_core::ServerConfig;
+use greet_server::ServerConfig;
 use tokio::sync::oneshot;
 
 /// The shutdown future handed to a server's `run`.
@@ -26,7 +26,7 @@ pub fn spawn<F>(run: F, config: ServerConfig) -> io::Result<Spawned>
 where
     F: FnOnce(TcpListener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
 {
-    let listener = greet_core::net::bind(config.addr(), config.backlog.get())?;
+    let listener = greet_server::net::bind(config.addr(), config.backlog.get())?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = oneshot::channel::<()>();
     let shutdown: Shutdown = Box::pin(async move {

@@ -3,7 +3,7 @@
 
 use greet_conformance::cases::{self, Outcome};
 use greet_conformance::spawn::{spawn, Spawned};
-use greet_core::ServerConfig;
+use greet_server::ServerConfig;
 
 fn ok(outcome: Outcome) {
     if let Err(why) = outcome {
@@ -83,8 +83,4 @@ macro_rules! server_tests {
     };
 }
 
-server_tests! {
-    axum => greet_axum::run,
-    actix => greet_actix::run,
-    hyper => greet_hyper::run,
-}
+greet_conformance::for_each_server!(server_tests);
