@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use actix_web::test::{call_service, init_service, TestRequest};
 use criterion::{criterion_group, criterion_main, Criterion};
-use greet_core::ServerConfig;
+use greet_server::ServerConfig;
 use tower::ServiceExt;
 
 const TARGET: &str = "/greetings?name=Ana";

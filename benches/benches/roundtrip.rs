@@ -7,7 +7,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use greet_benches::{Client, CLOSE_REQUEST, KEEP_ALIVE_REQUEST};
 use greet_conformance::spawn::{spawn, Spawned};
-use greet_core::ServerConfig;
+use greet_server::ServerConfig;
 
 type Run = fn(
     std::net::TcpListener,
@@ -24,11 +24,12 @@ fn servers() -> Vec<(&'static str, Spawned)> {
         ..ServerConfig::default()
     };
     let start = |run: Run| spawn(run, config.clone()).expect("server starts");
-    vec![
-        ("axum", start(greet_axum::run)),
-        ("actix", start(greet_actix::run)),
-        ("hyper", start(greet_hyper::run)),
-    ]
+    macro_rules! start_all {
+        ($($short:ident => $run:path,)*) => {
+            vec![$((stringify!($short), start($run)),)*]
+        };
+    }
+    greet_conformance::for_each_server!(start_all)
 }
 
 fn roundtrip(c: &mut Criterion) {
