@@ -1,20 +1,39 @@
-//! Command-line parsing and the binary's `main`: flags in, exit code out.
+//! The command line: flags in, a [`Plan`] out (every default applied, from [`crate::plan`]'s
+//! constants, which the help text quotes too), then the run's outcome as an exit code. The only
+//! module that sees clap.
 
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::runner::{self, Scenario};
-use crate::server::KNOWN;
+use crate::plan::{
+    self, Bins, Common, Ladder, Loops, Plan, Scenario, ServerSpec, Soak, SoakBound, Sweep, Target,
+};
+use crate::run::{self, Verdict};
+
+const EXAMPLES: &str = "\
+Examples:
+  greet-bench                                   the original experiment on axum, actix-web, hyper
+  greet-bench all                               every scenario, one report (about 6.5 minutes)
+  greet-bench --servers axum,axum:/greetings/blocking   async against a 200-thread pool
+  greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
+  greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
+  greet-bench loops --help                      a scenario's own flags
+  greet-bench check http://127.0.0.1:8081       verify a running server against the contract";
 
 /// Reproduces the Greetings API experiments (Spring Boot's Tomcat / Jetty / Undertow) for
 /// the axum, actix-web and hyper servers: the ladder of 100, 300, 900 and 2700 concurrent
-/// requests by default, or another scenario, or all of them.
+/// requests by default, or another scenario, or all of them. Results go to
+/// results/<timestamp>/: results.json, CSVs, SVG charts and report.html.
 #[derive(Debug, Parser)]
-#[command(name = "greet-bench", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "greet-bench",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = EXAMPLES
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -23,7 +42,7 @@ pub struct Cli {
 }
 
 /// The subcommands, as typed.
-pub const SUBCOMMANDS: [&str; 7] = ["ladder", "loops", "soak", "sweep", "all", "check", "help"];
+const SUBCOMMANDS: [&str; 7] = ["ladder", "loops", "soak", "sweep", "all", "check", "help"];
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -50,268 +69,387 @@ enum Command {
     },
 }
 
+/// `text [default: normal; --quick: quick]`.
+fn help(text: &str, normal: impl std::fmt::Display, quick: impl std::fmt::Display) -> String {
+    format!("{text} [default: {normal}; --quick: {quick}]")
+}
+
+/// `text [default: value]`.
+fn help1(text: &str, value: impl std::fmt::Display) -> String {
+    format!("{text} [default: {value}]")
+}
+
+fn list<T: std::fmt::Display>(values: &[T]) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn shapes(values: &[(usize, usize)]) -> String {
+    values
+        .iter()
+        .map(|(u, l)| format!("{u}x{l}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn millis(d: Duration) -> String {
+    format!("{}ms", d.as_millis())
+}
+
 /// Settings every scenario shares: where results go, pinning, building, output.
 #[derive(Debug, Clone, Args)]
-pub struct Common {
+struct CommonArgs {
     /// Directory for results.json, the CSVs, the charts and report.html
     /// [default: results/<UTC timestamp>]
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    out: Option<PathBuf>,
 
     /// Do not pin servers and load generator to separate CPUs
     #[arg(long)]
-    pub no_pin: bool,
+    no_pin: bool,
 
     /// No progress bars or status lines; the tables still go to stdout
     #[arg(long)]
-    pub quiet: bool,
+    quiet: bool,
 
-    /// Per-request timeout, connect included, in seconds
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout_secs: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..),
+          help = help1("Per-request timeout, connect included, in seconds", Common::TIMEOUT.as_secs()))]
+    timeout_secs: Option<u64>,
 
-    /// Directory holding prebuilt release server binaries (skips building them)
+    /// Directory holding prebuilt release server binaries (nothing is built); without it, the
+    /// harness builds them in its workspace, or finds them beside itself or on PATH
     #[arg(long)]
-    pub bin_dir: Option<PathBuf>,
+    bin_dir: Option<PathBuf>,
 
     /// Do not run `cargo build --release` for the servers first
     #[arg(long)]
-    pub no_build: bool,
+    no_build: bool,
+}
+
+impl CommonArgs {
+    fn plan(self) -> Common {
+        Common {
+            out: self.out,
+            pin: !self.no_pin,
+            quiet: self.quiet,
+            timeout: self
+                .timeout_secs
+                .map_or(Common::TIMEOUT, Duration::from_secs),
+            bins: match (self.bin_dir, self.no_build) {
+                (Some(dir), _) => Bins::Dir(dir),
+                (None, true) => Bins::NoBuild,
+                (None, false) => Bins::Build,
+            },
+        }
+    }
 }
 
 /// The settings of a ladder run.
 #[derive(Debug, Clone, Args)]
-pub struct LadderArgs {
-    /// Servers to start, in order; an entry may name its own endpoint, e.g.
-    /// `axum:/greetings/blocking` [default: axum,actix,hyper, or none when --target is given]
-    #[arg(long, value_delimiter = ',', value_parser = parse_server)]
-    pub servers: Option<Vec<ServerSpec>>,
+struct LadderArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_server,
+          help = help1("Servers to start, in order; an entry may name its own endpoint, e.g. \
+                        axum:/greetings/blocking (none when only --target is given)",
+                       list(&plan::SERVERS)))]
+    servers: Option<Vec<ServerSpec>>,
 
-    /// Concurrency levels; each sends as many requests as its concurrency
-    /// [default: 100,300,900,2700; --quick: 10,50]
-    #[arg(long, value_delimiter = ',', value_parser = parse_level)]
-    pub concurrency: Option<Vec<usize>>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_level,
+          help = help("Concurrency levels; each sends as many requests as its concurrency",
+                      list(&Ladder::LEVELS), list(&Ladder::QUICK_LEVELS)))]
+    concurrency: Option<Vec<usize>>,
 
-    /// Path loaded (and validated) on every server without an endpoint of its own
-    #[arg(long, default_value = greet_core::paths::GREETINGS, value_parser = parse_path)]
-    pub endpoint: String,
+    #[arg(long, value_parser = parse_path,
+          help = help1("Path and query loaded (and validated) on every server without an \
+                        endpoint of its own", greet_core::paths::GREETINGS))]
+    endpoint: Option<String>,
 
-    /// --delay-ms passed to the servers [default: 1000; --quick: 50]
-    #[arg(long)]
-    pub delay_ms: Option<u64>,
+    #[arg(long, help = help("--delay-ms passed to the servers", plan::DELAY_MS, Ladder::QUICK_DELAY_MS))]
+    delay_ms: Option<u64>,
 
     /// --workers passed to the servers [default: the CPUs each server is pinned to]
-    #[arg(long)]
-    pub workers: Option<NonZeroUsize>,
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
 
-    /// --blocking-threads passed to the servers
-    #[arg(long, default_value_t = NonZeroUsize::new(200).expect("non-zero"))]
-    pub blocking_threads: NonZeroUsize,
+    #[arg(long, value_parser = parse_count,
+          help = help1("--blocking-threads passed to the servers", plan::BLOCKING_THREADS))]
+    blocking_threads: Option<usize>,
 
-    /// Runs of each level; with more than one, figures are medians with their min–max
-    #[arg(long, default_value_t = NonZeroUsize::MIN)]
-    pub repeats: NonZeroUsize,
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each level; with more than one, figures are medians and every \
+                        pair of servers is compared on total time", 1))]
+    repeats: Option<usize>,
 
     /// Benchmark a server the harness did not start, as NAME=URL (repeatable); it gets the
     /// contract check and the ladder, but no start-up or /proc figures
     #[arg(long = "target", value_name = "NAME=URL", value_parser = parse_target)]
-    pub targets: Vec<Target>,
+    targets: Vec<Target>,
 
     /// Run each server as a container of its image (greet-axum:latest…, built by
     /// docker/build-offline.sh) with compose.yaml's limits, on the host's network
     #[arg(long)]
-    pub docker: bool,
+    docker: bool,
 
-    /// A smoke-sized run (levels 10 and 50 at a 50 ms delay) for tests
+    /// A smoke-sized run, for tests
     #[arg(long)]
-    pub quick: bool,
+    quick: bool,
 
-    /// The settings every scenario shares.
     #[command(flatten)]
-    pub common: Common,
+    common: CommonArgs,
 }
 
 impl LadderArgs {
-    /// The concurrency levels to run.
-    pub fn levels(&self) -> Vec<usize> {
-        self.concurrency.clone().unwrap_or_else(|| {
-            if self.quick {
-                vec![10, 50]
-            } else {
-                vec![100, 300, 900, 2700]
-            }
-        })
+    fn plan(self) -> (Common, Ladder) {
+        let mut plan = Ladder::defaults(self.quick);
+        match self.servers {
+            Some(servers) => plan.servers = servers,
+            None if !self.targets.is_empty() => plan.servers.clear(),
+            None => {}
+        }
+        plan.targets = self.targets;
+        set(&mut plan.levels, self.concurrency);
+        set(&mut plan.endpoint, self.endpoint);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        set(&mut plan.blocking_threads, self.blocking_threads);
+        set(&mut plan.repeats, self.repeats);
+        plan.docker = self.docker;
+        (self.common.plan(), plan)
     }
+}
 
-    /// The delay the servers run with.
-    pub fn delay(&self) -> u64 {
-        self.delay_ms.unwrap_or(if self.quick { 50 } else { 1000 })
+/// An explicit flag wins over the default (and over `--quick`'s size).
+fn set<T>(field: &mut T, given: Option<T>) {
+    if let Some(value) = given {
+        *field = value;
     }
 }
 
 /// The settings of a loops run.
 #[derive(Debug, Clone, Args)]
-pub struct LoopsArgs {
-    /// Servers, in order [default: axum,actix,hyper]
-    #[arg(long, value_delimiter = ',', value_parser = parse_short)]
-    pub servers: Option<Vec<String>>,
+struct LoopsArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
 
-    /// Shapes as USERSxLOOPS, each user sending LOOPS requests back to back on its own
-    /// keep-alive connection [default: 100x1000,1000x100 (the original's); --quick: 10x100,50x20]
-    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
-    pub shapes: Option<Vec<(usize, usize)>>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape,
+          help = help("Shapes as USERSxLOOPS, each user sending LOOPS requests back to back on \
+                       its own keep-alive connection", shapes(&Loops::SHAPES), shapes(&Loops::QUICK_SHAPES)))]
+    shapes: Option<Vec<(usize, usize)>>,
 
-    /// Runs of each shape per server
-    #[arg(long, default_value_t = NonZeroUsize::new(3).expect("non-zero"))]
-    pub repeats: NonZeroUsize,
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each shape per server; 4 or more can tell servers apart", Loops::REPEATS))]
+    repeats: Option<usize>,
 
-    /// --delay-ms passed to the servers
-    #[arg(long, default_value_t = 0)]
-    pub delay_ms: u64,
+    #[arg(long, help = help1("--delay-ms passed to the servers", 0))]
+    delay_ms: Option<u64>,
 
     /// --workers passed to the servers [default: the CPUs each server is pinned to]
-    #[arg(long)]
-    pub workers: Option<NonZeroUsize>,
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
 
-    /// A smoke-sized run for tests
+    /// A smoke-sized run, for tests
     #[arg(long)]
-    pub quick: bool,
+    quick: bool,
 
-    /// The settings every scenario shares.
     #[command(flatten)]
-    pub common: Common,
+    common: CommonArgs,
+}
+
+impl LoopsArgs {
+    fn plan(self) -> (Common, Loops) {
+        let mut plan = Loops::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        set(&mut plan.shapes, self.shapes);
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        (self.common.plan(), plan)
+    }
 }
 
 /// The settings of a soak run.
 #[derive(Debug, Clone, Args)]
-pub struct SoakArgs {
-    /// Servers, in order [default: axum,actix,hyper]
-    #[arg(long, value_delimiter = ',', value_parser = parse_short)]
-    pub servers: Option<Vec<String>>,
+struct SoakArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
 
-    /// Connections, one level after another on the same server process
-    /// [default: 50,100,200 (the original's); --quick: 10,20]
-    #[arg(long, value_delimiter = ',', value_parser = parse_level)]
-    pub concurrency: Option<Vec<usize>>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_level,
+          help = help("Connections, one level after another on the same server process",
+                      list(&Soak::LEVELS), list(&Soak::QUICK_LEVELS)))]
+    concurrency: Option<Vec<usize>>,
 
-    /// Paths loaded, each on a freshly started server
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
-          default_value = "/greetings,/greetings/blocking")]
-    pub endpoints: Vec<String>,
+          help = help1("Paths loaded, each on a freshly started server", list(&Soak::ENDPOINTS)))]
+    endpoints: Option<Vec<String>>,
 
-    /// How long each level runs, e.g. 10s, 500ms, 2m [default: 10s; --quick: 300ms]
-    #[arg(long, value_parser = parse_duration, conflicts_with = "requests")]
-    pub duration: Option<Duration>,
+    #[arg(long, value_parser = parse_duration, conflicts_with = "requests",
+          help = help("How long each level runs, e.g. 10s, 500ms, 2m",
+                      format!("{}s", Soak::DURATION.as_secs()), millis(Soak::QUICK_DURATION)))]
+    duration: Option<Duration>,
 
     /// Bound each level by a request count instead of a duration (ab's -n)
-    #[arg(long)]
-    pub requests: Option<NonZeroUsize>,
+    #[arg(long, value_parser = parse_positive)]
+    requests: Option<usize>,
 
-    /// Runs of each level
-    #[arg(long, default_value_t = NonZeroUsize::MIN)]
-    pub repeats: NonZeroUsize,
+    #[arg(long, value_parser = parse_repeats, help = help1("Runs of each level", 1))]
+    repeats: Option<usize>,
 
-    /// --delay-ms passed to the servers
-    #[arg(long, default_value_t = 0)]
-    pub delay_ms: u64,
+    #[arg(long, help = help1("--delay-ms passed to the servers", 0))]
+    delay_ms: Option<u64>,
 
     /// --workers passed to the servers [default: the CPUs each server is pinned to]
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
+
+    #[arg(long, value_parser = parse_count,
+          help = help1("--blocking-threads passed to the servers", plan::BLOCKING_THREADS))]
+    blocking_threads: Option<usize>,
+
+    /// A smoke-sized run, for tests
     #[arg(long)]
-    pub workers: Option<NonZeroUsize>,
+    quick: bool,
 
-    /// --blocking-threads passed to the servers
-    #[arg(long, default_value_t = NonZeroUsize::new(200).expect("non-zero"))]
-    pub blocking_threads: NonZeroUsize,
-
-    /// A smoke-sized run for tests
-    #[arg(long)]
-    pub quick: bool,
-
-    /// The settings every scenario shares.
     #[command(flatten)]
-    pub common: Common,
+    common: CommonArgs,
+}
+
+impl SoakArgs {
+    fn plan(self) -> (Common, Soak) {
+        let mut plan = Soak::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        set(&mut plan.levels, self.concurrency);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.bound, self.duration.map(SoakBound::Duration));
+        set(&mut plan.bound, self.requests.map(SoakBound::Requests));
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        set(&mut plan.blocking_threads, self.blocking_threads);
+        (self.common.plan(), plan)
+    }
 }
 
 /// The settings of a sweep run.
 #[derive(Debug, Clone, Args)]
-pub struct SweepArgs {
-    /// Servers, in order [default: axum,actix,hyper]
-    #[arg(long, value_delimiter = ',', value_parser = parse_short)]
-    pub servers: Option<Vec<String>>,
+struct SweepArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
 
-    /// Paths loaded: /health is the ceiling (no work), /greetings/blocking is also swept over
-    /// --blocking-threads
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
-          default_value = "/health,/greetings,/greetings/blocking")]
-    pub endpoints: Vec<String>,
+          help = help1("Paths loaded: /health is the ceiling (no work); /greetings/blocking is \
+                        also swept over --blocking-threads", list(&Sweep::ENDPOINTS)))]
+    endpoints: Option<Vec<String>>,
 
-    /// The --workers grid; the default setting (the CPUs each server is pinned to) is always
-    /// measured [default: 1,2,4; --quick: 1,2]
-    #[arg(long, value_delimiter = ',', value_parser = parse_count)]
-    pub workers: Option<Vec<usize>>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          help = help("The --workers grid; the default setting (the CPUs each server is pinned \
+                       to) is always measured", list(&Sweep::WORKERS), list(&Sweep::QUICK_WORKERS)))]
+    workers: Option<Vec<usize>>,
 
-    /// The --blocking-threads grid for /greetings/blocking; the default (200) is always
-    /// measured [default: 2,200; --quick: 200]
-    #[arg(long, value_delimiter = ',', value_parser = parse_count)]
-    pub blocking_threads: Option<Vec<usize>>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          help = help("The --blocking-threads grid for /greetings/blocking; the servers' default \
+                       is always measured", list(&Sweep::BLOCKING_THREADS), list(&Sweep::QUICK_BLOCKING_THREADS)))]
+    blocking_threads: Option<Vec<usize>>,
 
-    /// Keep-alive connections of each load [default: 100; --quick: 20]
-    #[arg(long, value_parser = parse_level)]
-    pub concurrency: Option<usize>,
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections of each load", Sweep::CONCURRENCY, Sweep::QUICK_CONCURRENCY))]
+    concurrency: Option<usize>,
 
-    /// Measured part of each run, e.g. 1s, 500ms [default: 500ms; --quick: 100ms]
-    #[arg(long, value_parser = parse_duration)]
-    pub duration: Option<Duration>,
+    #[arg(long, value_parser = parse_duration,
+          help = help("Measured part of each run, e.g. 1s, 500ms",
+                      millis(Sweep::DURATION), millis(Sweep::QUICK_DURATION)))]
+    duration: Option<Duration>,
 
-    /// Unmeasured load before each run [default: 200ms; --quick: none]
-    #[arg(long, value_parser = parse_warmup)]
-    pub warmup: Option<Duration>,
+    #[arg(long, value_parser = parse_any_duration,
+          help = help("Unmeasured load before each run", millis(Sweep::WARMUP), "none"))]
+    warmup: Option<Duration>,
 
-    /// Runs of each setting, each on a freshly started server; 4 or more can tell a gain from noise [default: 4; --quick: 2]
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
+                       tell a gain from noise", Sweep::REPEATS, Sweep::QUICK_REPEATS))]
+    repeats: Option<usize>,
+
+    /// A smoke-sized run, for tests
     #[arg(long)]
-    pub repeats: Option<NonZeroUsize>,
+    quick: bool,
 
-    /// A smoke-sized run for tests
-    #[arg(long)]
-    pub quick: bool,
-
-    /// The settings every scenario shares.
     #[command(flatten)]
-    pub common: Common,
+    common: CommonArgs,
+}
+
+impl SweepArgs {
+    fn plan(self) -> (Common, Sweep) {
+        let mut plan = Sweep::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.workers, self.workers);
+        set(&mut plan.blocking_threads, self.blocking_threads);
+        set(&mut plan.concurrency, self.concurrency);
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.warmup, self.warmup);
+        set(&mut plan.repeats, self.repeats);
+        (self.common.plan(), plan)
+    }
 }
 
 /// The settings of `all`.
 #[derive(Debug, Clone, Args)]
-pub struct AllArgs {
-    /// Servers, in order [default: axum,actix,hyper]
-    #[arg(long, value_delimiter = ',', value_parser = parse_short)]
-    pub servers: Option<Vec<String>>,
+struct AllArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
 
     /// Every scenario smoke-sized, for tests
     #[arg(long)]
-    pub quick: bool,
+    quick: bool,
 
-    /// The settings every scenario shares.
     #[command(flatten)]
-    pub common: Common,
+    common: CommonArgs,
 }
 
-/// A server to start: its short name and, optionally, its own endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerSpec {
-    /// `axum`, `actix` or `hyper`.
-    pub short: String,
-    /// Path to load instead of `--endpoint`.
-    pub endpoint: Option<String>,
+/// What the command line asks for.
+#[derive(Debug)]
+enum Action {
+    /// A run of scenarios.
+    Run(Plan),
+    /// `check URL…`.
+    Check(Vec<String>),
 }
 
-/// A server someone else started.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    /// Its name in the tables.
-    pub name: String,
-    /// Its base URL, `http://host:port`.
-    pub url: String,
+impl Cli {
+    /// What the command line asks for, every default applied.
+    fn action(self) -> Action {
+        let one = |(common, scenario): (Common, Scenario)| Plan {
+            common,
+            scenarios: vec![scenario],
+        };
+        let ladder = |args: LadderArgs| {
+            let (common, plan) = args.plan();
+            (common, Scenario::Ladder(plan))
+        };
+        Action::Run(match self.command {
+            None => one(ladder(self.ladder)),
+            Some(Command::Ladder(args)) => one(ladder(args)),
+            Some(Command::Loops(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Loops(plan)))
+            }
+            Some(Command::Soak(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Soak(plan)))
+            }
+            Some(Command::Sweep(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Sweep(plan)))
+            }
+            Some(Command::All(args)) => Plan::all(args.common.plan(), args.quick, args.servers),
+            Some(Command::Check { urls }) => return Action::Check(urls),
+        })
+    }
 }
 
 fn parse_server(text: &str) -> Result<ServerSpec, String> {
@@ -320,10 +458,10 @@ fn parse_server(text: &str) -> Result<ServerSpec, String> {
         None => (text, None),
     };
     let short = short.strip_prefix("greet-").unwrap_or(short);
-    if !KNOWN.contains(&short) {
+    if !plan::SERVERS.contains(&short) {
         return Err(format!(
             "unknown server {short:?}: known are {}",
-            KNOWN.join(", ")
+            plan::SERVERS.join(", ")
         ));
     }
     Ok(ServerSpec {
@@ -358,17 +496,27 @@ fn parse_count(text: &str) -> Result<usize, String> {
     }
 }
 
+fn parse_repeats(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of runs from 1 to 1000")),
+    }
+}
+
+fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{text:?} is not a count above zero")),
+    }
+}
+
 /// `10s`, `500ms`, `2m`, or plain seconds (`1.5`); zero is refused.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+fn parse_duration(text: &str) -> Result<Duration, String> {
     let d = parse_any_duration(text)?;
     if d.is_zero() {
         return Err(format!("{text:?}: a duration must be more than zero"));
     }
     Ok(d)
-}
-
-fn parse_warmup(text: &str) -> Result<Duration, String> {
-    parse_any_duration(text)
 }
 
 fn parse_any_duration(text: &str) -> Result<Duration, String> {
@@ -437,77 +585,23 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let cli: Cli = match greet_core::cli::parse_args("greet-bench") {
+    let cli: Cli = match greet_server::cli::parse_args("greet-bench") {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    let (common, scenarios) = match cli.command {
-        Some(Command::Check { urls }) => return check(&urls),
-        Some(command) => scenarios(command),
-        None => scenarios(Command::Ladder(cli.ladder)),
+    let plan = match cli.action() {
+        Action::Run(plan) => plan,
+        Action::Check(urls) => return check(&urls),
     };
-    match runner::run(common, scenarios) {
-        Ok(runner::Verdict::AllMeasured) => ExitCode::SUCCESS,
-        Ok(runner::Verdict::SomeFailed) => ExitCode::FAILURE,
-        Ok(runner::Verdict::Interrupted) => ExitCode::from(130),
+    match run::run(plan) {
+        Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
+        Ok(Verdict::SomeFailed) => ExitCode::FAILURE,
+        Ok(Verdict::Interrupted) => ExitCode::from(130),
         Err(err) => {
             eprintln!("greet-bench: error: {err:#}");
             ExitCode::FAILURE
         }
     }
-}
-
-/// The shared settings and the scenarios a command runs.
-fn scenarios(command: Command) -> (Common, Vec<Scenario>) {
-    match command {
-        Command::Ladder(args) => (args.common.clone(), vec![Scenario::Ladder(args)]),
-        Command::Loops(args) => (args.common.clone(), vec![Scenario::Loops(args)]),
-        Command::Soak(args) => (args.common.clone(), vec![Scenario::Soak(args)]),
-        Command::Sweep(args) => (args.common.clone(), vec![Scenario::Sweep(args)]),
-        Command::All(all) => (all.common.clone(), every_scenario(&all)),
-        Command::Check { .. } => unreachable!("handled by main"),
-    }
-}
-
-/// `all`: each scenario with its defaults (or `--quick` sizes), on `all`'s servers.
-fn every_scenario(all: &AllArgs) -> Vec<Scenario> {
-    let mut flags = vec!["greet-bench"];
-    if all.quick {
-        flags.push("--quick");
-    }
-    let mut ladder = Defaults::<LadderArgs>::parse_from(&flags).args;
-    let mut loops = Defaults::<LoopsArgs>::parse_from(&flags).args;
-    let mut soak = Defaults::<SoakArgs>::parse_from(&flags).args;
-    let mut sweep = Defaults::<SweepArgs>::parse_from(&flags).args;
-    ladder.servers = all.servers.as_ref().map(|servers| {
-        servers
-            .iter()
-            .map(|short| ServerSpec {
-                short: short.clone(),
-                endpoint: None,
-            })
-            .collect()
-    });
-    loops.servers.clone_from(&all.servers);
-    soak.servers.clone_from(&all.servers);
-    sweep.servers.clone_from(&all.servers);
-    ladder.common = all.common.clone();
-    loops.common = all.common.clone();
-    soak.common = all.common.clone();
-    sweep.common = all.common.clone();
-    vec![
-        Scenario::Ladder(ladder),
-        Scenario::Loops(loops),
-        Scenario::Soak(soak),
-        Scenario::Sweep(sweep),
-    ]
-}
-
-/// One scenario's flags parsed on their own: its defaults, the same as on the command line.
-#[derive(Debug, Parser)]
-struct Defaults<T: Args> {
-    #[command(flatten)]
-    args: T,
 }
 
 /// `greet-bench check URL…`: one line per server, exit 1 if any fails.
@@ -540,133 +634,118 @@ fn check(urls: &[String]) -> ExitCode {
 mod tests {
     use super::*;
 
-    fn parse_cli(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("greet-bench").chain(args.iter().copied()))
-    }
-
-    fn parse(args: &[&str]) -> Result<LadderArgs, clap::Error> {
-        let cli = parse_cli(args)?;
-        Ok(match cli.command {
-            Some(Command::Ladder(args)) => args,
-            Some(_) => panic!("not a ladder"),
-            None => cli.ladder,
-        })
-    }
-
-    #[test]
-    fn defaults_are_the_original_experiment() {
-        let args = parse(&[]).unwrap();
-        assert_eq!(args.levels(), [100, 300, 900, 2700]);
-        assert_eq!(args.servers, None);
-        assert_eq!((args.endpoint.as_str(), args.delay()), ("/greetings", 1000));
-        assert_eq!(parse(&["ladder"]).unwrap().levels(), args.levels());
-        let quick = parse(&["--quick"]).unwrap();
-        assert_eq!((quick.levels(), quick.delay()), (vec![10, 50], 50));
-        // An explicit flag wins over --quick's sizes.
-        let mixed = parse(&["ladder", "--quick", "--concurrency", "7"]).unwrap();
-        assert_eq!(mixed.levels(), [7]);
-    }
-
-    #[test]
-    fn servers_with_endpoints() {
-        let args = parse(&["--servers", "axum,greet-hyper,axum:/greetings/blocking"]).unwrap();
-        let servers = args.servers.unwrap();
-        assert_eq!(servers.len(), 3);
-        assert_eq!(servers[1].short, "hyper");
-        assert_eq!(servers[2].endpoint.as_deref(), Some("/greetings/blocking"));
-    }
-
-    #[test]
-    fn rejects_bad_input() {
-        for bad in [
-            &["--servers", "tomcat"][..],
-            &["--servers", "axum:greetings"],
-            &["--concurrency", "0"],
-            &["--concurrency", "10,x"],
-            &["--target", "nourl"],
-            &["--target", "a=https://x"],
-            &["--repeats", "0"],
-            &["--timeout-secs", "0"],
-            &["--endpoint", "greetings"],
-        ] {
-            assert!(parse(bad).is_err(), "{bad:?}");
+    fn plan(args: &[&str]) -> Plan {
+        match Cli::try_parse_from(std::iter::once("greet-bench").chain(args.iter().copied()))
+            .expect("good flags")
+            .action()
+        {
+            Action::Run(plan) => plan,
+            Action::Check(_) => panic!("a plan, not check"),
         }
     }
 
+    fn only(plan: Plan) -> Scenario {
+        assert_eq!(plan.scenarios.len(), 1);
+        plan.scenarios.into_iter().next().expect("one")
+    }
+
     #[test]
-    fn scenario_flags() {
-        let Some(Command::Loops(loops)) = parse_cli(&["loops", "--shapes", "10x5,2X3"])
-            .unwrap()
-            .command
+    fn no_flags_are_the_defaults_of_the_plan() {
+        assert_eq!(only(plan(&[])), Scenario::Ladder(Ladder::defaults(false)));
+        assert_eq!(
+            only(plan(&["ladder"])),
+            Scenario::Ladder(Ladder::defaults(false))
+        );
+        assert_eq!(
+            only(plan(&["--quick"])),
+            Scenario::Ladder(Ladder::defaults(true))
+        );
+        assert_eq!(
+            only(plan(&["loops"])),
+            Scenario::Loops(Loops::defaults(false))
+        );
+        assert_eq!(
+            only(plan(&["soak", "--quick"])),
+            Scenario::Soak(Soak::defaults(true))
+        );
+        assert_eq!(
+            only(plan(&["sweep"])),
+            Scenario::Sweep(Sweep::defaults(false))
+        );
+        assert_eq!(
+            plan(&["all", "--quick"]),
+            Plan::all(Common::default(), true, None)
+        );
+        assert_eq!(plan(&[]).common, Common::default());
+    }
+
+    #[test]
+    fn explicit_flags_win_over_quick_sizes() {
+        let Scenario::Ladder(ladder) = only(plan(&["ladder", "--quick", "--concurrency", "7"]))
         else {
-            panic!("not loops")
+            panic!("not a ladder")
         };
-        assert_eq!(loops.shapes, Some(vec![(10, 5), (2, 3)]));
-        assert_eq!((loops.repeats.get(), loops.delay_ms), (3, 0));
-        let Some(Command::Soak(soak)) = parse_cli(&["soak", "--duration", "1.5s"]).unwrap().command
-        else {
+        assert_eq!(
+            (ladder.levels, ladder.delay_ms),
+            (vec![7], Ladder::QUICK_DELAY_MS)
+        );
+        let Scenario::Soak(soak) = only(plan(&["soak", "--requests", "10"])) else {
             panic!("not soak")
         };
-        assert_eq!(soak.duration, Some(Duration::from_millis(1500)));
-        assert_eq!(soak.endpoints, ["/greetings", "/greetings/blocking"]);
-        let Some(Command::Sweep(sweep)) =
-            parse_cli(&["sweep", "--workers", "1,3"]).unwrap().command
-        else {
+        assert_eq!(soak.bound, SoakBound::Requests(10));
+        let Scenario::Sweep(sweep) = only(plan(&["sweep", "--quick", "--workers", "1,3"])) else {
             panic!("not sweep")
         };
-        assert_eq!(sweep.workers, Some(vec![1, 3]));
-        let every = every_scenario(&AllArgs {
-            servers: Some(vec!["hyper".into()]),
-            quick: true,
-            common: parse(&[]).unwrap().common,
-        });
-        assert_eq!(every.len(), 4);
-        for scenario in &every {
-            match scenario {
-                Scenario::Ladder(a) => {
-                    assert!(a.quick && a.servers.as_ref().unwrap()[0].short == "hyper")
-                }
-                Scenario::Loops(a) => assert!(a.quick && a.servers == Some(vec!["hyper".into()])),
-                Scenario::Soak(a) => assert!(a.quick && a.servers.is_some()),
-                Scenario::Sweep(a) => assert!(a.quick && a.servers.is_some()),
-            }
-        }
+        assert_eq!(
+            (sweep.workers, sweep.repeats),
+            (vec![1, 3], Sweep::QUICK_REPEATS)
+        );
     }
 
     #[test]
-    fn rejects_bad_scenario_flags() {
-        for bad in [
-            &["soak", "--duration", "0"][..],
-            &["soak", "--duration", "0ms"],
-            &["soak", "--duration", "ten"],
-            &["soak", "--duration", "1s", "--requests", "10"],
-            &["soak", "--requests", "0"],
-            &["soak", "--concurrency", ""],
-            &["sweep", "--workers", ""],
-            &["sweep", "--workers", "0"],
-            &["sweep", "--blocking-threads", ","],
-            &["sweep", "--duration", "0s"],
-            &["loops", "--shapes", "100"],
-            &["loops", "--shapes", "0x10"],
-            &["loops", "--shapes", ""],
-            &["loops", "--servers", "axum:/health"],
-            &["loops", "--repeats", "0"],
-        ] {
-            assert!(parse_cli(bad).is_err(), "{bad:?}");
-        }
+    fn servers_endpoints_and_targets() {
+        let Scenario::Ladder(ladder) = only(plan(&[
+            "--servers",
+            "axum,greet-hyper,axum:/greetings/blocking",
+        ])) else {
+            panic!("not a ladder")
+        };
+        assert_eq!(ladder.servers[1].short, "hyper");
+        assert_eq!(
+            ladder.servers[2].endpoint.as_deref(),
+            Some("/greetings/blocking")
+        );
+        let Scenario::Ladder(ladder) = only(plan(&["--target", "jvm=http://127.0.0.1:9000/"]))
+        else {
+            panic!("not a ladder")
+        };
+        assert!(ladder.servers.is_empty(), "only the target");
+        assert_eq!(ladder.targets[0].url, "http://127.0.0.1:9000");
+        let all = plan(&["all", "--servers", "hyper", "--no-pin", "--bin-dir", "/b"]);
+        assert_eq!(all.binaries(), ["hyper"]);
+        assert_eq!(
+            (all.common.pin, all.common.bins),
+            (false, Bins::Dir("/b".into()))
+        );
+    }
+
+    #[test]
+    fn the_help_quotes_the_plans_defaults() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        assert!(
+            help.contains("[default: 100,300,900,2700; --quick: 10,50]"),
+            "{help}"
+        );
+        assert!(help.contains("Examples:"), "{help}");
+        let mut cli = Cli::command();
+        let sweep = cli
+            .find_subcommand_mut("sweep")
+            .expect("sweep")
+            .render_long_help()
+            .to_string();
+        assert!(sweep.contains("[default: 2,200; --quick: 200]"), "{sweep}");
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-    }
-
-    #[test]
-    fn targets() {
-        let args = parse(&["--target", "jvm=http://127.0.0.1:9000/"]).unwrap();
-        assert_eq!(
-            args.targets,
-            [Target {
-                name: "jvm".into(),
-                url: "http://127.0.0.1:9000".into()
-            }]
-        );
     }
 }

@@ -1,6 +1,6 @@
 //! Whether two servers differ beyond run-to-run noise: a two-sided Mann–Whitney U test on
-//! per-run figures (one throughput per run and server), the test Go's benchstat uses for the
-//! same question.
+//! per-run figures (one figure per run and server: a throughput, or the ladder's total time),
+//! the test Go's benchstat uses for the same question.
 //!
 //! Rank tests need no assumption about the shape of the noise, which on a shared machine is
 //! lopsided (a neighbour's burst slows one run a lot, never speeds one up). Their price is
@@ -15,10 +15,10 @@ use crate::stats::median;
 /// Significance level of every verdict.
 pub const ALPHA: f64 = 0.05;
 
-/// How every verdict is reached, as the reports state it.
-pub const METHOD: &str = "two-sided Mann-Whitney U test on per-run throughput, alpha = 0.05 \
-                          (exact without ties and up to 30 runs a side, else the normal \
-                          approximation with tie correction)";
+/// How every verdict is reached, as the reports state it; each comparison names its figure.
+pub const METHOD: &str = "two-sided Mann-Whitney U test on one figure per run (each comparison \
+                          names its figure), alpha = 0.05 (exact without ties and up to 30 runs \
+                          a side, else the normal approximation with tie correction)";
 
 /// Up to this many runs a side, p is computed from the exact distribution of U.
 const EXACT_UP_TO: usize = 30;
@@ -46,9 +46,31 @@ impl Verdict {
     }
 }
 
+/// The per-run figure two samples are compared on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// Valid responses per second (higher is better).
+    RequestsPerS,
+    /// The ladder's first-connect-to-last-response time of a level (lower is better).
+    TotalS,
+}
+
+impl Figure {
+    /// Its name in the tables.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::RequestsPerS => "throughput",
+            Self::TotalS => "total time",
+        }
+    }
+}
+
 /// Two named samples compared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// The figure compared.
+    pub figure: Figure,
     /// The first sample's name (a server, or a setting).
     pub a: String,
     /// The second sample's name.
@@ -64,11 +86,12 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Compares the samples `a` and `b` of the two named things.
-    pub fn new(a_name: &str, a: &[f64], b_name: &str, b: &[f64]) -> Self {
+    /// Compares the samples `a` and `b` of `figure` of the two named things.
+    pub fn new(figure: Figure, a_name: &str, a: &[f64], b_name: &str, b: &[f64]) -> Self {
         let (p_value, verdict) = test(a, b);
         let mb = median(b);
         Self {
+            figure,
             a: a_name.to_owned(),
             b: b_name.to_owned(),
             ratio: if mb == 0.0 { 0.0 } else { median(a) / mb },
@@ -79,12 +102,13 @@ impl Comparison {
     }
 
     /// One line for the tables, e.g.
-    /// `greet-hyper / greet-axum = 1.042 (p = 0.008, 5+5 runs): different`.
+    /// `greet-hyper / greet-axum throughput = 1.042 (p = 0.008, 5+5 runs): different`.
     pub fn line(&self) -> String {
         format!(
-            "{} / {} = {:.3} (p = {:.3}, {}+{} runs): {}",
+            "{} / {} {} = {:.3} (p = {:.3}, {}+{} runs): {}",
             self.a,
             self.b,
+            self.figure.describe(),
             self.ratio,
             self.p_value,
             self.n[0],
@@ -94,12 +118,12 @@ impl Comparison {
     }
 }
 
-/// Every pair of `samples` (name, values), in order: (0, 1), (0, 2), …, (1, 2), …
-pub fn pairwise(samples: &[(String, Vec<f64>)]) -> Vec<Comparison> {
+/// Every pair of `samples` (name, values of `figure`), in order: (0, 1), (0, 2), …, (1, 2), …
+pub fn pairwise(figure: Figure, samples: &[(String, Vec<f64>)]) -> Vec<Comparison> {
     let mut out = Vec::new();
     for (i, (a_name, a)) in samples.iter().enumerate() {
         for (b_name, b) in &samples[i + 1..] {
-            out.push(Comparison::new(a_name, a, b_name, b));
+            out.push(Comparison::new(figure, a_name, a, b_name, b));
         }
     }
     out
@@ -288,11 +312,17 @@ mod tests {
     fn clearly_different_samples_are_different() {
         let fast = [105.0, 107.0, 106.0, 108.0, 104.5];
         let slow = [100.0, 101.0, 99.5, 100.5, 102.0];
-        let c = Comparison::new("fast", &fast, "slow", &slow);
+        let c = Comparison::new(Figure::RequestsPerS, "fast", &fast, "slow", &slow);
         assert_eq!(c.verdict, Verdict::Different);
         // A complete separation of 5 and 5: 2 / C(10, 5).
         assert!((c.p_value - 2.0 / 252.0).abs() < 1e-12, "{}", c.p_value);
         assert!((c.ratio - 106.0 / 100.5).abs() < 1e-12);
+        assert!(
+            c.line()
+                .starts_with("fast / slow throughput = 1.055 (p = 0.008"),
+            "{}",
+            c.line()
+        );
         // Order does not matter to p.
         assert_eq!(test(&slow, &fast), (c.p_value, Verdict::Different));
     }
@@ -300,7 +330,7 @@ mod tests {
     #[test]
     fn one_distribution_twice_is_not_different() {
         let same = [100.0, 103.0, 98.0, 101.0, 99.0];
-        let c = Comparison::new("a", &same, "b", &same);
+        let c = Comparison::new(Figure::RequestsPerS, "a", &same, "b", &same);
         assert_eq!(c.verdict, Verdict::WithinNoise);
         assert_eq!(c.ratio, 1.0);
         assert!(c.p_value > 0.9, "{}", c.p_value);
@@ -309,7 +339,13 @@ mod tests {
     #[test]
     fn three_runs_a_side_cannot_separate() {
         assert!((smallest_p(3, 3) - 0.1).abs() < 1e-12);
-        let c = Comparison::new("a", &[110.0, 111.0, 112.0], "b", &[100.0, 101.0, 102.0]);
+        let c = Comparison::new(
+            Figure::RequestsPerS,
+            "a",
+            &[110.0, 111.0, 112.0],
+            "b",
+            &[100.0, 101.0, 102.0],
+        );
         assert_eq!(c.verdict, Verdict::TooFewRuns);
         assert!((c.p_value - 0.1).abs() < 1e-12);
         assert!(smallest_p(4, 4) < ALPHA && smallest_p(3, 5) < ALPHA);
@@ -371,7 +407,10 @@ mod tests {
             ("y".to_owned(), vec![2.0]),
             ("z".to_owned(), vec![3.0]),
         ];
-        let pairs: Vec<_> = pairwise(&samples).into_iter().map(|c| (c.a, c.b)).collect();
+        let pairs: Vec<_> = pairwise(Figure::TotalS, &samples)
+            .into_iter()
+            .map(|c| (c.a, c.b))
+            .collect();
         assert_eq!(
             pairs,
             [("x", "y"), ("x", "z"), ("y", "z")].map(|(a, b)| (a.to_owned(), b.to_owned()))

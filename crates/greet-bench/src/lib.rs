@@ -10,25 +10,33 @@
 //! keep-alive load, and `all` runs the four into one report. Every run prints text tables and
 //! writes JSON, CSV, SVG charts and an HTML report after every step.
 //!
-//! Layout, one module per concern:
-//! - [`cli`]: flags and the binary's `main` (flags in, exit code out);
-//! - [`runner`]: one run from plan to report, and [`runner::Bench`], what scenarios share;
+//! Layout, one module per concern; dependencies point down this list, never up (a test,
+//! `tests/layering.rs`, holds them to it):
+//! - [`cli`]: flags in, a [`plan::Plan`] out, the outcome as an exit code: the only module
+//!   that sees clap;
+//! - [`run`]: one run from plan to report (servers found once, CPUs split, Ctrl-C);
 //! - [`scenario`]: the ladder, loops, soak and sweep, one module each;
-//! - [`server`]: finding, building, starting (pinned), timing and stopping server binaries;
-//! - [`load`]: the load generator (one request per fresh connection, or keep-alive users),
-//!   validating every response;
+//! - [`bench`]: [`bench::Bench`], what scenarios share: start, check, sample and stop a
+//!   server, keep-alive load with progress, saving;
+//! - [`server`]: finding, building, starting (pinned, as a process or a container), timing
+//!   and stopping servers;
+//! - [`load`]: the load generator (fresh connections, or keep-alive users), every response
+//!   validated, every outcome pushed into one [`load::Tally`];
 //! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen);
-//! - [`stats`]: from request outcomes to figures (HDR histogram), medians of repeats;
+//! - [`report`]: tables, CSV, charts and HTML, by output format over the results;
+//! - [`results`]: the data model of `results.json`, one [`results::Run`] per load;
 //! - [`compare`]: whether two servers differ beyond run-to-run noise (Mann-Whitney U);
-//! - [`results`]: the data written to `results.json`;
-//! - [`report`]: text tables, CSV, SVG charts, HTML, and writing them all.
+//! - [`stats`]: medians, summaries, percentages;
+//! - [`plan`]: what a run is to do, every default and `--quick` size, as plain values.
 
+pub mod bench;
 pub mod cli;
 pub mod compare;
 pub mod load;
+pub mod plan;
 pub mod report;
 pub mod results;
-pub mod runner;
+pub mod run;
 pub mod sample;
 pub mod scenario;
 pub mod server;

@@ -1,33 +1,375 @@
-//! The load generator, every response validated (status 200 and the endpoint's body).
+//! The load generator: every request timed, every response read by the workspace's one
+//! reader (`greet_probe::http1`) and validated, every outcome pushed into one [`Tally`].
 //!
 //! Two shapes of load:
-//! - [`run`], the ladder's: `requests` GETs, `concurrency` at a time, each on a fresh
+//! - [`fresh`], the ladder's: `requests` GETs, `concurrency` at a time, each on a fresh
 //!   connection with the clock started before connect (the original tool's
 //!   `--disable-keepalive` semantics); the client closes each connection after its response.
 //! - [`sessions`], the other scenarios': virtual users, each on its own keep-alive connection
 //!   sending one request after another (JMeter threads, siege and ab clients), until each has
-//!   sent its count or until a deadline.
+//!   sent its count, the users a total, or until a deadline.
+//!
+//! A [`Tally`] is oha's one result type: each task pushes its outcomes into its own, the tallies
+//! are merged, and [`Tally::figures`] is the one place outcomes become [`Figures`].
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use greet_core::{paths, WORDS};
+use greet_probe::http1::{self, Options, Response};
 use hdrhistogram::Histogram;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::stats::{ErrorKind, Outcome};
+use crate::results::{Connect, Figures, Latency};
+use crate::stats::{percent, rate};
 
-/// One level of load.
+/// Why a request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ErrorKind {
+    /// No connection could be established.
+    Connect,
+    /// No complete response within the per-request timeout.
+    Timeout,
+    /// The connection failed after it was established, or the answer was not HTTP/1.
+    Io,
+    /// A status other than the endpoint's.
+    Status,
+    /// The endpoint's status with a body it would not send.
+    Body,
+    /// The harness itself panicked on this request: counted, never dropped.
+    Panic,
+}
+
+impl ErrorKind {
+    /// The name in `results.json` and the CSVs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Connect => "connect",
+            Self::Timeout => "timeout",
+            Self::Io => "io",
+            Self::Status => "status",
+            Self::Body => "body",
+            Self::Panic => "panic",
+        }
+    }
+}
+
+/// One request's outcome.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// A valid response after `latency` (clock started before the connect, when there was
+    /// one); `connect` when this request opened its connection.
+    Ok {
+        /// Start → last body byte.
+        latency: Duration,
+        /// Start → connection established, when this request opened it.
+        connect: Option<Duration>,
+    },
+    /// A failure; `connect` when this request opened a connection.
+    Failed {
+        /// What went wrong.
+        kind: ErrorKind,
+        /// Start → connection established, when this request opened it.
+        connect: Option<Duration>,
+    },
+}
+
+/// Latencies are recorded in microseconds, from 1 µs to an hour, at 3 significant digits.
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds")
+}
+
+/// Latencies (µs) kept as a list until there are more than this many, then in a histogram.
+const FEW: usize = 4096;
+
+/// A tally's latencies. A histogram of that range and precision is 180 KB of counters: one
+/// per task of a 2700-connection level (a task each, one request each) cost the load
+/// generator a third of a second of its CPU and stretched the level; a list costs 8 bytes a
+/// request.
+#[derive(Debug, Clone)]
+enum Latencies {
+    Few(Vec<u64>),
+    Many(Box<Histogram<u64>>),
+}
+
+impl Latencies {
+    fn record(&mut self, micros: u64) {
+        match self {
+            Self::Few(values) if values.len() < FEW => values.push(micros),
+            Self::Few(_) => {
+                self.spill();
+                self.record(micros);
+            }
+            Self::Many(histogram) => histogram.saturating_record(micros),
+        }
+    }
+
+    /// Moves the list into a histogram.
+    fn spill(&mut self) {
+        if let Self::Few(values) = self {
+            let mut histogram = histogram();
+            for &v in values.iter() {
+                histogram.saturating_record(v);
+            }
+            *self = Self::Many(Box::new(histogram));
+        }
+    }
+
+    fn merge(&mut self, other: &Latencies) {
+        match other {
+            Self::Few(values) => values.iter().for_each(|&v| self.record(v)),
+            Self::Many(other) => {
+                self.spill();
+                if let Self::Many(histogram) = self {
+                    // Same bounds on both sides: adding cannot fail.
+                    let _ = histogram.add(other.as_ref());
+                }
+            }
+        }
+    }
+
+    /// The latencies at quantiles `qs`, µs, as a histogram reads them.
+    fn quantiles(&self, qs: [f64; 4]) -> [u64; 4] {
+        let mut all = self.clone();
+        all.spill();
+        match all {
+            Self::Many(histogram) => qs.map(|q| histogram.value_at_quantile(q)),
+            Self::Few(_) => unreachable!("spilled"),
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX).max(1)
+}
+
+/// Everything a load did, from its outcomes.
+#[derive(Debug, Clone)]
+pub struct Tally {
+    ok: u64,
+    errors: BTreeMap<ErrorKind, u64>,
+    latency: Latencies,
+    latency_sum: Duration,
+    fastest: Duration,
+    slowest: Duration,
+    connects: u64,
+    connect_sum: Duration,
+    connect_max: Duration,
+    /// First request to last response.
+    pub elapsed: Duration,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Self {
+            ok: 0,
+            errors: BTreeMap::new(),
+            latency: Latencies::Few(Vec::new()),
+            latency_sum: Duration::ZERO,
+            fastest: Duration::MAX,
+            slowest: Duration::ZERO,
+            connects: 0,
+            connect_sum: Duration::ZERO,
+            connect_max: Duration::ZERO,
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
+impl Tally {
+    /// Adds one request's outcome.
+    pub fn push(&mut self, outcome: Outcome) {
+        let connect = match outcome {
+            Outcome::Ok { latency, connect } => {
+                self.ok += 1;
+                self.latency_sum += latency;
+                self.fastest = self.fastest.min(latency);
+                self.slowest = self.slowest.max(latency);
+                self.latency.record(micros(latency));
+                connect
+            }
+            Outcome::Failed { kind, connect } => {
+                *self.errors.entry(kind).or_insert(0) += 1;
+                connect
+            }
+        };
+        if let Some(connect) = connect {
+            self.connects += 1;
+            self.connect_sum += connect;
+            self.connect_max = self.connect_max.max(connect);
+        }
+    }
+
+    /// Adds another tally's outcomes (its elapsed time is not added: loads run side by side).
+    pub fn merge(&mut self, other: &Tally) {
+        self.ok += other.ok;
+        for (kind, n) in &other.errors {
+            *self.errors.entry(*kind).or_insert(0) += n;
+        }
+        self.latency.merge(&other.latency);
+        self.latency_sum += other.latency_sum;
+        self.fastest = self.fastest.min(other.fastest);
+        self.slowest = self.slowest.max(other.slowest);
+        self.connects += other.connects;
+        self.connect_sum += other.connect_sum;
+        self.connect_max = self.connect_max.max(other.connect_max);
+    }
+
+    /// Requests counted, valid or not.
+    pub fn requests(&self) -> u64 {
+        self.ok + self.errors.values().sum::<u64>()
+    }
+
+    /// The figures of the load, valid responses only in every latency and in the throughput.
+    pub fn figures(&self) -> Figures {
+        let ok = self.ok;
+        let total_s = self.elapsed.as_secs_f64();
+        let [p50, p90, p99, p999] = if ok == 0 {
+            [0.0; 4]
+        } else {
+            self.latency
+                .quantiles([0.50, 0.90, 0.99, 0.999])
+                .map(|us| us as f64 / 1000.0)
+        };
+        let when_ok = |d: Duration| if ok == 0 { 0.0 } else { d.as_secs_f64() };
+        Figures {
+            requests: self.requests(),
+            success_rate: percent(ok, self.requests()),
+            total_s,
+            requests_per_s: rate(ok, total_s),
+            fastest_s: when_ok(self.fastest),
+            slowest_s: when_ok(self.slowest),
+            average_s: if ok == 0 {
+                0.0
+            } else {
+                self.latency_sum.as_secs_f64() / ok as f64
+            },
+            latency_ms: Latency {
+                p50,
+                p90,
+                p99,
+                p999,
+                max: when_ok(self.slowest) * 1000.0,
+            },
+            connects: self.connects,
+            connect_ms: Connect {
+                avg: if self.connects == 0 {
+                    0.0
+                } else {
+                    self.connect_sum.as_secs_f64() * 1000.0 / self.connects as f64
+                },
+                max: self.connect_max.as_secs_f64() * 1000.0,
+            },
+            errors: self
+                .errors
+                .iter()
+                .map(|(kind, n)| (kind.as_str().to_owned(), *n))
+                .collect(),
+        }
+    }
+}
+
+/// A check of a response: `Ok` for a valid one, or why it is not.
+type Check = dyn Fn(&Response) -> Result<(), ErrorKind> + Send + Sync;
+
+/// What a valid response is: the status and body a path answers with.
+#[derive(Clone)]
+pub struct Expect(Arc<Check>);
+
+impl std::fmt::Debug for Expect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Expect(..)")
+    }
+}
+
+impl Expect {
+    /// The contract's answer to `GET target`: `ok` from `/health`; otherwise 200 and
+    /// `<word> <name>!`, the name read from the query as the servers read it (`World` when
+    /// there is none; a query the contract refuses gets 400s, which count as failures).
+    pub fn for_target(target: &str) -> Self {
+        let (path, query) = match target.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (target, None),
+        };
+        if path == paths::HEALTH {
+            return Self::with(|res| status_and(res, |body| body == b"ok"));
+        }
+        let suffix = greet_core::name::name_from_query(query)
+            .map(|name| format!(" {name}!").into_bytes())
+            .unwrap_or_default();
+        Self::with(move |res| status_and(res, |body| is_greeting(body, &suffix)))
+    }
+
+    /// Any check of a response: `Ok` for a valid one, or why it is not.
+    pub fn with(
+        check: impl Fn(&Response) -> Result<(), ErrorKind> + Send + Sync + 'static,
+    ) -> Self {
+        Self(Arc::new(check))
+    }
+
+    fn check(&self, res: &Response) -> Result<(), ErrorKind> {
+        (self.0)(res)
+    }
+}
+
+fn status_and(res: &Response, body: impl Fn(&[u8]) -> bool) -> Result<(), ErrorKind> {
+    if res.status() != 200 {
+        Err(ErrorKind::Status)
+    } else if body(res.body()) {
+        Ok(())
+    } else {
+        Err(ErrorKind::Body)
+    }
+}
+
+/// `^(Hello|Hi|Olá|Oi|Hallo)<suffix>$`, the suffix being ` <name>!`.
+pub fn is_greeting(body: &[u8], suffix: &[u8]) -> bool {
+    !suffix.is_empty()
+        && body
+            .strip_suffix(suffix)
+            .is_some_and(|word| WORDS.iter().any(|w| w.as_bytes() == word))
+}
+
+/// A request for `target` on `addr`, built once: every request of a load is the same bytes.
+fn request(addr: SocketAddr, target: &str) -> Arc<[u8]> {
+    format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n\r\n")
+        .into_bytes()
+        .into()
+}
+
+/// Runs `attempt`, turning a panic inside it into [`ErrorKind::Panic`]: a worker that panicked
+/// would otherwise take its whole tally with it and leave the success rate computed over the
+/// requests that remain.
+async fn caught<F: Future<Output = Outcome>>(attempt: F) -> Outcome {
+    let mut attempt = std::pin::pin!(attempt);
+    std::future::poll_fn(|cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| attempt.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(_) => Poll::Ready(Outcome::Failed {
+                kind: ErrorKind::Panic,
+                connect: None,
+            }),
+        }
+    })
+    .await
+}
+
+/// One level of the ladder.
 #[derive(Debug, Clone)]
 pub struct Level {
     /// The server.
     pub addr: SocketAddr,
     /// Path and query to GET, e.g. `/greetings`.
-    pub path: String,
+    pub target: String,
+    /// What a valid response is.
+    pub expect: Expect,
     /// Requests in flight at once.
     pub concurrency: usize,
     /// Requests in all.
@@ -36,20 +378,11 @@ pub struct Level {
     pub timeout: Duration,
 }
 
-/// A response larger than this is not a greeting.
-const MAX_RESPONSE: usize = 16 * 1024;
-
-/// Runs `level`; `done` is bumped after each request (for progress bars). Returns every
-/// request's outcome and the time from the first connect to the last response.
-pub async fn run(level: &Level, done: Arc<AtomicUsize>) -> (Vec<Outcome>, Duration) {
+/// Runs `level`, each request on a fresh connection; `done` is bumped after each (for
+/// progress bars).
+pub async fn fresh(level: &Level, done: Arc<AtomicUsize>) -> Tally {
     let next = Arc::new(AtomicUsize::new(0));
-    // Built once: every request is the same bytes.
-    let request: Arc<[u8]> = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: greet-bench\r\n\r\n",
-        level.path, level.addr
-    )
-    .into_bytes()
-    .into();
+    let request = request(level.addr, &level.target);
     let start = Instant::now();
     let workers: Vec<_> = (0..level.concurrency.min(level.requests))
         .map(|_| {
@@ -57,23 +390,75 @@ pub async fn run(level: &Level, done: Arc<AtomicUsize>) -> (Vec<Outcome>, Durati
                 (Arc::clone(&next), Arc::clone(&done), Arc::clone(&request));
             let level = level.clone();
             tokio::spawn(async move {
-                let mut outcomes = Vec::new();
+                let mut tally = Tally::default();
+                let (mut buf, mut res) = (Vec::with_capacity(512), Response::new());
                 while next.fetch_add(1, Ordering::Relaxed) < level.requests {
-                    outcomes.push(one(&level, &request).await);
+                    let outcome = caught(one(&level, &request, &mut buf, &mut res)).await;
+                    tally.push(outcome);
                     done.fetch_add(1, Ordering::Relaxed);
                 }
-                outcomes
+                tally
             })
         })
         .collect();
-    let mut outcomes = Vec::with_capacity(level.requests);
+    let mut tally = Tally::default();
     for worker in workers {
-        // A worker only ends by returning: its requests never panic.
-        if let Ok(mut part) = worker.await {
-            outcomes.append(&mut part);
+        match worker.await {
+            Ok(part) => tally.merge(&part),
+            Err(_) => tally.push(Outcome::Failed {
+                kind: ErrorKind::Panic,
+                connect: None,
+            }),
         }
     }
-    (outcomes, start.elapsed())
+    tally.elapsed = start.elapsed();
+    tally
+}
+
+/// One request on a fresh connection, written whole in one `write`. hyper's client connection
+/// machinery (dispatch channel, connection task) cost about 20 µs more per request on the
+/// load generator's core, which at 2700 concurrent delayed the last request by ~50 ms.
+async fn one(level: &Level, request: &[u8], buf: &mut Vec<u8>, res: &mut Response) -> Outcome {
+    let start = Instant::now();
+    let mut connect = None;
+    let attempt = async {
+        let mut stream = TcpStream::connect(level.addr)
+            .await
+            .map_err(|_| ErrorKind::Connect)?;
+        connect = Some(start.elapsed());
+        stream.write_all(request).await.map_err(|_| ErrorKind::Io)?;
+        buf.clear();
+        read(&mut stream, buf, res, &level.expect).await
+    };
+    match tokio::time::timeout(level.timeout, attempt).await {
+        Ok(Ok(_)) => Outcome::Ok {
+            latency: start.elapsed(),
+            connect,
+        },
+        Ok(Err(kind)) => Outcome::Failed { kind, connect },
+        Err(_) => Outcome::Failed {
+            kind: ErrorKind::Timeout,
+            connect,
+        },
+    }
+}
+
+/// Reads and validates one response; whether the connection may carry another request.
+async fn read(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    res: &mut Response,
+    expect: &Expect,
+) -> Result<bool, ErrorKind> {
+    http1::read(stream, buf, res, Options::default())
+        .await
+        .map_err(|_| ErrorKind::Io)?;
+    // Nothing is pipelined: bytes after the response mean its framing was wrong.
+    if !buf.is_empty() {
+        return Err(ErrorKind::Io);
+    }
+    expect.check(res)?;
+    Ok(res.keep_alive())
 }
 
 /// When the virtual users of [`sessions`] stop.
@@ -93,7 +478,9 @@ pub struct Sessions {
     /// The server.
     pub addr: SocketAddr,
     /// Path and query to GET.
-    pub path: String,
+    pub target: String,
+    /// What a valid response is.
+    pub expect: Expect,
     /// Virtual users, each with its own connection.
     pub users: usize,
     /// When they stop.
@@ -102,96 +489,10 @@ pub struct Sessions {
     pub timeout: Duration,
 }
 
-/// What a keep-alive load did.
-#[derive(Debug, Clone)]
-pub struct Tally {
-    /// Valid responses.
-    pub ok: u64,
-    /// Failed requests by kind ([`ErrorKind::as_str`]).
-    pub errors: BTreeMap<String, u64>,
-    /// Connections opened (one per user, more when a server closes them).
-    pub connects: u64,
-    /// Latency of the valid responses, microseconds, write to last body byte.
-    pub latency: Histogram<u64>,
-    /// Sum of those latencies.
-    pub latency_sum: Duration,
-    /// First request to last response.
-    pub elapsed: Duration,
-}
-
-impl Tally {
-    fn new() -> Self {
-        Self {
-            ok: 0,
-            errors: BTreeMap::new(),
-            connects: 0,
-            latency: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds"),
-            latency_sum: Duration::ZERO,
-            elapsed: Duration::ZERO,
-        }
-    }
-
-    fn merge(&mut self, other: Self) {
-        self.ok += other.ok;
-        for (kind, n) in other.errors {
-            *self.errors.entry(kind).or_insert(0) += n;
-        }
-        self.connects += other.connects;
-        // Same bounds on both sides: adding cannot fail.
-        let _ = self.latency.add(&other.latency);
-        self.latency_sum += other.latency_sum;
-    }
-
-    /// Requests sent, valid or not.
-    pub fn requests(&self) -> u64 {
-        self.ok + self.errors.values().sum::<u64>()
-    }
-
-    /// Valid responses, percent of the requests.
-    pub fn success_rate(&self) -> f64 {
-        match self.requests() {
-            0 => 0.0,
-            n => 100.0 * self.ok as f64 / n as f64,
-        }
-    }
-
-    /// Valid responses per second: failures, however fast, add no throughput.
-    pub fn requests_per_s(&self) -> f64 {
-        if self.elapsed.is_zero() {
-            0.0
-        } else {
-            self.ok as f64 / self.elapsed.as_secs_f64()
-        }
-    }
-
-    /// Mean latency of the valid responses, milliseconds.
-    pub fn average_ms(&self) -> f64 {
-        if self.ok == 0 {
-            0.0
-        } else {
-            self.latency_sum.as_secs_f64() * 1000.0 / self.ok as f64
-        }
-    }
-
-    /// Latency at quantile `q` of the valid responses, milliseconds.
-    pub fn quantile_ms(&self, q: f64) -> f64 {
-        if self.ok == 0 {
-            0.0
-        } else {
-            self.latency.value_at_quantile(q) as f64 / 1000.0
-        }
-    }
-}
-
 /// Runs keep-alive load as `sessions` says; `done` is bumped after each request.
 pub async fn sessions(sessions: &Sessions, done: Arc<AtomicUsize>) -> Tally {
     let shared = Arc::new(sessions.clone());
-    let request: Arc<[u8]> = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: greet-bench\r\n\r\n",
-        sessions.path, sessions.addr
-    )
-    .into_bytes()
-    .into();
+    let request = request(sessions.addr, &sessions.target);
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let users: Vec<_> = (0..sessions.users)
@@ -205,11 +506,14 @@ pub async fn sessions(sessions: &Sessions, done: Arc<AtomicUsize>) -> Tally {
             tokio::spawn(async move { user(&shared, &request, &next, start, &done).await })
         })
         .collect();
-    let mut tally = Tally::new();
+    let mut tally = Tally::default();
     for user in users {
-        // A user only ends by returning: its requests never panic.
-        if let Ok(part) = user.await {
-            tally.merge(part);
+        match user.await {
+            Ok(part) => tally.merge(&part),
+            Err(_) => tally.push(Outcome::Failed {
+                kind: ErrorKind::Panic,
+                connect: None,
+            }),
         }
     }
     tally.elapsed = start.elapsed();
@@ -225,10 +529,9 @@ async fn user(
     start: Instant,
     done: &AtomicUsize,
 ) -> Tally {
-    let expect = Expect::for_path(&s.path);
-    let mut tally = Tally::new();
+    let mut tally = Tally::default();
     let mut conn: Option<TcpStream> = None;
-    let mut buf = Vec::with_capacity(512);
+    let (mut buf, mut res) = (Vec::with_capacity(512), Response::new());
     let mut sent = 0usize;
     loop {
         let go = match s.stop {
@@ -240,195 +543,197 @@ async fn user(
             break;
         }
         sent += 1;
-        let began = Instant::now();
-        let attempt = async {
-            let mut opened = false;
-            if conn.is_none() {
-                let stream = TcpStream::connect(s.addr)
-                    .await
-                    .map_err(|_| ErrorKind::Connect)?;
-                let _ = stream.set_nodelay(true);
-                conn = Some(stream);
-                opened = true;
-            }
-            let Some(stream) = conn.as_mut() else {
-                return Err(ErrorKind::Connect);
-            };
-            stream.write_all(request).await.map_err(|_| ErrorKind::Io)?;
-            let reusable = read_response(stream, &mut buf, expect).await?;
-            Ok((opened, reusable))
-        };
-        let result = match tokio::time::timeout(s.timeout, attempt).await {
-            Ok(result) => result,
-            Err(_) => Err(ErrorKind::Timeout),
-        };
-        match result {
-            Ok((opened, reusable)) => {
-                let latency = began.elapsed();
-                tally.ok += 1;
-                tally.connects += u64::from(opened);
-                tally.latency_sum += latency;
-                tally.latency.saturating_record(
-                    u64::try_from(latency.as_micros())
-                        .unwrap_or(u64::MAX)
-                        .max(1),
-                );
-                if !reusable {
-                    conn = None;
+        let (outcome, reusable) = {
+            let mut reusable = false;
+            let outcome = caught(async {
+                let began = Instant::now();
+                let mut connect = None;
+                let attempt = async {
+                    if conn.is_none() {
+                        let stream = TcpStream::connect(s.addr)
+                            .await
+                            .map_err(|_| ErrorKind::Connect)?;
+                        let _ = stream.set_nodelay(true);
+                        connect = Some(began.elapsed());
+                        conn = Some(stream);
+                    }
+                    let Some(stream) = conn.as_mut() else {
+                        return Err(ErrorKind::Connect);
+                    };
+                    stream.write_all(request).await.map_err(|_| ErrorKind::Io)?;
+                    buf.clear();
+                    read(stream, &mut buf, &mut res, &s.expect).await
+                };
+                match tokio::time::timeout(s.timeout, attempt).await {
+                    Ok(Ok(keep)) => {
+                        reusable = keep;
+                        Outcome::Ok {
+                            latency: began.elapsed(),
+                            connect,
+                        }
+                    }
+                    Ok(Err(kind)) => Outcome::Failed { kind, connect },
+                    Err(_) => Outcome::Failed {
+                        kind: ErrorKind::Timeout,
+                        connect,
+                    },
                 }
-            }
-            Err(kind) => {
-                *tally.errors.entry(kind.as_str().to_owned()).or_insert(0) += 1;
-                conn = None;
-                if kind == ErrorKind::Connect {
-                    // A server that refuses connections would otherwise be hammered in a
-                    // tight loop until the deadline.
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            }
+            })
+            .await;
+            (outcome, reusable)
+        };
+        if !reusable {
+            conn = None;
         }
+        if let Outcome::Failed {
+            kind: ErrorKind::Connect,
+            ..
+        } = outcome
+        {
+            // A server that refuses connections would otherwise be hammered in a tight loop
+            // until the deadline.
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        tally.push(outcome);
         done.fetch_add(1, Ordering::Relaxed);
     }
     tally
 }
 
-/// One request on a fresh connection: the request is written whole in one `write`, the
-/// response parsed with `httparse` (hyper's own parser). hyper's client connection machinery
-/// (dispatch channel, connection task) cost about 20 µs more per request on the load
-/// generator's core, which at 2700 concurrent delayed the last request by ~50 ms.
-async fn one(level: &Level, request: &[u8]) -> Outcome {
-    let start = Instant::now();
-    let mut connect = None;
-    let expect = Expect::for_path(&level.path);
-    let attempt = async {
-        let mut stream = TcpStream::connect(level.addr)
-            .await
-            .map_err(|_| ErrorKind::Connect)?;
-        connect = Some(start.elapsed());
-        stream.write_all(request).await.map_err(|_| ErrorKind::Io)?;
-        read_response(&mut stream, &mut Vec::with_capacity(512), expect).await
-    };
-    match tokio::time::timeout(level.timeout, attempt).await {
-        Ok(Ok(_)) => Outcome::Ok {
-            latency: start.elapsed(),
-            connect: connect.unwrap_or_default(),
-        },
-        Ok(Err(kind)) => Outcome::Failed { kind, connect },
-        Err(_) => Outcome::Failed {
-            kind: ErrorKind::Timeout,
-            connect,
-        },
-    }
-}
-
-/// What a valid response's body is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expect {
-    /// `<word> World!`.
-    Greeting,
-    /// `ok` (`/health`).
-    Health,
-}
-
-impl Expect {
-    /// The body `path` answers with.
-    pub fn for_path(path: &str) -> Self {
-        if path == paths::HEALTH {
-            Self::Health
-        } else {
-            Self::Greeting
-        }
-    }
-
-    fn accepts(self, body: &[u8]) -> bool {
-        match self {
-            Self::Greeting => is_greeting(body),
-            Self::Health => body == b"ok",
-        }
-    }
-}
-
-/// Reads one response into `buf` (emptied first) and validates it: 200 and the expected
-/// body. Returns whether the connection may carry another request (HTTP/1.1, a length, no
-/// `Connection: close`).
-async fn read_response(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    expect: Expect,
-) -> Result<bool, ErrorKind> {
-    buf.clear();
-    let (head_len, length, reusable) = loop {
-        if stream.read_buf(buf).await.map_err(|_| ErrorKind::Io)? == 0 {
-            return Err(ErrorKind::Io);
-        }
-        let mut headers = [httparse::EMPTY_HEADER; 32];
-        let mut response = httparse::Response::new(&mut headers);
-        match response.parse(buf) {
-            Ok(httparse::Status::Complete(head_len)) => {
-                if response.code != Some(200) {
-                    return Err(ErrorKind::Status);
-                }
-                let header = |name: &str| {
-                    response
-                        .headers
-                        .iter()
-                        .find(|h| h.name.eq_ignore_ascii_case(name))
-                        .and_then(|h| std::str::from_utf8(h.value).ok())
-                        .map(str::trim)
-                };
-                let length = header("content-length").and_then(|v| v.parse::<usize>().ok());
-                let close = header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
-                let reusable = response.version == Some(1) && length.is_some() && !close;
-                break (head_len, length, reusable);
-            }
-            Ok(httparse::Status::Partial) if buf.len() < MAX_RESPONSE => {}
-            _ => return Err(ErrorKind::Io),
-        }
-    };
-    match length {
-        Some(length) => {
-            while buf.len() < head_len + length {
-                if stream.read_buf(buf).await.map_err(|_| ErrorKind::Io)? == 0 {
-                    return Err(ErrorKind::Io);
-                }
-            }
-            // Without pipelining nothing may follow the body.
-            if buf.len() > head_len + length {
-                return Err(ErrorKind::Io);
-            }
-        }
-        // No length: the body runs to the end of the connection.
-        None => {
-            while buf.len() < MAX_RESPONSE {
-                if stream.read_buf(buf).await.map_err(|_| ErrorKind::Io)? == 0 {
-                    break;
-                }
-            }
-        }
-    }
-    if expect.accepts(&buf[head_len..]) {
-        Ok(reusable)
-    } else {
-        Err(ErrorKind::Body)
-    }
-}
-
-/// `^(Hello|Hi|Olá|Oi|Hallo) World!$`.
-pub fn is_greeting(body: &[u8]) -> bool {
-    std::str::from_utf8(body)
-        .ok()
-        .and_then(|text| text.strip_suffix(" World!"))
-        .is_some_and(|word| WORDS.contains(&word))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    fn ok(ms: u64, connect_ms: u64) -> Outcome {
+        Outcome::Ok {
+            latency: Duration::from_millis(ms),
+            connect: Some(Duration::from_millis(connect_ms)),
+        }
+    }
 
     #[test]
-    fn validates_bodies() {
+    fn figures_of_a_level() {
+        let mut tally = Tally::default();
+        for i in 1..=100 {
+            tally.push(ok(1000 + i, i % 4));
+        }
+        tally.push(Outcome::Failed {
+            kind: ErrorKind::Status,
+            connect: Some(Duration::from_millis(8)),
+        });
+        tally.push(Outcome::Failed {
+            kind: ErrorKind::Connect,
+            connect: None,
+        });
+        tally.elapsed = Duration::from_millis(1250);
+        let f = tally.figures();
+        assert_eq!(f.requests, 102);
+        assert!((f.success_rate - 100.0 * 100.0 / 102.0).abs() < 1e-9);
+        assert_eq!((f.total_s, f.fastest_s, f.slowest_s), (1.25, 1.001, 1.100));
+        assert!((f.average_s - 1.0505).abs() < 1e-9);
+        // Valid responses only: 100 over 1.25 s, not the 102 sent.
+        assert!((f.requests_per_s - 100.0 / 1.25).abs() < 1e-9);
+        // HDR histogram at 3 significant digits: within 0.1%.
+        for (got, want) in [
+            (f.latency_ms.p50, 1050.0),
+            (f.latency_ms.p90, 1090.0),
+            (f.latency_ms.p99, 1099.0),
+        ] {
+            assert!((got - want).abs() <= 1.1, "{got} vs {want}");
+        }
+        assert_eq!(f.latency_ms.max, 1100.0);
+        // 100 successes (connect 0..3 ms, mean 1.5) and one status failure that connected in 8.
+        assert_eq!(f.connects, 101);
+        assert!((f.connect_ms.avg - (150.0 + 8.0) / 101.0).abs() < 1e-9);
+        assert_eq!(f.connect_ms.max, 8.0);
+        assert_eq!(f.errors.get("status"), Some(&1));
+        assert_eq!(f.errors.get("connect"), Some(&1));
+        assert_eq!(f.ok(), 100);
+    }
+
+    #[test]
+    fn many_latencies_move_to_a_histogram_with_the_same_quantiles() {
+        let (mut few, mut many) = (Tally::default(), Tally::default());
+        for i in 0..FEW as u64 * 2 {
+            let outcome = ok(1 + i % 1000, 1);
+            many.push(outcome);
+            if i < 100 {
+                few.push(outcome);
+            }
+        }
+        assert!(matches!(few.latency, Latencies::Few(_)));
+        assert!(matches!(many.latency, Latencies::Many(_)));
+        let mut merged = few.clone();
+        merged.merge(&many);
+        let mut other_way = many.clone();
+        other_way.merge(&few);
+        for t in [&mut merged, &mut other_way] {
+            t.elapsed = Duration::from_secs(1);
+        }
+        assert_eq!(merged.figures(), other_way.figures());
+        assert_eq!(merged.requests(), FEW as u64 * 2 + 100);
+    }
+
+    #[test]
+    fn merged_tallies_are_one() {
+        let (mut a, mut b, mut both) = (Tally::default(), Tally::default(), Tally::default());
+        for (i, outcome) in [ok(5, 1), ok(9, 2), ok(7, 3)].into_iter().enumerate() {
+            both.push(outcome);
+            if i == 0 { &mut a } else { &mut b }.push(outcome);
+        }
+        a.merge(&b);
+        (a.elapsed, both.elapsed) = (Duration::from_secs(1), Duration::from_secs(1));
+        assert_eq!(a.figures(), both.figures());
+    }
+
+    #[test]
+    fn a_level_with_no_success_has_zero_latencies() {
+        let mut tally = Tally::default();
+        tally.push(Outcome::Failed {
+            kind: ErrorKind::Timeout,
+            connect: None,
+        });
+        tally.elapsed = Duration::from_secs(1);
+        let f = tally.figures();
+        assert_eq!(
+            (
+                f.success_rate,
+                f.fastest_s,
+                f.latency_ms.p50,
+                f.requests_per_s
+            ),
+            (0.0, 0.0, 0.0, 0.0)
+        );
+        assert_eq!(f.errors.get("timeout"), Some(&1));
+    }
+
+    fn response(wire: &[u8]) -> Response {
+        let mut res = Response::new();
+        http1::read_blocking(
+            &mut &wire[..],
+            &mut Vec::new(),
+            &mut res,
+            Options::default(),
+        )
+        .unwrap();
+        res
+    }
+
+    #[test]
+    fn validates_bodies_for_the_target() {
+        let answer = |body: &str| {
+            response(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            )
+        };
+        let world = Expect::for_target("/greetings");
         for word in WORDS {
-            assert!(is_greeting(format!("{word} World!").as_bytes()));
+            assert_eq!(world.check(&answer(&format!("{word} World!"))), Ok(()));
         }
         for bad in [
             "Hello Ana!",
@@ -437,8 +742,106 @@ mod tests {
             "",
             "Hello World",
         ] {
-            assert!(!is_greeting(bad.as_bytes()), "{bad}");
+            assert_eq!(world.check(&answer(bad)), Err(ErrorKind::Body), "{bad}");
         }
-        assert!(!is_greeting(b"\xff World!"));
+        let ana = Expect::for_target("/greetings?name=Ana&x=1");
+        assert_eq!(ana.check(&answer("Oi Ana!")), Ok(()));
+        assert_eq!(ana.check(&answer("Oi World!")), Err(ErrorKind::Body));
+        let joao = Expect::for_target("/greetings/blocking?name=Jo%C3%A3o");
+        assert_eq!(joao.check(&answer("Hallo João!")), Ok(()));
+        assert_eq!(Expect::for_target("/health").check(&answer("ok")), Ok(()));
+        let refused = response(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        assert_eq!(
+            Expect::for_target("/greetings?name=%ZZ").check(&refused),
+            Err(ErrorKind::Status)
+        );
+    }
+
+    /// A keep-alive server answering `ok` to every request, chunked when asked.
+    async fn fake(chunked: bool) -> SocketAddr {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    loop {
+                        let mut chunk = [0u8; 1024];
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            buf.drain(..end + 4);
+                            let answer: &[u8] = if chunked {
+                                b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\no\r\n1\r\nk\r\n0\r\n\r\n"
+                            } else {
+                                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
+                            };
+                            if stream.write_all(answer).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    fn sessions_of(addr: SocketAddr, expect: Expect) -> Sessions {
+        Sessions {
+            addr,
+            target: "/health".into(),
+            expect,
+            users: 3,
+            stop: Stop::Each(10),
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    #[tokio::test]
+    async fn keep_alive_reads_chunked_answers_on_one_connection() {
+        let addr = fake(true).await;
+        let tally = sessions(
+            &sessions_of(addr, Expect::for_target("/health")),
+            Arc::default(),
+        )
+        .await;
+        let f = tally.figures();
+        assert_eq!(
+            (f.requests, f.success_rate, f.connects),
+            (30, 100.0, 3),
+            "{f:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panicking_request_counts_as_a_failure() {
+        let addr = fake(false).await;
+        let seen = Arc::new(AtomicU64::new(0));
+        let count = Arc::clone(&seen);
+        let expect = Expect::with(move |_| {
+            if count.fetch_add(1, Ordering::Relaxed) % 3 == 2 {
+                panic!("a bug in validation");
+            }
+            Ok(())
+        });
+        let tally = sessions(&sessions_of(addr, expect.clone()), Arc::default()).await;
+        let f = tally.figures();
+        assert_eq!(f.requests, 30, "every request counted: {f:?}");
+        assert_eq!(f.errors.get("panic"), Some(&10));
+        assert!((f.success_rate - 100.0 * 20.0 / 30.0).abs() < 1e-9);
+        let level = Level {
+            addr,
+            target: "/health".into(),
+            expect,
+            concurrency: 4,
+            requests: 12,
+            timeout: Duration::from_secs(5),
+        };
+        let f = fresh(&level, Arc::default()).await.figures();
+        assert_eq!((f.requests, f.errors.get("panic")), (12, Some(&4)), "{f:?}");
     }
 }

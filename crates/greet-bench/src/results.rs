@@ -1,33 +1,55 @@
-//! What a run measured, as written to `results.json` for other tools to read.
+//! The data model of a run: what `results.json` holds, what every report is drawn from, and
+//! what other tools read back (`schema_version` says which shape they read).
+//!
+//! One shape everywhere: every load, whatever the scenario, is a [`Run`] (what the load
+//! generator saw, [`Figures`], and what the sampler saw of the server, [`Sampled`]); every
+//! scenario has a section of its own holding its settings, its figures, its comparisons and
+//! its [`Failure`]s.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::compare::Comparison;
+use crate::stats::{max_of, median, percent, Summary};
 
-/// The whole of `results.json`: the ladder's figures under `servers`, each other scenario
-/// under its own key when it ran.
+/// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
+/// under `ladder`), one [`Run`] for every load, failures listed per section.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The whole of `results.json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Results {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
     /// Where, when and how the run was made.
     pub meta: Meta,
-    /// The ladder: one entry per server (and endpoint), in run order.
-    pub servers: Vec<ServerResult>,
-    /// With `--repeats` > 1: every pair of ladder servers at each level, on per-run total
-    /// time (a ratio below 1 means the first is faster).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ladder_comparisons: Vec<Comparison>,
-    /// Fixed-count keep-alive loops (the JMeter experiment).
+    /// The original experiment, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<Ladder>,
+    /// Fixed-count keep-alive loops (the JMeter experiment), when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loops: Option<Loops>,
-    /// Duration-bounded load on the async and the blocking endpoint, counting threads (the
-    /// siege / ab experiment).
+    /// Duration-bounded load counting threads (the siege / ab experiment), when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soak: Option<Soak>,
-    /// Zero-delay load over a grid of thread counts (the tuning experiment).
+    /// Zero-delay load over thread-count grids (the tuning experiment), when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Sweep>,
+}
+
+impl Results {
+    /// No scenario has written anything yet.
+    pub fn new(meta: Meta) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            meta,
+            ladder: None,
+            loops: None,
+            soak: None,
+            sweep: None,
+        }
+    }
 }
 
 /// Where, when and how the run was made.
@@ -43,15 +65,10 @@ pub struct Meta {
     pub crate_versions: BTreeMap<String, String>,
     /// The scenarios run, in order: `ladder`, `loops`, `soak`, `sweep`.
     pub scenarios: Vec<String>,
-    /// The settings every server ran the ladder with (none when the ladder did not run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flags: Option<Flags>,
     /// How servers are told apart in every comparison ([`crate::compare::METHOD`]).
     pub comparison_method: String,
     /// UTC start time, RFC 3339.
     pub started_at: String,
-    /// `process` (servers started by the harness or given with `--target`).
-    pub mode: String,
 }
 
 /// CPUs of the machine and the split between server and load generator.
@@ -67,83 +84,52 @@ pub struct Cpus {
     pub load: Vec<usize>,
 }
 
-/// The settings every server and level ran with.
+/// A server that failed in a scenario (start-up, contract check, died mid-run, unclean
+/// exit), and why. What it measured before failing stays in its section.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Flags {
-    /// `--delay-ms` given to the servers.
-    pub delay_ms: u64,
-    /// `--workers` given to the servers.
-    pub workers: usize,
-    /// `--blocking-threads` given to the servers.
-    pub blocking_threads: usize,
-    /// The concurrency levels, in order.
-    pub concurrency: Vec<usize>,
-    /// Runs of each level (the figures are medians when more than one).
-    pub repeats: usize,
-    /// Per-request timeout, seconds.
-    pub timeout_s: f64,
+pub struct Failure {
+    /// The server (and endpoint, where the scenario has several).
+    pub server: String,
+    /// What went wrong.
+    pub error: String,
 }
 
-/// One server (and endpoint): start-up, resources and a run per level.
+/// What the load generator saw of one load.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct ServerResult {
-    /// The name in the tables, e.g. `greet-axum`.
-    pub name: String,
-    /// The path loaded, e.g. `/greetings`.
-    pub endpoint: String,
-    /// Spawn → first 200 on `/health`, seconds (none for `--target`).
-    pub startup_s: Option<f64>,
-    /// Resident memory after start-up, before any load, MiB.
-    pub idle_rss_mib: Option<f64>,
-    /// Highest CPU use over all levels, percent of one CPU.
-    pub max_cpu_pct: Option<f64>,
-    /// Highest resident memory over all levels, MiB.
-    pub max_rss_mib: Option<f64>,
-    /// Most threads over all levels.
-    pub max_threads: Option<u64>,
-    /// One entry per concurrency level.
-    pub runs: Vec<Run>,
-    /// Why this server failed (start-up, contract check, died mid-run), if it did.
-    pub error: Option<String>,
-}
-
-/// One concurrency level against one server.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Run {
-    /// Requests in flight at once.
-    pub concurrency: usize,
-    /// Requests sent (each on a fresh connection).
-    pub requests: usize,
-    /// Valid responses (200 and a well-formed greeting), percent.
+pub struct Figures {
+    /// Requests sent (or due), valid or not.
+    pub requests: u64,
+    /// Valid responses (the endpoint's status and body), percent of the requests.
     pub success_rate: f64,
-    /// First connect to last response, seconds.
+    /// First request (connect included) to last response, seconds.
     pub total_s: f64,
-    /// Slowest valid request, seconds (clock started before connect).
-    pub slowest_s: f64,
+    /// Valid responses per second of `total_s`: failures, however fast, add nothing.
+    pub requests_per_s: f64,
     /// Fastest valid request, seconds.
     pub fastest_s: f64,
+    /// Slowest valid request, seconds.
+    pub slowest_s: f64,
     /// Mean of the valid requests, seconds.
     pub average_s: f64,
-    /// Requests sent / total time.
-    pub requests_per_s: f64,
     /// Latency percentiles of the valid requests.
     pub latency_ms: Latency,
+    /// Connections opened (one per request on fresh connections; one per user and
+    /// reconnect on keep-alive).
+    pub connects: u64,
     /// Time to an established connection.
     pub connect_ms: Connect,
-    /// Failed requests by kind: connect, timeout, io, status, body.
+    /// Failed requests by kind: connect, timeout, io, status, body, panic.
     pub errors: BTreeMap<String, u64>,
-    /// Highest CPU use during the level, percent of one CPU.
-    pub max_cpu_pct: Option<f64>,
-    /// Highest resident memory during the level, MiB.
-    pub max_rss_mib: Option<f64>,
-    /// Most threads during the level.
-    pub max_threads: Option<u64>,
-    /// With `--repeats` > 1: how many runs the medians above come from, and their spread.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeats: Option<Spread>,
 }
 
-/// Latency percentiles, milliseconds.
+impl Figures {
+    /// Valid responses.
+    pub fn ok(&self) -> u64 {
+        self.requests.saturating_sub(self.errors.values().sum())
+    }
+}
+
+/// Latency percentiles, milliseconds (HDR histogram, 3 significant digits).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Latency {
     /// Median.
@@ -167,88 +153,230 @@ pub struct Connect {
     pub max: f64,
 }
 
-/// The spread of repeated runs of one level.
+/// What the sampler saw of the server during one load: nothing for a server the harness did
+/// not start.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Spread {
-    /// Number of runs.
-    pub n: usize,
-    /// `[min, max]` of the total time.
-    pub total_s: [f64; 2],
-    /// `[min, max]` of the average.
-    pub average_s: [f64; 2],
-    /// `[min, max]` of the throughput.
-    pub requests_per_s: [f64; 2],
-    /// The total time of each run, in order (what servers are compared on).
-    #[serde(default)]
-    pub total_s_runs: Vec<f64>,
+pub struct Sampled {
+    /// Highest CPU use over any 200 ms window, percent of one CPU.
+    pub cpu_max_pct: Option<f64>,
+    /// CPU use over the whole load, percent of one CPU.
+    pub cpu_avg_pct: Option<f64>,
+    /// Highest resident memory, MiB.
+    pub rss_max_mib: Option<f64>,
+    /// How `rss_max_mib` was measured.
+    pub rss_max_from: Option<RssFrom>,
+    /// Most live threads.
+    pub threads_max: Option<u64>,
+    /// Live threads at the end.
+    pub threads_last: Option<u64>,
 }
 
-/// Throughput and latency of one keep-alive load, the unit of the loops, soak and sweep
-/// scenarios.
+/// Where a peak resident-memory figure comes from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RssFrom {
+    /// The kernel's peak counter (VmHWM), reset when the load started: exact.
+    PeakCounter,
+    /// The counter could not be reset (no right to the process's clear_refs): the highest of
+    /// the readings taken every 20 ms, which can miss a shorter peak.
+    Readings,
+}
+
+/// One load against one server: the unit of every scenario.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct LoadRun {
-    /// Requests sent.
-    pub requests: u64,
-    /// Valid responses, percent.
+pub struct Run {
+    /// What the load generator saw.
+    #[serde(flatten)]
+    pub load: Figures,
+    /// What the sampler saw of the server.
+    #[serde(flatten)]
+    pub server: Sampled,
+}
+
+impl Run {
+    /// Repeated runs of one load as one: every figure the median over the runs, errors summed
+    /// (and the requests with them), resource maxima the maxima.
+    pub fn median_of(runs: &[Run]) -> Run {
+        if runs.len() <= 1 {
+            return runs.first().cloned().unwrap_or_default();
+        }
+        let med = |f: fn(&Run) -> f64| median(&runs.iter().map(f).collect::<Vec<_>>());
+        let max_f = |f: fn(&Run) -> Option<f64>| runs.iter().map(f).fold(None, max_of);
+        let mut errors = BTreeMap::new();
+        for run in runs {
+            for (kind, n) in &run.load.errors {
+                *errors.entry(kind.clone()).or_insert(0) += n;
+            }
+        }
+        let requests: u64 = runs.iter().map(|r| r.load.requests).sum();
+        let failed: u64 = errors.values().sum();
+        Run {
+            load: Figures {
+                requests: requests / runs.len() as u64,
+                success_rate: percent(requests - failed.min(requests), requests),
+                total_s: med(|r| r.load.total_s),
+                requests_per_s: med(|r| r.load.requests_per_s),
+                fastest_s: med(|r| r.load.fastest_s),
+                slowest_s: med(|r| r.load.slowest_s),
+                average_s: med(|r| r.load.average_s),
+                latency_ms: Latency {
+                    p50: med(|r| r.load.latency_ms.p50),
+                    p90: med(|r| r.load.latency_ms.p90),
+                    p99: med(|r| r.load.latency_ms.p99),
+                    p999: med(|r| r.load.latency_ms.p999),
+                    max: med(|r| r.load.latency_ms.max),
+                },
+                connects: runs.iter().map(|r| r.load.connects).sum::<u64>() / runs.len() as u64,
+                connect_ms: Connect {
+                    avg: med(|r| r.load.connect_ms.avg),
+                    max: med(|r| r.load.connect_ms.max),
+                },
+                errors,
+            },
+            server: Sampled {
+                cpu_max_pct: max_f(|r| r.server.cpu_max_pct),
+                cpu_avg_pct: {
+                    let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
+                    (!cpu.is_empty()).then(|| median(&cpu))
+                },
+                rss_max_mib: max_f(|r| r.server.rss_max_mib),
+                rss_max_from: rss_from(runs),
+                threads_max: runs.iter().filter_map(|r| r.server.threads_max).max(),
+                threads_last: runs.last().and_then(|r| r.server.threads_last),
+            },
+        }
+    }
+}
+
+/// The weakest source among `runs`' memory peaks: one peak read off samples makes the
+/// maximum a sampled one.
+pub fn rss_from<'a>(runs: impl IntoIterator<Item = &'a Run>) -> Option<RssFrom> {
+    runs.into_iter()
+        .filter_map(|r| r.server.rss_max_from)
+        .reduce(|a, b| if a == RssFrom::Readings { a } else { b })
+}
+
+/// Each run's throughput, in order: the sample servers are compared on.
+pub fn throughputs(runs: &[Run]) -> Vec<f64> {
+    runs.iter().map(|r| r.load.requests_per_s).collect()
+}
+
+/// What repeated keep-alive runs add up to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeated {
+    /// Throughput over the runs.
+    pub requests_per_s: Summary,
+    /// Valid responses over all runs.
+    pub hits: u64,
+    /// Valid responses, percent of all requests over all runs.
     pub success_rate: f64,
-    /// First request to last response, seconds.
-    pub elapsed_s: f64,
-    /// Valid responses per second.
-    pub requests_per_s: f64,
-    /// Mean latency of the valid responses, milliseconds (write to last byte).
-    pub average_ms: f64,
-    /// 99th percentile latency, milliseconds.
-    pub p99_ms: f64,
-    /// Connections opened.
-    pub connects: u64,
-    /// Failed requests by kind.
-    pub errors: BTreeMap<String, u64>,
-    /// Mean CPU use of the server over the load, percent of one CPU.
+    /// Median of the runs' mean latencies, seconds.
+    pub average_s: f64,
+    /// Median of the runs' mean server CPU, when sampled.
     pub cpu_avg_pct: Option<f64>,
 }
 
-impl LoadRun {
-    /// Valid responses.
-    pub fn ok(&self) -> u64 {
-        self.requests - self.errors.values().sum::<u64>()
-    }
-}
-
-/// The median of a figure over runs, with its range.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Summary {
-    /// Median.
-    pub median: f64,
-    /// Mean (the original experiments' "average").
-    pub mean: f64,
-    /// Smallest.
-    pub min: f64,
-    /// Largest.
-    pub max: f64,
-}
-
-impl Summary {
-    /// The summary of `values` (all zero when empty).
-    pub fn of(values: &[f64]) -> Self {
-        if values.is_empty() {
-            return Self::default();
-        }
+impl Repeated {
+    /// Sums and medians of `runs`.
+    pub fn of(runs: &[Run]) -> Self {
+        let hits = runs.iter().map(|r| r.load.ok()).sum();
+        let requests = runs.iter().map(|r| r.load.requests).sum();
+        let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
         Self {
-            median: crate::stats::median(values),
-            mean: values.iter().sum::<f64>() / values.len() as f64,
-            min: values.iter().copied().fold(f64::INFINITY, f64::min),
-            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            requests_per_s: Summary::of(&throughputs(runs)),
+            hits,
+            success_rate: percent(hits, requests),
+            average_s: median(&runs.iter().map(|r| r.load.average_s).collect::<Vec<_>>()),
+            cpu_avg_pct: (!cpu.is_empty()).then(|| median(&cpu)),
         }
     }
 }
 
-/// A server that failed in a scenario, and why.
+/// How the ladder's servers were run.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Server binaries started by the harness (and servers given with `--target`).
+    Process,
+    /// Containers of the servers' images.
+    Docker,
+}
+
+/// The ladder, the original experiment: each server started, verified, and loaded at each
+/// concurrency level, one request per fresh connection.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Failure {
-    /// The server.
-    pub server: String,
-    /// What went wrong.
-    pub error: String,
+pub struct Ladder {
+    /// Processes or containers.
+    pub mode: Mode,
+    /// `--delay-ms` given to the servers.
+    pub delay_ms: u64,
+    /// `--workers` given to the servers.
+    pub workers: usize,
+    /// `--blocking-threads` given to the servers.
+    pub blocking_threads: usize,
+    /// The concurrency levels, in order; each sends as many requests as its concurrency.
+    pub concurrency: Vec<usize>,
+    /// Runs of each level (figures are medians when more than one).
+    pub repeats: usize,
+    /// Per-request timeout, seconds.
+    pub timeout_s: f64,
+    /// One entry per server (and endpoint), in run order.
+    pub servers: Vec<LadderServer>,
+    /// With repeats: every pair of servers at each level, on per-run total time.
+    pub comparisons: Vec<Comparison>,
+    /// Servers that failed.
+    pub failures: Vec<Failure>,
+}
+
+/// One server (and endpoint) of the ladder: start-up, resources and a level per concurrency.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LadderServer {
+    /// The name in the tables, e.g. `greet-axum`.
+    pub name: String,
+    /// The path loaded, e.g. `/greetings`.
+    pub endpoint: String,
+    /// Spawn → first 200 on `/health`, seconds (none for `--target`).
+    pub startup_s: Option<f64>,
+    /// Resident memory after start-up, before any load, MiB.
+    pub idle_rss_mib: Option<f64>,
+    /// Highest CPU use over all levels, percent of one CPU.
+    pub cpu_max_pct: Option<f64>,
+    /// Highest resident memory over all levels, MiB.
+    pub rss_max_mib: Option<f64>,
+    /// How `rss_max_mib` was measured.
+    pub rss_max_from: Option<RssFrom>,
+    /// Most threads over all levels.
+    pub threads_max: Option<u64>,
+    /// One entry per concurrency level measured.
+    pub levels: Vec<Level>,
+}
+
+impl LadderServer {
+    /// Folds the levels' resource maxima into the server's.
+    pub fn fold_maxima(&mut self) {
+        let runs = self.levels.iter().map(|l| &l.run);
+        self.cpu_max_pct = runs
+            .clone()
+            .fold(None, |m, r| max_of(m, r.server.cpu_max_pct));
+        self.rss_max_mib = runs
+            .clone()
+            .fold(None, |m, r| max_of(m, r.server.rss_max_mib));
+        self.rss_max_from = rss_from(runs.clone());
+        self.threads_max = runs.filter_map(|r| r.server.threads_max).max();
+    }
+}
+
+/// One concurrency level of one server.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Level {
+    /// Requests in flight at once (and requests sent).
+    pub concurrency: usize,
+    /// The level's figures: its one run, or the medians of its runs.
+    #[serde(flatten)]
+    pub run: Run,
+    /// Each run, in order, when the level was repeated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<Run>,
 }
 
 /// The loops scenario: T users × L requests each, over keep-alive, repeated.
@@ -285,7 +413,7 @@ pub struct LoopServer {
     /// The server.
     pub name: String,
     /// Each run, in order.
-    pub runs: Vec<LoadRun>,
+    pub runs: Vec<Run>,
     /// Throughput over the runs.
     pub requests_per_s: Summary,
 }
@@ -344,9 +472,9 @@ pub struct SoakCell {
     /// Highest CPU use over any 200 ms window, percent of one CPU.
     pub cpu_max_pct: Option<f64>,
     /// Highest resident memory, MiB.
-    pub max_rss_mib: Option<f64>,
+    pub rss_max_mib: Option<f64>,
     /// Each run, in order.
-    pub runs: Vec<LoadRun>,
+    pub runs: Vec<Run>,
 }
 
 /// The sweep scenario: zero-delay load over a grid of `--workers`, and of
@@ -419,7 +547,7 @@ pub struct SweepCell {
     /// Mean CPU use, percent of one CPU (median over the runs).
     pub cpu_avg_pct: Option<f64>,
     /// Each run, in order.
-    pub runs: Vec<LoadRun>,
+    pub runs: Vec<Run>,
 }
 
 /// The best setting of one server and endpoint, against the default.
@@ -441,12 +569,85 @@ pub struct SweepBest {
     pub comparison: Comparison,
 }
 
-impl ServerResult {
-    /// Folds the per-level resource maxima into the server's.
-    pub fn fold_maxima(&mut self) {
-        use crate::stats::max_of;
-        self.max_cpu_pct = self.runs.iter().fold(None, |m, r| max_of(m, r.max_cpu_pct));
-        self.max_rss_mib = self.runs.iter().fold(None, |m, r| max_of(m, r.max_rss_mib));
-        self.max_threads = self.runs.iter().filter_map(|r| r.max_threads).max();
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(requests: u64, failed: u64, total_s: f64, rps: f64, cpu: Option<f64>) -> Run {
+        Run {
+            load: Figures {
+                requests,
+                total_s,
+                requests_per_s: rps,
+                average_s: total_s / 2.0,
+                errors: BTreeMap::from([("io".to_owned(), failed)]),
+                ..Figures::default()
+            },
+            server: Sampled {
+                cpu_avg_pct: cpu,
+                cpu_max_pct: cpu,
+                rss_max_from: Some(RssFrom::PeakCounter),
+                ..Sampled::default()
+            },
+        }
+    }
+
+    #[test]
+    fn repeated_runs_add_up() {
+        let r = Repeated::of(&[
+            run(100, 0, 1.0, 10.0, Some(50.0)),
+            run(100, 10, 3.0, 30.0, None),
+            run(200, 0, 2.0, 20.0, Some(70.0)),
+        ]);
+        assert_eq!((r.hits, r.success_rate), (390, 97.5));
+        assert_eq!(
+            (r.requests_per_s.median, r.requests_per_s.min),
+            (20.0, 10.0)
+        );
+        assert_eq!((r.average_s, r.cpu_avg_pct), (1.0, Some(60.0)));
+    }
+
+    #[test]
+    fn medians_of_runs_keep_errors_and_maxima() {
+        let mut sampled = run(10, 1, 1.1, 9.0, Some(60.0));
+        sampled.server.rss_max_from = Some(RssFrom::Readings);
+        let runs = [
+            run(10, 1, 1.2, 8.0, Some(50.0)),
+            run(10, 1, 1.0, 10.0, Some(70.0)),
+            sampled,
+        ];
+        let m = Run::median_of(&runs);
+        assert_eq!((m.load.total_s, m.load.requests_per_s), (1.1, 9.0));
+        assert_eq!(m.load.errors.get("io"), Some(&3));
+        assert_eq!(m.load.requests, 10);
+        assert!((m.load.success_rate - 90.0).abs() < 1e-9);
+        assert_eq!(m.server.cpu_max_pct, Some(70.0));
+        assert_eq!(
+            m.server.rss_max_from,
+            Some(RssFrom::Readings),
+            "one sampled peak taints"
+        );
+        assert_eq!(Run::median_of(&runs[..1]), runs[0]);
+    }
+
+    #[test]
+    fn the_json_of_a_level_is_flat_and_reads_back() {
+        let level = Level {
+            concurrency: 10,
+            run: run(10, 0, 1.0, 10.0, Some(1.0)),
+            runs: Vec::new(),
+        };
+        let json = serde_json::to_value(&level).unwrap();
+        for key in [
+            "concurrency",
+            "requests",
+            "requests_per_s",
+            "cpu_max_pct",
+            "rss_max_from",
+        ] {
+            assert!(json.get(key).is_some(), "{key} in {json}");
+        }
+        assert!(json.get("runs").is_none(), "no runs list for a single run");
+        assert_eq!(serde_json::from_value::<Level>(json).unwrap(), level);
     }
 }

@@ -1,25 +1,22 @@
-//! One harness run from start to finish, whatever its scenarios: build the servers once, pin
-//! the harness to its CPUs, run each scenario in turn on one runtime, write every output file
-//! after each step, print the tables at the end. Ctrl-C leaves what was measured on disk.
-//!
-//! [`Bench`] is what every scenario shares: the CPU split, where binaries and results are,
-//! and starting, stopping and watching a server.
+//! One harness run from plan to report, whatever its scenarios: find (or build) the servers
+//! once, split and pin the CPUs, run each scenario in turn on one runtime, write every output
+//! file after each step, print the tables at the end. Ctrl-C leaves what was measured on disk.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use anyhow::{bail, Result};
+use greet_probe::process::{allowed_cpus, pin_current_thread};
+use greet_probe::procfs;
 
-use crate::cli::{Common, LadderArgs, LoopsArgs, SoakArgs, SweepArgs};
+use crate::bench::Bench;
 use crate::compare;
+use crate::plan::{Plan, Scenario};
 use crate::report;
-use crate::results::{Cpus, Flags, Meta, Results};
+use crate::results::{Cpus, Meta, Results};
 use crate::scenario;
-use crate::server::{self, ServerProcess};
+use crate::server::{split_cpus, Binaries};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,209 +29,25 @@ pub enum Verdict {
     Interrupted,
 }
 
-/// One scenario with its settings.
-#[derive(Debug, Clone)]
-pub enum Scenario {
-    /// The original experiment.
-    Ladder(LadderArgs),
-    /// Fixed-count keep-alive loops.
-    Loops(LoopsArgs),
-    /// Duration-bounded load counting threads.
-    Soak(SoakArgs),
-    /// Thread-count grid.
-    Sweep(SweepArgs),
-}
-
-impl Scenario {
-    fn name(&self) -> &'static str {
-        match self {
-            Self::Ladder(_) => "ladder",
-            Self::Loops(_) => "loops",
-            Self::Soak(_) => "soak",
-            Self::Sweep(_) => "sweep",
-        }
-    }
-
-    /// The servers (short names) this scenario starts from binaries.
-    fn binaries(&self) -> Vec<String> {
-        match self {
-            Self::Ladder(args) if args.docker => Vec::new(),
-            Self::Ladder(args) => match &args.servers {
-                Some(specs) => specs.iter().map(|s| s.short.clone()).collect(),
-                None if args.targets.is_empty() => scenario::servers(&None),
-                None => Vec::new(),
-            },
-            Self::Loops(args) => scenario::servers(&args.servers),
-            Self::Soak(args) => scenario::servers(&args.servers),
-            Self::Sweep(args) => scenario::servers(&args.servers),
-        }
-    }
-}
-
-/// What every scenario shares.
-pub struct Bench {
-    /// The shared flags.
-    pub common: Common,
-    /// CPUs the servers are pinned to (empty: not pinned).
-    pub server_cpus: Vec<usize>,
-    /// CPUs the load generator is pinned to (empty: not pinned).
-    pub load_cpus: Vec<usize>,
-    /// Every CPU the harness may use.
-    pub cpus: Vec<usize>,
-    /// Where the server binaries are.
-    pub bin_dir: PathBuf,
-    /// Where results go.
-    pub out: PathBuf,
-}
-
-impl Bench {
-    /// `--workers` when not told otherwise: the CPUs a server runs on.
-    pub fn default_workers(&self) -> usize {
-        if self.server_cpus.is_empty() {
-            self.cpus.len()
-        } else {
-            self.server_cpus.len()
-        }
-    }
-
-    /// A status line on stderr, unless quiet.
-    pub fn say(&self, who: &str, line: &str) {
-        if !self.common.quiet {
-            eprintln!("greet-bench: {who}: {line}");
-        }
-    }
-
-    /// The per-request timeout.
-    pub fn timeout(&self) -> Duration {
-        Duration::from_secs(self.common.timeout_secs)
-    }
-
-    /// Starts server `short` with `args`, pinned, and waits until it answers.
-    pub async fn start(&self, short: &str, args: Vec<String>) -> Result<ServerProcess> {
-        let bin = server::locate(&self.bin_dir, short)?;
-        let cpus = self.server_cpus.clone();
-        tokio::task::spawn_blocking(move || ServerProcess::start(&bin, &args, &cpus))
-            .await
-            .context("start-up task failed")?
-    }
-
-    /// Stops `process` with SIGTERM; an unclean exit is an error.
-    pub async fn stop(&self, process: ServerProcess) -> Result<()> {
-        let grace = Duration::from_secs(12);
-        let exit = tokio::task::spawn_blocking(move || process.stop(grace))
-            .await
-            .context("stop task failed")??;
-        if !exit.success {
-            bail!("did not exit cleanly on SIGTERM ({})", exit.text);
-        }
-        Ok(())
-    }
-
-    /// An error if `process` has exited, with its last words.
-    pub fn ensure_alive(&self, process: &mut ServerProcess) -> Result<()> {
-        if let Some(exit) = process.exited() {
-            bail!(
-                "server exited mid-run ({}); stderr: {}",
-                exit.text,
-                process.stderr_tail()
-            );
-        }
-        Ok(())
-    }
-
-    /// Writes every output file.
-    pub fn save(&self, results: &Results) -> Result<()> {
-        report::write_all(&self.out, results)
-    }
-
-    /// A progress bar of `len` steps on stderr fed from `done`, unless quiet (indicatif draws
-    /// nothing when stderr is not a terminal). Stop it with [`Progress::finish`].
-    pub fn progress(&self, prefix: String, len: u64, done: Arc<AtomicUsize>) -> Progress {
-        if self.common.quiet {
-            return Progress(None);
-        }
-        let bar = ProgressBar::new(len);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>28} {bar:40} {pos}/{len} {elapsed}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(prefix);
-        let feed = bar.clone();
-        let ticker = tokio::spawn(async move {
-            loop {
-                feed.set_position(done.load(Ordering::Relaxed) as u64);
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        });
-        Progress(Some((bar, ticker)))
-    }
-}
-
-/// A progress bar and the task feeding it.
-pub struct Progress(Option<(ProgressBar, tokio::task::JoinHandle<()>)>);
-
-impl Progress {
-    /// Removes the bar.
-    pub fn finish(self) {
-        if let Some((bar, ticker)) = self.0 {
-            ticker.abort();
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// The server flags every scenario passes: the delay and the thread counts.
-pub fn server_args(delay_ms: u64, workers: usize, blocking_threads: usize) -> Vec<String> {
-    vec![
-        "--delay-ms".into(),
-        delay_ms.to_string(),
-        "--workers".into(),
-        workers.to_string(),
-        "--blocking-threads".into(),
-        blocking_threads.to_string(),
-    ]
-}
-
-/// Runs `scenarios` in order with the `common` settings.
-pub fn run(common: Common, scenarios: Vec<Scenario>) -> Result<Verdict> {
+/// Runs `plan`.
+pub fn run(plan: Plan) -> Result<Verdict> {
+    let Plan { common, scenarios } = plan.clone();
     if cfg!(debug_assertions) && !common.quiet {
         eprintln!("greet-bench: warning: built without --release, the load generator may be the bottleneck");
     }
     if scenarios.is_empty() {
         bail!("no scenario to run");
     }
-    let mut shorts: Vec<String> = scenarios.iter().flat_map(Scenario::binaries).collect();
-    shorts.sort_unstable();
-    shorts.dedup();
-    let bin_dir = match &common.bin_dir {
-        Some(dir) => dir.clone(),
-        None => {
-            if !common.no_build && !shorts.is_empty() {
-                if !common.quiet {
-                    eprintln!(
-                        "greet-bench: building the release servers ({})",
-                        shorts.join(", ")
-                    );
-                }
-                let shorts: Vec<&str> = shorts.iter().map(String::as_str).collect();
-                server::build(&shorts, common.quiet)?;
-            }
-            if shorts.is_empty() {
-                PathBuf::new()
-            } else {
-                server::default_bin_dir()?
-            }
-        }
-    };
-    let cpus = server::allowed_cpus();
-    let (server_cpus, load_cpus) = if common.no_pin {
-        (Vec::new(), Vec::new())
+    let binaries = Binaries::prepare(&common.bins, &plan.binaries(), common.quiet)?;
+    let cpus = allowed_cpus();
+    let (server_cpus, load_cpus) = if common.pin {
+        split_cpus(&cpus)
     } else {
-        server::split_cpus(&cpus)
+        (Vec::new(), Vec::new())
     };
     if !load_cpus.is_empty() {
         // Before the runtime exists: its threads inherit the main thread's CPUs.
-        server::pin_current_thread(&load_cpus)?;
+        pin_current_thread(&load_cpus)?;
     }
     let load_threads = if load_cpus.is_empty() {
         cpus.len()
@@ -250,17 +63,10 @@ pub fn run(common: Common, scenarios: Vec<Scenario>) -> Result<Verdict> {
         server_cpus,
         load_cpus,
         cpus,
-        bin_dir,
+        binaries,
         out,
     };
-    let mut results = Results {
-        meta: meta(&bench, &scenarios),
-        servers: Vec::new(),
-        ladder_comparisons: Vec::new(),
-        loops: None,
-        soak: None,
-        sweep: None,
-    };
+    let mut results = Results::new(meta(&bench, &scenarios));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(load_threads.max(1))
         .enable_all()
@@ -282,10 +88,10 @@ async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -
     let mut all_ok = true;
     for scenario in scenarios {
         let ok = match scenario {
-            Scenario::Ladder(args) => scenario::ladder::run(bench, args, results).await?,
-            Scenario::Loops(args) => scenario::loops::run(bench, args, results).await?,
-            Scenario::Soak(args) => scenario::soak::run(bench, args, results).await?,
-            Scenario::Sweep(args) => scenario::sweep::run(bench, args, results).await?,
+            Scenario::Ladder(plan) => scenario::ladder::run(bench, plan, results).await?,
+            Scenario::Loops(plan) => scenario::loops::run(bench, plan, results).await?,
+            Scenario::Soak(plan) => scenario::soak::run(bench, plan, results).await?,
+            Scenario::Sweep(plan) => scenario::sweep::run(bench, plan, results).await?,
         };
         all_ok &= ok;
         bench.save(results)?;
@@ -304,62 +110,26 @@ async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -
     })
 }
 
-/// Resident memory in MiB from KiB.
-pub fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
-
 fn meta(bench: &Bench, scenarios: &[Scenario]) -> Meta {
-    let read = |path: &str| {
-        std::fs::read_to_string(path)
-            .map(|s| s.trim().to_owned())
-            .unwrap_or_default()
-    };
-    let model = read("/proc/cpuinfo")
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_default();
+    let (machine, kernel) = procfs::host_and_kernel();
     let crate_versions: BTreeMap<String, String> = env!("GREET_CRATE_VERSIONS")
         .split(',')
         .filter_map(|kv| kv.split_once('='))
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
-    let ladder = scenarios.iter().find_map(|s| match s {
-        Scenario::Ladder(args) => Some(args),
-        _ => None,
-    });
     Meta {
-        machine: read("/proc/sys/kernel/hostname"),
+        machine,
         cpus: Cpus {
             count: bench.cpus.len(),
-            model,
+            model: procfs::cpu_model(),
             server: bench.server_cpus.clone(),
             load: bench.load_cpus.clone(),
         },
-        kernel: read("/proc/sys/kernel/osrelease"),
+        kernel,
         crate_versions,
         scenarios: scenarios.iter().map(|s| s.name().to_owned()).collect(),
-        flags: ladder.map(|args| Flags {
-            delay_ms: args.delay(),
-            workers: args
-                .workers
-                .map_or_else(|| bench.default_workers(), |w| w.get()),
-            blocking_threads: args.blocking_threads.get(),
-            concurrency: args.levels(),
-            repeats: args.repeats.get(),
-            timeout_s: bench.common.timeout_secs as f64,
-        }),
         comparison_method: compare::METHOD.to_owned(),
         started_at: rfc3339(SystemTime::now()),
-        mode: if ladder.is_some_and(|a| a.docker) {
-            "docker"
-        } else {
-            "process"
-        }
-        .to_owned(),
     }
 }
 
@@ -405,6 +175,7 @@ fn civil(t: SystemTime) -> (String, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn formats_utc_times() {

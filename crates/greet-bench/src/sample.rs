@@ -1,5 +1,5 @@
-//! Sampling a server process from /proc while a level runs: CPU %, resident memory, threads
-//! (how many live, and which thread ids were seen).
+//! Sampling a server process from /proc (through `greet_probe::procfs`) while a load runs:
+//! CPU %, resident memory, threads (how many live, and which thread ids were seen).
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use greet_probe::procfs::{self, TICKS_PER_SEC};
+
+use crate::results::{RssFrom, Sampled};
+
 /// How often the sampler reads /proc.
 pub const INTERVAL: Duration = Duration::from_millis(20);
 /// CPU % is measured over windows at least this long: /proc counts CPU time in 10 ms ticks,
 /// so a shorter window would swing by whole ticks.
 pub const CPU_WINDOW: Duration = Duration::from_millis(200);
-/// `USER_HZ`: the unit of /proc/PID/stat's CPU times, fixed at 100 in the kernel's ABI.
-const TICKS_PER_SEC: f64 = 100.0;
 
 /// One reading of a process.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,50 +24,22 @@ pub struct Reading {
     pub cpu_ticks: u64,
     /// Resident memory, KiB.
     pub rss_kib: u64,
-    /// Peak resident memory since start (or since [`reset_peak_rss`]), KiB.
+    /// The kernel's peak resident memory, KiB.
     pub hwm_kib: u64,
     /// Live threads.
     pub threads: u64,
 }
 
-/// Reads /proc/PID/stat and /proc/PID/status; `None` once the process is gone.
+/// Reads the process; `None` once it is gone.
 pub fn read(pid: u32) -> Option<Reading> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces: count fields after it.
-    let after = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the name.
-    let cpu_ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse::<u64>().ok())
-    };
+    let stat = procfs::stat(pid)?;
+    let status = procfs::status(pid)?;
     Some(Reading {
-        cpu_ticks,
-        rss_kib: field("VmRSS:").unwrap_or(0),
-        hwm_kib: field("VmHWM:").unwrap_or(0),
-        threads: field("Threads:").unwrap_or(0),
+        cpu_ticks: stat.cpu_ticks,
+        rss_kib: status.rss_kib,
+        hwm_kib: status.hwm_kib,
+        threads: status.threads,
     })
-}
-
-/// The ids of the process's live threads (/proc/PID/task), empty once it is gone.
-pub fn task_ids(pid: u32) -> Vec<u32> {
-    std::fs::read_dir(format!("/proc/{pid}/task"))
-        .map(|dir| {
-            dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Resets the process's peak-RSS counter (VmHWM), so a level's peak is its own. Needs the
-/// right to write /proc/PID/clear_refs (the process's owner, or root).
-pub fn reset_peak_rss(pid: u32) -> bool {
-    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok()
 }
 
 /// The maxima a sampler saw.
@@ -75,8 +49,11 @@ pub struct Maxima {
     pub cpu_pct: Option<f64>,
     /// CPU use from the first reading to the last, percent of one CPU.
     pub cpu_avg_pct: Option<f64>,
-    /// Highest resident memory, KiB (the larger of the sampled RSS and the kernel's peak).
+    /// Highest resident memory, KiB: the kernel's peak counter when it could be reset at the
+    /// start, else the highest reading.
     pub rss_kib: Option<u64>,
+    /// Where `rss_kib` comes from.
+    pub rss_from: Option<RssFrom>,
     /// Most live threads.
     pub threads: Option<u64>,
     /// Live threads at the last reading.
@@ -95,25 +72,28 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Starts sampling `pid`.
+    /// Resets the process's peak-memory counter, so the peak is this load's, and starts
+    /// sampling it. Where the counter cannot be reset (a container's process when not root),
+    /// the peak is the highest reading, and the figures say so.
     pub fn start(pid: u32) -> Self {
+        let peak_counter = procfs::reset_peak_rss(pid).is_ok();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
-            let mut tracker = Tracker::default();
+            let mut tracker = Tracker::new(peak_counter);
             while !flag.load(Ordering::Relaxed) {
                 match read(pid) {
                     Some(reading) => tracker.add(Instant::now(), reading),
                     None => break,
                 }
-                tracker.maxima.thread_ids.extend(task_ids(pid));
+                tracker.maxima.thread_ids.extend(procfs::tasks(pid));
                 // Woken early by `stop`, so stopping never waits out an interval.
                 std::thread::park_timeout(INTERVAL);
             }
             if let Some(reading) = read(pid) {
                 tracker.add(Instant::now(), reading);
             }
-            tracker.maxima.thread_ids.extend(task_ids(pid));
+            tracker.maxima.thread_ids.extend(procfs::tasks(pid));
             tracker.finish()
         });
         Self { stop, thread }
@@ -128,21 +108,45 @@ impl Sampler {
 }
 
 /// Folds readings into [`Maxima`]; CPU % over sliding windows of at least [`CPU_WINDOW`].
-#[derive(Default)]
 pub struct Tracker {
     window: std::collections::VecDeque<(Instant, u64)>,
     first: Option<(Instant, u64)>,
     last: Option<(Instant, u64)>,
+    peak_counter: bool,
     /// The maxima so far.
     pub maxima: Maxima,
 }
 
 impl Tracker {
+    /// A tracker that trusts the kernel's peak counter (`peak_counter`: it was reset when the
+    /// load started) or only its own readings.
+    pub fn new(peak_counter: bool) -> Self {
+        Self {
+            window: std::collections::VecDeque::new(),
+            first: None,
+            last: None,
+            peak_counter,
+            maxima: Maxima {
+                rss_from: Some(if peak_counter {
+                    RssFrom::PeakCounter
+                } else {
+                    RssFrom::Readings
+                }),
+                ..Maxima::default()
+            },
+        }
+    }
+
     /// Adds a reading taken at `at`.
     pub fn add(&mut self, at: Instant, reading: Reading) {
         let m = &mut self.maxima;
         m.samples += 1;
-        let rss = reading.rss_kib.max(reading.hwm_kib);
+        // A peak counter that was not reset counts from the process's start: not this load's.
+        let rss = if self.peak_counter {
+            reading.rss_kib.max(reading.hwm_kib)
+        } else {
+            reading.rss_kib
+        };
         m.rss_kib = Some(m.rss_kib.map_or(rss, |r| r.max(rss)));
         m.threads = Some(
             m.threads
@@ -159,7 +163,7 @@ impl Tracker {
         let (since, ticks) = self.window[0];
         let span = at.duration_since(since);
         if span >= CPU_WINDOW {
-            let used = reading.cpu_ticks.saturating_sub(ticks) as f64 / TICKS_PER_SEC;
+            let used = reading.cpu_ticks.saturating_sub(ticks) as f64 / TICKS_PER_SEC as f64;
             let pct = 100.0 * used / span.as_secs_f64();
             m.cpu_pct = Some(m.cpu_pct.map_or(pct, |c| c.max(pct)));
         }
@@ -171,7 +175,7 @@ impl Tracker {
         if let (Some((t0, c0)), Some((t1, c1))) = (self.first, self.last) {
             let span = t1.duration_since(t0).as_secs_f64();
             if span > 0.0 {
-                let used = c1.saturating_sub(c0) as f64 / TICKS_PER_SEC;
+                let used = c1.saturating_sub(c0) as f64 / TICKS_PER_SEC as f64;
                 let avg = 100.0 * used / span;
                 self.maxima.cpu_avg_pct = Some(avg);
                 self.maxima.cpu_pct.get_or_insert(avg);
@@ -179,6 +183,25 @@ impl Tracker {
         }
         self.maxima
     }
+}
+
+impl Maxima {
+    /// The figures of a run.
+    pub fn sampled(&self) -> Sampled {
+        Sampled {
+            cpu_max_pct: self.cpu_pct,
+            cpu_avg_pct: self.cpu_avg_pct,
+            rss_max_mib: self.rss_kib.map(mib),
+            rss_max_from: self.rss_kib.and(self.rss_from),
+            threads_max: self.threads,
+            threads_last: self.threads_last,
+        }
+    }
+}
+
+/// Resident memory in MiB from KiB.
+pub fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
 }
 
 #[cfg(test)]
@@ -189,8 +212,6 @@ mod tests {
     fn reads_this_process() {
         let me = read(std::process::id()).expect("own /proc entry");
         assert!(me.rss_kib > 0 && me.hwm_kib >= me.rss_kib && me.threads >= 1);
-        let ids = task_ids(std::process::id());
-        assert!(ids.contains(&std::process::id()), "{ids:?}");
     }
 
     #[test]
@@ -223,7 +244,7 @@ mod tests {
     #[test]
     fn cpu_percent_over_windows() {
         let t0 = Instant::now();
-        let mut tracker = Tracker::default();
+        let mut tracker = Tracker::new(true);
         let at = |ms| t0 + Duration::from_millis(ms);
         let reading = |ticks, rss| Reading {
             cpu_ticks: ticks,
@@ -247,9 +268,40 @@ mod tests {
     }
 
     #[test]
+    fn a_peak_counter_that_was_not_reset_is_not_believed() {
+        let t0 = Instant::now();
+        let reading = |rss, hwm| Reading {
+            cpu_ticks: 0,
+            rss_kib: rss,
+            hwm_kib: hwm,
+            threads: 1,
+        };
+        // The counter still holds a peak from before the load: 900 MiB at start-up.
+        let mut stale = Tracker::new(false);
+        stale.add(t0, reading(100, 900));
+        stale.add(t0 + INTERVAL, reading(300, 900));
+        let sampled = stale.finish().sampled();
+        assert_eq!(sampled.rss_max_mib, Some(300.0 / 1024.0));
+        assert_eq!(sampled.rss_max_from, Some(RssFrom::Readings));
+        let mut reset = Tracker::new(true);
+        reset.add(t0, reading(100, 400));
+        let sampled = reset.finish().sampled();
+        assert_eq!(sampled.rss_max_mib, Some(400.0 / 1024.0));
+        assert_eq!(sampled.rss_max_from, Some(RssFrom::PeakCounter));
+    }
+
+    #[test]
+    fn a_process_gone_before_sampling_says_nothing() {
+        // No such process: no reset, no reading, no figure claimed.
+        let maxima = Sampler::start(u32::MAX).stop();
+        assert_eq!(maxima.samples, 0);
+        assert_eq!(maxima.sampled().rss_max_from, None);
+    }
+
+    #[test]
     fn a_short_span_gets_its_average() {
         let t0 = Instant::now();
-        let mut tracker = Tracker::default();
+        let mut tracker = Tracker::new(true);
         let reading = |ticks| Reading {
             cpu_ticks: ticks,
             rss_kib: 1,

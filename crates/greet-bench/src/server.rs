@@ -1,39 +1,98 @@
-//! Server binaries and images: finding (or building) them, starting one, as a process or a
-//! container, pinned to its CPUs and timing its start-up, stopping it gracefully.
+//! Server binaries and images: finding (or building) them, starting one as a process or as a
+//! container, pinned to its CPUs, and timing its start-up; stopping it gracefully. Processes
+//! go through the workspace's one supervisor (`greet_probe::process`): started with
+//! `--port 0`, their address read from their start-up line.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
+use greet_probe::http1;
+use greet_probe::process::{Launch, Log, ServerProcess};
 
-/// The server crates the harness knows, by short name.
-pub const KNOWN: [&str; 3] = ["axum", "actix", "hyper"];
+use crate::plan::{package, Bins};
 
 /// How long a server may take to answer its first `/health`.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The package (and binary) name of server `short`: `axum` → `greet-axum`.
-pub fn package(short: &str) -> String {
-    format!("greet-{short}")
+/// Where server binaries are looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Binaries {
+    /// In this directory.
+    Dir(PathBuf),
+    /// Beside the harness, then on `PATH` (an installed harness).
+    Search,
 }
 
-/// Where the release server binaries are: `--bin-dir`, or `target/release` of the target
-/// directory this harness was built into.
-pub fn default_bin_dir() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot find the harness's own executable")?;
-    let profile_dir = exe.parent().context("executable without a directory")?;
-    let target = profile_dir
-        .parent()
-        .context("executable outside a target directory")?;
-    Ok(target.join("release"))
+impl Binaries {
+    /// Where the binaries of `shorts` are, building them first when `bins` says so and the
+    /// harness runs from its workspace's target directory.
+    pub fn prepare(bins: &Bins, shorts: &[String], quiet: bool) -> Result<Self> {
+        if let Bins::Dir(dir) = bins {
+            return Ok(Self::Dir(dir.clone()));
+        }
+        let Some(target) = workspace_target_dir() else {
+            return Ok(Self::Search);
+        };
+        if *bins == Bins::Build && !shorts.is_empty() {
+            if !quiet {
+                eprintln!(
+                    "greet-bench: building the release servers ({})",
+                    shorts.join(", ")
+                );
+            }
+            build(shorts, quiet)?;
+        }
+        Ok(Self::Dir(target.join("release")))
+    }
+
+    /// The path of server `short`'s binary, or an error that says how to get it.
+    pub fn locate(&self, short: &str) -> Result<PathBuf> {
+        let name = package(short);
+        match self {
+            Self::Dir(dir) => {
+                let path = dir.join(&name);
+                if path.is_file() {
+                    Ok(path)
+                } else {
+                    bail!(
+                        "{name} not found in {}: build it with `cargo build --release -p {name}`",
+                        dir.display()
+                    )
+                }
+            }
+            Self::Search => {
+                let beside = std::env::current_exe()
+                    .ok()
+                    .and_then(|exe| exe.parent().map(Path::to_path_buf));
+                let path_dirs = std::env::var_os("PATH")
+                    .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                beside
+                    .into_iter()
+                    .chain(path_dirs)
+                    .map(|dir| dir.join(&name))
+                    .find(|path| path.is_file())
+                    .with_context(|| {
+                        format!(
+                            "{name} is neither beside greet-bench nor on PATH: install it \
+                             (`cargo install --path crates/{name}`) or pass --bin-dir DIR"
+                        )
+                    })
+            }
+        }
+    }
+}
+
+/// The target directory the harness was built into, when it runs from there and its
+/// workspace is still where it was built: cargo marks a target directory with CACHEDIR.TAG.
+fn workspace_target_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let target = exe.parent()?.parent()?;
+    (target.join("CACHEDIR.TAG").is_file() && workspace_root().is_some())
+        .then(|| target.to_path_buf())
 }
 
 /// The workspace this harness was built from, if it is still there.
@@ -44,7 +103,7 @@ fn workspace_root() -> Option<PathBuf> {
 
 /// Builds the release binaries of `shorts` with cargo (a no-op when they are fresh); cargo's
 /// own progress goes to stderr.
-pub fn build(shorts: &[&str], quiet: bool) -> Result<()> {
+fn build(shorts: &[String], quiet: bool) -> Result<()> {
     let Some(root) = workspace_root() else {
         return Ok(());
     };
@@ -64,21 +123,6 @@ pub fn build(shorts: &[&str], quiet: bool) -> Result<()> {
         bail!("building the servers failed ({status})");
     }
     Ok(())
-}
-
-/// The path of server `short` in `dir`, or an error that says how to build it.
-pub fn locate(dir: &Path, short: &str) -> Result<PathBuf> {
-    let path = dir.join(package(short));
-    if path.is_file() {
-        Ok(path)
-    } else {
-        bail!(
-            "{} not found in {}: build it with `cargo build --release -p {}`",
-            package(short),
-            dir.display(),
-            package(short)
-        )
-    }
 }
 
 /// How a server ended.
@@ -107,81 +151,53 @@ pub const CONTAINER_NOFILE: &str = "16384:16384";
 /// What the harness started.
 enum Handle {
     /// A child process.
-    Process(Child),
-    /// A container, by name; `pid` is its server's process as the host sees it.
-    Container {
-        name: String,
-        pid: u32,
-        stopped: bool,
-    },
+    Process(ServerProcess),
+    /// A container.
+    Container(Container),
+}
+
+/// A container of a server's image, and the `docker logs --follow` that reads its stderr.
+struct Container {
+    name: String,
+    /// Its server's process as the host sees it.
+    pid: u32,
+    logs: Child,
+    log: Log,
+    stopped: bool,
 }
 
 /// A server the harness started: a process, or a container running the server's image.
-pub struct ServerProcess {
+pub struct Server {
     handle: Handle,
     addr: SocketAddr,
     startup: Duration,
-    stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
-impl ServerProcess {
-    /// Starts `bin` with `args` on a free loopback port, pinned to `cpus` (none: not
-    /// pinned), and waits for its first 200 on `/health`, polling at most 1 ms apart.
+impl Server {
+    /// Starts `bin` with `args` on a port of its own choosing on loopback, pinned to `cpus`
+    /// (none: not pinned), and waits for its first 200 on `/health`, polling at most 1 ms
+    /// apart. Start-up counts from the spawn.
     pub fn start(bin: &Path, args: &[String], cpus: &[usize]) -> Result<Self> {
-        let addr = free_addr()?;
-        let mut cmd = Command::new(bin);
-        cmd.args(["--host", "127.0.0.1", "--port", &addr.port().to_string()])
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let cpus = cpus.to_vec();
-        // The child inherits the affinity of the thread that forks it: fork from a thread of
-        // its own, pinned to the server's CPUs, so the harness's threads stay where they are.
-        let (mut child, started) = std::thread::scope(|scope| {
-            scope
-                .spawn(|| {
-                    if !cpus.is_empty() {
-                        pin_current_thread(&cpus)?;
-                    }
-                    let started = Instant::now();
-                    let child = cmd
-                        .spawn()
-                        .with_context(|| format!("cannot start {}", bin.display()))?;
-                    Ok::<_, anyhow::Error>((child, started))
-                })
-                .join()
-                .map_err(|_| anyhow::anyhow!("spawning thread panicked"))?
-        })?;
-
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        if let Some(pipe) = child.stderr.take() {
-            let tail = Arc::clone(&stderr);
-            std::thread::spawn(move || {
-                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                    let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
-                    if tail.len() == 20 {
-                        tail.pop_front();
-                    }
-                    tail.push_back(line);
-                }
-            });
-        }
-        let server = Self {
-            handle: Handle::Process(child),
+        let process = Launch::new(bin)
+            .args(["--host", "127.0.0.1"])
+            .args(args.iter().cloned())
+            .cpus(cpus)
+            .timeout(STARTUP_TIMEOUT)
+            .start()?;
+        let (addr, spawned) = (process.addr(), process.spawned_at());
+        Self {
+            handle: Handle::Process(process),
             addr,
             startup: Duration::ZERO,
-            stderr,
-        };
-        server.await_health(started, &bin.display().to_string())
+        }
+        .await_health(spawned, &bin.display().to_string())
     }
 
     /// Starts `image` with `args` in a container on the host's network (loopback only: no
-    /// port proxy in the path), with compose.yaml's limits and pinned to `cpus`, and waits for
-    /// its first 200 on `/health`. Start-up counts from `docker run`.
+    /// port proxy in the path), with compose.yaml's limits and pinned to `cpus`, learns its
+    /// port from its logs, and waits for its first 200 on `/health`. Start-up counts from
+    /// `docker run`.
     pub fn start_container(image: &str, args: &[String], cpus: &[usize]) -> Result<Self> {
-        let addr = free_addr()?;
         let name = format!(
             "greet-bench-{}-{}",
             image.split(':').next().unwrap_or(image),
@@ -216,12 +232,8 @@ impl ServerProcess {
             let list: Vec<String> = cpus.iter().map(ToString::to_string).collect();
             run.extend(["--cpuset-cpus".to_owned(), list.join(",")]);
         }
-        for env in [
-            "HOST=127.0.0.1".to_owned(),
-            format!("PORT={}", addr.port()),
-            "RUST_LOG=warn".to_owned(),
-        ] {
-            run.extend(["--env".to_owned(), env]);
+        for env in ["HOST=127.0.0.1", "PORT=0", "RUST_LOG=info"] {
+            run.extend(["--env".to_owned(), env.to_owned()]);
         }
         run.push(image.to_owned());
         run.extend(args.iter().cloned());
@@ -232,16 +244,29 @@ impl ServerProcess {
             .trim()
             .parse::<u32>()
             .context("container without a process")?;
-        let server = Self {
-            handle: Handle::Container {
+        let mut logs = Command::new("docker")
+            .args(["logs", "--follow", &name])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("cannot follow the container's logs")?;
+        let pipe = logs.stderr.take().context("no pipe from docker logs")?;
+        let (log, addresses) = Log::watch(pipe);
+        let mut server = Self {
+            handle: Handle::Container(Container {
                 name,
                 pid,
+                logs,
+                log,
                 stopped: false,
-            },
-            addr,
+            }),
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             startup: Duration::ZERO,
-            stderr: Arc::new(Mutex::new(VecDeque::new())),
         };
+        server.addr = addresses.recv_timeout(STARTUP_TIMEOUT).map_err(|_| {
+            anyhow::anyhow!("{image} did not log its address: {}", server.stderr_tail())
+        })?;
         server.await_health(started, image)
     }
 
@@ -251,7 +276,6 @@ impl ServerProcess {
             // Asking docker whether a container is still up costs tens of milliseconds.
             if attempt % 100 == 0 || matches!(self.handle, Handle::Process(_)) {
                 if let Some(exit) = self.exited() {
-                    std::thread::sleep(Duration::from_millis(50));
                     bail!(
                         "{what} exited during start-up ({}): {}",
                         exit.text,
@@ -259,7 +283,8 @@ impl ServerProcess {
                     );
                 }
             }
-            if greet_core::net::probe_health(self.addr, Duration::from_millis(500)) {
+            let answer = http1::get_blocking(self.addr, "/health", Duration::from_millis(500));
+            if answer.is_ok_and(|res| res.status() == 200) {
                 self.startup = started.elapsed();
                 return Ok(self);
             }
@@ -276,11 +301,16 @@ impl ServerProcess {
         self.addr
     }
 
+    /// `http://addr`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
     /// Its process id (for a container, its server's process as the host sees it).
     pub fn pid(&self) -> u32 {
         match &self.handle {
-            Handle::Process(child) => child.id(),
-            Handle::Container { pid, .. } => *pid,
+            Handle::Process(process) => process.pid(),
+            Handle::Container(c) => c.pid,
         }
     }
 
@@ -292,13 +322,13 @@ impl ServerProcess {
     /// How it ended, if it has.
     pub fn exited(&mut self) -> Option<Exit> {
         match &mut self.handle {
-            Handle::Process(child) => child.try_wait().ok().flatten().map(Exit::from),
-            Handle::Container { name, .. } => {
+            Handle::Process(process) => process.exited().map(Exit::from),
+            Handle::Container(c) => {
                 let state = docker(&[
                     "inspect",
                     "--format",
                     "{{.State.Running}} {{.State.ExitCode}}",
-                    name,
+                    &c.name,
                 ])
                 .ok()?;
                 let (running, code) = state.trim().split_once(' ')?;
@@ -312,49 +342,29 @@ impl ServerProcess {
 
     /// Its last lines on stderr, joined.
     pub fn stderr_tail(&self) -> String {
-        if let Handle::Container { name, .. } = &self.handle {
-            return docker_output(&["logs", "--tail", "20", name])
-                .map(|text| text.lines().collect::<Vec<_>>().join(" | "))
-                .unwrap_or_default();
+        match &self.handle {
+            Handle::Process(process) => process.stderr_tail(20),
+            Handle::Container(c) => c.log.tail(20),
         }
-        let tail = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
-        tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }
 
-    /// SIGTERM, then waits up to `grace` for a graceful exit, then SIGKILL.
+    /// SIGTERM, then up to `grace` for a graceful exit, then SIGKILL.
     pub fn stop(mut self, grace: Duration) -> Result<Exit> {
         self.terminate(grace)
     }
 
     fn terminate(&mut self, grace: Duration) -> Result<Exit> {
         match &mut self.handle {
-            Handle::Process(child) => {
-                if let Some(status) = child.try_wait()? {
-                    return Ok(status.into());
-                }
-                if let Ok(pid) = i32::try_from(child.id()) {
-                    let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
-                }
-                let deadline = Instant::now() + grace;
-                while Instant::now() < deadline {
-                    if let Some(status) = child.try_wait()? {
-                        return Ok(status.into());
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                child.kill()?;
-                Ok(child.wait()?.into())
-            }
-            Handle::Container { name, stopped, .. } => {
-                if *stopped {
-                    bail!("container {name} already removed");
+            Handle::Process(process) => Ok(process.stop(grace)?.into()),
+            Handle::Container(c) => {
+                if c.stopped {
+                    bail!("container {} already removed", c.name);
                 }
                 // `docker stop` sends SIGTERM, then SIGKILL after the grace period.
                 let secs = grace.as_secs().max(1).to_string();
-                let _ = docker(&["stop", "--time", &secs, name]);
-                let code = docker(&["inspect", "--format", "{{.State.ExitCode}}", name])?;
-                let _ = docker(&["rm", "-f", name]);
-                *stopped = true;
+                let _ = docker(&["stop", "--time", &secs, &c.name]);
+                let code = docker(&["inspect", "--format", "{{.State.ExitCode}}", &c.name])?;
+                c.remove();
                 let code = code.trim().to_owned();
                 Ok(Exit {
                     success: code == "0",
@@ -365,31 +375,24 @@ impl ServerProcess {
     }
 }
 
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        match &self.handle {
-            Handle::Container {
-                name,
-                stopped: false,
-                ..
-            } => {
-                let _ = docker(&["rm", "-f", name]);
-            }
-            Handle::Container { .. } => {}
-            Handle::Process(_) => {
-                let _ = self.terminate(Duration::from_secs(2));
-            }
+impl Container {
+    fn remove(&mut self) {
+        if !self.stopped {
+            let _ = docker(&["rm", "-f", &self.name]);
+            let _ = self.logs.kill();
+            let _ = self.logs.wait();
+            self.stopped = true;
         }
     }
 }
 
-/// A free loopback address: bound, read, released.
-fn free_addr() -> Result<SocketAddr> {
-    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|l| l.local_addr())
-        .context("no free port")?
-        .port();
-    Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+impl Drop for Server {
+    /// A process is stopped by its supervisor; a container is removed.
+    fn drop(&mut self) {
+        if let Handle::Container(c) = &mut self.handle {
+            c.remove();
+        }
+    }
 }
 
 /// Runs `docker args…`; its stdout, or an error with its stderr.
@@ -407,19 +410,6 @@ pub fn docker(args: &[&str]) -> Result<String> {
     }
 }
 
-/// Runs `docker args…` and returns stdout and stderr together (what `docker logs` prints).
-fn docker_output(args: &[&str]) -> Result<String> {
-    let out = Command::new("docker")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()?;
-    Ok(format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    ))
-}
-
 /// Checks that a Docker engine answers and that `images` exist, saying how to get them.
 pub fn check_docker(images: &[String]) -> Result<()> {
     docker(&["info", "--format", "{{.ServerVersion}}"])
@@ -430,25 +420,6 @@ pub fn check_docker(images: &[String]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Pins the calling thread (and the threads and processes it creates after) to `cpus`.
-pub fn pin_current_thread(cpus: &[usize]) -> Result<()> {
-    let mut set = CpuSet::new();
-    for &cpu in cpus {
-        set.set(cpu).with_context(|| format!("no CPU {cpu}"))?;
-    }
-    sched_setaffinity(Pid::from_raw(0), &set).context("cannot set CPU affinity")
-}
-
-/// The CPUs this process may run on.
-pub fn allowed_cpus() -> Vec<usize> {
-    match nix::sched::sched_getaffinity(Pid::from_raw(0)) {
-        Ok(set) => (0..CpuSet::count())
-            .filter(|&c| set.is_set(c).unwrap_or(false))
-            .collect(),
-        Err(_) => (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect(),
-    }
 }
 
 /// Splits `cpus` between the server (the first half, at least one) and the load generator
@@ -473,10 +444,17 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_binary_says_how_to_build_it() {
-        let err = locate(Path::new("/nonexistent"), "axum")
+    fn a_missing_binary_says_how_to_get_it() {
+        let err = Binaries::Dir(PathBuf::from("/nonexistent"))
+            .locate("axum")
             .unwrap_err()
             .to_string();
         assert!(err.contains("cargo build --release -p greet-axum"), "{err}");
+        let err = Binaries::Search
+            .locate("no-such-server")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--bin-dir") && err.contains("PATH"), "{err}");
+        assert!(!err.contains('\n'), "{err}");
     }
 }

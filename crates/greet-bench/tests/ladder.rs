@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{assert_balanced, assert_one_line_error, bench, bin_dir_args, json, out_dir, BENCH};
-use serde_json::Value;
+use common::{assert_balanced, bench, bin_dir_args, out_dir, packages, results, BENCH};
+use greet_bench::compare::{Figure, Verdict};
+use greet_bench::results::{Mode, RssFrom};
 
 #[test]
 fn small_ladder_against_the_three_servers() {
@@ -39,88 +40,102 @@ fn small_ladder_against_the_three_servers() {
     assert!(stdout.contains("Application | StartUpTime(sec) | Max CPU(%) | Max Memory(MB) |"));
     assert!(stdout.contains("p99.9(ms)"));
 
-    let results = json(&out.join("results.json"));
+    let results = results(&out.join("results.json"));
+    assert_eq!(results.meta.scenarios, ["ladder"]);
+    assert!(results.loops.is_none() && results.soak.is_none() && results.sweep.is_none());
+    let ladder = results.ladder.expect("the ladder's section");
     // Repeated levels: every pair of servers compared per level on total time; two runs a
     // side can never be told apart.
-    let comparisons = results["ladder_comparisons"]
-        .as_array()
-        .expect("comparisons");
-    assert_eq!(comparisons.len(), 3 * 2, "3 pairs x 2 levels");
-    for c in comparisons {
-        assert_eq!(c["verdict"], "too_few_runs", "{c}");
-        assert_eq!(c["n"], serde_json::json!([2, 2]), "{c}");
+    assert_eq!(ladder.comparisons.len(), 3 * 2, "3 pairs x 2 levels");
+    for c in &ladder.comparisons {
+        assert_eq!(c.verdict, Verdict::TooFewRuns, "{c:?}");
+        assert_eq!(c.figure, Figure::TotalS, "{c:?}");
+        assert_eq!(c.n, [2, 2], "{c:?}");
     }
-    let meta = &results["meta"];
-    for key in [
-        "machine",
-        "cpus",
-        "kernel",
-        "crate_versions",
-        "flags",
-        "started_at",
-    ] {
-        assert!(!meta[key].is_null(), "meta.{key}");
-    }
-    assert_eq!(meta["flags"]["delay_ms"], 50);
-    assert!(meta["crate_versions"]["axum"].is_string());
-    let servers = results["servers"].as_array().expect("servers");
-    let names: Vec<_> = servers
-        .iter()
-        .map(|s| s["name"].as_str().unwrap_or_default())
-        .collect();
-    assert_eq!(names, ["greet-axum", "greet-actix", "greet-hyper"]);
-    for server in servers {
-        let name = &server["name"];
-        assert!(server["error"].is_null(), "{name}: {}", server["error"]);
-        assert_eq!(server["endpoint"], "/greetings");
-        let startup = server["startup_s"].as_f64().expect("startup_s");
+    assert!(
+        !results.meta.comparison_method.contains("throughput"),
+        "the method names no figure: {}",
+        results.meta.comparison_method
+    );
+    let meta = &results.meta;
+    assert!(!meta.machine.is_empty() && !meta.kernel.is_empty() && !meta.started_at.is_empty());
+    assert!(meta.cpus.count >= 1);
+    assert!(meta.crate_versions.contains_key("axum"));
+    assert_eq!(
+        (ladder.delay_ms, ladder.repeats, ladder.mode),
+        (50, 2, Mode::Process)
+    );
+    assert_eq!(ladder.concurrency, [10, 50]);
+    assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
+    let names: Vec<_> = ladder.servers.iter().map(|s| s.name.clone()).collect();
+    assert_eq!(names, packages());
+    for server in &ladder.servers {
+        let name = &server.name;
+        assert_eq!(server.endpoint, "/greetings");
+        let startup = server.startup_s.expect("startup_s");
         assert!(startup > 0.0 && startup < 10.0, "{name} startup {startup}");
-        assert!(server["idle_rss_mib"].as_f64().expect("idle_rss_mib") > 0.0);
-        assert!(server["max_rss_mib"].as_f64().expect("max_rss_mib") > 0.0);
-        assert!(
-            server["max_cpu_pct"].as_f64().is_some(),
-            "{name} max_cpu_pct"
-        );
-        assert!(server["max_threads"].as_u64().expect("max_threads") >= 1);
-        let runs = server["runs"].as_array().expect("runs");
-        assert_eq!(runs.len(), 2);
-        for (run, level) in runs.iter().zip([10, 50]) {
-            assert_eq!(run["concurrency"], level);
-            assert_eq!(run["requests"], level);
+        assert!(server.idle_rss_mib.expect("idle_rss_mib") > 0.0);
+        assert!(server.rss_max_mib.expect("rss_max_mib") > 0.0);
+        // Root resets the kernel's peak counter: the peak is each level's own.
+        assert_eq!(server.rss_max_from, Some(RssFrom::PeakCounter), "{name}");
+        assert!(server.cpu_max_pct.is_some(), "{name} cpu_max_pct");
+        assert!(server.threads_max.expect("threads_max") >= 1);
+        assert_eq!(server.levels.len(), 2);
+        for (level, concurrency) in server.levels.iter().zip([10, 50]) {
+            assert_eq!(level.concurrency, concurrency);
+            assert_eq!(level.runs.len(), 2, "each run kept");
+            let f = &level.run.load;
+            assert_eq!(f.requests, concurrency as u64);
             assert_eq!(
-                run["success_rate"], 100.0,
-                "{name} at {level}: {}",
-                run["errors"]
-            );
-            let (fastest, average, slowest, total) = (
-                run["fastest_s"].as_f64().unwrap_or_default(),
-                run["average_s"].as_f64().unwrap_or_default(),
-                run["slowest_s"].as_f64().unwrap_or_default(),
-                run["total_s"].as_f64().unwrap_or_default(),
+                f.success_rate, 100.0,
+                "{name} at {concurrency}: {:?}",
+                f.errors
             );
             // Every request waits the 50 ms delay, and no figure contradicts another.
             assert!(
-                fastest >= 0.050 && fastest <= average && average <= slowest && slowest <= total
+                f.fastest_s >= 0.050
+                    && f.fastest_s <= f.average_s
+                    && f.average_s <= f.slowest_s
+                    && f.slowest_s <= f.total_s,
+                "{f:?}"
             );
-            let latency = &run["latency_ms"];
-            for key in ["p50", "p90", "p99", "p999", "max"] {
+            let l = &f.latency_ms;
+            for (key, value) in [
+                ("p50", l.p50),
+                ("p90", l.p90),
+                ("p99", l.p99),
+                ("p999", l.p999),
+                ("max", l.max),
+            ] {
+                assert!(value >= 50.0, "latency {key} {value}");
+            }
+            // One fresh connection per request.
+            assert_eq!(f.connects, concurrency as u64);
+            assert!(f.connect_ms.avg > 0.0 && f.connect_ms.max >= f.connect_ms.avg);
+            assert!(f.errors.is_empty());
+            // Each run's throughput is its valid responses over its time.
+            for run in &level.runs {
+                let r = &run.load;
+                let expected = r.ok() as f64 / r.total_s;
                 assert!(
-                    latency[key].as_f64().unwrap_or_default() >= 50.0,
-                    "latency {key}"
+                    (r.requests_per_s - expected).abs() < 1e-6 * expected,
+                    "{r:?}"
                 );
             }
-            assert!(run["connect_ms"]["avg"].as_f64().is_some());
-            assert!(run["errors"].as_object().is_some_and(|e| e.is_empty()));
-            assert!(run["requests_per_s"].as_f64().unwrap_or_default() > 0.0);
         }
     }
 
-    let ladder = std::fs::read_to_string(out.join("ladder.csv")).expect("ladder.csv");
-    let rows: Vec<_> = ladder.lines().collect();
+    let ladder_csv = std::fs::read_to_string(out.join("ladder.csv")).expect("ladder.csv");
+    let rows: Vec<_> = ladder_csv.lines().collect();
     assert_eq!(rows.len(), 1 + 3 * 2);
+    assert!(rows[0].starts_with("server,endpoint,concurrency,requests,success_rate,total_s,"));
     let columns = rows[0].split(',').count();
     assert!(rows.iter().all(|r| r.split(',').count() == columns));
-    assert!(rows[1].starts_with("greet-axum,/greetings,10,10,100.00,"));
+    assert!(
+        rows[1].starts_with("greet-axum,/greetings,10,10,100.0,"),
+        "{}",
+        rows[1]
+    );
     let resources = std::fs::read_to_string(out.join("resources.csv")).expect("resources.csv");
     assert_eq!(resources.lines().count(), 1 + 3);
 
@@ -139,11 +154,74 @@ fn small_ladder_against_the_three_servers() {
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
     assert_eq!(html.matches("<svg ").count(), 4, "charts inline");
+    assert_eq!(
+        html.matches("<table>").count(),
+        3,
+        "the ladder's three tables"
+    );
     assert!(
         !html.contains(" src=") && !html.contains("<link"),
         "self-contained: nothing fetched"
     );
-    assert!(html.contains("greet-hyper"));
+    assert!(html.contains("greet-hyper") && html.contains("id=\"ladder\""));
+    assert_balanced(
+        &html
+            .replace("<!DOCTYPE html>", "")
+            .replace("<meta charset=\"utf-8\">", ""),
+        "report.html",
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_named_greeting_is_validated_and_counted_as_valid() {
+    // The validator reads the name from the endpoint's query, as the servers do.
+    let out = out_dir("named");
+    let run = bench(&[
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--concurrency",
+        "20",
+        "--delay-ms",
+        "0",
+        "--endpoint",
+        "/greetings?name=Ana",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let f = &ladder.servers[0].levels[0].run.load;
+    assert_eq!((f.success_rate, f.ok()), (100.0, 20), "{f:?}");
+    assert!(f.requests_per_s > 0.0);
+    // A name the contract refuses: every answer a 400, none valid, and no throughput.
+    let run = bench(&[
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--concurrency",
+        "20",
+        "--delay-ms",
+        "0",
+        "--endpoint",
+        "/greetings?name=%ZZ",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let f = &ladder.servers[0].levels[0].run.load;
+    assert_eq!((f.success_rate, f.requests_per_s), (0.0, 0.0), "{f:?}");
+    assert_eq!(f.errors.get("status"), Some(&20));
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -165,19 +243,17 @@ fn a_server_killed_mid_run_is_reported_and_its_results_kept() {
         "{stderr}"
     );
 
-    let results = json(&out.join("results.json"));
-    let hyper = &results["servers"][0];
-    assert!(hyper["error"]
-        .as_str()
-        .is_some_and(|e| e.contains("exited mid-run")));
-    let kept = hyper["runs"].as_array().map_or(0, Vec::len);
-    assert!((1..4).contains(&kept), "runs kept: {kept}");
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    assert_eq!(ladder.failures[0].server, "greet-hyper");
+    assert!(ladder.failures[0].error.contains("exited mid-run"));
+    let kept = ladder.servers[0].levels.len();
+    assert!((1..4).contains(&kept), "levels kept: {kept}");
     // The run went on with the next server, which completed.
-    let axum = &results["servers"][1];
-    assert!(axum["error"].is_null(), "{}", axum["error"]);
-    assert_eq!(axum["runs"].as_array().map_or(0, Vec::len), 4);
+    assert_eq!(ladder.servers[1].name, "greet-axum");
+    assert_eq!(ladder.servers[1].levels.len(), 4);
     let report = std::fs::read_to_string(out.join("report.html")).expect("report.html");
-    assert!(report.contains("greet-hyper failed"));
+    assert!(report.contains("greet-hyper FAILED"));
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -211,13 +287,12 @@ fn start_until_first_level(out: &Path, servers: &str, levels: &str) -> (std::pro
             let _ = harness.wait();
             panic!("no level completed in time");
         }
-        let runs = std::fs::read_to_string(out.join("results.json"))
+        let levels = std::fs::read_to_string(out.join("results.json"))
             .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .map_or(0, |r| {
-                r["servers"][0]["runs"].as_array().map_or(0, Vec::len)
-            });
-        if runs >= 1 {
+            .and_then(|t| serde_json::from_str::<greet_bench::results::Results>(&t).ok())
+            .and_then(|r| r.ladder)
+            .map_or(0, |l| l.servers.first().map_or(0, |s| s.levels.len()));
+        if levels >= 1 {
             if let Some(pid) = child_named(harness.id(), &format!("greet-{first}")) {
                 return (harness, pid);
             }
@@ -228,33 +303,10 @@ fn start_until_first_level(out: &Path, servers: &str, levels: &str) -> (std::pro
 
 /// The pid of a child of `parent` whose command is `name`.
 fn child_named(parent: u32, name: &str) -> Option<u32> {
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
-        .find_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let comm = &stat[stat.find('(')? + 1..stat.rfind(')')?];
-            let ppid: u32 = stat[stat.rfind(')')? + 2..]
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()?;
-            (ppid == parent && name.starts_with(comm)).then_some(pid)
-        })
-}
-
-#[test]
-fn bad_flags_are_one_line_errors() {
-    for args in [
-        &["--servers", "tomcat"][..],
-        &["--concurrency", "0"],
-        &["--target", "x=ftp://h"],
-        &["--repeats", "0"],
-        &["no-such-scenario"],
-    ] {
-        assert_one_line_error(args);
-    }
+    use greet_probe::procfs;
+    procfs::children(parent)
+        .into_iter()
+        .find(|&pid| procfs::stat(pid).is_some_and(|s| name.starts_with(&s.comm)))
 }
 
 #[test]
@@ -275,9 +327,15 @@ fn an_unreachable_target_fails_its_check_and_the_run_exits_1() {
         stderr.contains("gone") && stderr.contains("contract check failed"),
         "{stderr}"
     );
-    let results = json(&out.join("results.json"));
-    assert!(results["servers"][0]["error"].is_string());
-    assert!(results["servers"][0]["startup_s"].is_null());
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.failures[0].server, "gone");
+    assert!(ladder.failures[0].error.contains("contract check failed"));
+    assert!(
+        ladder.failures[0].error.len() < 600,
+        "short: {}",
+        ladder.failures[0].error
+    );
+    assert!(ladder.servers[0].startup_s.is_none());
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -315,9 +373,9 @@ fn ctrl_c_keeps_the_levels_measured_and_a_valid_report() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
-    let results = json(&out.join("results.json"));
-    let kept = results["servers"][0]["runs"].as_array().map_or(0, Vec::len);
-    assert!((1..6).contains(&kept), "runs kept: {kept}");
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let kept = ladder.servers[0].levels.len();
+    assert!((1..6).contains(&kept), "levels kept: {kept}");
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.trim_end().ends_with("</html>"));
     // The server it had started went with it (stopped and reaped, not orphaned).

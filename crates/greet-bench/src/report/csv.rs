@@ -1,92 +1,243 @@
-//! `ladder.csv` (one row per server and level) and `resources.csv` (one row per server).
+//! The CSV files, one row type per file: each row is serde structs written by the `csv` crate
+//! (a key struct and the run's columns, side by side in a tuple), so the header is the
+//! structs' fields and a row cannot drift from it.
+//!
+//! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
+//! - `loops.csv`, `soak.csv`, `sweep.csv`: one row per run.
 
-use std::fmt::Write as _;
+use anyhow::Result;
+use serde::Serialize;
 
-use crate::results::Results;
+use crate::results::{Figures, Results, Run, Sampled};
 
-/// One row per server and level.
-pub fn ladder(results: &Results) -> String {
-    let mut out = String::from(
-        "server,endpoint,concurrency,requests,success_rate,total_s,slowest_s,fastest_s,average_s,\
-         requests_per_s,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,connect_avg_ms,connect_max_ms,\
-         errors,max_cpu_pct,max_rss_mib,max_threads\n",
-    );
-    for s in &results.servers {
-        for r in &s.runs {
-            let errors: Vec<_> = r.errors.iter().map(|(k, n)| format!("{k}={n}")).collect();
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{:.2},{:.6},{:.6},{:.6},{:.6},{:.4},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{}",
-                field(&s.name),
-                field(&s.endpoint),
-                r.concurrency,
-                r.requests,
-                r.success_rate,
-                r.total_s,
-                r.slowest_s,
-                r.fastest_s,
-                r.average_s,
-                r.requests_per_s,
-                r.latency_ms.p50,
-                r.latency_ms.p90,
-                r.latency_ms.p99,
-                r.latency_ms.p999,
-                r.latency_ms.max,
-                r.connect_ms.avg,
-                r.connect_ms.max,
-                field(&errors.join(";")),
-                opt(r.max_cpu_pct),
-                opt(r.max_rss_mib),
-                r.max_threads.map_or(String::new(), |t| t.to_string()),
-            );
+/// `(file name, contents)` of every CSV file of `results`.
+pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    if let Some(ladder) = &results.ladder {
+        let levels = ladder.servers.iter().flat_map(|s| {
+            s.levels.iter().map(move |l| {
+                let key = LevelKey {
+                    server: &s.name,
+                    endpoint: &s.endpoint,
+                    concurrency: l.concurrency,
+                };
+                (key, RunColumns::of(&l.run))
+            })
+        });
+        out.push(("ladder.csv".to_owned(), write(levels)?));
+        let servers = ladder.servers.iter().map(|s| ResourceRow {
+            server: &s.name,
+            endpoint: &s.endpoint,
+            startup_s: s.startup_s,
+            idle_rss_mib: s.idle_rss_mib,
+            cpu_max_pct: s.cpu_max_pct,
+            rss_max_mib: s.rss_max_mib,
+            threads_max: s.threads_max,
+            error: ladder
+                .failures
+                .iter()
+                .find(|f| f.server == s.name)
+                .map(|f| f.error.as_str()),
+        });
+        out.push(("resources.csv".to_owned(), write(servers)?));
+    }
+    if let Some(loops) = &results.loops {
+        let rows = loops.shapes.iter().flat_map(|shape| {
+            shape.servers.iter().flat_map(move |s| {
+                s.runs.iter().enumerate().map(move |(i, r)| {
+                    let key = LoopKey {
+                        users: shape.users,
+                        loops: shape.loops,
+                        server: &s.name,
+                        repeat: i + 1,
+                    };
+                    (key, RunColumns::of(r))
+                })
+            })
+        });
+        out.push(("loops.csv".to_owned(), write(rows)?));
+    }
+    if let Some(soak) = &results.soak {
+        let rows = soak.cells.iter().flat_map(|c| {
+            c.runs.iter().enumerate().map(move |(i, r)| {
+                let key = CellKey {
+                    server: &c.server,
+                    endpoint: &c.endpoint,
+                    setting: c.concurrency.to_string(),
+                    repeat: i + 1,
+                };
+                (key, RunColumns::of(r))
+            })
+        });
+        out.push(("soak.csv".to_owned(), write(rows)?));
+    }
+    if let Some(sweep) = &results.sweep {
+        let rows = sweep.cells.iter().flat_map(|c| {
+            c.runs.iter().enumerate().map(move |(i, r)| {
+                let key = CellKey {
+                    server: &c.server,
+                    endpoint: &c.endpoint,
+                    setting: c.setting.label(),
+                    repeat: i + 1,
+                };
+                (key, RunColumns::of(r))
+            })
+        });
+        out.push(("sweep.csv".to_owned(), write(rows)?));
+    }
+    Ok(out)
+}
+
+fn write<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<String> {
+    let mut writer = ::csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.serialize(row)?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}
+
+/// A [`Run`]'s columns.
+#[derive(Serialize)]
+struct RunColumns {
+    requests: u64,
+    success_rate: f64,
+    total_s: f64,
+    requests_per_s: f64,
+    fastest_s: f64,
+    slowest_s: f64,
+    average_s: f64,
+    p50_ms: f64,
+    p90_ms: f64,
+    p99_ms: f64,
+    p999_ms: f64,
+    max_ms: f64,
+    connects: u64,
+    connect_avg_ms: f64,
+    connect_max_ms: f64,
+    /// `kind=n;kind=n`.
+    errors: String,
+    cpu_max_pct: Option<f64>,
+    cpu_avg_pct: Option<f64>,
+    rss_max_mib: Option<f64>,
+    threads_max: Option<u64>,
+}
+
+impl RunColumns {
+    fn of(run: &Run) -> Self {
+        let Run { load: f, server: s } = run;
+        let Figures { errors, .. } = f;
+        let Sampled {
+            cpu_max_pct,
+            cpu_avg_pct,
+            rss_max_mib,
+            threads_max,
+            ..
+        } = s;
+        Self {
+            requests: f.requests,
+            success_rate: f.success_rate,
+            total_s: f.total_s,
+            requests_per_s: f.requests_per_s,
+            fastest_s: f.fastest_s,
+            slowest_s: f.slowest_s,
+            average_s: f.average_s,
+            p50_ms: f.latency_ms.p50,
+            p90_ms: f.latency_ms.p90,
+            p99_ms: f.latency_ms.p99,
+            p999_ms: f.latency_ms.p999,
+            max_ms: f.latency_ms.max,
+            connects: f.connects,
+            connect_avg_ms: f.connect_ms.avg,
+            connect_max_ms: f.connect_ms.max,
+            errors: errors
+                .iter()
+                .map(|(k, n)| format!("{k}={n}"))
+                .collect::<Vec<_>>()
+                .join(";"),
+            cpu_max_pct: *cpu_max_pct,
+            cpu_avg_pct: *cpu_avg_pct,
+            rss_max_mib: *rss_max_mib,
+            threads_max: *threads_max,
         }
     }
-    out
 }
 
-/// One row per server.
-pub fn resources(results: &Results) -> String {
-    let mut out = String::from(
-        "server,endpoint,startup_s,idle_rss_mib,max_cpu_pct,max_rss_mib,max_threads,error\n",
-    );
-    for s in &results.servers {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{}",
-            field(&s.name),
-            field(&s.endpoint),
-            s.startup_s.map_or(String::new(), |v| format!("{v:.6}")),
-            opt(s.idle_rss_mib),
-            opt(s.max_cpu_pct),
-            opt(s.max_rss_mib),
-            s.max_threads.map_or(String::new(), |t| t.to_string()),
-            field(s.error.as_deref().unwrap_or("")),
-        );
-    }
-    out
+/// The key of a `ladder.csv` row.
+#[derive(Serialize)]
+struct LevelKey<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    concurrency: usize,
 }
 
-fn opt(value: Option<f64>) -> String {
-    value.map_or(String::new(), |v| format!("{v:.2}"))
+/// A row of `resources.csv`.
+#[derive(Serialize)]
+struct ResourceRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    startup_s: Option<f64>,
+    idle_rss_mib: Option<f64>,
+    cpu_max_pct: Option<f64>,
+    rss_max_mib: Option<f64>,
+    threads_max: Option<u64>,
+    error: Option<&'a str>,
 }
 
-/// A CSV field, quoted when it needs to be (RFC 4180).
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
+/// The key of a `loops.csv` row.
+#[derive(Serialize)]
+struct LoopKey<'a> {
+    users: usize,
+    loops: usize,
+    server: &'a str,
+    repeat: usize,
+}
+
+/// The key of a `soak.csv` row (setting: the concurrency) and a `sweep.csv` row (setting:
+/// the flags).
+#[derive(Serialize)]
+struct CellKey<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    setting: String,
+    repeat: usize,
 }
 
 #[cfg(test)]
 mod tests {
-    use super::field;
+    use super::*;
 
     #[test]
-    fn quotes_when_needed() {
-        assert_eq!(field("greet-axum"), "greet-axum");
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    fn header_and_rows_come_from_one_struct() {
+        let text = write([(
+            LevelKey {
+                server: "a,b",
+                endpoint: "/greetings",
+                concurrency: 10,
+            },
+            RunColumns::of(&Run::default()),
+        )])
+        .unwrap();
+        let mut lines = text.lines();
+        let header = lines.next().unwrap();
+        assert!(
+            header.starts_with("server,endpoint,concurrency,requests,success_rate,"),
+            "{header}"
+        );
+        let row = lines.next().unwrap();
+        assert!(
+            row.starts_with("\"a,b\",/greetings,10,0,"),
+            "quoted as RFC 4180 says: {row}"
+        );
+        let count = |line: &str| {
+            ::csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(line.as_bytes())
+                .records()
+                .next()
+                .unwrap()
+                .unwrap()
+                .len()
+        };
+        assert_eq!(count(header), count(row));
     }
 }

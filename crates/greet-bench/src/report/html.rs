@@ -1,20 +1,26 @@
-//! `report.html`: one self-contained page (inline CSS and SVG, nothing fetched) with the
-//! run's settings, then a section per scenario run with its tables and charts.
+//! `report.html`: one self-contained page (inline CSS and SVG, nothing fetched) with the run's
+//! settings, then a section per scenario run: its tables as HTML tables, their notes, its charts.
 
 use std::fmt::Write as _;
 
+use super::charts::ChartFile;
 use super::svg::esc;
-use super::{scenarios, table};
+use super::table::{tables, Table};
+use super::Section;
 use crate::results::Results;
 
-/// The page for `results`, with `charts` (`(file name, svg)`) inlined.
-pub fn page(results: &Results, charts: &[(&str, String)]) -> String {
+/// The page for `results`, with `charts` inlined in their sections.
+pub fn page(results: &Results, charts: &[ChartFile]) -> String {
     let m = &results.meta;
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>greet-bench report</title><style>\
-         body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}\
-         pre{background:#f6f8fa;padding:1em;overflow-x:auto;font-size:12px}\
+         body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\
+         table{border-collapse:collapse;font-size:13px;margin:.5em 0}\
+         th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;white-space:nowrap}\
+         th{background:#f6f8fa}td:first-child,th:first-child{text-align:left}\
+         tr.group td{border-top:2px solid #bbb}\
+         ul.notes{font-family:monospace;font-size:12px;color:#444}\
          dt{font-weight:bold;float:left;clear:left;width:12em}dd{margin-left:13em}\
          .error{color:#b00}svg{max-width:100%;height:auto;margin:1em 0}\
          </style></head><body>\n<h1>Greetings API: axum, actix-web and hyper under identical load</h1>\n",
@@ -47,96 +53,58 @@ pub fn page(results: &Results, charts: &[(&str, String)]) -> String {
         esc(&versions.join(", ")),
         esc(&m.comparison_method),
     );
-    let chart = |name: &str| {
-        charts
-            .iter()
-            .filter(|(file, _)| file.starts_with(name))
-            .map(|(_, svg)| svg.as_str())
-            .collect::<String>()
-    };
-    if let Some(flags) = &m.flags {
-        let levels: Vec<_> = flags.concurrency.iter().map(ToString::to_string).collect();
+    for section in Section::present(results) {
         let _ = writeln!(
             out,
-            "<h2 id=\"ladder\">Ladder</h2>\n<p>Server flags --delay-ms {} --workers {} \
-             --blocking-threads {}; {} concurrent, one request per fresh connection, {} run(s) \
-             each{}.</p>",
-            flags.delay_ms,
-            flags.workers,
-            flags.blocking_threads,
-            levels.join(", "),
-            flags.repeats,
-            if flags.repeats > 1 {
-                " (figures are medians)"
-            } else {
-                ""
-            },
+            "<h2 id=\"{}\">{}</h2>",
+            section.id(),
+            esc(section.title())
         );
-        for s in results.servers.iter().filter(|s| s.error.is_some()) {
-            let _ = writeln!(
-                out,
-                "<p class=\"error\">{} failed: {}</p>",
-                esc(&s.name),
-                esc(s.error.as_deref().unwrap_or_default())
-            );
+        for table in tables(results, section) {
+            html_table(&mut out, &table);
         }
-        for (title, text) in [
-            ("Ladder", table::ladder(results)),
-            ("Start-up and resources", table::resources(results)),
-            (
-                "Latency percentiles, connect times, threads, errors",
-                table::extended(results),
-            ),
-        ] {
-            let _ = write!(out, "<h3>{title}</h3>\n<pre>{}</pre>\n", esc(&text));
+        let drawn: Vec<&ChartFile> = charts.iter().filter(|c| c.section == section).collect();
+        if !drawn.is_empty() {
+            out.push_str("<h3>Charts</h3>\n");
+            for chart in drawn {
+                out.push_str(&chart.svg);
+            }
         }
-        if !results.ladder_comparisons.is_empty() {
-            let lines: Vec<String> = results
-                .ladder_comparisons
-                .iter()
-                .map(|c| c.line())
-                .collect();
-            let _ = write!(
-                out,
-                "<h3>Servers compared on total time</h3>\n<pre>{}</pre>\n",
-                esc(&lines.join("\n"))
-            );
-        }
-        let ladder_charts: String = charts
-            .iter()
-            .filter(|(file, _)| {
-                !["loops", "soak", "sweep"]
-                    .iter()
-                    .any(|p| file.starts_with(p))
-            })
-            .map(|(_, svg)| svg.as_str())
-            .collect();
-        let _ = write!(out, "<h3>Charts</h3>\n{ladder_charts}");
-    }
-    if let Some(loops) = &results.loops {
-        let _ = write!(
-            out,
-            "<h2 id=\"loops\">Loops (the JMeter experiment)</h2>\n<pre>{}</pre>\n{}",
-            esc(&scenarios::loops_text(loops)),
-            chart("loops")
-        );
-    }
-    if let Some(soak) = &results.soak {
-        let _ = write!(
-            out,
-            "<h2 id=\"soak\">Soak (the siege / ab experiment)</h2>\n<pre>{}</pre>\n{}",
-            esc(&scenarios::soak_text(soak)),
-            chart("soak")
-        );
-    }
-    if let Some(sweep) = &results.sweep {
-        let _ = write!(
-            out,
-            "<h2 id=\"sweep\">Sweep (the tuning experiment)</h2>\n<pre>{}</pre>\n{}",
-            esc(&scenarios::sweep_text(sweep)),
-            chart("sweep")
-        );
     }
     out.push_str("</body></html>\n");
     out
+}
+
+fn html_table(out: &mut String, table: &Table) {
+    let _ = write!(out, "<h3>{}</h3>\n<table><thead><tr>", esc(&table.title));
+    for header in &table.headers {
+        let _ = write!(out, "<th>{}</th>", esc(header));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for (g, group) in table.groups.iter().enumerate() {
+        for (r, row) in group.iter().enumerate() {
+            out.push_str(if g > 0 && r == 0 {
+                "<tr class=\"group\">"
+            } else {
+                "<tr>"
+            });
+            for cell in row {
+                let _ = write!(out, "<td>{}</td>", esc(cell));
+            }
+            out.push_str("</tr>\n");
+        }
+    }
+    out.push_str("</tbody></table>\n");
+    if !table.notes.is_empty() {
+        out.push_str("<ul class=\"notes\">");
+        for note in &table.notes {
+            let class = if note.contains("FAILED") {
+                " class=\"error\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<li{class}>{}</li>", esc(note));
+        }
+        out.push_str("</ul>\n");
+    }
 }

@@ -1,10 +1,12 @@
-//! Everything a run writes: the text tables, `results.json`, the ladder's two CSVs and four
-//! SVG charts, each other scenario's charts, and `report.html`, rewritten after every step so
-//! an interrupted run keeps what it measured.
+//! Everything a run writes, laid out by output format over one data model
+//! ([`crate::results::Results`]), as ripgrep's printer is: [`table`] (the tables, as text), [`csv`],
+//! [`charts`] (drawn by [`svg`]) and [`html`] (one self-contained page), each covering every
+//! scenario. [`write_all`] rewrites them all after every step, so an interrupted run keeps what
+//! it measured.
 
+pub mod charts;
 pub mod csv;
 pub mod html;
-pub mod scenarios;
 pub mod svg;
 pub mod table;
 
@@ -14,22 +16,71 @@ use anyhow::{Context, Result};
 
 use crate::results::Results;
 
+/// A scenario's part of every report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// The original experiment.
+    Ladder,
+    /// The JMeter experiment.
+    Loops,
+    /// The siege / ab experiment.
+    Soak,
+    /// The tuning experiment.
+    Sweep,
+}
+
+impl Section {
+    /// Every section, in report order.
+    pub const ALL: [Section; 4] = [Self::Ladder, Self::Loops, Self::Soak, Self::Sweep];
+
+    /// Its anchor in report.html (and key in results.json).
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Ladder => "ladder",
+            Self::Loops => "loops",
+            Self::Soak => "soak",
+            Self::Sweep => "sweep",
+        }
+    }
+
+    /// Its heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Ladder => "Ladder (the original experiment)",
+            Self::Loops => "Loops (the JMeter experiment)",
+            Self::Soak => "Soak (the siege / ab experiment)",
+            Self::Sweep => "Sweep (the tuning experiment)",
+        }
+    }
+
+    /// The sections `results` has, in order.
+    pub fn present(results: &Results) -> Vec<Section> {
+        Self::ALL
+            .into_iter()
+            .filter(|s| match s {
+                Self::Ladder => results.ladder.is_some(),
+                Self::Loops => results.loops.is_some(),
+                Self::Soak => results.soak.is_some(),
+                Self::Sweep => results.sweep.is_some(),
+            })
+            .collect()
+    }
+}
+
 /// Writes every output file into `dir` (created if needed). Each file is written beside its
 /// final name and renamed into place, so a reader never sees half a file.
 pub fn write_all(dir: &Path, results: &Results) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut charts = svg::charts(results);
-    charts.extend(scenarios::charts(results));
-    let json = serde_json::to_string_pretty(results)?;
+    let charts = charts::charts(results);
     let mut files: Vec<(String, String)> = vec![
-        ("results.json".into(), json + "\n"),
+        (
+            "results.json".into(),
+            serde_json::to_string_pretty(results)? + "\n",
+        ),
         ("report.html".into(), html::page(results, &charts)),
     ];
-    if results.meta.flags.is_some() {
-        files.push(("ladder.csv".into(), csv::ladder(results)));
-        files.push(("resources.csv".into(), csv::resources(results)));
-    }
-    files.extend(charts.into_iter().map(|(name, svg)| (name.to_owned(), svg)));
+    files.extend(csv::files(results)?);
+    files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
     for (name, text) in files {
         write_atomically(&dir.join(name), &text)?;
     }
@@ -43,20 +94,17 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The text tables, as printed at the end of a run: the ladder's three when it ran, then
-/// each other scenario's.
+/// Every table as text, as printed at the end of a run: section by section, each table under
+/// its title and followed by its notes.
 pub fn text(results: &Results) -> String {
     let mut out = String::new();
-    if results.meta.flags.is_some() {
-        out = format!(
-            "{}\n{}\n{}",
-            table::ladder(results),
-            table::resources(results),
-            table::extended(results)
-        );
-        for c in &results.ladder_comparisons {
-            out.push_str(&format!("  total time: {}\n", c.line()));
+    for section in Section::present(results) {
+        for table in table::tables(results, section) {
+            out.push_str(&format!("\n{}\n\n{}", table.title, table.text()));
+            for note in &table.notes {
+                out.push_str(&format!("  {note}\n"));
+            }
         }
     }
-    out + &scenarios::text(results)
+    out
 }

@@ -1,9 +1,7 @@
-//! The four charts of the original, as self-contained SVG: response time per concurrency per
-//! server, start-up, memory, CPU. Grouped bar charts, drawn by hand (no dependencies).
+//! Drawing a [`Chart`] as a self-contained SVG document: a grouped bar chart with optional
+//! min–max whiskers, drawn by hand (no dependencies). What to draw is `charts`'s.
 
 use std::fmt::Write as _;
-
-use crate::results::Results;
 
 const WIDTH: f64 = 720.0;
 const HEIGHT: f64 = 360.0;
@@ -16,11 +14,11 @@ const PALETTE: [&str; 6] = [
 ];
 
 /// One chart's data: groups along the x axis, a bar per series in each group.
-pub struct Chart<'a> {
+pub struct Chart {
     /// Title on top.
-    pub title: &'a str,
+    pub title: String,
     /// Unit of the y axis.
-    pub unit: &'a str,
+    pub unit: String,
     /// Group labels along the x axis.
     pub groups: Vec<String>,
     /// `(name, value per group)`; `None` draws no bar.
@@ -28,83 +26,6 @@ pub struct Chart<'a> {
     /// Per series, per group: a `[low, high]` range drawn over the bar (min–max of repeats);
     /// empty for none.
     pub whiskers: Vec<Vec<Option<[f64; 2]>>>,
-}
-
-/// `(file name, chart)` for the four charts of `results`.
-pub fn charts(results: &Results) -> Vec<(&'static str, String)> {
-    let Some(flags) = &results.meta.flags else {
-        return Vec::new();
-    };
-    let servers: Vec<String> = results.servers.iter().map(|s| s.name.clone()).collect();
-    let levels = &flags.concurrency;
-    let response = Chart {
-        title: "Average response time per concurrency level",
-        unit: "seconds",
-        groups: levels.iter().map(|c| format!("{c} concurrent")).collect(),
-        series: results
-            .servers
-            .iter()
-            .map(|s| {
-                let values = levels
-                    .iter()
-                    .map(|c| {
-                        s.runs
-                            .iter()
-                            .find(|r| r.concurrency == *c)
-                            .map(|r| r.average_s)
-                    })
-                    .collect();
-                (s.name.clone(), values)
-            })
-            .collect(),
-        whiskers: Vec::new(),
-    };
-    let per_server =
-        |title, unit, name: &str, f: fn(&crate::results::ServerResult) -> Option<f64>| Chart {
-            title,
-            unit,
-            groups: servers.clone(),
-            series: vec![(name.to_owned(), results.servers.iter().map(f).collect())],
-            whiskers: Vec::new(),
-        };
-    let memory = Chart {
-        title: "Memory (resident set)",
-        unit: "MiB",
-        groups: servers.clone(),
-        series: vec![
-            (
-                "idle".to_owned(),
-                results.servers.iter().map(|s| s.idle_rss_mib).collect(),
-            ),
-            (
-                "max under load".to_owned(),
-                results.servers.iter().map(|s| s.max_rss_mib).collect(),
-            ),
-        ],
-        whiskers: Vec::new(),
-    };
-    vec![
-        ("response-time.svg", render(&response)),
-        (
-            "startup.svg",
-            render(&per_server(
-                "Start-up time (spawn to first 200)",
-                "milliseconds",
-                "start-up",
-                |s| s.startup_s.map(|v| v * 1000.0),
-            )),
-        ),
-        ("memory.svg", render(&memory)),
-        (
-            "cpu.svg",
-            render(&per_server(
-                "Max CPU under load",
-                "% of one CPU",
-                "max CPU",
-                |s| s.max_cpu_pct,
-            )),
-        ),
-    ]
 }
 
 /// Draws `chart` as a standalone SVG document.
@@ -142,13 +63,13 @@ pub fn render(chart: &Chart) -> String {
     let _ = write!(
         out,
         r#"<title>{}</title><rect width="100%" height="100%" fill="white"/>"#,
-        esc(chart.title)
+        esc(&chart.title)
     );
     let _ = write!(
         out,
         r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
         WIDTH / 2.0,
-        esc(chart.title)
+        esc(&chart.title)
     );
     // Y axis: gridlines and labels.
     let mut tick = 0.0;
@@ -168,7 +89,7 @@ pub fn render(chart: &Chart) -> String {
         out,
         r#"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
         TOP + plot_h / 2.0,
-        esc(chart.unit)
+        esc(&chart.unit)
     );
     // Bars.
     let groups = chart.groups.len().max(1) as f64;
@@ -309,8 +230,8 @@ mod tests {
     #[test]
     fn renders_bars_and_escapes() {
         let chart = Chart {
-            title: "a <b> & c",
-            unit: "s",
+            title: "a <b> & c".into(),
+            unit: "s".into(),
             groups: vec!["100".into(), "300".into()],
             series: vec![
                 ("x".into(), vec![Some(1.0), None]),

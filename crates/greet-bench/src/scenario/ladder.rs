@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::LadderArgs;
-use crate::load::{self, Level};
-use crate::results::{Results, ServerResult};
-use crate::runner::{mib, server_args, Bench};
-use crate::sample::{self, Sampler};
-use crate::server::{self, ServerProcess};
-use crate::stats;
+use crate::bench::{server_args, Bench, Bound};
+use crate::compare::{self, Comparison, Figure};
+use crate::load::{self, Expect, Level as LoadLevel};
+use crate::plan::{self, package};
+use crate::results::{self, LadderServer, Level, Mode, Results, Run};
+use crate::sample::{self, mib, Sampler};
+use crate::server::{self, Server};
 
 /// Where a server comes from.
 #[derive(Debug, Clone)]
@@ -36,40 +36,28 @@ struct Entry {
 }
 
 /// The entries to run, binaries located.
-fn plan(bench: &Bench, args: &LadderArgs) -> Result<Vec<Entry>> {
-    let default_servers = if args.targets.is_empty() {
-        server::KNOWN
-            .iter()
-            .map(|s| crate::cli::ServerSpec {
-                short: (*s).to_owned(),
-                endpoint: None,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let servers = args.servers.clone().unwrap_or(default_servers);
-    if servers.is_empty() && args.targets.is_empty() {
+fn entries(bench: &Bench, plan: &plan::Ladder) -> Result<Vec<Entry>> {
+    if plan.servers.is_empty() && plan.targets.is_empty() {
         bail!("nothing to benchmark: --servers is empty and no --target was given");
     }
-    let mut shorts: Vec<&str> = servers.iter().map(|s| s.short.as_str()).collect();
-    shorts.sort_unstable();
-    shorts.dedup();
-    if args.docker {
-        let images: Vec<String> = shorts.iter().map(|s| image(s)).collect();
+    if plan.docker {
+        let mut images: Vec<String> = plan.servers.iter().map(|s| image(&s.short)).collect();
+        images.dedup();
         server::check_docker(&images)?;
     }
     let mut entries = Vec::new();
-    for spec in &servers {
-        let source = if args.docker {
+    for spec in &plan.servers {
+        let source = if plan.docker {
             Source::Container(image(&spec.short))
         } else {
-            Source::Spawn(server::locate(&bench.bin_dir, &spec.short)?)
+            Source::Spawn(bench.binaries.locate(&spec.short)?)
         };
-        let package = server::package(&spec.short);
         let (name, endpoint) = match &spec.endpoint {
-            Some(endpoint) => (format!("{package}:{endpoint}"), endpoint.clone()),
-            None => (package, args.endpoint.clone()),
+            Some(endpoint) => (
+                format!("{}:{endpoint}", package(&spec.short)),
+                endpoint.clone(),
+            ),
+            None => (package(&spec.short), plan.endpoint.clone()),
         };
         entries.push(Entry {
             name,
@@ -77,10 +65,10 @@ fn plan(bench: &Bench, args: &LadderArgs) -> Result<Vec<Entry>> {
             source,
         });
     }
-    for target in &args.targets {
+    for target in &plan.targets {
         entries.push(Entry {
             name: target.name.clone(),
-            endpoint: args.endpoint.clone(),
+            endpoint: plan.endpoint.clone(),
             source: Source::Target(target.url.clone()),
         });
     }
@@ -89,71 +77,92 @@ fn plan(bench: &Bench, args: &LadderArgs) -> Result<Vec<Entry>> {
 
 /// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
 fn image(short: &str) -> String {
-    format!("{}:latest", server::package(short))
+    format!("{}:latest", package(short))
 }
 
-/// Runs the ladder into `results.servers`; false when a server failed.
-pub async fn run(bench: &Bench, args: &LadderArgs, results: &mut Results) -> Result<bool> {
-    let entries = plan(bench, args)?;
-    let workers = args
-        .workers
-        .map_or_else(|| bench.default_workers(), |w| w.get());
-    let server_args = server_args(args.delay(), workers, args.blocking_threads.get());
+/// Runs the ladder into `results.ladder`; false when a server failed.
+pub async fn run(bench: &Bench, plan: &plan::Ladder, results: &mut Results) -> Result<bool> {
+    let entries = entries(bench, plan)?;
+    let workers = bench.workers(plan.workers);
+    results.ladder = Some(results::Ladder {
+        mode: if plan.docker {
+            Mode::Docker
+        } else {
+            Mode::Process
+        },
+        delay_ms: plan.delay_ms,
+        workers,
+        blocking_threads: plan.blocking_threads,
+        concurrency: plan.levels.clone(),
+        repeats: plan.repeats,
+        timeout_s: bench.timeout().as_secs_f64(),
+        servers: Vec::new(),
+        comparisons: Vec::new(),
+        failures: Vec::new(),
+    });
+    let args = server_args(plan.delay_ms, workers, plan.blocking_threads);
     let mut all_ok = true;
     for entry in entries {
-        results.servers.push(ServerResult {
+        let ladder = section(results);
+        ladder.servers.push(LadderServer {
             name: entry.name.clone(),
             endpoint: entry.endpoint.clone(),
-            ..ServerResult::default()
+            ..LadderServer::default()
         });
-        let index = results.servers.len() - 1;
-        if let Err(err) = run_entry(bench, args, &server_args, &entry, results, index).await {
-            let message = format!("{err:#}");
-            eprintln!("greet-bench: {}: {message}", entry.name);
-            results.servers[index].error = Some(message);
+        if let Err(err) = run_entry(bench, plan, &args, &entry, results).await {
+            let failed = super::failure("ladder", entry.name.clone(), &err);
+            section(results).failures.push(failed);
             all_ok = false;
         }
-        results.ladder_comparisons = comparisons(&results.servers, &args.levels());
+        let ladder = section(results);
+        ladder.comparisons = comparisons(&ladder.servers, &plan.levels);
         bench.save(results)?;
     }
     Ok(all_ok)
 }
 
+fn section(results: &mut Results) -> &mut results::Ladder {
+    results.ladder.as_mut().expect("set when the ladder starts")
+}
+
+/// The entry being run: the last one.
+fn current(results: &mut Results) -> &mut LadderServer {
+    section(results)
+        .servers
+        .last_mut()
+        .expect("pushed before it runs")
+}
+
 async fn run_entry(
     bench: &Bench,
-    args: &LadderArgs,
-    server_args: &[String],
+    plan: &plan::Ladder,
+    args: &[String],
     entry: &Entry,
     results: &mut Results,
-    index: usize,
 ) -> Result<()> {
     let say = |line: String| bench.say(&entry.name, &line);
-    let (addr, base_url, mut process) = match &entry.source {
+    let (addr, base_url, mut server) = match &entry.source {
         Source::Spawn(_) | Source::Container(_) => {
             let source = entry.source.clone();
-            let args = server_args.to_vec();
+            let args = args.to_vec();
             let cpus = bench.server_cpus.clone();
-            let process = tokio::task::spawn_blocking(move || match source {
-                Source::Container(image) => ServerProcess::start_container(&image, &args, &cpus),
-                Source::Spawn(bin) => ServerProcess::start(&bin, &args, &cpus),
+            let server = tokio::task::spawn_blocking(move || match source {
+                Source::Container(image) => Server::start_container(&image, &args, &cpus),
+                Source::Spawn(bin) => Server::start(&bin, &args, &cpus),
                 Source::Target(_) => unreachable!("matched above"),
             })
             .await
             .context("start-up task failed")??;
-            let startup = process.startup();
-            let server = &mut results.servers[index];
-            server.startup_s = Some(startup.as_secs_f64());
-            server.idle_rss_mib = sample::read(process.pid()).map(|r| mib(r.rss_kib));
+            let startup = server.startup();
+            let record = current(results);
+            record.startup_s = Some(startup.as_secs_f64());
+            record.idle_rss_mib = sample::read(server.pid()).map(|r| mib(r.rss_kib));
             say(format!(
                 "started in {:.1} ms (pid {})",
                 startup.as_secs_f64() * 1000.0,
-                process.pid()
+                server.pid()
             ));
-            (
-                process.addr(),
-                format!("http://{}", process.addr()),
-                Some(process),
-            )
+            (server.addr(), server.base_url(), Some(server))
         }
         Source::Target(url) => {
             let addr = greet_conformance::resolve(url)
@@ -162,48 +171,47 @@ async fn run_entry(
             (addr, url.clone(), None)
         }
     };
+    bench.check(&entry.name, &base_url).await?;
 
-    greet_conformance::check(&base_url)
-        .await
-        .context("contract check failed")?;
-    say("contract check passed".to_owned());
-
-    for concurrency in args.levels() {
-        let mut repeats = Vec::new();
-        for _ in 0..args.repeats.get() {
-            let run = measure(bench, entry, addr, concurrency, process.as_ref()).await;
-            let died = process.as_mut().and_then(ServerProcess::exited);
+    for &concurrency in &plan.levels {
+        let mut runs = Vec::new();
+        for _ in 0..plan.repeats {
+            let run = measure(bench, entry, addr, concurrency, server.as_ref()).await;
             say(format!(
                 "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s",
-                run.success_rate, run.total_s, run.average_s
+                run.load.success_rate, run.load.total_s, run.load.average_s
             ));
-            repeats.push(run);
+            runs.push(run);
+            let died = server.as_mut().and_then(Server::exited);
             if let Some(exit) = died {
-                let tail = process
-                    .as_ref()
-                    .map(ServerProcess::stderr_tail)
-                    .unwrap_or_default();
-                let server = &mut results.servers[index];
-                server.runs.push(stats::combine(&repeats));
-                server.fold_maxima();
+                let tail = server.as_ref().map(Server::stderr_tail).unwrap_or_default();
+                record_level(results, concurrency, runs);
                 bail!(
                     "server exited mid-run at concurrency {concurrency} ({}); stderr: {tail}",
                     exit.text
                 );
             }
         }
-        let server = &mut results.servers[index];
-        server.runs.push(stats::combine(&repeats));
-        server.fold_maxima();
+        record_level(results, concurrency, runs);
         bench.save(results)?;
         // Let the last level's connections close before the next one.
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
-    if let Some(process) = process {
-        bench.stop(process).await?;
+    if let Some(server) = server {
+        bench.stop(server).await?;
     }
     Ok(())
+}
+
+fn record_level(results: &mut Results, concurrency: usize, runs: Vec<Run>) {
+    let record = current(results);
+    record.levels.push(Level {
+        concurrency,
+        run: Run::median_of(&runs),
+        runs: if runs.len() > 1 { runs } else { Vec::new() },
+    });
+    record.fold_maxima();
 }
 
 /// One run of one level, with the server sampled throughout when the harness started it.
@@ -212,51 +220,47 @@ async fn measure(
     entry: &Entry,
     addr: SocketAddr,
     concurrency: usize,
-    process: Option<&ServerProcess>,
-) -> crate::results::Run {
-    let level = Level {
+    server: Option<&Server>,
+) -> Run {
+    let level = LoadLevel {
         addr,
-        path: entry.endpoint.clone(),
+        target: entry.endpoint.clone(),
+        expect: Expect::for_target(&entry.endpoint),
         concurrency,
         requests: concurrency,
         timeout: bench.timeout(),
     };
-    let pid = process.map(ServerProcess::pid);
-    if let Some(pid) = pid {
-        sample::reset_peak_rss(pid);
-    }
-    let sampler = pid.map(Sampler::start);
+    let sampler = server.map(|s| Sampler::start(s.pid()));
     let done = Arc::new(AtomicUsize::new(0));
     let bar = bench.progress(
         format!("{} c={}", entry.name, level.concurrency),
-        level.requests as u64,
+        Bound::Requests(level.requests as u64),
         Arc::clone(&done),
     );
-    let (outcomes, total) = load::run(&level, done).await;
+    let tally = load::fresh(&level, done).await;
     bar.finish();
-    let mut run = stats::summarize(concurrency, &outcomes, total);
-    if let Some(maxima) = sampler.map(Sampler::stop) {
-        run.max_cpu_pct = maxima.cpu_pct;
-        run.max_rss_mib = maxima.rss_kib.map(mib);
-        run.max_threads = maxima.threads;
+    Run {
+        load: tally.figures(),
+        server: sampler.map(|s| s.stop().sampled()).unwrap_or_default(),
     }
-    run
 }
 
 /// Every pair of servers at each level, on per-run total time, when levels were repeated.
-fn comparisons(servers: &[ServerResult], levels: &[usize]) -> Vec<crate::compare::Comparison> {
+fn comparisons(servers: &[LadderServer], levels: &[usize]) -> Vec<Comparison> {
     levels
         .iter()
         .flat_map(|&level| {
             let samples: Vec<(String, Vec<f64>)> = servers
                 .iter()
                 .filter_map(|s| {
-                    let run = s.runs.iter().find(|r| r.concurrency == level)?;
-                    let spread = run.repeats.as_ref()?;
-                    Some((format!("{} c={level}", s.name), spread.total_s_runs.clone()))
+                    let l = s.levels.iter().find(|l| l.concurrency == level)?;
+                    (!l.runs.is_empty()).then(|| {
+                        let totals = l.runs.iter().map(|r| r.load.total_s).collect();
+                        (format!("{} c={level}", s.name), totals)
+                    })
                 })
                 .collect();
-            crate::compare::pairwise(&samples)
+            compare::pairwise(Figure::TotalS, &samples)
         })
         .collect()
 }

@@ -8,51 +8,31 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::SweepArgs;
-use crate::compare::Comparison;
-use crate::load::{Sessions, Stop};
-use crate::results::{Results, Setting, Sweep, SweepBest, SweepCell};
-use crate::runner::{server_args, Bench};
-use crate::server;
-use crate::stats;
+use crate::bench::{server_args, Bench};
+use crate::compare::{Comparison, Figure};
+use crate::load::{Expect, Sessions, Stop};
+use crate::plan::{self, package, BLOCKING_THREADS};
+use crate::results::{throughputs, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
 
-/// `--workers` grid unless told otherwise.
-pub const WORKERS: [usize; 3] = [1, 2, 4];
-/// `--blocking-threads` grid unless told otherwise.
-pub const BLOCKING_THREADS: [usize; 2] = [2, 200];
-/// The servers' default `--blocking-threads`.
-pub const DEFAULT_BLOCKING_THREADS: usize = 200;
+/// `grid` with `always` in it, sorted, each value once.
+fn with(grid: &[usize], always: usize) -> Vec<usize> {
+    let mut grid = grid.to_vec();
+    grid.push(always);
+    grid.sort_unstable();
+    grid.dedup();
+    grid
+}
 
 /// Runs the sweep into `results.sweep`; false when a server failed.
-pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Result<bool> {
-    let quick = args.quick;
-    let pick = |given: Option<Duration>, normal: u64, fast: u64| {
-        given.unwrap_or(Duration::from_millis(if quick { fast } else { normal }))
-    };
-    let duration = pick(args.duration, 500, 100);
-    let warmup = pick(args.warmup, 200, 0);
-    let concurrency = args.concurrency.unwrap_or(if quick { 20 } else { 100 });
-    let repeats = args.repeats.map_or(if quick { 2 } else { 4 }, |r| r.get());
+pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Result<bool> {
     let default = Setting {
-        workers: bench.default_workers(),
-        blocking_threads: Some(DEFAULT_BLOCKING_THREADS),
+        workers: bench.workers(None),
+        blocking_threads: Some(BLOCKING_THREADS),
     };
-    let grid = |given: &Option<Vec<usize>>, normal: &[usize], fast: &[usize], always: usize| {
-        let mut grid = given
-            .clone()
-            .unwrap_or_else(|| if quick { fast } else { normal }.to_vec());
-        grid.push(always);
-        grid.sort_unstable();
-        grid.dedup();
-        grid
-    };
-    let workers = grid(&args.workers, &WORKERS, &[1, 2], default.workers);
-    let blocking = grid(
-        &args.blocking_threads,
-        &BLOCKING_THREADS,
-        &[DEFAULT_BLOCKING_THREADS],
-        DEFAULT_BLOCKING_THREADS,
-    );
+    let workers = with(&plan.workers, default.workers);
+    let blocking = with(&plan.blocking_threads, BLOCKING_THREADS);
+    let (concurrency, duration, warmup, repeats) =
+        (plan.concurrency, plan.duration, plan.warmup, plan.repeats);
     results.sweep = Some(Sweep {
         concurrency,
         duration_s: duration.as_secs_f64(),
@@ -64,10 +44,10 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
         ..Sweep::default()
     });
     let mut all_ok = true;
-    for short in super::servers(&args.servers) {
-        let name = server::package(&short);
+    for short in &plan.servers {
+        let name = package(short);
         let mut checked = false;
-        for endpoint in &args.endpoints {
+        for endpoint in &plan.endpoints {
             let settings: Vec<Setting> = if endpoint == greet_core::paths::GREETINGS_BLOCKING {
                 workers
                     .iter()
@@ -87,8 +67,8 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
                     })
                     .collect()
             };
-            let plan = Plan {
-                short: &short,
+            let one = Endpoint {
+                short,
                 name: &name,
                 endpoint,
                 settings: &settings,
@@ -97,14 +77,13 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
                 warmup,
                 repeats,
             };
-            if let Err(err) = run_endpoint(bench, &plan, &mut checked, results).await {
+            if let Err(err) = run_endpoint(bench, &one, &mut checked, results).await {
                 let failed = super::failure("sweep", format!("{name} {endpoint}"), &err);
-                let sweep = results.sweep.as_mut().expect("set above");
-                sweep.failures.push(failed);
+                section(results).failures.push(failed);
                 all_ok = false;
                 continue;
             }
-            let sweep = results.sweep.as_mut().expect("set above");
+            let sweep = section(results);
             if let Some(best) = best(&sweep.cells, &name, endpoint, default) {
                 bench.say(
                     &name,
@@ -123,7 +102,11 @@ pub async fn run(bench: &Bench, args: &SweepArgs, results: &mut Results) -> Resu
     Ok(all_ok)
 }
 
-struct Plan<'a> {
+fn section(results: &mut Results) -> &mut Sweep {
+    results.sweep.as_mut().expect("set when the sweep starts")
+}
+
+struct Endpoint<'a> {
     short: &'a str,
     name: &'a str,
     endpoint: &'a str,
@@ -136,13 +119,13 @@ struct Plan<'a> {
 
 async fn run_endpoint(
     bench: &Bench,
-    plan: &Plan<'_>,
+    plan: &Endpoint<'_>,
     checked: &mut bool,
     results: &mut Results,
 ) -> Result<()> {
     let first = results.sweep.as_ref().map_or(0, |s| s.cells.len());
     for setting in plan.settings {
-        results.sweep.as_mut().expect("set").cells.push(SweepCell {
+        section(results).cells.push(SweepCell {
             server: plan.name.to_owned(),
             endpoint: plan.endpoint.to_owned(),
             setting: *setting,
@@ -151,18 +134,18 @@ async fn run_endpoint(
     }
     for repeat in 1..=plan.repeats {
         for (i, setting) in plan.settings.iter().enumerate() {
-            let blocking = setting.blocking_threads.unwrap_or(DEFAULT_BLOCKING_THREADS);
-            let mut process = bench
+            let blocking = setting.blocking_threads.unwrap_or(BLOCKING_THREADS);
+            let mut server = bench
                 .start(plan.short, server_args(0, setting.workers, blocking))
                 .await?;
             if !*checked {
-                super::check(&process).await?;
-                bench.say(plan.name, "contract check passed");
+                bench.check(plan.name, &server.base_url()).await?;
                 *checked = true;
             }
             let sessions = |stop| Sessions {
-                addr: process.addr(),
-                path: plan.endpoint.to_owned(),
+                addr: server.addr(),
+                target: plan.endpoint.to_owned(),
+                expect: Expect::for_target(plan.endpoint),
                 users: plan.concurrency,
                 stop,
                 timeout: bench.timeout(),
@@ -173,20 +156,18 @@ async fn run_endpoint(
             );
             if !plan.warmup.is_zero() {
                 let warm = sessions(Stop::After(plan.warmup));
-                super::keep_alive(bench, &process, &warm, format!("{label} warm-up")).await;
+                bench
+                    .keep_alive(&server, &warm, format!("{label} warm-up"))
+                    .await;
             }
-            let (run, _) = super::keep_alive(
-                bench,
-                &process,
-                &sessions(Stop::After(plan.duration)),
-                label,
-            )
-            .await;
-            bench.ensure_alive(&mut process)?;
-            bench.stop(process).await?;
-            let cell = &mut results.sweep.as_mut().expect("set").cells[first + i];
+            let (run, _) = bench
+                .keep_alive(&server, &sessions(Stop::After(plan.duration)), label)
+                .await;
+            bench.ensure_alive(&mut server)?;
+            bench.stop(server).await?;
+            let cell = &mut section(results).cells[first + i];
             cell.runs.push(run);
-            let r = stats::repeated(&cell.runs);
+            let r = Repeated::of(&cell.runs);
             cell.requests_per_s = r.requests_per_s;
             cell.success_rate = r.success_rate;
             cell.cpu_avg_pct = r.cpu_avg_pct;
@@ -223,10 +204,11 @@ pub fn best(
             top.requests_per_s.median / base.requests_per_s.median
         },
         comparison: Comparison::new(
+            Figure::RequestsPerS,
             &top.setting.label(),
-            &stats::throughputs(&top.runs),
+            &throughputs(&top.runs),
             &base.setting.label(),
-            &stats::throughputs(&base.runs),
+            &throughputs(&base.runs),
         ),
     })
 }

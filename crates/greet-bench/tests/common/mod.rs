@@ -1,12 +1,14 @@
 //! What the harness's integration tests share: running the binary against the servers the
-//! test build made, a scratch results directory, reading what it wrote.
+//! test build made, a scratch results directory, reading what it wrote into the harness's own
+//! types (a renamed field fails to compile or to read, where a JSON lookup would pass as null).
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use greet_bench::plan::{package, SERVERS};
+use greet_bench::results::Results;
 
 pub const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 
@@ -15,9 +17,7 @@ pub const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 /// builds the release ones itself.
 pub fn bin_dir_args() -> Vec<String> {
     let dir = Path::new(BENCH).parent().expect("target dir").to_path_buf();
-    let all = ["greet-axum", "greet-actix", "greet-hyper"]
-        .iter()
-        .all(|b| dir.join(b).is_file());
+    let all = SERVERS.iter().all(|s| dir.join(package(s)).is_file());
     if all {
         vec!["--bin-dir".into(), dir.display().to_string()]
     } else {
@@ -40,8 +40,17 @@ pub fn bench(args: &[&str]) -> Output {
         .expect("greet-bench runs")
 }
 
-pub fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("results.json")).expect("valid JSON")
+/// The packages of the servers, in their default order.
+pub fn packages() -> Vec<String> {
+    SERVERS.iter().map(|s| package(s)).collect()
+}
+
+/// `results.json` of a run, read into the harness's types.
+pub fn results(path: &Path) -> Results {
+    let text = std::fs::read_to_string(path).expect("results.json");
+    let results: Results = serde_json::from_str(&text).expect("results.json has the schema");
+    assert_eq!(results.schema_version, greet_bench::results::SCHEMA_VERSION);
+    results
 }
 
 /// Every opened element is closed, in order (what an XML parser would check first).

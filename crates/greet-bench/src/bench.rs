@@ -1,0 +1,246 @@
+//! [`Bench`]: what every scenario shares. The CPU split, where the server binaries are and where
+//! results go; starting, checking, stopping and sampling a server; keep-alive load with a
+//! progress bar; writing every output file.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::load::{self, Sessions, Stop};
+use crate::plan::Common;
+use crate::report;
+use crate::results::{Results, Run};
+use crate::sample::{Maxima, Sampler};
+use crate::server::{Binaries, Server};
+
+/// What every scenario shares.
+pub struct Bench {
+    /// The shared settings.
+    pub common: Common,
+    /// CPUs the servers are pinned to (empty: not pinned).
+    pub server_cpus: Vec<usize>,
+    /// CPUs the load generator is pinned to (empty: not pinned).
+    pub load_cpus: Vec<usize>,
+    /// Every CPU the harness may use.
+    pub cpus: Vec<usize>,
+    /// Where the server binaries are.
+    pub binaries: Binaries,
+    /// Where results go.
+    pub out: PathBuf,
+}
+
+impl Bench {
+    /// `--workers` for a server: `chosen`, or the CPUs a server runs on.
+    pub fn workers(&self, chosen: Option<usize>) -> usize {
+        chosen.unwrap_or(if self.server_cpus.is_empty() {
+            self.cpus.len()
+        } else {
+            self.server_cpus.len()
+        })
+    }
+
+    /// A status line on stderr, unless quiet.
+    pub fn say(&self, who: &str, line: &str) {
+        if !self.common.quiet {
+            eprintln!("greet-bench: {who}: {line}");
+        }
+    }
+
+    /// The per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.common.timeout
+    }
+
+    /// Starts server `short` with `args`, pinned, and waits until it answers.
+    pub async fn start(&self, short: &str, args: Vec<String>) -> Result<Server> {
+        let bin = self.binaries.locate(short)?;
+        let cpus = self.server_cpus.clone();
+        tokio::task::spawn_blocking(move || Server::start(&bin, &args, &cpus))
+            .await
+            .context("start-up task failed")?
+    }
+
+    /// Verifies a freshly started server against the contract.
+    pub async fn check(&self, who: &str, base_url: &str) -> Result<()> {
+        greet_conformance::check(base_url)
+            .await
+            .context("contract check failed")?;
+        self.say(who, "contract check passed");
+        Ok(())
+    }
+
+    /// Stops `server` with SIGTERM; an unclean exit is an error.
+    pub async fn stop(&self, server: Server) -> Result<()> {
+        let grace = Duration::from_secs(12);
+        let exit = tokio::task::spawn_blocking(move || server.stop(grace))
+            .await
+            .context("stop task failed")??;
+        if !exit.success {
+            bail!("did not exit cleanly on SIGTERM ({})", exit.text);
+        }
+        Ok(())
+    }
+
+    /// An error if `server` has exited, with its last words.
+    pub fn ensure_alive(&self, server: &mut Server) -> Result<()> {
+        if let Some(exit) = server.exited() {
+            bail!(
+                "server exited mid-run ({}); stderr: {}",
+                exit.text,
+                server.stderr_tail()
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes every output file.
+    pub fn save(&self, results: &Results) -> Result<()> {
+        report::write_all(&self.out, results)
+    }
+
+    /// Runs keep-alive load against `server` while sampling it, with a progress bar named
+    /// `label`: the run's figures, and everything the sampler saw.
+    pub async fn keep_alive(
+        &self,
+        server: &Server,
+        sessions: &Sessions,
+        label: String,
+    ) -> (Run, Maxima) {
+        let sampler = Sampler::start(server.pid());
+        let done = Arc::new(AtomicUsize::new(0));
+        let bound = match sessions.stop {
+            Stop::Each(n) => Bound::Requests((n * sessions.users) as u64),
+            Stop::Total(n) => Bound::Requests(n as u64),
+            Stop::After(d) => Bound::Duration(d),
+        };
+        let bar = self.progress(label, bound, Arc::clone(&done));
+        let tally = load::sessions(sessions, done).await;
+        bar.finish();
+        let maxima = sampler.stop();
+        let run = Run {
+            load: tally.figures(),
+            server: maxima.sampled(),
+        };
+        (run, maxima)
+    }
+
+    /// A progress bar on stderr fed from `done`, unless quiet (indicatif draws nothing when
+    /// stderr is not a terminal). Stop it with [`Progress::finish`].
+    pub fn progress(&self, label: String, bound: Bound, done: Arc<AtomicUsize>) -> Progress {
+        if self.common.quiet {
+            return Progress(None);
+        }
+        let bar = bar(label, bound);
+        let feed = bar.clone();
+        let started = Instant::now();
+        let ticker = tokio::spawn(async move {
+            loop {
+                update(
+                    &feed,
+                    bound,
+                    done.load(Ordering::Relaxed),
+                    started.elapsed(),
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        });
+        Progress(Some((bar, ticker)))
+    }
+}
+
+/// What a progress bar measures progress against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// A number of requests.
+    Requests(u64),
+    /// A duration: the bar shows time, and the requests so far beside it.
+    Duration(Duration),
+}
+
+fn bar(label: String, bound: Bound) -> ProgressBar {
+    let (len, template) = match bound {
+        Bound::Requests(n) => (n, "{prefix:>28} {bar:40} {pos}/{len} {elapsed}"),
+        Bound::Duration(d) => (millis(d), "{prefix:>28} {bar:40} {msg}"),
+    };
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_prefix(label);
+    bar
+}
+
+fn update(bar: &ProgressBar, bound: Bound, done: usize, elapsed: Duration) {
+    match bound {
+        Bound::Requests(_) => bar.set_position(done as u64),
+        Bound::Duration(d) => {
+            bar.set_position(millis(elapsed).min(millis(d)));
+            bar.set_message(format!(
+                "{:.1}/{:.1} s, {done} requests",
+                elapsed.min(d).as_secs_f64(),
+                d.as_secs_f64()
+            ));
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A progress bar and the task feeding it.
+pub struct Progress(Option<(ProgressBar, tokio::task::JoinHandle<()>)>);
+
+impl Progress {
+    /// Removes the bar.
+    pub fn finish(self) {
+        if let Some((bar, ticker)) = self.0 {
+            ticker.abort();
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The server flags every scenario passes: the delay and the thread counts.
+pub fn server_args(delay_ms: u64, workers: usize, blocking_threads: usize) -> Vec<String> {
+    vec![
+        "--delay-ms".into(),
+        delay_ms.to_string(),
+        "--workers".into(),
+        workers.to_string(),
+        "--blocking-threads".into(),
+        blocking_threads.to_string(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_duration_bar_shows_time_not_a_count_against_zero() {
+        let bound = Bound::Duration(Duration::from_secs(10));
+        let bar = bar("soak".into(), bound);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        update(&bar, bound, 42, Duration::from_millis(2500));
+        assert_eq!((bar.position(), bar.length()), (2500, Some(10_000)));
+        assert_eq!(bar.message(), "2.5/10.0 s, 42 requests");
+        // Past the deadline (the last requests finishing), the bar stays full.
+        update(&bar, bound, 50, Duration::from_millis(10_300));
+        assert_eq!(bar.position(), 10_000);
+        let counted = Bound::Requests(300);
+        let bar = bar_of(counted);
+        update(&bar, counted, 120, Duration::from_secs(1));
+        assert_eq!((bar.position(), bar.length()), (120, Some(300)));
+    }
+
+    fn bar_of(bound: Bound) -> ProgressBar {
+        let bar = bar("ladder".into(), bound);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        bar
+    }
+}

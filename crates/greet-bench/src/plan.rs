@@ -1,0 +1,456 @@
+//! What a run is to do, as plain values with every default applied. The CLI turns flags into a
+//! [`Plan`] (and `all` builds one from these defaults, without parsing anything twice); nothing
+//! below it sees a flag. Every default and `--quick` size of every scenario is here, and the
+//! CLI's help text is written from these same constants.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The servers the harness builds and starts, by short name, in their default order.
+pub const SERVERS: [&str; 3] = ["axum", "actix", "hyper"];
+
+/// The package (and binary) name of server `short`: `axum` → `greet-axum`.
+pub fn package(short: &str) -> String {
+    format!("greet-{short}")
+}
+
+/// The original experiment's delay, in milliseconds.
+pub const DELAY_MS: u64 = greet_core::DEFAULT_DELAY.as_millis() as u64;
+/// The servers' default bound of the blocking pool.
+pub const BLOCKING_THREADS: usize = greet_core::DEFAULT_BLOCKING_THREADS.get();
+
+/// A whole run: the shared settings and the scenarios, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario shares.
+    pub common: Common,
+    /// The scenarios, in order.
+    pub scenarios: Vec<Scenario>,
+}
+
+impl Plan {
+    /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
+    /// [`SERVERS`]).
+    pub fn all(common: Common, quick: bool, servers: Option<Vec<String>>) -> Self {
+        let mut ladder = Ladder::defaults(quick);
+        let mut loops = Loops::defaults(quick);
+        let mut soak = Soak::defaults(quick);
+        let mut sweep = Sweep::defaults(quick);
+        if let Some(servers) = servers {
+            ladder.servers = servers.iter().map(|s| ServerSpec::new(s)).collect();
+            loops.servers.clone_from(&servers);
+            soak.servers.clone_from(&servers);
+            sweep.servers = servers;
+        }
+        Self {
+            common,
+            scenarios: vec![
+                Scenario::Ladder(ladder),
+                Scenario::Loops(loops),
+                Scenario::Soak(soak),
+                Scenario::Sweep(sweep),
+            ],
+        }
+    }
+
+    /// The servers (short names) the run starts from binaries, each once, sorted.
+    pub fn binaries(&self) -> Vec<String> {
+        let mut shorts: Vec<String> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| match s {
+                Scenario::Ladder(l) if l.docker => Vec::new(),
+                Scenario::Ladder(l) => l.servers.iter().map(|s| s.short.clone()).collect(),
+                Scenario::Loops(l) => l.servers.clone(),
+                Scenario::Soak(s) => s.servers.clone(),
+                Scenario::Sweep(s) => s.servers.clone(),
+            })
+            .collect();
+        shorts.sort_unstable();
+        shorts.dedup();
+        shorts
+    }
+}
+
+/// The shared settings: where results go, pinning, output, where the servers come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Common {
+    /// Where results go (`None`: `results/<UTC timestamp>`).
+    pub out: Option<PathBuf>,
+    /// Pin servers and load generator to separate CPUs.
+    pub pin: bool,
+    /// No progress bars or status lines.
+    pub quiet: bool,
+    /// Per-request limit, connect included.
+    pub timeout: Duration,
+    /// Where the server binaries come from.
+    pub bins: Bins,
+}
+
+impl Common {
+    /// The per-request timeout unless told otherwise.
+    pub const TIMEOUT: Duration = Duration::from_secs(60);
+}
+
+impl Default for Common {
+    fn default() -> Self {
+        Self {
+            out: None,
+            pin: true,
+            quiet: false,
+            timeout: Self::TIMEOUT,
+            bins: Bins::Build,
+        }
+    }
+}
+
+/// Where the server binaries come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bins {
+    /// Built with cargo when the harness runs from its workspace, else found beside the
+    /// harness or on `PATH`.
+    Build,
+    /// As `Build`, without building.
+    NoBuild,
+    /// Prebuilt in this directory.
+    Dir(PathBuf),
+}
+
+/// One scenario with its settings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scenario {
+    /// The original experiment.
+    Ladder(Ladder),
+    /// Fixed-count keep-alive loops.
+    Loops(Loops),
+    /// Duration-bounded load counting threads.
+    Soak(Soak),
+    /// Thread-count grid.
+    Sweep(Sweep),
+}
+
+impl Scenario {
+    /// Its name, as a subcommand and a key of `results.json`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Ladder(_) => "ladder",
+            Self::Loops(_) => "loops",
+            Self::Soak(_) => "soak",
+            Self::Sweep(_) => "sweep",
+        }
+    }
+}
+
+/// A server to start: its short name and, optionally, its own endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// `axum`, `actix` or `hyper`.
+    pub short: String,
+    /// Path to load instead of the scenario's endpoint.
+    pub endpoint: Option<String>,
+}
+
+impl ServerSpec {
+    /// Server `short` on the scenario's endpoint.
+    pub fn new(short: &str) -> Self {
+        Self {
+            short: short.to_owned(),
+            endpoint: None,
+        }
+    }
+}
+
+/// A server someone else started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Its name in the tables.
+    pub name: String,
+    /// Its base URL, `http://host:port`.
+    pub url: String,
+}
+
+/// The ladder: each server in turn, one request per fresh connection at each level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ladder {
+    /// Servers to start, in order.
+    pub servers: Vec<ServerSpec>,
+    /// Servers already running.
+    pub targets: Vec<Target>,
+    /// Concurrency levels; each sends as many requests as its concurrency.
+    pub levels: Vec<usize>,
+    /// Path and query loaded on every server without an endpoint of its own.
+    pub endpoint: String,
+    /// `--delay-ms` for the servers.
+    pub delay_ms: u64,
+    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
+    pub workers: Option<usize>,
+    /// `--blocking-threads` for the servers.
+    pub blocking_threads: usize,
+    /// Runs of each level.
+    pub repeats: usize,
+    /// Run the servers as containers of their images.
+    pub docker: bool,
+}
+
+impl Ladder {
+    /// The original's levels.
+    pub const LEVELS: [usize; 4] = [100, 300, 900, 2700];
+    /// `--quick` levels.
+    pub const QUICK_LEVELS: [usize; 2] = [10, 50];
+    /// `--quick` delay, milliseconds.
+    pub const QUICK_DELAY_MS: u64 = 50;
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        Self {
+            servers: SERVERS.iter().map(|s| ServerSpec::new(s)).collect(),
+            targets: Vec::new(),
+            levels: if quick {
+                Self::QUICK_LEVELS.to_vec()
+            } else {
+                Self::LEVELS.to_vec()
+            },
+            endpoint: greet_core::paths::GREETINGS.to_owned(),
+            delay_ms: if quick {
+                Self::QUICK_DELAY_MS
+            } else {
+                DELAY_MS
+            },
+            workers: None,
+            blocking_threads: BLOCKING_THREADS,
+            repeats: 1,
+            docker: false,
+        }
+    }
+}
+
+/// Loops: T users each sending L requests back to back over keep-alive, repeated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loops {
+    /// Servers, in order.
+    pub servers: Vec<String>,
+    /// `(users, loops)` shapes.
+    pub shapes: Vec<(usize, usize)>,
+    /// Runs of each shape per server.
+    pub repeats: usize,
+    /// `--delay-ms` for the servers.
+    pub delay_ms: u64,
+    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
+    pub workers: Option<usize>,
+}
+
+impl Loops {
+    /// The original's shapes: 100 threads × 1000 loops, 1000 threads × 100 loops.
+    pub const SHAPES: [(usize, usize); 2] = [(100, 1000), (1000, 100)];
+    /// `--quick` shapes.
+    pub const QUICK_SHAPES: [(usize, usize); 2] = [(10, 100), (50, 20)];
+    /// Runs of each shape: the original averaged three.
+    pub const REPEATS: usize = 3;
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        Self {
+            servers: SERVERS.map(String::from).to_vec(),
+            shapes: if quick {
+                Self::QUICK_SHAPES.to_vec()
+            } else {
+                Self::SHAPES.to_vec()
+            },
+            repeats: Self::REPEATS,
+            delay_ms: 0,
+            workers: None,
+        }
+    }
+}
+
+/// How long each soak level runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SoakBound {
+    /// For a duration (siege's `-t`).
+    Duration(Duration),
+    /// For a request count (ab's `-n`).
+    Requests(usize),
+}
+
+/// Soak: load for a duration (or a count) at each concurrency, on each endpoint, counting
+/// threads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Soak {
+    /// Servers, in order.
+    pub servers: Vec<String>,
+    /// Connections, one level after another on one server process.
+    pub levels: Vec<usize>,
+    /// Paths loaded, each on a freshly started server.
+    pub endpoints: Vec<String>,
+    /// How long each level runs.
+    pub bound: SoakBound,
+    /// Runs of each level.
+    pub repeats: usize,
+    /// `--delay-ms` for the servers.
+    pub delay_ms: u64,
+    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
+    pub workers: Option<usize>,
+    /// `--blocking-threads` for the servers.
+    pub blocking_threads: usize,
+}
+
+impl Soak {
+    /// The original's connection counts.
+    pub const LEVELS: [usize; 3] = [50, 100, 200];
+    /// `--quick` connection counts.
+    pub const QUICK_LEVELS: [usize; 2] = [10, 20];
+    /// Each level's length unless told otherwise.
+    pub const DURATION: Duration = Duration::from_secs(10);
+    /// `--quick` length.
+    pub const QUICK_DURATION: Duration = Duration::from_millis(300);
+    /// The async endpoint and the thread-per-request one.
+    pub const ENDPOINTS: [&'static str; 2] = [
+        greet_core::paths::GREETINGS,
+        greet_core::paths::GREETINGS_BLOCKING,
+    ];
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        Self {
+            servers: SERVERS.map(String::from).to_vec(),
+            levels: if quick {
+                Self::QUICK_LEVELS.to_vec()
+            } else {
+                Self::LEVELS.to_vec()
+            },
+            endpoints: Self::ENDPOINTS.map(String::from).to_vec(),
+            bound: SoakBound::Duration(if quick {
+                Self::QUICK_DURATION
+            } else {
+                Self::DURATION
+            }),
+            repeats: 1,
+            delay_ms: 0,
+            workers: None,
+            blocking_threads: BLOCKING_THREADS,
+        }
+    }
+}
+
+/// Sweep: zero-delay load on the ceiling and the greeting endpoints over thread-count grids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// Servers, in order.
+    pub servers: Vec<String>,
+    /// Paths loaded; the blocking endpoint is also swept over `blocking_threads`.
+    pub endpoints: Vec<String>,
+    /// The `--workers` grid (the default setting is always added).
+    pub workers: Vec<usize>,
+    /// The `--blocking-threads` grid (the default is always added).
+    pub blocking_threads: Vec<usize>,
+    /// Keep-alive connections of each load.
+    pub concurrency: usize,
+    /// Measured part of each run.
+    pub duration: Duration,
+    /// Unmeasured load before it.
+    pub warmup: Duration,
+    /// Runs of each setting, each on a fresh server.
+    pub repeats: usize,
+}
+
+impl Sweep {
+    /// The ceiling (no work), the async greeting and the blocking one.
+    pub const ENDPOINTS: [&'static str; 3] = [
+        greet_core::paths::HEALTH,
+        greet_core::paths::GREETINGS,
+        greet_core::paths::GREETINGS_BLOCKING,
+    ];
+    /// The `--workers` grid.
+    pub const WORKERS: [usize; 3] = [1, 2, 4];
+    /// `--quick` `--workers` grid.
+    pub const QUICK_WORKERS: [usize; 2] = [1, 2];
+    /// The `--blocking-threads` grid.
+    pub const BLOCKING_THREADS: [usize; 2] = [2, BLOCKING_THREADS];
+    /// `--quick` `--blocking-threads` grid.
+    pub const QUICK_BLOCKING_THREADS: [usize; 1] = [BLOCKING_THREADS];
+    /// Connections: the original's 100.
+    pub const CONCURRENCY: usize = 100;
+    /// `--quick` connections.
+    pub const QUICK_CONCURRENCY: usize = 20;
+    /// Measured part of each run.
+    pub const DURATION: Duration = Duration::from_millis(500);
+    /// `--quick` measured part.
+    pub const QUICK_DURATION: Duration = Duration::from_millis(100);
+    /// Warm-up before each run.
+    pub const WARMUP: Duration = Duration::from_millis(200);
+    /// Runs per setting: 4 a side is the fewest a rank test can separate at 0.05.
+    pub const REPEATS: usize = 4;
+    /// `--quick` runs per setting.
+    pub const QUICK_REPEATS: usize = 2;
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        Self {
+            servers: SERVERS.map(String::from).to_vec(),
+            endpoints: Self::ENDPOINTS.map(String::from).to_vec(),
+            workers: if quick {
+                Self::QUICK_WORKERS.to_vec()
+            } else {
+                Self::WORKERS.to_vec()
+            },
+            blocking_threads: if quick {
+                Self::QUICK_BLOCKING_THREADS.to_vec()
+            } else {
+                Self::BLOCKING_THREADS.to_vec()
+            },
+            concurrency: if quick {
+                Self::QUICK_CONCURRENCY
+            } else {
+                Self::CONCURRENCY
+            },
+            duration: if quick {
+                Self::QUICK_DURATION
+            } else {
+                Self::DURATION
+            },
+            warmup: if quick { Duration::ZERO } else { Self::WARMUP },
+            repeats: if quick {
+                Self::QUICK_REPEATS
+            } else {
+                Self::REPEATS
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_is_every_scenario_on_the_chosen_servers() {
+        let plan = Plan::all(Common::default(), true, Some(vec!["hyper".into()]));
+        let names: Vec<_> = plan.scenarios.iter().map(Scenario::name).collect();
+        assert_eq!(names, ["ladder", "loops", "soak", "sweep"]);
+        assert_eq!(plan.binaries(), ["hyper"]);
+        assert_eq!(
+            plan.scenarios[0],
+            Scenario::Ladder(Ladder {
+                servers: vec![ServerSpec::new("hyper")],
+                ..Ladder::defaults(true)
+            })
+        );
+        let full = Plan::all(Common::default(), false, None);
+        assert_eq!(full.binaries(), ["actix", "axum", "hyper"]);
+        assert_eq!(full.scenarios[3], Scenario::Sweep(Sweep::defaults(false)));
+    }
+
+    #[test]
+    fn the_defaults_are_the_original_experiments() {
+        let ladder = Ladder::defaults(false);
+        assert_eq!(
+            (ladder.levels, ladder.delay_ms),
+            (vec![100, 300, 900, 2700], 1000)
+        );
+        assert_eq!(ladder.blocking_threads, 200);
+        assert_eq!(Loops::defaults(false).shapes, [(100, 1000), (1000, 100)]);
+        assert_eq!(Soak::defaults(false).levels, [50, 100, 200]);
+        assert_eq!(Sweep::defaults(false).blocking_threads, [2, 200]);
+        assert_eq!(package("axum"), "greet-axum");
+    }
+}

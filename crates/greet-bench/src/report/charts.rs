@@ -1,0 +1,283 @@
+//! What each scenario draws: its figures as [`Chart`]s, each named by its section and file, so
+//! the HTML report places them without guessing from file names.
+
+use super::svg::{render, Chart};
+use super::Section;
+use crate::results::{Ladder, LadderServer, LoopShape, Loops, Results, Soak, SoakCell, Sweep};
+use crate::stats::{distinct, Summary};
+
+/// One chart of a section, drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartFile {
+    /// The section it belongs to.
+    pub section: Section,
+    /// Its file name, e.g. `soak-threads.svg`.
+    pub file: String,
+    /// The SVG document.
+    pub svg: String,
+}
+
+/// Every chart of `results`, section by section.
+pub fn charts(results: &Results) -> Vec<ChartFile> {
+    let mut out = Vec::new();
+    let mut add = |section: Section, charts: Vec<(String, Chart)>| {
+        out.extend(charts.into_iter().map(|(file, chart)| ChartFile {
+            section,
+            file,
+            svg: render(&chart),
+        }));
+    };
+    if let Some(ladder) = &results.ladder {
+        add(Section::Ladder, ladder_charts(ladder));
+    }
+    if let Some(loops) = &results.loops {
+        add(
+            Section::Loops,
+            vec![("loops.svg".into(), loops_chart(loops))],
+        );
+    }
+    if let Some(soak) = &results.soak {
+        add(Section::Soak, soak_charts(soak));
+    }
+    if let Some(sweep) = &results.sweep {
+        add(Section::Sweep, sweep_charts(sweep));
+    }
+    out
+}
+
+/// A bar per series in each group, from `value` of whatever `find` finds.
+fn series<G, T>(
+    names: &[String],
+    groups: &[G],
+    find: impl Fn(&str, &G) -> Option<T>,
+    value: impl Fn(&T) -> f64,
+) -> Vec<(String, Vec<Option<f64>>)> {
+    names
+        .iter()
+        .map(|name| {
+            let values = groups
+                .iter()
+                .map(|g| find(name, g).map(|t| value(&t)))
+                .collect();
+            (name.clone(), values)
+        })
+        .collect()
+}
+
+/// Min–max whiskers per series in each group, where `find` finds a summary of several runs.
+fn whiskers<G>(
+    names: &[String],
+    groups: &[G],
+    find: impl Fn(&str, &G) -> Option<Summary>,
+) -> Vec<Vec<Option<[f64; 2]>>> {
+    names
+        .iter()
+        .map(|name| {
+            groups
+                .iter()
+                .map(|g| find(name, g).map(|s| [s.min, s.max]))
+                .collect()
+        })
+        .collect()
+}
+
+/// The original's four: response time per level, start-up, memory, CPU.
+fn ladder_charts(ladder: &Ladder) -> Vec<(String, Chart)> {
+    let names: Vec<String> = ladder.servers.iter().map(|s| s.name.clone()).collect();
+    let server = |name: &str| ladder.servers.iter().find(|s| s.name == name);
+    let response = Chart {
+        title: "Average response time per concurrency level".into(),
+        unit: "seconds".into(),
+        groups: ladder
+            .concurrency
+            .iter()
+            .map(|c| format!("{c} concurrent"))
+            .collect(),
+        series: series(
+            &names,
+            &ladder.concurrency,
+            |name, c| server(name)?.levels.iter().find(|l| l.concurrency == *c),
+            |l| l.run.load.average_s,
+        ),
+        whiskers: Vec::new(),
+    };
+    let per_server =
+        |title: &str, unit: &str, name: &str, f: fn(&LadderServer) -> Option<f64>| Chart {
+            title: title.into(),
+            unit: unit.into(),
+            groups: names.clone(),
+            series: vec![(name.to_owned(), ladder.servers.iter().map(f).collect())],
+            whiskers: Vec::new(),
+        };
+    let memory = Chart {
+        title: "Memory (resident set)".into(),
+        unit: "MiB".into(),
+        groups: names.clone(),
+        series: vec![
+            (
+                "idle".to_owned(),
+                ladder.servers.iter().map(|s| s.idle_rss_mib).collect(),
+            ),
+            (
+                "max under load".to_owned(),
+                ladder.servers.iter().map(|s| s.rss_max_mib).collect(),
+            ),
+        ],
+        whiskers: Vec::new(),
+    };
+    vec![
+        ("response-time.svg".into(), response),
+        (
+            "startup.svg".into(),
+            per_server(
+                "Start-up time (spawn to first 200)",
+                "milliseconds",
+                "start-up",
+                |s| s.startup_s.map(|v| v * 1000.0),
+            ),
+        ),
+        ("memory.svg".into(), memory),
+        (
+            "cpu.svg".into(),
+            per_server("Max CPU under load", "% of one CPU", "max CPU", |s| {
+                s.cpu_max_pct
+            }),
+        ),
+    ]
+}
+
+fn loops_chart(loops: &Loops) -> Chart {
+    let names = distinct(
+        loops
+            .shapes
+            .iter()
+            .flat_map(|shape| shape.servers.iter().map(|s| s.name.clone())),
+    );
+    let find = |name: &str, shape: &LoopShape| {
+        shape
+            .servers
+            .iter()
+            .find(|s| s.name == name && !s.runs.is_empty())
+            .map(|s| s.requests_per_s.clone())
+    };
+    Chart {
+        title: "Loops: throughput per shape (median, whiskers min-max)".into(),
+        unit: "requests/sec".into(),
+        groups: loops
+            .shapes
+            .iter()
+            .map(|s| format!("{} users x {}", s.users, s.loops))
+            .collect(),
+        series: series(&names, &loops.shapes, find, |s| s.median),
+        whiskers: whiskers(&names, &loops.shapes, find),
+    }
+}
+
+fn soak_charts(soak: &Soak) -> Vec<(String, Chart)> {
+    let groups = distinct(
+        soak.cells
+            .iter()
+            .map(|c| (c.endpoint.clone(), c.concurrency)),
+    );
+    let names = distinct(soak.cells.iter().map(|c| c.server.clone()));
+    let cell = |name: &str, (endpoint, level): &(String, usize)| {
+        soak.cells
+            .iter()
+            .find(|c| c.server == name && &c.endpoint == endpoint && c.concurrency == *level)
+    };
+    let labels: Vec<String> = groups.iter().map(|(e, c)| format!("{e} c={c}")).collect();
+    let throughput = Chart {
+        title: "Soak: throughput per endpoint and connections".into(),
+        unit: "requests/sec".into(),
+        groups: labels.clone(),
+        series: series(&names, &groups, cell, |c: &&SoakCell| {
+            c.requests_per_s.median
+        }),
+        whiskers: whiskers(&names, &groups, |name, g| {
+            cell(name, g)
+                .filter(|c| c.runs.len() > 1)
+                .map(|c| c.requests_per_s.clone())
+        }),
+    };
+    let threads = Chart {
+        title: "Soak: peak live threads".into(),
+        unit: "threads".into(),
+        groups: labels,
+        series: series(&names, &groups, cell, |c: &&SoakCell| c.threads_peak as f64),
+        whiskers: Vec::new(),
+    };
+    vec![
+        ("soak-throughput.svg".into(), throughput),
+        ("soak-threads.svg".into(), threads),
+    ]
+}
+
+/// A file-name part from a path: `/greetings/blocking` → `greetings-blocking`.
+fn slug(path: &str) -> String {
+    let slug: String = path
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let slug = slug.trim_matches('-').to_owned();
+    if slug.is_empty() {
+        "root".to_owned()
+    } else {
+        slug
+    }
+}
+
+/// One chart per endpoint swept, settings along the axis.
+fn sweep_charts(sweep: &Sweep) -> Vec<(String, Chart)> {
+    distinct(sweep.cells.iter().map(|c| c.endpoint.as_str()))
+        .into_iter()
+        .map(|endpoint| {
+            let cells: Vec<_> = sweep
+                .cells
+                .iter()
+                .filter(|c| c.endpoint == endpoint)
+                .collect();
+            let settings = distinct(cells.iter().map(|c| c.setting));
+            let names = distinct(cells.iter().map(|c| c.server.clone()));
+            let find = |name: &str, setting: &crate::results::Setting| {
+                cells
+                    .iter()
+                    .find(|c| c.server == name && c.setting == *setting && !c.runs.is_empty())
+                    .map(|c| c.requests_per_s.clone())
+            };
+            let blocking = settings.iter().any(|s| s.blocking_threads.is_some());
+            let chart = Chart {
+                title: format!(
+                    "Sweep: {endpoint} by --workers{}",
+                    if blocking {
+                        " and --blocking-threads"
+                    } else {
+                        ""
+                    }
+                ),
+                unit: "requests/sec (median, whiskers min-max)".into(),
+                groups: settings
+                    .iter()
+                    .map(|s| match s.blocking_threads {
+                        Some(b) => format!("w{} b{b}", s.workers),
+                        None => format!("w{}", s.workers),
+                    })
+                    .collect(),
+                series: series(&names, &settings, find, |s| s.median),
+                whiskers: whiskers(&names, &settings, find),
+            };
+            (format!("sweep-{}.svg", slug(endpoint)), chart)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_name_files() {
+        assert_eq!(slug("/greetings/blocking"), "greetings-blocking");
+        assert_eq!(slug("/health"), "health");
+        assert_eq!(slug("/"), "root");
+    }
+}

@@ -1,0 +1,154 @@
+//! The command line as a user meets it: every bad flag is one line and exit 2, the errors name
+//! what is wrong, and an installed harness finds installed servers.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{assert_one_line_error, out_dir, BENCH};
+
+/// Every refused command line, in one list.
+const BAD: &[&[&str]] = &[
+    &["--servers", "tomcat"],
+    &["--servers", "axum:greetings"],
+    &["--concurrency", "0"],
+    &["--concurrency", "10,x"],
+    &["--target", "nourl"],
+    &["--target", "x=ftp://h"],
+    &["--target", "=http://h"],
+    &["--repeats", "0"],
+    &["--timeout-secs", "0"],
+    &["--endpoint", "greetings"],
+    &["--workers", "0"],
+    &["no-such-scenario"],
+    &["soak", "--duration", "0"],
+    &["soak", "--duration", "0s"],
+    &["soak", "--duration", "0ms"],
+    &["soak", "--duration", "ten"],
+    &["soak", "--duration", "1s", "--requests", "10"],
+    &["soak", "--requests", "0"],
+    &["soak", "--concurrency", ""],
+    &["sweep", "--workers", ""],
+    &["sweep", "--workers", "0"],
+    &["sweep", "--blocking-threads", ","],
+    &["sweep", "--duration", "0s"],
+    &["loops", "--shapes", "100"],
+    &["loops", "--shapes", "0x10"],
+    &["loops", "--shapes", ""],
+    &["loops", "--servers", "axum:/health"],
+    &["loops", "--repeats", "0"],
+    &["all", "--servers", "tomcat"],
+    &["check"],
+];
+
+#[test]
+fn bad_command_lines_are_one_line_errors() {
+    for args in BAD {
+        assert_one_line_error(args);
+    }
+}
+
+#[test]
+fn errors_name_what_is_wrong() {
+    let unknown = assert_one_line_error(&["frobnicate"]);
+    assert!(
+        unknown.contains("unknown scenario \"frobnicate\""),
+        "{unknown}"
+    );
+    let zero = assert_one_line_error(&["soak", "--duration", "0"]);
+    assert!(zero.contains("more than zero"), "{zero}");
+    let missing = assert_one_line_error(&["check"]);
+    assert!(
+        missing.contains("<URL>"),
+        "the missing argument is named: {missing}"
+    );
+    let typo = assert_one_line_error(&["--concurrenc", "10"]);
+    assert!(
+        typo.contains("a similar argument exists: '--concurrency'"),
+        "{typo}"
+    );
+}
+
+#[test]
+fn help_lists_the_scenarios_and_examples() {
+    let out = Command::new(BENCH).arg("--help").output().expect("runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for word in [
+        "ladder",
+        "loops",
+        "soak",
+        "sweep",
+        "all",
+        "check",
+        "Examples:",
+        "--bin-dir",
+    ] {
+        assert!(help.contains(word), "{word} in {help}");
+    }
+}
+
+/// Copies `from` to `dir`, executable.
+fn install(from: &Path, dir: &Path) {
+    std::fs::create_dir_all(dir).expect("dir");
+    std::fs::copy(from, dir.join(from.file_name().expect("a file"))).expect("copied");
+}
+
+#[test]
+fn an_installed_harness_finds_servers_beside_it_or_says_how() {
+    let root = out_dir("installed");
+    let bin = root.join("bin");
+    install(Path::new(BENCH), &bin);
+    let installed = bin.join("greet-bench");
+    // Nothing beside it and nothing on PATH: one line naming the way out.
+    let output = Command::new(&installed)
+        .args(["--quiet", "--servers", "hyper", "--concurrency", "1"])
+        .env("PATH", root.join("empty"))
+        .current_dir(&root)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("greet-hyper") && stderr.contains("--bin-dir"),
+        "{stderr}"
+    );
+    // The server installed beside it: found, run, measured.
+    let server = Path::new(BENCH).with_file_name("greet-hyper");
+    if !server.is_file() {
+        // `cargo test -p greet-bench` alone builds no server binary in this target dir.
+        eprintln!(
+            "skipping the found-beside half: {} not built",
+            server.display()
+        );
+        return;
+    }
+    install(&server, &bin);
+    let out = root.join("results");
+    let output = Command::new(&installed)
+        .args([
+            "--quiet",
+            "--servers",
+            "hyper",
+            "--concurrency",
+            "5",
+            "--delay-ms",
+            "0",
+        ])
+        .args(["--out", out.to_str().expect("utf-8")])
+        .env("PATH", root.join("empty"))
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ladder = common::results(&out.join("results.json"))
+        .ladder
+        .expect("ladder");
+    assert_eq!(ladder.servers[0].levels[0].run.load.success_rate, 100.0);
+    let _ = std::fs::remove_dir_all(&root);
+}
