@@ -138,13 +138,18 @@ pub fn render(chart: &Chart) -> String {
                 }
             }
         }
-        let _ = write!(
-            out,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            gx + group_w / 2.0,
-            TOP + plot_h + 16.0,
-            esc(label)
-        );
+        // A label wider than its group goes on as many lines as it needs, broken at spaces
+        // and slashes, rather than over its neighbours.
+        let max_chars = ((group_w / CHAR_WIDTH) as usize).max(4);
+        for (i, line) in wrap(label, max_chars).iter().enumerate() {
+            let _ = write!(
+                out,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                gx + group_w / 2.0,
+                TOP + plot_h + 16.0 + 13.0 * i as f64,
+                esc(line)
+            );
+        }
     }
     let _ = write!(
         out,
@@ -171,6 +176,40 @@ pub fn render(chart: &Chart) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// Roughly the width of a 12 px sans-serif character.
+const CHAR_WIDTH: f64 = 6.5;
+
+/// `label` in lines of at most `max` characters where it can be broken: after a space, or
+/// before a `/`. A piece longer than a line stays whole.
+fn wrap(label: &str, max: usize) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    for word in label.split(' ') {
+        for (i, part) in word.split('/').enumerate() {
+            let part = if i == 0 {
+                part.to_owned()
+            } else {
+                format!("/{part}")
+            };
+            let glue = if i == 0 && !pieces.is_empty() {
+                " "
+            } else {
+                ""
+            };
+            pieces.push(format!("{glue}{part}"));
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for piece in pieces.into_iter().filter(|p| !p.trim().is_empty()) {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + piece.chars().count() <= max => {
+                line.push_str(&piece)
+            }
+            _ => lines.push(piece.trim_start().to_owned()),
+        }
+    }
+    lines
 }
 
 /// A round top for the axis and the step between its gridlines.
@@ -218,6 +257,20 @@ pub fn esc(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_labels_wrap_at_spaces_and_slashes() {
+        assert_eq!(wrap("/greetings c=50", 20), ["/greetings c=50"]);
+        assert_eq!(
+            wrap("/greetings/blocking c=200", 12),
+            ["/greetings", "/blocking", "c=200"]
+        );
+        assert_eq!(
+            wrap("/greetings/blocking c=200", 16),
+            ["/greetings", "/blocking c=200"]
+        );
+        assert_eq!(wrap("w1 b200", 20), ["w1 b200"]);
+    }
 
     #[test]
     fn scales_are_round() {
