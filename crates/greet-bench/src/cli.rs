@@ -693,6 +693,16 @@ mod tests {
             panic!("not soak")
         };
         assert_eq!(soak.bound, SoakBound::Requests(10));
+        let Scenario::Loops(loops) = only(plan(&["loops", "--shapes", "10x5,2X3"])) else {
+            panic!("not loops")
+        };
+        assert_eq!(loops.shapes, [(10, 5), (2, 3)]);
+        assert_eq!((loops.repeats, loops.delay_ms), (Loops::REPEATS, 0));
+        let Scenario::Soak(soak) = only(plan(&["soak", "--duration", "1.5s"])) else {
+            panic!("not soak")
+        };
+        assert_eq!(soak.bound, SoakBound::Duration(Duration::from_millis(1500)));
+        assert_eq!(soak.endpoints, ["/greetings", "/greetings/blocking"]);
         let Scenario::Sweep(sweep) = only(plan(&["sweep", "--quick", "--workers", "1,3"])) else {
             panic!("not sweep")
         };
