@@ -10,8 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::load::{self, Sessions, Stop};
-use crate::plan::Common;
+use std::net::SocketAddr;
+
+use crate::load::{self, Expect, Sessions, Stop};
+use crate::plan::{is_peer, package, Common, Contract, Foreign, Target};
 use crate::report;
 use crate::results::{Results, Run};
 use crate::sample::{Maxima, Sampler};
@@ -57,9 +59,9 @@ impl Bench {
 
     /// Starts server `short` with `args`, pinned, and waits until it answers.
     pub async fn start(&self, short: &str, args: Vec<String>) -> Result<Server> {
-        let bin = self.binaries.locate(short)?;
+        let program = self.binaries.locate(short)?;
         let cpus = self.server_cpus.clone();
-        tokio::task::spawn_blocking(move || Server::start(&bin, &args, &cpus))
+        tokio::task::spawn_blocking(move || Server::start(&program, &args, &cpus))
             .await
             .context("start-up task failed")?
     }
@@ -71,6 +73,74 @@ impl Bench {
             .context("contract check failed")?;
         self.say(who, "contract check passed");
         Ok(())
+    }
+
+    /// The light check of a server the harness did not build: `GET target` answers as
+    /// `expect` says.
+    pub async fn light_check(
+        &self,
+        who: &str,
+        addr: SocketAddr,
+        target: &str,
+        expect: &Expect,
+    ) -> Result<()> {
+        load::check_once(addr, target, expect, Duration::from_secs(10))
+            .await
+            .map_err(|why| anyhow::anyhow!("light check failed: {why}"))?;
+        self.say(who, "light check passed");
+        Ok(())
+    }
+
+    /// Starts `subject` (or finds it, for a target) and verifies it: the full contract for
+    /// the workspace's servers; for a target, the light check of `target` with the expected
+    /// answer, or the full contract, as `foreign` says.
+    pub async fn bring_up(
+        &self,
+        subject: &Subject,
+        args: &[String],
+        foreign: &Foreign,
+        target: &str,
+    ) -> Result<Up> {
+        match subject {
+            Subject::Server(short) => {
+                let server = self.start(short, args.to_vec()).await?;
+                if is_peer(short) {
+                    // The original's servers keep the Greetings API, not this workspace's
+                    // contract (its 404s, limits and bad-input answers are their own).
+                    let expect = Expect::for_target(target, &foreign.expect);
+                    self.light_check(&subject.name(), server.addr(), target, &expect)
+                        .await?;
+                } else {
+                    self.check(&subject.name(), &server.base_url()).await?;
+                }
+                Ok(Up {
+                    addr: server.addr(),
+                    server: Some(server),
+                })
+            }
+            Subject::Target(t) => {
+                let addr = greet_conformance::resolve(&t.url)
+                    .await
+                    .map_err(anyhow::Error::msg)?;
+                match foreign.contract {
+                    Contract::Full => self.check(&t.name, &t.url).await?,
+                    Contract::Light => {
+                        let expect = Expect::for_target(target, &foreign.expect);
+                        self.light_check(&t.name, addr, target, &expect).await?
+                    }
+                }
+                Ok(Up { addr, server: None })
+            }
+        }
+    }
+
+    /// Stops the server of `up`, if the harness started it, with SIGTERM; an unclean exit
+    /// is an error.
+    pub async fn release(&self, up: Up) -> Result<()> {
+        match up.server {
+            Some(server) => self.stop(server).await,
+            None => Ok(()),
+        }
     }
 
     /// Stops `server` with SIGTERM; an unclean exit is an error.
@@ -85,32 +155,15 @@ impl Bench {
         Ok(())
     }
 
-    /// An error if `server` has exited, with its last words.
-    pub fn ensure_alive(&self, server: &mut Server) -> Result<()> {
-        if let Some(exit) = server.exited() {
-            bail!(
-                "server exited mid-run ({}); stderr: {}",
-                exit.text,
-                server.stderr_tail()
-            );
-        }
-        Ok(())
-    }
-
     /// Writes every output file.
     pub fn save(&self, results: &Results) -> Result<()> {
         report::write_all(&self.out, results)
     }
 
-    /// Runs keep-alive load against `server` while sampling it, with a progress bar named
-    /// `label`: the run's figures, and everything the sampler saw.
-    pub async fn keep_alive(
-        &self,
-        server: &Server,
-        sessions: &Sessions,
-        label: String,
-    ) -> (Run, Maxima) {
-        let sampler = Sampler::start(server.pid());
+    /// Runs keep-alive load on `up` while sampling it (when the harness started it), with a
+    /// progress bar named `label`: the run's figures, and everything the sampler saw.
+    pub async fn keep_alive(&self, up: &Up, sessions: &Sessions, label: String) -> (Run, Maxima) {
+        let sampler = up.pid().map(Sampler::start);
         let done = Arc::new(AtomicUsize::new(0));
         let bound = match sessions.stop {
             Stop::Each(n) => Bound::Requests((n * sessions.users) as u64),
@@ -120,10 +173,11 @@ impl Bench {
         let bar = self.progress(label, bound, Arc::clone(&done));
         let tally = load::sessions(sessions, done).await;
         bar.finish();
-        let maxima = sampler.stop();
+        let maxima = sampler.map(Sampler::stop).unwrap_or_default();
         let run = Run {
             load: tally.figures(),
             server: maxima.sampled(),
+            engine: None,
         };
         (run, maxima)
     }
@@ -149,6 +203,64 @@ impl Bench {
             }
         });
         Progress(Some((bar, ticker)))
+    }
+}
+
+/// What a scenario loads: a server it starts, or one already running.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// A server of the workspace, by short name.
+    Server(String),
+    /// A server someone else started.
+    Target(Target),
+}
+
+impl Subject {
+    /// The servers of a scenario, then its targets.
+    pub fn all(servers: &[String], foreign: &Foreign) -> Vec<Subject> {
+        servers
+            .iter()
+            .cloned()
+            .map(Self::Server)
+            .chain(foreign.targets.iter().cloned().map(Self::Target))
+            .collect()
+    }
+
+    /// Its name in the tables.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Server(short) => package(short),
+            Self::Target(t) => t.name.clone(),
+        }
+    }
+}
+
+/// A subject ready for load: where it listens, and the server when the harness started it.
+pub struct Up {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// The server, when the harness started it (sampled, stopped).
+    pub server: Option<Server>,
+}
+
+impl Up {
+    /// An error if the harness's server has exited, with its last words.
+    pub fn ensure_alive(&mut self) -> Result<()> {
+        if let Some(server) = &mut self.server {
+            if let Some(exit) = server.exited() {
+                bail!(
+                    "server exited mid-run ({}); stderr: {}",
+                    exit.text,
+                    server.stderr_tail()
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The pid of the harness's server.
+    pub fn pid(&self) -> Option<u32> {
+        self.server.as_ref().map(Server::pid)
     }
 }
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::plan::{
-    self, Bins, Common, Ladder, Loops, Plan, Scenario, ServerSpec, Soak, SoakBound, Sweep, Target,
+    self, Bins, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Scenario, ServerSpec, Soak,
+    SoakBound, Sweep, Target,
 };
 use crate::run::{self, Verdict};
 
@@ -152,7 +153,8 @@ impl CommonArgs {
 struct LadderArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_server,
           help = help1("Servers to start, in order; an entry may name its own endpoint, e.g. \
-                        axum:/greetings/blocking (none when only --target is given)",
+                        axum:/greetings/blocking (none when only --target is given); tomcat and \
+                        jetty are the original's servers, built with the machine's JDK",
                        list(&plan::SERVERS)))]
     servers: Option<Vec<ServerSpec>>,
 
@@ -182,15 +184,19 @@ struct LadderArgs {
                         pair of servers is compared on total time", 1))]
     repeats: Option<usize>,
 
-    /// Benchmark a server the harness did not start, as NAME=URL (repeatable); it gets the
-    /// contract check and the ladder, but no start-up or /proc figures
-    #[arg(long = "target", value_name = "NAME=URL", value_parser = parse_target)]
-    targets: Vec<Target>,
+    #[command(flatten)]
+    foreign: ForeignArgs,
 
     /// Run each server as a container of its image (greet-axum:latest…, built by
-    /// docker/build-offline.sh) with compose.yaml's limits, on the host's network
+    /// docker/build-offline.sh) with compose.yaml's limits, on the host's network; sampled from
+    /// /proc where its process is this host's, and through the engine's stats always
     #[arg(long)]
     docker: bool,
+
+    /// With --docker: run the containers on this Docker network and load them at their
+    /// address there (the engine may be another host's: DOCKER_HOST)
+    #[arg(long, value_name = "NAME", requires = "docker")]
+    docker_network: Option<String>,
 
     /// A smoke-sized run, for tests
     #[arg(long)]
@@ -205,10 +211,10 @@ impl LadderArgs {
         let mut plan = Ladder::defaults(self.quick);
         match self.servers {
             Some(servers) => plan.servers = servers,
-            None if !self.targets.is_empty() => plan.servers.clear(),
+            None if !self.foreign.target.is_empty() => plan.servers.clear(),
             None => {}
         }
-        plan.targets = self.targets;
+        plan.foreign = self.foreign.plan();
         set(&mut plan.levels, self.concurrency);
         set(&mut plan.endpoint, self.endpoint);
         set(&mut plan.delay_ms, self.delay_ms);
@@ -216,7 +222,67 @@ impl LadderArgs {
         set(&mut plan.blocking_threads, self.blocking_threads);
         set(&mut plan.repeats, self.repeats);
         plan.docker = self.docker;
+        plan.docker_network = self.docker_network;
         (self.common.plan(), plan)
+    }
+}
+
+/// Servers the harness did not start, and how every answer is judged.
+#[derive(Debug, Clone, Args)]
+struct ForeignArgs {
+    /// Load a server the harness did not start, as NAME=URL (repeatable): a JVM app, a
+    /// compose service, a server on another host. No start-up or /proc figures
+    #[arg(long, value_name = "NAME=URL", value_parser = parse_target)]
+    target: Vec<Target>,
+
+    /// What a valid answer is, under load and in the check: a regular expression its body
+    /// must match (with a 2xx status), or `any` for any 2xx [default: the greeting, `<word>
+    /// <name>!`]
+    #[arg(long, value_name = "REGEX|any", value_parser = parse_expect)]
+    expect: Option<Expect>,
+
+    /// How a --target is verified first: `light` (its endpoint answers 2xx and the expected
+    /// body) or `full` (the whole contract suite, as the workspace's servers get)
+    #[arg(long, value_name = "light|full", value_parser = parse_contract, default_value = "light")]
+    contract: Contract,
+}
+
+impl ForeignArgs {
+    fn plan(self) -> Foreign {
+        Foreign {
+            targets: self.target,
+            expect: self.expect.unwrap_or_default(),
+            contract: self.contract,
+        }
+    }
+}
+
+fn parse_expect(text: &str) -> Result<Expect, String> {
+    if text == "any" {
+        return Ok(Expect::Any);
+    }
+    regex::bytes::Regex::new(text)
+        .map(|_| Expect::Pattern(text.to_owned()))
+        .map_err(|e| {
+            let why = e.to_string();
+            let why = why.lines().last().unwrap_or("invalid").trim().to_owned();
+            format!("{text:?} is not a regular expression ({why})")
+        })
+}
+
+fn refuse_target(_: &str) -> Result<String, String> {
+    Err(
+        "the sweep starts each server afresh with every setting: it cannot load a --target \
+         (ladder, loops and soak can)"
+            .to_owned(),
+    )
+}
+
+fn parse_contract(text: &str) -> Result<Contract, String> {
+    match text {
+        "light" => Ok(Contract::Light),
+        "full" => Ok(Contract::Full),
+        _ => Err(format!("{text:?}: the contract checks are light and full")),
     }
 }
 
@@ -250,6 +316,9 @@ struct LoopsArgs {
     #[arg(long, value_parser = parse_count)]
     workers: Option<usize>,
 
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
     /// A smoke-sized run, for tests
     #[arg(long)]
     quick: bool,
@@ -258,10 +327,20 @@ struct LoopsArgs {
     common: CommonArgs,
 }
 
+/// A scenario's own servers: those given, none when only targets are, else every one.
+fn own_servers(plan: &mut Vec<String>, given: Option<Vec<String>>, foreign: &Foreign) {
+    match given {
+        Some(servers) => *plan = servers,
+        None if !foreign.targets.is_empty() => plan.clear(),
+        None => {}
+    }
+}
+
 impl LoopsArgs {
     fn plan(self) -> (Common, Loops) {
         let mut plan = Loops::defaults(self.quick);
-        set(&mut plan.servers, self.servers);
+        plan.foreign = self.foreign.plan();
+        own_servers(&mut plan.servers, self.servers, &plan.foreign);
         set(&mut plan.shapes, self.shapes);
         set(&mut plan.repeats, self.repeats);
         set(&mut plan.delay_ms, self.delay_ms);
@@ -309,6 +388,9 @@ struct SoakArgs {
           help = help1("--blocking-threads passed to the servers", plan::BLOCKING_THREADS))]
     blocking_threads: Option<usize>,
 
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
     /// A smoke-sized run, for tests
     #[arg(long)]
     quick: bool,
@@ -320,7 +402,8 @@ struct SoakArgs {
 impl SoakArgs {
     fn plan(self) -> (Common, Soak) {
         let mut plan = Soak::defaults(self.quick);
-        set(&mut plan.servers, self.servers);
+        plan.foreign = self.foreign.plan();
+        own_servers(&mut plan.servers, self.servers, &plan.foreign);
         set(&mut plan.levels, self.concurrency);
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.bound, self.duration.map(SoakBound::Duration));
@@ -372,6 +455,10 @@ struct SweepArgs {
           help = help("Runs of each setting, each on a freshly started server; 4 or more can \
                        tell a gain from noise", Sweep::REPEATS, Sweep::QUICK_REPEATS))]
     repeats: Option<usize>,
+
+    /// Refused: the sweep restarts every server with every setting
+    #[arg(long, hide = true, value_parser = refuse_target)]
+    target: Vec<String>,
 
     /// A smoke-sized run, for tests
     #[arg(long)]
@@ -458,10 +545,11 @@ fn parse_server(text: &str) -> Result<ServerSpec, String> {
         None => (text, None),
     };
     let short = short.strip_prefix("greet-").unwrap_or(short);
-    if !plan::SERVERS.contains(&short) {
+    if !plan::SERVERS.contains(&short) && !plan::is_peer(short) {
         return Err(format!(
-            "unknown server {short:?}: known are {}",
-            plan::SERVERS.join(", ")
+            "unknown server {short:?}: known are {}, and the JVM peers {}",
+            plan::SERVERS.join(", "),
+            plan::PEERS.join(", ")
         ));
     }
     Ok(ServerSpec {
@@ -730,7 +818,40 @@ mod tests {
             panic!("not a ladder")
         };
         assert!(ladder.servers.is_empty(), "only the target");
-        assert_eq!(ladder.targets[0].url, "http://127.0.0.1:9000");
+        assert_eq!(ladder.foreign.targets[0].url, "http://127.0.0.1:9000");
+        assert_eq!(
+            (&ladder.foreign.expect, ladder.foreign.contract),
+            (&Expect::Greeting, Contract::Light)
+        );
+        let Scenario::Soak(soak) = only(plan(&[
+            "soak",
+            "--target",
+            "t=http://h:1",
+            "--expect",
+            "^Hi",
+            "--contract",
+            "full",
+        ])) else {
+            panic!("not soak")
+        };
+        assert!(soak.servers.is_empty(), "only the target");
+        assert_eq!(soak.foreign.expect, Expect::Pattern("^Hi".into()));
+        assert_eq!(soak.foreign.contract, Contract::Full);
+        let Scenario::Loops(loops) = only(plan(&[
+            "loops",
+            "--servers",
+            "hyper",
+            "--expect",
+            "any",
+            "--target",
+            "t=http://h:1",
+        ])) else {
+            panic!("not loops")
+        };
+        assert_eq!(
+            (loops.servers.len(), &loops.foreign.expect),
+            (1, &Expect::Any)
+        );
         let all = plan(&["all", "--servers", "hyper", "--no-pin", "--bin-dir", "/b"]);
         assert_eq!(all.binaries(), ["hyper"]);
         assert_eq!(

@@ -19,7 +19,7 @@
 //! - [`bench`]: [`bench::Bench`], what scenarios share: start, check, sample and stop a
 //!   server, keep-alive load with progress, saving;
 //! - [`server`]: finding, building, starting (pinned, as a process or a container), timing
-//!   and stopping servers;
+//!   and stopping servers; [`jvm`]: the original's Tomcat and Jetty servers as peers;
 //! - [`load`]: the load generator (fresh connections, or keep-alive users), every response
 //!   validated, every outcome pushed into one [`load::Tally`];
 //! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen);
@@ -32,6 +32,7 @@
 pub mod bench;
 pub mod cli;
 pub mod compare;
+pub mod jvm;
 pub mod load;
 pub mod plan;
 pub mod report;

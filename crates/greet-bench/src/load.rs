@@ -27,6 +27,7 @@ use hdrhistogram::Histogram;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use crate::plan;
 use crate::results::{Connect, Figures, Latency};
 use crate::stats::{percent, rate};
 
@@ -290,21 +291,34 @@ impl std::fmt::Debug for Expect {
 }
 
 impl Expect {
-    /// The contract's answer to `GET target`: `ok` from `/health`; otherwise 200 and
-    /// `<word> <name>!`, the name read from the query as the servers read it (`World` when
-    /// there is none; a query the contract refuses gets 400s, which count as failures).
-    pub fn for_target(target: &str) -> Self {
-        let (path, query) = match target.split_once('?') {
-            Some((path, query)) => (path, Some(query)),
-            None => (target, None),
-        };
-        if path == paths::HEALTH {
-            return Self::with(|res| status_and(res, |body| body == b"ok"));
+    /// A valid answer to `GET target` as `rule` says. The greeting (the default): `ok` from
+    /// `/health`; otherwise `<word> <name>!`, the name read from the query as the servers read
+    /// it (`World` when there is none; a query the contract refuses gets 400s, which count as
+    /// failures). Every rule wants a 2xx status.
+    pub fn for_target(target: &str, rule: &plan::Expect) -> Self {
+        match rule {
+            plan::Expect::Any => Self::with(|res| status_and(res, |_| true)),
+            plan::Expect::Pattern(pattern) => {
+                // The CLI has compiled it once already: it compiles.
+                let regex = regex::bytes::Regex::new(pattern).unwrap_or_else(|_| {
+                    regex::bytes::Regex::new("$^").expect("a regex that matches nothing")
+                });
+                Self::with(move |res| status_and(res, |body| regex.is_match(body)))
+            }
+            plan::Expect::Greeting => {
+                let (path, query) = match target.split_once('?') {
+                    Some((path, query)) => (path, Some(query)),
+                    None => (target, None),
+                };
+                if path == paths::HEALTH {
+                    return Self::with(|res| status_and(res, |body| body == b"ok"));
+                }
+                let suffix = greet_core::name::name_from_query(query)
+                    .map(|name| format!(" {name}!").into_bytes())
+                    .unwrap_or_default();
+                Self::with(move |res| status_and(res, |body| is_greeting(body, &suffix)))
+            }
         }
-        let suffix = greet_core::name::name_from_query(query)
-            .map(|name| format!(" {name}!").into_bytes())
-            .unwrap_or_default();
-        Self::with(move |res| status_and(res, |body| is_greeting(body, &suffix)))
     }
 
     /// Any check of a response: `Ok` for a valid one, or why it is not.
@@ -314,13 +328,14 @@ impl Expect {
         Self(Arc::new(check))
     }
 
-    fn check(&self, res: &Response) -> Result<(), ErrorKind> {
+    /// Whether `res` is valid.
+    pub fn check(&self, res: &Response) -> Result<(), ErrorKind> {
         (self.0)(res)
     }
 }
 
 fn status_and(res: &Response, body: impl Fn(&[u8]) -> bool) -> Result<(), ErrorKind> {
-    if res.status() != 200 {
+    if !(200..300).contains(&res.status()) {
         Err(ErrorKind::Status)
     } else if body(res.body()) {
         Ok(())
@@ -359,6 +374,48 @@ async fn caught<F: Future<Output = Outcome>>(attempt: F) -> Outcome {
         }
     })
     .await
+}
+
+/// The light check: one `GET target` on a fresh connection, valid as `expect` says, within
+/// `timeout`; else one short line saying what came back.
+pub async fn check_once(
+    addr: SocketAddr,
+    target: &str,
+    expect: &Expect,
+    timeout: Duration,
+) -> Result<(), String> {
+    let request = request(addr, target);
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr)
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        stream
+            .write_all(&request)
+            .await
+            .map_err(|e| format!("cannot send: {e}"))?;
+        let mut res = Response::new();
+        http1::read(&mut stream, &mut Vec::new(), &mut res, Options::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        expect.check(&res).map_err(|_| {
+            let body = res.text();
+            let body: String = body.chars().take(60).collect();
+            let cut = if res.text().chars().count() > 60 {
+                "…"
+            } else {
+                ""
+            };
+            format!(
+                "answered {} {:?}{cut}, which is not what --expect asks for",
+                res.status(),
+                body.replace(['\r', '\n'], " ")
+            )
+        })
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .map_err(|_| format!("no answer within {timeout:?}"))?
+        .map_err(|why| format!("GET {target}: {why}"))
 }
 
 /// One level of the ladder.
@@ -731,7 +788,7 @@ mod tests {
                 .as_bytes(),
             )
         };
-        let world = Expect::for_target("/greetings");
+        let world = Expect::for_target("/greetings", &plan::Expect::Greeting);
         for word in WORDS {
             assert_eq!(world.check(&answer(&format!("{word} World!"))), Ok(()));
         }
@@ -744,15 +801,27 @@ mod tests {
         ] {
             assert_eq!(world.check(&answer(bad)), Err(ErrorKind::Body), "{bad}");
         }
-        let ana = Expect::for_target("/greetings?name=Ana&x=1");
+        let ana = Expect::for_target("/greetings?name=Ana&x=1", &plan::Expect::Greeting);
         assert_eq!(ana.check(&answer("Oi Ana!")), Ok(()));
         assert_eq!(ana.check(&answer("Oi World!")), Err(ErrorKind::Body));
-        let joao = Expect::for_target("/greetings/blocking?name=Jo%C3%A3o");
+        let joao = Expect::for_target(
+            "/greetings/blocking?name=Jo%C3%A3o",
+            &plan::Expect::Greeting,
+        );
         assert_eq!(joao.check(&answer("Hallo João!")), Ok(()));
-        assert_eq!(Expect::for_target("/health").check(&answer("ok")), Ok(()));
-        let refused = response(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
         assert_eq!(
-            Expect::for_target("/greetings?name=%ZZ").check(&refused),
+            Expect::for_target("/health", &plan::Expect::Greeting).check(&answer("ok")),
+            Ok(())
+        );
+        let refused = response(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        let any = Expect::for_target("/x", &plan::Expect::Any);
+        assert_eq!(any.check(&answer("anything")), Ok(()));
+        assert_eq!(any.check(&refused), Err(ErrorKind::Status));
+        let pattern = Expect::for_target("/x", &plan::Expect::Pattern("^Ol. ".into()));
+        assert_eq!(pattern.check(&answer("Olá Ana!")), Ok(()));
+        assert_eq!(pattern.check(&answer("Hi Ana!")), Err(ErrorKind::Body));
+        assert_eq!(
+            Expect::for_target("/greetings?name=%ZZ", &plan::Expect::Greeting).check(&refused),
             Err(ErrorKind::Status)
         );
     }
@@ -805,7 +874,7 @@ mod tests {
     async fn keep_alive_reads_chunked_answers_on_one_connection() {
         let addr = fake(true).await;
         let tally = sessions(
-            &sessions_of(addr, Expect::for_target("/health")),
+            &sessions_of(addr, Expect::for_target("/health", &plan::Expect::Greeting)),
             Arc::default(),
         )
         .await;

@@ -9,6 +9,15 @@ use std::time::Duration;
 /// The servers the harness builds and starts, by short name, in their default order.
 pub const SERVERS: [&str; 3] = ["axum", "actix", "hyper"];
 
+/// The original experiment's own servers, run beside them when asked for: the Greetings API
+/// on embedded Tomcat 10 and Jetty 9 (`peers/jvm`), by short name.
+pub const PEERS: [&str; 2] = ["tomcat", "jetty"];
+
+/// Whether `short` names a JVM peer rather than a server of the workspace.
+pub fn is_peer(short: &str) -> bool {
+    PEERS.contains(&short)
+}
+
 /// The package (and binary) name of server `short`: `axum` → `greet-axum`.
 pub fn package(short: &str) -> String {
     format!("greet-{short}")
@@ -169,13 +178,47 @@ pub struct Target {
     pub url: String,
 }
 
+/// What a valid answer is, under load and in the light check.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Expect {
+    /// 2xx and `<word> <name>!`, the name read from the endpoint's query (`ok` from
+    /// `/health`): the Greetings API's answer, whoever serves it.
+    #[default]
+    Greeting,
+    /// Any 2xx.
+    Any,
+    /// 2xx and a body this regular expression matches.
+    Pattern(String),
+}
+
+/// How a server the harness did not build is verified before it is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Contract {
+    /// One request to the endpoint: 2xx and the expected body.
+    #[default]
+    Light,
+    /// The whole contract suite, as the workspace's own servers get.
+    Full,
+}
+
+/// The servers a scenario loads that the harness did not start, and how they are judged.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Foreign {
+    /// Servers already running.
+    pub targets: Vec<Target>,
+    /// What a valid answer is, for every server of the scenario.
+    pub expect: Expect,
+    /// How the targets are verified.
+    pub contract: Contract,
+}
+
 /// The ladder: each server in turn, one request per fresh connection at each level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ladder {
     /// Servers to start, in order.
     pub servers: Vec<ServerSpec>,
-    /// Servers already running.
-    pub targets: Vec<Target>,
+    /// Servers already running, and what a valid answer is.
+    pub foreign: Foreign,
     /// Concurrency levels; each sends as many requests as its concurrency.
     pub levels: Vec<usize>,
     /// Path and query loaded on every server without an endpoint of its own.
@@ -190,6 +233,9 @@ pub struct Ladder {
     pub repeats: usize,
     /// Run the servers as containers of their images.
     pub docker: bool,
+    /// Run the containers on this Docker network and load them at their address there
+    /// (`None`: on the host's network, at 127.0.0.1).
+    pub docker_network: Option<String>,
 }
 
 impl Ladder {
@@ -204,7 +250,7 @@ impl Ladder {
     pub fn defaults(quick: bool) -> Self {
         Self {
             servers: SERVERS.iter().map(|s| ServerSpec::new(s)).collect(),
-            targets: Vec::new(),
+            foreign: Foreign::default(),
             levels: if quick {
                 Self::QUICK_LEVELS.to_vec()
             } else {
@@ -220,6 +266,7 @@ impl Ladder {
             blocking_threads: BLOCKING_THREADS,
             repeats: 1,
             docker: false,
+            docker_network: None,
         }
     }
 }
@@ -229,6 +276,8 @@ impl Ladder {
 pub struct Loops {
     /// Servers, in order.
     pub servers: Vec<String>,
+    /// Servers already running, and what a valid answer is.
+    pub foreign: Foreign,
     /// `(users, loops)` shapes.
     pub shapes: Vec<(usize, usize)>,
     /// Runs of each shape per server.
@@ -251,6 +300,7 @@ impl Loops {
     pub fn defaults(quick: bool) -> Self {
         Self {
             servers: SERVERS.map(String::from).to_vec(),
+            foreign: Foreign::default(),
             shapes: if quick {
                 Self::QUICK_SHAPES.to_vec()
             } else {
@@ -278,6 +328,8 @@ pub enum SoakBound {
 pub struct Soak {
     /// Servers, in order.
     pub servers: Vec<String>,
+    /// Servers already running, and what a valid answer is.
+    pub foreign: Foreign,
     /// Connections, one level after another on one server process.
     pub levels: Vec<usize>,
     /// Paths loaded, each on a freshly started server.
@@ -313,6 +365,7 @@ impl Soak {
     pub fn defaults(quick: bool) -> Self {
         Self {
             servers: SERVERS.map(String::from).to_vec(),
+            foreign: Foreign::default(),
             levels: if quick {
                 Self::QUICK_LEVELS.to_vec()
             } else {

@@ -157,7 +157,11 @@ pub struct Connect {
 /// not start.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Sampled {
-    /// Highest CPU use over any 200 ms window, percent of one CPU.
+    /// Where the figures come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<SampledBy>,
+    /// Highest CPU use over any 200 ms window (an engine interval, from Docker's stats),
+    /// percent of one CPU.
     pub cpu_max_pct: Option<f64>,
     /// CPU use over the whole load, percent of one CPU.
     pub cpu_avg_pct: Option<f64>,
@@ -169,6 +173,17 @@ pub struct Sampled {
     pub threads_max: Option<u64>,
     /// Live threads at the end.
     pub threads_last: Option<u64>,
+}
+
+/// What watched the server.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SampledBy {
+    /// The server's /proc entry, every 20 ms: the harness and the server share a machine.
+    Proc,
+    /// The Docker engine's stats, about once a second: a container (on this host or another);
+    /// memory is the engine's count (the cgroup's, less its page cache), threads its tasks.
+    DockerStats,
 }
 
 /// Where a peak resident-memory figure comes from.
@@ -191,6 +206,9 @@ pub struct Run {
     /// What the sampler saw of the server.
     #[serde(flatten)]
     pub server: Sampled,
+    /// A container's figures as the Docker engine's stats gave them, beside /proc's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Sampled>,
 }
 
 impl Run {
@@ -234,6 +252,7 @@ impl Run {
                 errors,
             },
             server: Sampled {
+                from: runs[0].server.from,
                 cpu_max_pct: max_f(|r| r.server.cpu_max_pct),
                 cpu_avg_pct: {
                     let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
@@ -244,6 +263,7 @@ impl Run {
                 threads_max: runs.iter().filter_map(|r| r.server.threads_max).max(),
                 threads_last: runs.last().and_then(|r| r.server.threads_last),
             },
+            engine: runs.last().and_then(|r| r.engine.clone()),
         }
     }
 }
@@ -335,6 +355,9 @@ pub struct LadderServer {
     pub name: String,
     /// The path loaded, e.g. `/greetings`.
     pub endpoint: String,
+    /// Where it was loaded, `host:port`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addr: Option<String>,
     /// Spawn → first 200 on `/health`, seconds (none for `--target`).
     pub startup_s: Option<f64>,
     /// Resident memory after start-up, before any load, MiB.
@@ -459,14 +482,14 @@ pub struct SoakCell {
     pub requests_per_s: Summary,
     /// Mean latency, seconds (median over the runs).
     pub average_s: f64,
-    /// Live threads when the server had started, before any load.
-    pub threads_at_start: u64,
+    /// Live threads when the server had started, before any load (none for a target).
+    pub threads_at_start: Option<u64>,
     /// Live threads at the end of this cell.
-    pub threads_live: u64,
+    pub threads_live: Option<u64>,
     /// Most live threads during this cell.
-    pub threads_peak: u64,
+    pub threads_peak: Option<u64>,
     /// Thread ids seen since the server started, this cell included (threads started).
-    pub threads_total: u64,
+    pub threads_total: Option<u64>,
     /// Mean CPU use over the cell, percent of one CPU (median over the runs).
     pub cpu_avg_pct: Option<f64>,
     /// Highest CPU use over any 200 ms window, percent of one CPU.
@@ -589,6 +612,7 @@ mod tests {
                 rss_max_from: Some(RssFrom::PeakCounter),
                 ..Sampled::default()
             },
+            engine: None,
         }
     }
 

@@ -1,15 +1,19 @@
-//! Sampling a server process from /proc (through `greet_probe::procfs`) while a load runs:
-//! CPU %, resident memory, threads (how many live, and which thread ids were seen).
+//! Sampling a server while a load runs: from /proc (through `greet_probe::procfs`) every 20 ms,
+//! CPU %, resident memory and threads (how many live, and which thread ids were seen); and,
+//! for a container, from the Docker engine's own stats (about one reading a second), which is
+//! all there is of a container on another host.
 
 use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use greet_probe::procfs::{self, TICKS_PER_SEC};
 
-use crate::results::{RssFrom, Sampled};
+use crate::results::{RssFrom, Sampled, SampledBy};
 
 /// How often the sampler reads /proc.
 pub const INTERVAL: Duration = Duration::from_millis(20);
@@ -188,7 +192,11 @@ impl Tracker {
 impl Maxima {
     /// The figures of a run.
     pub fn sampled(&self) -> Sampled {
+        if self.samples == 0 {
+            return Sampled::default();
+        }
         Sampled {
+            from: Some(SampledBy::Proc),
             cpu_max_pct: self.cpu_pct,
             cpu_avg_pct: self.cpu_avg_pct,
             rss_max_mib: self.rss_kib.map(mib),
@@ -197,6 +205,156 @@ impl Maxima {
             threads_last: self.threads_last,
         }
     }
+}
+
+/// One reading of the Docker engine's stats of a container.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EngineReading {
+    /// CPU use over the engine's last interval, percent of one CPU.
+    pub cpu_pct: f64,
+    /// Memory use as the engine counts it (the cgroup's, less its page cache), KiB.
+    pub mem_kib: u64,
+    /// Tasks (threads) in the container.
+    pub pids: u64,
+}
+
+/// The engine's stats of one container, streamed by `docker stats` for as long as it lives:
+/// the original tool's figures, and the way to see a container on another host.
+pub struct EngineStats {
+    child: Child,
+    readings: Arc<Mutex<Vec<(Instant, EngineReading)>>>,
+}
+
+impl EngineStats {
+    /// Starts streaming the stats of container `name`.
+    pub fn start(name: &str) -> std::io::Result<Self> {
+        let mut child = Command::new("docker")
+            .args([
+                "stats",
+                "--format",
+                "{{.CPUPerc}}\t{{.MemUsage}}\t{{.PIDs}}",
+                name,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let readings = Arc::new(Mutex::new(Vec::new()));
+        let pipe = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no pipe"))?;
+        let sink = Arc::clone(&readings);
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                if let Some(reading) = parse_engine_line(&line) {
+                    sink.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((Instant::now(), reading));
+                }
+            }
+        });
+        Ok(Self { child, readings })
+    }
+
+    /// The newest reading.
+    pub fn latest(&self) -> Option<EngineReading> {
+        self.lock().last().map(|(_, r)| *r)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Instant, EngineReading)>> {
+        self.readings.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether a reading has arrived after `to`.
+    pub fn has_after(&self, to: Instant) -> bool {
+        self.lock().iter().any(|(at, _)| *at > to)
+    }
+
+    /// The figures of a load from `from` to `to`: the readings that arrived in between and the
+    /// first one after, which covers the load's last second (wait for it with
+    /// [`EngineStats::has_after`]).
+    pub fn window(&self, from: Instant, to: Instant) -> Sampled {
+        let readings = self.lock();
+        let after = readings.iter().find(|(at, _)| *at > to).map(|(_, r)| *r);
+        let during: Vec<EngineReading> = readings
+            .iter()
+            .filter(|(at, _)| *at >= from && *at <= to)
+            .map(|(_, r)| *r)
+            .chain(after)
+            .collect();
+        if during.is_empty() {
+            return Sampled::default();
+        }
+        let cpu: Vec<f64> = during.iter().map(|r| r.cpu_pct).collect();
+        Sampled {
+            from: Some(SampledBy::DockerStats),
+            cpu_max_pct: cpu.iter().copied().reduce(f64::max),
+            cpu_avg_pct: Some(cpu.iter().sum::<f64>() / cpu.len() as f64),
+            rss_max_mib: during.iter().map(|r| r.mem_kib).max().map(mib),
+            rss_max_from: Some(RssFrom::Readings),
+            threads_max: during.iter().map(|r| r.pids).max(),
+            threads_last: during.last().map(|r| r.pids),
+        }
+    }
+}
+
+impl Drop for EngineStats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One line of `docker stats --format '{{.CPUPerc}}\t{{.MemUsage}}\t{{.PIDs}}'`, terminal
+/// escapes and all: `\x1b[H12.5%\t41.5MiB / 256MiB\t3\x1b[K`.
+pub fn parse_engine_line(line: &str) -> Option<EngineReading> {
+    let mut clean = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ parameters… final letter.
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            clean.push(c);
+        }
+    }
+    let mut fields = clean.trim().split('\t');
+    let cpu = fields
+        .next()?
+        .trim()
+        .strip_suffix('%')?
+        .parse::<f64>()
+        .ok()?;
+    let usage = fields.next()?.split('/').next()?.trim();
+    let pids = fields.next()?.trim().parse::<u64>().ok()?;
+    Some(EngineReading {
+        cpu_pct: cpu,
+        mem_kib: kib(usage)?,
+        pids,
+    })
+}
+
+/// `41.5MiB`, `876KiB`, `1.2GiB`, `512B` (and the decimal `kB`, `MB`, `GB`) in KiB.
+fn kib(size: &str) -> Option<u64> {
+    let split = size.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = size.split_at(split);
+    let number: f64 = number.trim().parse().ok()?;
+    let bytes = match unit {
+        "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        _ => return None,
+    };
+    Some((number * bytes / 1024.0).round() as u64)
 }
 
 /// Resident memory in MiB from KiB.
@@ -296,6 +454,17 @@ mod tests {
         let maxima = Sampler::start(u32::MAX).stop();
         assert_eq!(maxima.samples, 0);
         assert_eq!(maxima.sampled().rss_max_from, None);
+    }
+
+    #[test]
+    fn reads_the_engines_stats_lines() {
+        let r = parse_engine_line("\x1b[J\x1b[H12.50%\t41.5MiB / 256MiB\t3\x1b[K").unwrap();
+        assert_eq!((r.cpu_pct, r.mem_kib, r.pids), (12.5, 42_496, 3));
+        let r = parse_engine_line("0.00%\t876KiB / 23.54GiB\t200").unwrap();
+        assert_eq!((r.mem_kib, r.pids), (876, 200));
+        assert_eq!(parse_engine_line(" \x1b[K"), None);
+        assert_eq!(parse_engine_line("--\t-- / --\t--"), None);
+        assert_eq!(kib("1GiB"), Some(1024 * 1024));
     }
 
     #[test]

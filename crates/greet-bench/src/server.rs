@@ -12,42 +12,105 @@ use anyhow::{bail, Context, Result};
 use greet_probe::http1;
 use greet_probe::process::{Launch, Log, ServerProcess};
 
-use crate::plan::{package, Bins};
+use crate::jvm::Peers;
+use crate::plan::{is_peer, package, Bins};
+use crate::sample::EngineStats;
 
 /// How long a server may take to answer its first `/health`.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where server binaries are looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Binaries {
+pub enum Where {
     /// In this directory.
     Dir(PathBuf),
     /// Beside the harness, then on `PATH` (an installed harness).
     Search,
 }
 
+/// A program that becomes a server when given the server flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// The executable.
+    pub path: PathBuf,
+    /// Arguments before the server flags (`-cp … Main` for a JVM peer).
+    pub leading: Vec<String>,
+}
+
+/// Where the servers of a run come from: the workspace's binaries, and the JVM peers when
+/// the run has any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binaries {
+    /// The workspace's server binaries.
+    pub rust: Where,
+    /// The compiled JVM peers, or why there are none.
+    pub peers: Result<Peers, String>,
+}
+
 impl Binaries {
     /// Where the binaries of `shorts` are, building them first when `bins` says so and the
-    /// harness runs from its workspace's target directory.
+    /// harness runs from its workspace's target directory; the JVM peers among `shorts` are
+    /// compiled with the machine's JDK.
     pub fn prepare(bins: &Bins, shorts: &[String], quiet: bool) -> Result<Self> {
-        if let Bins::Dir(dir) = bins {
-            return Ok(Self::Dir(dir.clone()));
-        }
-        let Some(target) = workspace_target_dir() else {
-            return Ok(Self::Search);
+        let (peers, rust): (Vec<String>, Vec<String>) =
+            shorts.iter().cloned().partition(|s| is_peer(s));
+        let peers = if peers.is_empty() {
+            Err("no JVM peer was asked for".to_owned())
+        } else {
+            build_peers()
         };
-        if *bins == Bins::Build && !shorts.is_empty() {
-            if !quiet {
-                eprintln!(
-                    "greet-bench: building the release servers ({})",
-                    shorts.join(", ")
-                );
+        let rust = match (bins, workspace_target_dir()) {
+            (Bins::Dir(dir), _) => Where::Dir(dir.clone()),
+            (_, None) => Where::Search,
+            (bins, Some(target)) => {
+                if *bins == Bins::Build && !rust.is_empty() {
+                    if !quiet {
+                        eprintln!(
+                            "greet-bench: building the release servers ({})",
+                            rust.join(", ")
+                        );
+                    }
+                    build(&rust, quiet)?;
+                }
+                Where::Dir(target.join("release"))
             }
-            build(shorts, quiet)?;
-        }
-        Ok(Self::Dir(target.join("release")))
+        };
+        Ok(Self { rust, peers })
     }
 
+    /// How to start server `short`, or an error that says how to get it.
+    pub fn locate(&self, short: &str) -> Result<Program> {
+        if is_peer(short) {
+            let peers = self
+                .peers
+                .as_ref()
+                .map_err(|why| anyhow::anyhow!("skipped: {why}"))?;
+            let (path, leading) = peers
+                .launch(short)
+                .with_context(|| format!("{} cannot be launched", package(short)))?;
+            return Ok(Program { path, leading });
+        }
+        self.rust.locate(short).map(|path| Program {
+            path,
+            leading: Vec::new(),
+        })
+    }
+}
+
+/// Compiles the JVM peers from the workspace's `peers/jvm` into its target directory.
+fn build_peers() -> Result<Peers, String> {
+    let root = workspace_root().ok_or_else(|| {
+        "the JVM peers are compiled from the workspace's peers/jvm: run greet-bench from the \
+         workspace"
+            .to_owned()
+    })?;
+    let out = workspace_target_dir()
+        .unwrap_or_else(|| root.join("target"))
+        .join("jvm");
+    Peers::build(&root.join("peers/jvm/src"), &out)
+}
+
+impl Where {
     /// The path of server `short`'s binary, or an error that says how to get it.
     pub fn locate(&self, short: &str) -> Result<PathBuf> {
         let name = package(short);
@@ -156,13 +219,17 @@ enum Handle {
     Container(Container),
 }
 
-/// A container of a server's image, and the `docker logs --follow` that reads its stderr.
+/// A container of a server's image, the `docker logs --follow` that reads its stderr, and
+/// the engine's stats of it.
 struct Container {
     name: String,
-    /// Its server's process as the host sees it.
+    /// Its server's process as the engine's host sees it.
     pid: u32,
+    /// That process is this host's: /proc can sample it.
+    visible: bool,
     logs: Child,
     log: Log,
+    stats: Option<EngineStats>,
     stopped: bool,
 }
 
@@ -177,8 +244,10 @@ impl Server {
     /// Starts `bin` with `args` on a port of its own choosing on loopback, pinned to `cpus`
     /// (none: not pinned), and waits for its first 200 on `/health`, polling at most 1 ms
     /// apart. Start-up counts from the spawn.
-    pub fn start(bin: &Path, args: &[String], cpus: &[usize]) -> Result<Self> {
+    pub fn start(program: &Program, args: &[String], cpus: &[usize]) -> Result<Self> {
+        let bin = &program.path;
         let process = Launch::new(bin)
+            .before(program.leading.iter().cloned())
             .args(["--host", "127.0.0.1"])
             .args(args.iter().cloned())
             .cpus(cpus)
@@ -193,11 +262,17 @@ impl Server {
         .await_health(spawned, &bin.display().to_string())
     }
 
-    /// Starts `image` with `args` in a container on the host's network (loopback only: no
-    /// port proxy in the path), with compose.yaml's limits and pinned to `cpus`, learns its
-    /// port from its logs, and waits for its first 200 on `/health`. Start-up counts from
-    /// `docker run`.
-    pub fn start_container(image: &str, args: &[String], cpus: &[usize]) -> Result<Self> {
+    /// Starts `image` with `args` in a container with compose.yaml's limits, pinned to
+    /// `cpus`, learns its address from its logs, and waits for its first 200 on `/health`.
+    /// Start-up counts from `docker run`. Without a `network`, on the host's network (loopback
+    /// only: no port proxy in the path, the port its own choice); on a named one, at its
+    /// address there, port 8080.
+    pub fn start_container(
+        image: &str,
+        args: &[String],
+        cpus: &[usize],
+        network: Option<&str>,
+    ) -> Result<Self> {
         let name = format!(
             "greet-bench-{}-{}",
             image.split(':').next().unwrap_or(image),
@@ -215,7 +290,7 @@ impl Server {
             "--name",
             &name,
             "--network",
-            "host",
+            network.unwrap_or("host"),
             "--cpus",
             &quota,
             // The image's health check would probe the server every second mid-level.
@@ -232,7 +307,11 @@ impl Server {
             let list: Vec<String> = cpus.iter().map(ToString::to_string).collect();
             run.extend(["--cpuset-cpus".to_owned(), list.join(",")]);
         }
-        for env in ["HOST=127.0.0.1", "PORT=0", "RUST_LOG=info"] {
+        let env = match network {
+            None => ["HOST=127.0.0.1", "PORT=0", "RUST_LOG=info"],
+            Some(_) => ["HOST=0.0.0.0", "PORT=8080", "RUST_LOG=info"],
+        };
+        for env in env {
             run.extend(["--env".to_owned(), env.to_owned()]);
         }
         run.push(image.to_owned());
@@ -240,10 +319,13 @@ impl Server {
         let started = Instant::now();
         let run: Vec<&str> = run.iter().map(String::as_str).collect();
         docker(&run).with_context(|| format!("cannot start a container of {image}"))?;
-        let pid = docker(&["inspect", "--format", "{{.State.Pid}}", &name])?
+        let state = docker(&["inspect", "--format", "{{.State.Pid}} {{.Id}}", &name])?;
+        let (pid, id) = state
             .trim()
-            .parse::<u32>()
+            .split_once(' ')
             .context("container without a process")?;
+        let pid = pid.parse::<u32>().context("container without a process")?;
+        let visible = visible(pid, id);
         let mut logs = Command::new("docker")
             .args(["logs", "--follow", &name])
             .stdin(Stdio::null())
@@ -253,20 +335,36 @@ impl Server {
             .context("cannot follow the container's logs")?;
         let pipe = logs.stderr.take().context("no pipe from docker logs")?;
         let (log, addresses) = Log::watch(pipe);
+        let stats = EngineStats::start(&name).ok();
         let mut server = Self {
             handle: Handle::Container(Container {
-                name,
+                name: name.clone(),
                 pid,
+                visible,
                 logs,
                 log,
+                stats,
                 stopped: false,
             }),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             startup: Duration::ZERO,
         };
-        server.addr = addresses.recv_timeout(STARTUP_TIMEOUT).map_err(|_| {
+        let logged = addresses.recv_timeout(STARTUP_TIMEOUT).map_err(|_| {
             anyhow::anyhow!("{image} did not log its address: {}", server.stderr_tail())
         })?;
+        server.addr = match network {
+            None => logged,
+            Some(network) => {
+                let format =
+                    format!("{{{{(index .NetworkSettings.Networks \"{network}\").IPAddress}}}}");
+                let ip = docker(&["inspect", "--format", &format, &name])?;
+                let ip = ip
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("no address of {name} on network {network}"))?;
+                SocketAddr::new(ip, logged.port())
+            }
+        };
         server.await_health(started, image)
     }
 
@@ -311,6 +409,22 @@ impl Server {
         match &self.handle {
             Handle::Process(process) => process.pid(),
             Handle::Container(c) => c.pid,
+        }
+    }
+
+    /// Whether its process is this host's, for /proc to sample.
+    pub fn visible(&self) -> bool {
+        match &self.handle {
+            Handle::Process(_) => true,
+            Handle::Container(c) => c.visible,
+        }
+    }
+
+    /// The Docker engine's stats of a container.
+    pub fn engine(&self) -> Option<&EngineStats> {
+        match &self.handle {
+            Handle::Process(_) => None,
+            Handle::Container(c) => c.stats.as_ref(),
         }
     }
 
@@ -378,6 +492,7 @@ impl Server {
 impl Container {
     fn remove(&mut self) {
         if !self.stopped {
+            self.stats = None;
             let _ = docker(&["rm", "-f", &self.name]);
             let _ = self.logs.kill();
             let _ = self.logs.wait();
@@ -410,10 +525,25 @@ pub fn docker(args: &[&str]) -> Result<String> {
     }
 }
 
-/// Checks that a Docker engine answers and that `images` exist, saying how to get them.
-pub fn check_docker(images: &[String]) -> Result<()> {
+/// Whether the engine's `pid` of container `id` is a process of this host: it is only if that
+/// process's cgroup is the container's. With a remote engine (`DOCKER_HOST=ssh://…`,
+/// `tcp://…`) the pid is the other host's, and this host's process of that number, if any,
+/// is another.
+fn visible(pid: u32, id: &str) -> bool {
+    !id.is_empty()
+        && std::fs::read_to_string(format!("/proc/{pid}/cgroup")).is_ok_and(|c| c.contains(id))
+}
+
+/// Checks that a Docker engine answers, that `images` exist, saying how to get them, and that
+/// `network` does.
+pub fn check_docker(images: &[String], network: Option<&str>) -> Result<()> {
     docker(&["info", "--format", "{{.ServerVersion}}"])
         .context("no Docker engine answers (`docker info` failed); --docker needs one")?;
+    if let Some(network) = network {
+        if docker(&["network", "inspect", "--format", "{{.Name}}", network]).is_err() {
+            bail!("no Docker network {network}: create it with `docker network create {network}`");
+        }
+    }
     for image in images {
         if docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_err() {
             bail!("image {image} not found: build the images with docker/build-offline.sh");
@@ -444,17 +574,36 @@ mod tests {
     }
 
     #[test]
+    fn a_pid_is_a_containers_only_in_its_cgroup() {
+        let me = std::process::id();
+        let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap();
+        let mine = cgroup.lines().next().unwrap().rsplit('/').next().unwrap();
+        assert_eq!(visible(me, mine), !mine.is_empty());
+        assert!(!visible(
+            me,
+            "fa3ff81ffd535ae530bf3d6aec384e9e8740b1ccf5688593268a28f373b449b4"
+        ));
+        assert!(!visible(u32::MAX, "anything"));
+    }
+
+    #[test]
     fn a_missing_binary_says_how_to_get_it() {
-        let err = Binaries::Dir(PathBuf::from("/nonexistent"))
+        let err = Where::Dir(PathBuf::from("/nonexistent"))
             .locate("axum")
             .unwrap_err()
             .to_string();
         assert!(err.contains("cargo build --release -p greet-axum"), "{err}");
-        let err = Binaries::Search
+        let err = Where::Search
             .locate("no-such-server")
             .unwrap_err()
             .to_string();
         assert!(err.contains("--bin-dir") && err.contains("PATH"), "{err}");
         assert!(!err.contains('\n'), "{err}");
+        let none = Binaries {
+            rust: Where::Search,
+            peers: Err("no JDK".into()),
+        };
+        let err = none.locate("tomcat").unwrap_err().to_string();
+        assert_eq!(err, "skipped: no JDK");
     }
 }

@@ -10,7 +10,7 @@ use common::{assert_one_line_error, out_dir, BENCH};
 
 /// Every refused command line, in one list.
 const BAD: &[&[&str]] = &[
-    &["--servers", "tomcat"],
+    &["--servers", "nginx"],
     &["--servers", "axum:greetings"],
     &["--concurrency", "0"],
     &["--concurrency", "10,x"],
@@ -38,7 +38,11 @@ const BAD: &[&[&str]] = &[
     &["loops", "--shapes", ""],
     &["loops", "--servers", "axum:/health"],
     &["loops", "--repeats", "0"],
-    &["all", "--servers", "tomcat"],
+    &["all", "--servers", "nginx"],
+    &["sweep", "--target", "x=http://127.0.0.1:9"],
+    &["--expect", "("],
+    &["--contract", "medium"],
+    &["loops", "--target", "x"],
     &["check"],
 ];
 

@@ -323,13 +323,15 @@ fn an_unreachable_target_fails_its_check_and_the_run_exits_1() {
         .expect("greet-bench runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // A target gets the light check unless --contract full is asked for.
     assert!(
-        stderr.contains("gone") && stderr.contains("contract check failed"),
+        stderr.contains("gone") && stderr.contains("light check failed"),
         "{stderr}"
     );
+    assert!(stderr.contains("cannot connect"), "{stderr}");
     let ladder = results(&out.join("results.json")).ladder.expect("ladder");
     assert_eq!(ladder.failures[0].server, "gone");
-    assert!(ladder.failures[0].error.contains("contract check failed"));
+    assert!(ladder.failures[0].error.contains("light check failed"));
     assert!(
         ladder.failures[0].error.len() < 600,
         "short: {}",

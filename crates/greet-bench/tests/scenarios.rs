@@ -130,11 +130,12 @@ fn soak_quick_counts_threads_on_both_endpoints() {
         assert_eq!(cell.success_rate, 100.0, "{what}");
         assert_summary(&cell.requests_per_s, &what);
         assert!(cell.average_s > 0.0, "{what}");
+        let count = |n: Option<u64>| n.unwrap_or_else(|| panic!("{what}: threads counted"));
         let (start, live, peak, total) = (
-            cell.threads_at_start,
-            cell.threads_live,
-            cell.threads_peak,
-            cell.threads_total,
+            count(cell.threads_at_start),
+            count(cell.threads_live),
+            count(cell.threads_peak),
+            count(cell.threads_total),
         );
         assert!(start >= 1 && live >= 1, "{what}");
         assert!(

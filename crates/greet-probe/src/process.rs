@@ -27,6 +27,7 @@ const KEPT_LINES: usize = 200;
 #[derive(Debug, Clone)]
 pub struct Launch {
     program: PathBuf,
+    leading: Vec<String>,
     args: Vec<String>,
     envs: Vec<(String, String)>,
     cpus: Vec<usize>,
@@ -40,12 +41,20 @@ impl Launch {
     pub fn new(program: impl Into<PathBuf>) -> Self {
         Self {
             program: program.into(),
+            leading: Vec::new(),
             args: vec!["--port".into(), "0".into()],
             envs: vec![("RUST_LOG".into(), "info".into())],
             cpus: Vec::new(),
             nofile: None,
             timeout: Duration::from_secs(10),
         }
+    }
+
+    /// Arguments before `--port 0`: what a program needs to become the server, such as
+    /// `java -cp … Main`.
+    pub fn before<S: Into<String>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        self.leading.extend(args.into_iter().map(Into::into));
+        self
     }
 
     /// Adds arguments after `--port 0`.
@@ -92,6 +101,7 @@ impl Launch {
             None => Command::new(&self.program),
         };
         command
+            .args(&self.leading)
             .args(&self.args)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
@@ -348,7 +358,7 @@ mod tests {
             let dir = std::env::temp_dir().join(format!("greet-probe-{}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             for (name, body) in [
-                ("exits", "echo one >&2; echo \"$1 $2\" >&2; exit 3"),
+                ("exits", "echo $1 >&2; echo \"$2 $3\" >&2; exit 3"),
                 (
                     "listens",
                     "echo \"x listening addr=127.0.0.1:9\" >&2; exec sleep 30",
@@ -367,7 +377,11 @@ mod tests {
     #[test]
     fn a_program_that_never_listens_is_reported_with_its_last_words() {
         let bin = script("exits");
-        let err = Launch::new(&bin).start().err().expect("never listens");
+        let err = Launch::new(&bin)
+            .before(["one"])
+            .start()
+            .err()
+            .expect("never listens");
         let text = err.to_string();
         assert!(text.contains("exited during start-up"), "{text}");
         assert!(text.contains("one | --port 0"), "{text}");

@@ -88,7 +88,7 @@ pub fn one_line(err: &clap::Error) -> String {
     let mut line = String::new();
     for part in rendered
         .lines()
-        .take_while(|l| !l.starts_with("Usage:"))
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .map(str::trim)
         .filter(|l| !l.is_empty())
     {
@@ -148,6 +148,10 @@ mod tests {
             typo.contains("a similar argument exists: '--concurrency'"),
             "{typo}"
         );
-        assert!(!error(&["t", "--concurrency", "x", "u"]).contains('\n'));
+        let bad = error(&["t", "--concurrency", "x", "u"]);
+        assert!(
+            !bad.contains('\n') && !bad.contains("For more information"),
+            "{bad}"
+        );
     }
 }

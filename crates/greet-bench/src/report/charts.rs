@@ -203,7 +203,12 @@ fn soak_charts(soak: &Soak) -> Vec<(String, Chart)> {
         title: "Soak: peak live threads".into(),
         unit: "threads".into(),
         groups: labels,
-        series: series(&names, &groups, cell, |c: &&SoakCell| c.threads_peak as f64),
+        series: series(
+            &names,
+            &groups,
+            |n, g| cell(n, g).filter(|c| c.threads_peak.is_some()),
+            |c: &&SoakCell| c.threads_peak.unwrap_or(0) as f64,
+        ),
         whiskers: Vec::new(),
     };
     vec![

@@ -124,7 +124,9 @@ struct RunColumns {
 
 impl RunColumns {
     fn of(run: &Run) -> Self {
-        let Run { load: f, server: s } = run;
+        let Run {
+            load: f, server: s, ..
+        } = run;
         let Figures { errors, .. } = f;
         let Sampled {
             cpu_max_pct,

@@ -78,6 +78,11 @@ pub fn tables(results: &Results, section: Section) -> Vec<Table> {
     }
 }
 
+/// `-` where a count was not measured.
+fn count(value: Option<u64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
 /// `-` where a figure was not measured.
 pub(crate) fn opt(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.decimals$}"))
@@ -339,10 +344,10 @@ pub fn soak(soak: &Soak) -> Vec<Table> {
                 c.server.clone(),
                 c.endpoint.clone(),
                 c.concurrency.to_string(),
-                c.threads_at_start.to_string(),
-                c.threads_live.to_string(),
-                c.threads_peak.to_string(),
-                c.threads_total.to_string(),
+                count(c.threads_at_start),
+                count(c.threads_live),
+                count(c.threads_peak),
+                count(c.threads_total),
             ]
         })
         .collect();
@@ -530,6 +535,7 @@ mod tests {
                     ..Figures::default()
                 },
                 server: Sampled::default(),
+                engine: None,
             },
             runs: Vec::new(),
         };

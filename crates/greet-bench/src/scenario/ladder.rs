@@ -2,26 +2,25 @@
 //! each concurrency level (one request per fresh connection) while sampled, stopped.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
 use crate::bench::{server_args, Bench, Bound};
 use crate::compare::{self, Comparison, Figure};
 use crate::load::{self, Expect, Level as LoadLevel};
-use crate::plan::{self, package};
+use crate::plan::{self, is_peer, package, Contract};
 use crate::results::{self, LadderServer, Level, Mode, Results, Run};
 use crate::sample::{self, mib, Sampler};
-use crate::server::{self, Server};
+use crate::server::{self, Program, Server};
 
 /// Where a server comes from.
 #[derive(Debug, Clone)]
 enum Source {
-    /// A binary the harness starts.
-    Spawn(PathBuf),
+    /// A program the harness starts (or why it cannot: a JVM peer without a JDK).
+    Spawn(Result<Program, String>),
     /// An image the harness runs as a container.
     Container(String),
     /// A server already running at this base URL.
@@ -33,24 +32,42 @@ struct Entry {
     name: String,
     endpoint: String,
     source: Source,
+    /// How it is verified before load.
+    contract: Contract,
+    /// What a valid answer is.
+    expect: Expect,
 }
 
 /// The entries to run, binaries located.
 fn entries(bench: &Bench, plan: &plan::Ladder) -> Result<Vec<Entry>> {
-    if plan.servers.is_empty() && plan.targets.is_empty() {
+    if plan.servers.is_empty() && plan.foreign.targets.is_empty() {
         bail!("nothing to benchmark: --servers is empty and no --target was given");
     }
     if plan.docker {
         let mut images: Vec<String> = plan.servers.iter().map(|s| image(&s.short)).collect();
         images.dedup();
-        server::check_docker(&images)?;
+        server::check_docker(&images, plan.docker_network.as_deref())?;
     }
     let mut entries = Vec::new();
     for spec in &plan.servers {
         let source = if plan.docker {
             Source::Container(image(&spec.short))
+        } else if is_peer(&spec.short) {
+            // A peer that cannot run is skipped, with the reason: the run goes on.
+            Source::Spawn(
+                bench
+                    .binaries
+                    .locate(&spec.short)
+                    .map_err(|e| format!("{e:#}")),
+            )
         } else {
-            Source::Spawn(bench.binaries.locate(&spec.short)?)
+            Source::Spawn(Ok(bench.binaries.locate(&spec.short)?))
+        };
+        // The original's servers keep the Greetings API, not this workspace's whole contract.
+        let contract = if is_peer(&spec.short) {
+            Contract::Light
+        } else {
+            Contract::Full
         };
         let (name, endpoint) = match &spec.endpoint {
             Some(endpoint) => (
@@ -60,16 +77,20 @@ fn entries(bench: &Bench, plan: &plan::Ladder) -> Result<Vec<Entry>> {
             None => (package(&spec.short), plan.endpoint.clone()),
         };
         entries.push(Entry {
+            expect: Expect::for_target(&endpoint, &plan.foreign.expect),
             name,
             endpoint,
             source,
+            contract,
         });
     }
-    for target in &plan.targets {
+    for target in &plan.foreign.targets {
         entries.push(Entry {
             name: target.name.clone(),
             endpoint: plan.endpoint.clone(),
             source: Source::Target(target.url.clone()),
+            expect: Expect::for_target(&plan.endpoint, &plan.foreign.expect),
+            contract: plan.foreign.contract,
         });
     }
     Ok(entries)
@@ -146,17 +167,27 @@ async fn run_entry(
             let source = entry.source.clone();
             let args = args.to_vec();
             let cpus = bench.server_cpus.clone();
+            let network = plan.docker_network.clone();
             let server = tokio::task::spawn_blocking(move || match source {
-                Source::Container(image) => Server::start_container(&image, &args, &cpus),
-                Source::Spawn(bin) => Server::start(&bin, &args, &cpus),
+                Source::Container(image) => {
+                    Server::start_container(&image, &args, &cpus, network.as_deref())
+                }
+                Source::Spawn(Ok(program)) => Server::start(&program, &args, &cpus),
+                Source::Spawn(Err(why)) => Err(anyhow::Error::msg(why)),
                 Source::Target(_) => unreachable!("matched above"),
             })
             .await
             .context("start-up task failed")??;
             let startup = server.startup();
+            let idle = if server.visible() {
+                sample::read(server.pid()).map(|r| r.rss_kib)
+            } else {
+                server.engine().and_then(|e| e.latest()).map(|r| r.mem_kib)
+            };
             let record = current(results);
             record.startup_s = Some(startup.as_secs_f64());
-            record.idle_rss_mib = sample::read(server.pid()).map(|r| mib(r.rss_kib));
+            record.idle_rss_mib = idle.map(mib);
+            record.addr = Some(server.addr().to_string());
             say(format!(
                 "started in {:.1} ms (pid {})",
                 startup.as_secs_f64() * 1000.0,
@@ -168,10 +199,18 @@ async fn run_entry(
             let addr = greet_conformance::resolve(url)
                 .await
                 .map_err(anyhow::Error::msg)?;
+            current(results).addr = Some(addr.to_string());
             (addr, url.clone(), None)
         }
     };
-    bench.check(&entry.name, &base_url).await?;
+    match entry.contract {
+        Contract::Light => {
+            bench
+                .light_check(&entry.name, addr, &entry.endpoint, &entry.expect)
+                .await?
+        }
+        Contract::Full => bench.check(&entry.name, &base_url).await?,
+    }
 
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
@@ -225,12 +264,18 @@ async fn measure(
     let level = LoadLevel {
         addr,
         target: entry.endpoint.clone(),
-        expect: Expect::for_target(&entry.endpoint),
+        expect: entry.expect.clone(),
         concurrency,
         requests: concurrency,
         timeout: bench.timeout(),
     };
-    let sampler = server.map(|s| Sampler::start(s.pid()));
+    // /proc where the server's process is this host's; the engine's stats for a container,
+    // beside /proc's figures, or instead of them for a container on another host.
+    let sampler = server
+        .filter(|s| s.visible())
+        .map(|s| Sampler::start(s.pid()));
+    let engine = server.and_then(Server::engine);
+    let from = Instant::now();
     let done = Arc::new(AtomicUsize::new(0));
     let bar = bench.progress(
         format!("{} c={}", entry.name, level.concurrency),
@@ -239,9 +284,30 @@ async fn measure(
     );
     let tally = load::fresh(&level, done).await;
     bar.finish();
-    Run {
-        load: tally.figures(),
-        server: sampler.map(|s| s.stop().sampled()).unwrap_or_default(),
+    let proc = sampler.map(|s| s.stop().sampled());
+    let engine = match engine {
+        Some(stats) => {
+            let to = Instant::now();
+            // The engine reads about once a second: the reading after the load covers its end.
+            let deadline = to + Duration::from_millis(2500);
+            while !stats.has_after(to) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Some(stats.window(from, to))
+        }
+        None => None,
+    };
+    match proc {
+        Some(proc) => Run {
+            load: tally.figures(),
+            server: proc,
+            engine,
+        },
+        None => Run {
+            load: tally.figures(),
+            server: engine.unwrap_or_default(),
+            engine: None,
+        },
     }
 }
 

@@ -4,10 +4,10 @@
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench};
+use crate::bench::{server_args, Bench, Subject};
 use crate::compare::{self, Figure};
 use crate::load::{Expect, Sessions, Stop};
-use crate::plan::{self, package};
+use crate::plan;
 use crate::results::{throughputs, LoopServer, LoopShape, Loops, Repeated, Results};
 
 /// Runs loops into `results.loops`; false when a server failed.
@@ -29,9 +29,9 @@ pub async fn run(bench: &Bench, plan: &plan::Loops, results: &mut Results) -> Re
         failures: Vec::new(),
     });
     let mut all_ok = true;
-    for short in &plan.servers {
-        let name = package(short);
-        let outcome = run_server(bench, plan, workers, short, &name, results).await;
+    for subject in Subject::all(&plan.servers, &plan.foreign) {
+        let name = subject.name();
+        let outcome = run_subject(bench, plan, workers, &subject, &name, results).await;
         let loops = section(results);
         if let Err(err) = outcome {
             loops
@@ -56,30 +56,31 @@ fn section(results: &mut Results) -> &mut Loops {
     results.loops.as_mut().expect("set when loops start")
 }
 
-async fn run_server(
+async fn run_subject(
     bench: &Bench,
     plan: &plan::Loops,
     workers: usize,
-    short: &str,
+    subject: &Subject,
     name: &str,
     results: &mut Results,
 ) -> Result<()> {
     let args = server_args(plan.delay_ms, workers, plan::BLOCKING_THREADS);
-    let mut server = bench.start(short, args).await?;
-    bench.check(name, &server.base_url()).await?;
     let target = greet_core::paths::GREETINGS;
+    let mut up = bench
+        .bring_up(subject, &args, &plan.foreign, target)
+        .await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
         let sessions = Sessions {
-            addr: server.addr(),
+            addr: up.addr,
             target: target.to_owned(),
-            expect: Expect::for_target(target),
+            expect: Expect::for_target(target, &plan.foreign.expect),
             users,
             stop: Stop::Each(loops),
             timeout: bench.timeout(),
         };
         for repeat in 1..=plan.repeats {
             let label = format!("{name} {users}x{loops} #{repeat}");
-            let (run, _) = bench.keep_alive(&server, &sessions, label).await;
+            let (run, _) = bench.keep_alive(&up, &sessions, label).await;
             bench.say(
                 name,
                 &format!(
@@ -98,9 +99,9 @@ async fn run_server(
             record.runs.push(run);
             record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
             bench.save(results)?;
-            bench.ensure_alive(&mut server)?;
+            up.ensure_alive()?;
             super::settle().await;
         }
     }
-    bench.stop(server).await
+    bench.release(up).await
 }

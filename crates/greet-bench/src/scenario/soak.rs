@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench};
+use crate::bench::{server_args, Bench, Subject};
 use crate::compare::{self, Comparison, Figure};
 use crate::load::{Expect, Sessions, Stop};
-use crate::plan::{self, package, SoakBound};
+use crate::plan::{self, SoakBound};
 use crate::results::{throughputs, Repeated, Results, Soak, SoakCell};
 use crate::sample;
 use crate::stats::{distinct, max_of};
@@ -35,11 +35,11 @@ pub async fn run(bench: &Bench, plan: &plan::Soak, results: &mut Results) -> Res
     });
     let args = server_args(plan.delay_ms, workers, plan.blocking_threads);
     let mut all_ok = true;
-    for short in &plan.servers {
-        let name = package(short);
+    for subject in Subject::all(&plan.servers, &plan.foreign) {
+        let name = subject.name();
         for (i, endpoint) in plan.endpoints.iter().enumerate() {
             let one = Endpoint {
-                short,
+                subject: &subject,
                 name: &name,
                 endpoint,
                 check: i == 0,
@@ -62,7 +62,7 @@ fn section(results: &mut Results) -> &mut Soak {
 }
 
 struct Endpoint<'a> {
-    short: &'a str,
+    subject: &'a Subject,
     name: &'a str,
     endpoint: &'a str,
     check: bool,
@@ -75,22 +75,47 @@ async fn run_endpoint(
     args: &[String],
     results: &mut Results,
 ) -> Result<()> {
-    let mut server = bench.start(one.short, args.to_vec()).await?;
-    let pid = server.pid();
-    let threads_at_start = sample::read(pid).map_or(0, |r| r.threads);
-    let mut seen: BTreeSet<u32> = greet_probe::procfs::tasks(pid).into_iter().collect();
-    if one.check {
-        bench.check(one.name, &server.base_url()).await?;
-    }
+    // The endpoint after the first is checked on a server of the workspace by the contract
+    // already passed; a target, which is not restarted, is checked once.
+    let foreign = plan::Foreign {
+        contract: if one.check {
+            plan.foreign.contract
+        } else {
+            plan::Contract::Light
+        },
+        ..plan.foreign.clone()
+    };
+    let mut up = match one.subject {
+        // A peer keeps only the light check, of each endpoint.
+        Subject::Server(short) if !one.check && !crate::plan::is_peer(short) => {
+            let server = bench.start(short, args.to_vec()).await?;
+            crate::bench::Up {
+                addr: server.addr(),
+                server: Some(server),
+            }
+        }
+        subject => {
+            bench
+                .bring_up(subject, args, &foreign, one.endpoint)
+                .await?
+        }
+    };
+    let pid = up.pid();
+    let threads_at_start = pid.and_then(sample::read).map(|r| r.threads);
+    let mut seen: BTreeSet<u32> = pid
+        .map(greet_probe::procfs::tasks)
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
     let stop = match plan.bound {
         SoakBound::Duration(d) => Stop::After(d),
         SoakBound::Requests(n) => Stop::Total(n),
     };
     for &concurrency in &plan.levels {
         let sessions = Sessions {
-            addr: server.addr(),
+            addr: up.addr,
             target: one.endpoint.to_owned(),
-            expect: Expect::for_target(one.endpoint),
+            expect: Expect::for_target(one.endpoint, &plan.foreign.expect),
             users: concurrency,
             stop,
             timeout: bench.timeout(),
@@ -104,7 +129,7 @@ async fn run_endpoint(
         };
         for repeat in 1..=plan.repeats {
             let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
-            let (run, maxima) = bench.keep_alive(&server, &sessions, label).await;
+            let (run, maxima) = bench.keep_alive(&up, &sessions, label).await;
             bench.say(
                 one.name,
                 &format!(
@@ -112,13 +137,17 @@ async fn run_endpoint(
                     one.endpoint,
                     run.load.requests_per_s,
                     run.load.success_rate,
-                    maxima.threads_last.unwrap_or(0)
+                    maxima
+                        .threads_last
+                        .map_or("-".to_owned(), |t| t.to_string())
                 ),
             );
-            seen.extend(&maxima.thread_ids);
-            cell.threads_live = maxima.threads_last.unwrap_or(0);
-            cell.threads_peak = cell.threads_peak.max(maxima.threads.unwrap_or(0));
-            cell.threads_total = seen.len() as u64;
+            if pid.is_some() {
+                seen.extend(&maxima.thread_ids);
+                cell.threads_live = maxima.threads_last;
+                cell.threads_peak = cell.threads_peak.max(maxima.threads);
+                cell.threads_total = Some(seen.len() as u64);
+            }
             cell.cpu_max_pct = max_of(cell.cpu_max_pct, run.server.cpu_max_pct);
             cell.rss_max_mib = max_of(cell.rss_max_mib, run.server.rss_max_mib);
             cell.runs.push(run);
@@ -128,13 +157,13 @@ async fn run_endpoint(
             cell.requests_per_s = r.requests_per_s;
             cell.average_s = r.average_s;
             cell.cpu_avg_pct = r.cpu_avg_pct;
-            bench.ensure_alive(&mut server)?;
+            up.ensure_alive()?;
             super::settle().await;
         }
         section(results).cells.push(cell);
         bench.save(results)?;
     }
-    bench.stop(server).await
+    bench.release(up).await
 }
 
 /// Every pair of servers at each endpoint and concurrency.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench};
+use crate::bench::{server_args, Bench, Up};
 use crate::compare::{Comparison, Figure};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, BLOCKING_THREADS};
@@ -135,17 +135,27 @@ async fn run_endpoint(
     for repeat in 1..=plan.repeats {
         for (i, setting) in plan.settings.iter().enumerate() {
             let blocking = setting.blocking_threads.unwrap_or(BLOCKING_THREADS);
-            let mut server = bench
+            let server = bench
                 .start(plan.short, server_args(0, setting.workers, blocking))
                 .await?;
-            if !*checked {
+            if crate::plan::is_peer(plan.short) {
+                // The original's servers keep the Greetings API, not the whole contract.
+                let expect = Expect::for_target(plan.endpoint, &plan::Expect::Greeting);
+                bench
+                    .light_check(plan.name, server.addr(), plan.endpoint, &expect)
+                    .await?;
+            } else if !*checked {
                 bench.check(plan.name, &server.base_url()).await?;
                 *checked = true;
             }
-            let sessions = |stop| Sessions {
+            let mut up = Up {
                 addr: server.addr(),
+                server: Some(server),
+            };
+            let sessions = |stop| Sessions {
+                addr: up.addr,
                 target: plan.endpoint.to_owned(),
-                expect: Expect::for_target(plan.endpoint),
+                expect: Expect::for_target(plan.endpoint, &plan::Expect::Greeting),
                 users: plan.concurrency,
                 stop,
                 timeout: bench.timeout(),
@@ -157,14 +167,13 @@ async fn run_endpoint(
             if !plan.warmup.is_zero() {
                 let warm = sessions(Stop::After(plan.warmup));
                 bench
-                    .keep_alive(&server, &warm, format!("{label} warm-up"))
+                    .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
             }
-            let (run, _) = bench
-                .keep_alive(&server, &sessions(Stop::After(plan.duration)), label)
-                .await;
-            bench.ensure_alive(&mut server)?;
-            bench.stop(server).await?;
+            let measured = sessions(Stop::After(plan.duration));
+            let (run, _) = bench.keep_alive(&up, &measured, label).await;
+            up.ensure_alive()?;
+            bench.release(up).await?;
             let cell = &mut section(results).cells[first + i];
             cell.runs.push(run);
             let r = Repeated::of(&cell.runs);

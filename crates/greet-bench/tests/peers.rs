@@ -1,0 +1,95 @@
+//! The original experiment's servers, embedded Tomcat 10 and Jetty 9 (`peers/jvm`), in the same
+//! ladder as the workspace's: compiled with the machine's JDK, started, pinned, timed, sampled
+//! and stopped alike; skipped in one line where there is no JDK.
+
+mod common;
+
+use std::process::Command;
+
+use common::{bin_dir_args, out_dir, results, BENCH};
+use greet_bench::jvm::{which, PACKAGES};
+
+#[test]
+fn the_jvm_peers_run_in_the_same_ladder() {
+    assert!(
+        which("javac").is_some(),
+        "the JVM peers need a JDK and Debian's jars: apt-get install -y {PACKAGES}"
+    );
+    let out = out_dir("peers");
+    let output = Command::new(BENCH)
+        .args([
+            "--quiet",
+            "--servers",
+            "hyper,tomcat,jetty",
+            "--concurrency",
+            "10,50",
+        ])
+        .args(["--delay-ms", "50", "--out", out.to_str().expect("utf-8")])
+        .args(bin_dir_args())
+        .output()
+        .expect("greet-bench runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
+    let names: Vec<_> = ladder.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["greet-hyper", "greet-tomcat", "greet-jetty"]);
+    for server in &ladder.servers {
+        let name = &server.name;
+        assert!(server.startup_s.is_some_and(|s| s > 0.0), "{name}");
+        assert!(server.rss_max_mib.is_some_and(|m| m > 0.0), "{name}");
+        for level in &server.levels {
+            let f = &level.run.load;
+            assert_eq!(f.success_rate, 100.0, "{name}: {f:?}");
+            assert!(f.fastest_s >= 0.050, "{name}: the delay is kept: {f:?}");
+        }
+    }
+    // A thread per request in flight, up to the pool: the JVM servers hold far more threads
+    // than the async server's runtime.
+    let threads = |i: usize| ladder.servers[i].threads_max.expect("threads");
+    assert!(
+        threads(1) > 2 * threads(0) && threads(2) > 2 * threads(0),
+        "{ladder:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn without_a_jdk_the_peers_are_skipped_in_one_line_and_the_run_goes_on() {
+    let out = out_dir("no-jdk");
+    let empty = out.join("empty-path");
+    std::fs::create_dir_all(&empty).expect("dir");
+    let mut args = bin_dir_args();
+    if args.is_empty() {
+        // Without the debug servers beside it the harness would build: point it at release.
+        args = vec![
+            "--bin-dir".into(),
+            std::path::Path::new(BENCH)
+                .parent()
+                .and_then(|d| d.parent())
+                .expect("target")
+                .join("release")
+                .display()
+                .to_string(),
+        ];
+    }
+    let output = Command::new(BENCH)
+        .args(["--quiet", "--servers", "hyper,tomcat", "--concurrency", "5"])
+        .args(["--delay-ms", "0", "--out", out.to_str().expect("utf-8")])
+        .args(args)
+        .env("PATH", &empty)
+        .output()
+        .expect("greet-bench runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("greet-tomcat") && stderr.contains("apt-get install -y"),
+        "{stderr}"
+    );
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.servers[0].levels[0].run.load.success_rate, 100.0);
+    assert_eq!(ladder.failures.len(), 1);
+    assert!(ladder.failures[0].error.starts_with("skipped: no JDK"));
+    let _ = std::fs::remove_dir_all(&out);
+}
