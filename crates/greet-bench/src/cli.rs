@@ -9,8 +9,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::plan::{
-    self, Bins, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Scenario, ServerSpec, Soak,
-    SoakBound, Sweep, Target,
+    self, Bins, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Rate, Rates, Scenario,
+    ServerSpec, Soak, SoakBound, Sweep, Target,
 };
 use crate::run::{self, Verdict};
 
@@ -21,6 +21,7 @@ Examples:
   greet-bench --servers axum,axum:/greetings/blocking   async against a 200-thread pool
   greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
   greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
+  greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
   greet-bench loops --help                      a scenario's own flags
   greet-bench check http://127.0.0.1:8081       verify a running server against the contract";
 
@@ -43,7 +44,9 @@ pub struct Cli {
 }
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 7] = ["ladder", "loops", "soak", "sweep", "all", "check", "help"];
+const SUBCOMMANDS: [&str; 8] = [
+    "ladder", "loops", "soak", "sweep", "rate", "all", "check", "help",
+];
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -60,7 +63,12 @@ enum Command {
     /// over a grid of --workers and, on the blocking endpoint, --blocking-threads; the best
     /// setting per server and its gain over the default
     Sweep(SweepArgs),
-    /// Every scenario (ladder, loops, soak, sweep) with its defaults, in one run and one report
+    /// Open-loop load: after a closed-loop probe for each server's capacity, levels at fixed
+    /// request rates (fractions of that capacity, or --rates), each request on a schedule and
+    /// its latency counted from its intended send time (no coordinated omission)
+    Rate(RateArgs),
+    /// Every scenario (ladder, loops, soak, sweep, rate) with its defaults, in one run and one
+    /// report
     All(AllArgs),
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
@@ -483,6 +491,115 @@ impl SweepArgs {
     }
 }
 
+/// The settings of a rate run.
+#[derive(Debug, Clone, Args)]
+struct RateArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded, one after another on each server", greet_core::paths::GREETINGS))]
+    endpoints: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_fraction,
+          help = help("Levels as percentages of each server's capacity (its closed-loop probe)",
+                      percents(&Rate::FRACTIONS), percents(&Rate::QUICK_FRACTIONS)))]
+    of_capacity: Option<Vec<f64>>,
+
+    /// Levels as requests a second, the same for every server, e.g. 5k,20k,50000 (instead of
+    /// --of-capacity)
+    #[arg(long, value_delimiter = ',', value_parser = parse_rate, conflicts_with = "of_capacity")]
+    rates: Option<Vec<f64>>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long each level runs", format!("{}s", Rate::DURATION.as_secs()), millis(Rate::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long the closed-loop probe for the capacity runs",
+                      format!("{}s", Rate::PROBE.as_secs()), millis(Rate::QUICK_PROBE)))]
+    probe: Option<Duration>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections, each carrying one request at a time",
+                      Rate::CONNECTIONS, Rate::QUICK_CONNECTIONS))]
+    connections: Option<usize>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each level; 4 or more can tell servers apart on p99", 1))]
+    repeats: Option<usize>,
+
+    #[arg(long, help = help1("--delay-ms passed to the servers", 0))]
+    delay_ms: Option<u64>,
+
+    /// --workers passed to the servers [default: the CPUs each server is pinned to]
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl RateArgs {
+    fn plan(self) -> (Common, Rate) {
+        let mut plan = Rate::defaults(self.quick);
+        plan.foreign = self.foreign.plan();
+        own_servers(&mut plan.servers, self.servers, &plan.foreign);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.rates, self.of_capacity.map(Rates::OfCapacity));
+        set(&mut plan.rates, self.rates.map(Rates::Fixed));
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.probe, self.probe);
+        set(&mut plan.connections, self.connections);
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        (self.common.plan(), plan)
+    }
+}
+
+fn percents(fractions: &[f64]) -> String {
+    fractions
+        .iter()
+        .map(|f| format!("{:.0}", f * 100.0))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `50` (percent) → 0.5; 1 to 1000 percent.
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (1.0..=1000.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!("{text:?} is not a percentage from 1 to 1000")),
+    }
+}
+
+/// `5000`, `5k`, `1.5k`, `2m` (millions): requests a second, above zero.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix(['m', 'M']) {
+        (n, 1e6)
+    } else {
+        (t, 1.0)
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * scale >= 1.0 && v * scale <= 1e7 => Ok(v * scale),
+        _ => Err(format!(
+            "{text:?} is not a rate (requests a second from 1 to 10m, e.g. 5000, 20k)"
+        )),
+    }
+}
+
 /// The settings of `all`.
 #[derive(Debug, Clone, Args)]
 struct AllArgs {
@@ -532,6 +649,10 @@ impl Cli {
             Some(Command::Sweep(args)) => {
                 let (common, plan) = args.plan();
                 one((common, Scenario::Sweep(plan)))
+            }
+            Some(Command::Rate(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Rate(plan)))
             }
             Some(Command::All(args)) => Plan::all(args.common.plan(), args.quick, args.servers),
             Some(Command::Check { urls }) => return Action::Check(urls),
@@ -668,7 +789,7 @@ pub fn main() -> ExitCode {
         if !first.starts_with('-') && !SUBCOMMANDS.contains(&first.as_str()) {
             eprintln!(
                 "greet-bench: error: unknown scenario {first:?}: the scenarios are ladder (the \
-                 default), loops, soak, sweep and all (see --help)"
+                 default), loops, soak, sweep, rate and all (see --help)"
             );
             return ExitCode::from(2);
         }
@@ -760,6 +881,18 @@ mod tests {
             only(plan(&["sweep"])),
             Scenario::Sweep(Sweep::defaults(false))
         );
+        assert_eq!(
+            only(plan(&["rate", "--quick"])),
+            Scenario::Rate(Rate::defaults(true))
+        );
+        let Scenario::Rate(rate) = only(plan(&["rate", "--rates", "5k,2.5k,300"])) else {
+            panic!("not rate")
+        };
+        assert_eq!(rate.rates, Rates::Fixed(vec![5000.0, 2500.0, 300.0]));
+        let Scenario::Rate(rate) = only(plan(&["rate", "--of-capacity", "50,90%"])) else {
+            panic!("not rate")
+        };
+        assert_eq!(rate.rates, Rates::OfCapacity(vec![0.5, 0.9]));
         assert_eq!(
             plan(&["all", "--quick"]),
             Plan::all(Common::default(), true, None)

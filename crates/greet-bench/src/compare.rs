@@ -54,6 +54,10 @@ pub enum Figure {
     RequestsPerS,
     /// The ladder's first-connect-to-last-response time of a level (lower is better).
     TotalS,
+    /// An open-loop level's corrected 99th-percentile latency (lower is better).
+    P99Ms,
+    /// An open-loop level's achieved rate (higher is better).
+    AchievedRps,
 }
 
 impl Figure {
@@ -62,6 +66,8 @@ impl Figure {
         match self {
             Self::RequestsPerS => "throughput",
             Self::TotalS => "total time",
+            Self::P99Ms => "p99",
+            Self::AchievedRps => "achieved rate",
         }
     }
 }

@@ -87,6 +87,12 @@ fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds")
 }
 
+/// The quantiles of a latency spectrum (HdrHistogram's percentile distribution, by nines);
+/// the maximum follows them.
+pub const SPECTRUM: [f64; 10] = [
+    0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999,
+];
+
 /// Latencies (µs) kept as a list until there are more than this many, then in a histogram.
 const FEW: usize = 4096;
 
@@ -137,7 +143,7 @@ impl Latencies {
     }
 
     /// The latencies at quantiles `qs`, µs, as a histogram reads them.
-    fn quantiles(&self, qs: [f64; 4]) -> [u64; 4] {
+    fn quantiles<const N: usize>(&self, qs: [f64; N]) -> [u64; N] {
         let mut all = self.clone();
         all.spill();
         match all {
@@ -223,6 +229,24 @@ impl Tally {
         self.connect_max = self.connect_max.max(other.connect_max);
     }
 
+    /// The valid responses' latencies at the quantiles of [`SPECTRUM`], milliseconds, the
+    /// slowest last (empty when none was valid).
+    pub fn spectrum_ms(&self) -> Vec<f64> {
+        if self.ok == 0 {
+            return Vec::new();
+        }
+        // A histogram reads a bucket's highest value: never above the exact maximum.
+        let max = self.slowest.as_secs_f64() * 1000.0;
+        let mut out: Vec<f64> = self
+            .latency
+            .quantiles(SPECTRUM)
+            .iter()
+            .map(|&us| (us as f64 / 1000.0).min(max))
+            .collect();
+        out.push(max);
+        out
+    }
+
     /// Requests counted, valid or not.
     pub fn requests(&self) -> u64 {
         self.ok + self.errors.values().sum::<u64>()
@@ -232,14 +256,16 @@ impl Tally {
     pub fn figures(&self) -> Figures {
         let ok = self.ok;
         let total_s = self.elapsed.as_secs_f64();
+        let when_ok = |d: Duration| if ok == 0 { 0.0 } else { d.as_secs_f64() };
+        let max_ms = when_ok(self.slowest) * 1000.0;
         let [p50, p90, p99, p999] = if ok == 0 {
             [0.0; 4]
         } else {
+            // A histogram reads a bucket's highest value: never above the exact maximum.
             self.latency
                 .quantiles([0.50, 0.90, 0.99, 0.999])
-                .map(|us| us as f64 / 1000.0)
+                .map(|us| (us as f64 / 1000.0).min(max_ms))
         };
-        let when_ok = |d: Duration| if ok == 0 { 0.0 } else { d.as_secs_f64() };
         Figures {
             requests: self.requests(),
             success_rate: percent(ok, self.requests()),
@@ -516,6 +542,206 @@ async fn read(
     }
     expect.check(res)?;
     Ok(res.keep_alive())
+}
+
+/// Open-loop load: `rate` requests a second on a fixed schedule for `duration`, over
+/// `connections` keep-alive connections (wrk2's `-R`, oha's `-q --latency-correction`).
+#[derive(Debug, Clone)]
+pub struct Paced {
+    /// The server.
+    pub addr: SocketAddr,
+    /// Path and query to GET.
+    pub target: String,
+    /// What a valid response is.
+    pub expect: Expect,
+    /// Requests a second, the schedule's.
+    pub rate: f64,
+    /// How long the schedule runs.
+    pub duration: Duration,
+    /// Keep-alive connections, each carrying one request at a time.
+    pub connections: usize,
+    /// Per-request limit, from its send.
+    pub timeout: Duration,
+}
+
+/// A request sent this long after its intended time counts as late: the client could not
+/// send it on time (every connection busy, or the client itself behind).
+pub const LATE: Duration = Duration::from_millis(1);
+
+/// The schedule's shortest sleep: past 10,000 requests a second they are sent in batches.
+const SLEEP_AT_LEAST: Duration = Duration::from_micros(100);
+
+/// What an open-loop load did.
+#[derive(Debug, Clone, Default)]
+pub struct PacedTally {
+    /// Every request's outcome, latency counted from its *intended* send time: the corrected
+    /// latency, stalls included (no coordinated omission).
+    pub corrected: Tally,
+    /// The valid responses' service time, counted from the actual send: what a closed-loop
+    /// tool would report.
+    pub service: Tally,
+    /// How late each request was sent, intended → actual.
+    pub lag: Tally,
+    /// Requests sent [`LATE`] or later.
+    pub late: u64,
+    /// Most connections busy at once.
+    pub busy_max: usize,
+    /// The first intended send to the last answer.
+    pub span: Duration,
+}
+
+impl PacedTally {
+    /// Adds another load's requests (repeats of one level).
+    pub fn merge(&mut self, other: &PacedTally) {
+        self.corrected.merge(&other.corrected);
+        self.service.merge(&other.service);
+        self.lag.merge(&other.lag);
+        self.late += other.late;
+        self.busy_max = self.busy_max.max(other.busy_max);
+        self.span += other.span;
+        self.corrected.elapsed += other.corrected.elapsed;
+    }
+
+    /// Requests answered (or failed) per second of the load: what the server let through.
+    pub fn achieved_rate(&self) -> f64 {
+        rate(self.corrected.requests(), self.span.as_secs_f64())
+    }
+}
+
+/// Runs open-loop load as `paced` says; `done` is bumped after each request.
+///
+/// A thread of its own keeps the schedule: it hands each request's intended time to whichever
+/// connection is free, sleeping between sends with the kernel's timer slack set to 1 µs
+/// (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
+/// millisecond — the error both anchors carry into every corrected latency). A request that
+/// finds no free connection waits for one and is sent late, counted; none is dropped.
+pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
+    let total = (paced.rate * paced.duration.as_secs_f64()).round().max(1.0) as u64;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    let rx = Arc::new(tokio::sync::Mutex::new(rx));
+    let busy = Arc::new(AtomicUsize::new(0));
+    let busy_max = Arc::new(AtomicUsize::new(0));
+    let request = request(paced.addr, &paced.target);
+    let start = Instant::now() + Duration::from_millis(5);
+    let interval = Duration::from_secs_f64(1.0 / paced.rate);
+    let schedule = std::thread::spawn(move || {
+        let _ = nix::sys::prctl::set_timerslack(1);
+        for i in 0..total {
+            let due = start + interval.mul_f64(i as f64);
+            let now = Instant::now();
+            if due > now {
+                // A sleep (and the wake-up it ends in) costs the load generator's core more
+                // than a request does: under SLEEP_AT_LEAST apart, requests go out in batches,
+                // each still timed from its own intended instant.
+                std::thread::sleep((due - now).max(SLEEP_AT_LEAST));
+            }
+            if tx.send(due).is_err() {
+                return;
+            }
+        }
+    });
+    let workers: Vec<_> = (0..paced.connections.max(1))
+        .map(|_| {
+            let (rx, busy, busy_max, done, request) = (
+                Arc::clone(&rx),
+                Arc::clone(&busy),
+                Arc::clone(&busy_max),
+                Arc::clone(&done),
+                Arc::clone(&request),
+            );
+            let paced = paced.clone();
+            tokio::spawn(async move {
+                let mut tally = PacedTally::default();
+                let mut conn: Option<TcpStream> = None;
+                let (mut buf, mut res) = (Vec::with_capacity(512), Response::new());
+                loop {
+                    let intended = match rx.lock().await.recv().await {
+                        Some(intended) => intended,
+                        None => break,
+                    };
+                    let now = busy.fetch_add(1, Ordering::Relaxed) + 1;
+                    busy_max.fetch_max(now, Ordering::Relaxed);
+                    let sent = Instant::now();
+                    let lag = sent.saturating_duration_since(intended);
+                    tally.lag.push(Outcome::Ok {
+                        latency: lag,
+                        connect: None,
+                    });
+                    if lag >= LATE {
+                        tally.late += 1;
+                    }
+                    let mut connect = None;
+                    let attempt = caught(async {
+                        let exchange = async {
+                            if conn.is_none() {
+                                let stream = TcpStream::connect(paced.addr)
+                                    .await
+                                    .map_err(|_| ErrorKind::Connect)?;
+                                let _ = stream.set_nodelay(true);
+                                connect = Some(sent.elapsed());
+                                conn = Some(stream);
+                            }
+                            let Some(stream) = conn.as_mut() else {
+                                return Err(ErrorKind::Connect);
+                            };
+                            stream
+                                .write_all(&request)
+                                .await
+                                .map_err(|_| ErrorKind::Io)?;
+                            buf.clear();
+                            read(stream, &mut buf, &mut res, &paced.expect).await
+                        };
+                        let result = match tokio::time::timeout(paced.timeout, exchange).await {
+                            Ok(result) => result,
+                            Err(_) => Err(ErrorKind::Timeout),
+                        };
+                        match result {
+                            Ok(keep) => {
+                                if !keep {
+                                    conn = None;
+                                }
+                                Outcome::Ok {
+                                    latency: intended.elapsed(),
+                                    connect,
+                                }
+                            }
+                            Err(kind) => {
+                                conn = None;
+                                Outcome::Failed { kind, connect }
+                            }
+                        }
+                    })
+                    .await;
+                    if matches!(attempt, Outcome::Ok { .. }) {
+                        tally.service.push(Outcome::Ok {
+                            latency: sent.elapsed(),
+                            connect: None,
+                        });
+                    }
+                    tally.corrected.push(attempt);
+                    busy.fetch_sub(1, Ordering::Relaxed);
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                tally
+            })
+        })
+        .collect();
+    let mut tally = PacedTally::default();
+    for worker in workers {
+        match worker.await {
+            Ok(part) => tally.merge(&part),
+            Err(_) => tally.corrected.push(Outcome::Failed {
+                kind: ErrorKind::Panic,
+                connect: None,
+            }),
+        }
+    }
+    let _ = schedule.join();
+    tally.span = start.elapsed();
+    tally.corrected.elapsed = tally.span;
+    tally.service.elapsed = tally.span;
+    tally.busy_max = busy_max.load(Ordering::Relaxed);
+    tally
 }
 
 /// When the virtual users of [`sessions`] stop.

@@ -18,6 +18,9 @@ use crate::results::{Cpus, Meta, Results};
 use crate::scenario;
 use crate::server::{split_cpus, Binaries};
 
+/// Scheduler ticks between looks at the runtime's global queue (tokio's default: 61).
+const GLOBAL_QUEUE_INTERVAL: u32 = 4;
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -69,6 +72,10 @@ pub fn run(plan: Plan) -> Result<Verdict> {
     let mut results = Results::new(meta(&bench, &scenarios));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(load_threads.max(1))
+        // The open-loop schedule is kept by a thread of its own, whose hand-offs land in the
+        // runtime's global queue: polled every 61 ticks by default, a busy runtime would send
+        // a request scheduled now up to a millisecond late.
+        .global_queue_interval(GLOBAL_QUEUE_INTERVAL)
         .enable_all()
         .build()?;
     runtime.block_on(async {
@@ -92,6 +99,7 @@ async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -
             Scenario::Loops(plan) => scenario::loops::run(bench, plan, results).await?,
             Scenario::Soak(plan) => scenario::soak::run(bench, plan, results).await?,
             Scenario::Sweep(plan) => scenario::sweep::run(bench, plan, results).await?,
+            Scenario::Rate(plan) => scenario::rate::run(bench, plan, results).await?,
         };
         all_ok &= ok;
         bench.save(results)?;

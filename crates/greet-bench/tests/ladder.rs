@@ -139,7 +139,14 @@ fn small_ladder_against_the_three_servers() {
     let resources = std::fs::read_to_string(out.join("resources.csv")).expect("resources.csv");
     assert_eq!(resources.lines().count(), 1 + 3);
 
-    for chart in ["response-time.svg", "startup.svg", "memory.svg", "cpu.svg"] {
+    for chart in [
+        "above-delay.svg",
+        "p99-above-delay.svg",
+        "connect.svg",
+        "startup.svg",
+        "memory.svg",
+        "cpu.svg",
+    ] {
         let svg = std::fs::read_to_string(out.join(chart)).expect(chart);
         assert!(
             svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
@@ -153,7 +160,7 @@ fn small_ladder_against_the_three_servers() {
     }
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
-    assert_eq!(html.matches("<svg ").count(), 4, "charts inline");
+    assert_eq!(html.matches("<svg ").count(), 6, "charts inline");
     assert_eq!(
         html.matches("<table>").count(),
         3,

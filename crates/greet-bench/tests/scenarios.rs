@@ -212,13 +212,133 @@ fn sweep_quick_finds_a_best_setting_per_server_and_endpoint() {
 #[test]
 fn all_quick_runs_every_scenario_into_one_report() {
     let (stdout, results, html) = scenario("all", &["all", "--servers", "hyper"]);
-    assert_eq!(results.meta.scenarios, ["ladder", "loops", "soak", "sweep"]);
+    assert_eq!(
+        results.meta.scenarios,
+        ["ladder", "loops", "soak", "sweep", "rate"]
+    );
     let ladder = results.ladder.expect("ladder");
     assert_eq!(ladder.servers[0].name, "greet-hyper");
     assert_eq!(ladder.servers[0].levels.len(), 2);
     assert!(results.loops.is_some() && results.soak.is_some() && results.sweep.is_some());
-    for id in ["ladder", "loops", "soak", "sweep"] {
+    assert!(results.rate.is_some());
+    for id in ["ladder", "loops", "soak", "sweep", "rate"] {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));
+}
+
+#[test]
+fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
+    let (stdout, results, html) = scenario("rate", &["rate"]);
+    let rate = results.rate.expect("rate");
+    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    assert_eq!(rate.servers.len(), 3);
+    for server in &rate.servers {
+        let what = &server.server;
+        assert!(server.capacity_rps > 0.0, "{what}");
+        assert!(server.probe_client_cpu_pct > 0.0, "{what}");
+        let labels: Vec<_> = server.levels.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["25%", "75%", "110%"], "{what}");
+        for level in &server.levels {
+            let expected = server.capacity_rps
+                * level.label.trim_end_matches('%').parse::<f64>().unwrap()
+                / 100.0;
+            assert!(
+                (level.target_rps - expected).abs() < 1e-6,
+                "{what}: {level:?}"
+            );
+            if level.refused.is_some() {
+                continue;
+            }
+            assert!(
+                level.requests > 0 && level.achieved_rps > 0.0,
+                "{what}: {level:?}"
+            );
+            assert_eq!(
+                level.over_capacity,
+                level.achieved_rps < 0.95 * level.target_rps,
+                "{what}: {level:?}"
+            );
+            let l = &level.latency_ms;
+            assert!(
+                l.p50 <= l.p90
+                    && l.p90 <= l.p99
+                    && l.p99 <= l.p999
+                    && l.p999 <= l.p9999
+                    && l.p9999 <= l.max,
+                "{what}: {l:?}"
+            );
+            // Counted from the intended send, never from a later one.
+            assert!(
+                l.p50 + 1e-9 >= level.service_ms.p50 * 0.999,
+                "{what}: {level:?}"
+            );
+            assert_eq!(level.distribution.len(), 11, "{what}");
+            assert_eq!(level.distribution.last().map(|p| p[0]), Some(100.0));
+            assert_eq!(level.runs.len(), 1);
+            assert!(
+                level.client_cpu_pct > 0.0,
+                "the load generator's CPU is reported"
+            );
+        }
+    }
+    assert!(stdout.contains("Highest rate, p99 <= 1 ms") && stdout.contains("p99.99"));
+    assert!(html.contains("id=\"rate\""));
+    assert_eq!(
+        html.matches("<svg ").count(),
+        1 + 3,
+        "one latency-throughput chart, one distribution per server"
+    );
+    assert!(html.contains("<polyline "), "lines drawn");
+}
+
+#[test]
+fn rates_over_capacity_are_marked_and_rates_the_client_cannot_send_are_refused() {
+    // Each request waits 50 ms and 16 connections carry one each: 320 a second at most.
+    let (_, results, _) = scenario(
+        "rate-over",
+        &[
+            "rate",
+            "--servers",
+            "hyper",
+            "--delay-ms",
+            "50",
+            "--connections",
+            "16",
+            "--rates",
+            "100,3000,10m",
+            "--duration",
+            "1s",
+        ],
+    );
+    let rate = results.rate.expect("rate");
+    let levels = &rate.servers[0].levels;
+    assert_eq!(levels.len(), 3);
+    let (held, over, refused) = (&levels[0], &levels[1], &levels[2]);
+    assert!(!held.over_capacity && held.refused.is_none(), "{held:?}");
+    assert!((held.achieved_rps - 100.0).abs() < 10.0, "{held:?}");
+    assert!(
+        held.latency_ms.p50 >= 50.0 && held.latency_ms.p50 < 60.0,
+        "{held:?}"
+    );
+    assert!(over.over_capacity, "{over:?}");
+    assert!(
+        over.achieved_rps < 400.0 && over.achieved_rps > 200.0,
+        "{over:?}"
+    );
+    assert_eq!(
+        over.requests, 3000,
+        "every request due was sent, late, and counted"
+    );
+    assert!(over.late > 2000, "{over:?}");
+    assert!(
+        over.latency_ms.p99 > 1000.0,
+        "the queue shows in the corrected latency: {over:?}"
+    );
+    let why = refused.refused.as_deref().expect("10m/s refused");
+    assert!(
+        why.contains("more than the load generator can send"),
+        "{why}"
+    );
+    assert_eq!(refused.requests, 0);
 }

@@ -1,9 +1,11 @@
 //! What each scenario draws: its figures as [`Chart`]s, each named by its section and file, so
 //! the HTML report places them without guessing from file names.
 
-use super::svg::{render, Chart};
+use super::svg::{render, render_lines, Chart, Line, LineChart, XAxis};
 use super::Section;
-use crate::results::{Ladder, LadderServer, LoopShape, Loops, Results, Soak, SoakCell, Sweep};
+use crate::results::{
+    Ladder, LadderServer, LoopShape, Loops, Rate, Results, Soak, SoakCell, Sweep,
+};
 use crate::stats::{distinct, Summary};
 
 /// One chart of a section, drawn.
@@ -41,6 +43,102 @@ pub fn charts(results: &Results) -> Vec<ChartFile> {
     }
     if let Some(sweep) = &results.sweep {
         add(Section::Sweep, sweep_charts(sweep));
+    }
+    if let Some(rate) = &results.rate {
+        out.extend(
+            rate_charts(rate)
+                .into_iter()
+                .map(|(file, chart)| ChartFile {
+                    section: Section::Rate,
+                    file,
+                    svg: render_lines(&chart),
+                }),
+        );
+    }
+    out
+}
+
+/// Per endpoint, p50 and p99 against the achieved rate, a colour per server; per server and
+/// endpoint, the corrected latency by percentile, a line per level.
+fn rate_charts(rate: &Rate) -> Vec<(String, LineChart)> {
+    let mut out = Vec::new();
+    let servers = distinct(rate.servers.iter().map(|s| s.server.clone()));
+    for endpoint in distinct(rate.servers.iter().map(|s| s.endpoint.clone())) {
+        let mut lines = Vec::new();
+        for (colour, server) in servers.iter().enumerate() {
+            let Some(record) = rate
+                .servers
+                .iter()
+                .find(|s| &s.server == server && s.endpoint == endpoint)
+            else {
+                continue;
+            };
+            let mut levels: Vec<_> = record
+                .levels
+                .iter()
+                .filter(|l| l.refused.is_none())
+                .collect();
+            levels.sort_by(|a, b| a.achieved_rps.total_cmp(&b.achieved_rps));
+            for (quantile, dashed) in [("p50", false), ("p99", true)] {
+                lines.push(Line {
+                    name: format!("{server} {quantile}"),
+                    points: levels
+                        .iter()
+                        .map(|l| {
+                            let y = if dashed {
+                                l.latency_ms.p99
+                            } else {
+                                l.latency_ms.p50
+                            };
+                            (l.achieved_rps, y)
+                        })
+                        .collect(),
+                    colour,
+                    dashed,
+                });
+            }
+        }
+        out.push((
+            format!("rate-{}.svg", slug(&endpoint)),
+            LineChart {
+                title: format!("Latency against throughput: {endpoint}"),
+                x_label: "achieved requests/sec".into(),
+                y_label: "ms from the intended send (log)".into(),
+                x_axis: XAxis::Linear,
+                lines,
+            },
+        ));
+    }
+    for record in &rate.servers {
+        let lines = record
+            .levels
+            .iter()
+            .filter(|l| l.refused.is_none())
+            .enumerate()
+            .map(|(colour, l)| Line {
+                name: format!("{} ({:.0}/s)", l.label, l.achieved_rps),
+                points: l.distribution.iter().map(|[p, ms]| (*p, *ms)).collect(),
+                colour,
+                dashed: l.over_capacity,
+            })
+            .collect();
+        out.push((
+            format!(
+                "rate-{}-{}.svg",
+                slug(&record.server),
+                slug(&record.endpoint)
+            ),
+            LineChart {
+                title: format!(
+                    "Latency by percentile: {} {}",
+                    record.server, record.endpoint
+                ),
+                x_label: "percentile (dashed: over capacity)".into(),
+                y_label: "ms from the intended send (log)".into(),
+                x_axis: XAxis::Nines,
+                lines,
+            },
+        ));
     }
     out
 }
@@ -85,9 +183,11 @@ fn whiskers<G>(
 fn ladder_charts(ladder: &Ladder) -> Vec<(String, Chart)> {
     let names: Vec<String> = ladder.servers.iter().map(|s| s.name.clone()).collect();
     let server = |name: &str| ladder.servers.iter().find(|s| s.name == name);
-    let response = Chart {
-        title: "Average response time per concurrency level".into(),
-        unit: "seconds".into(),
+    // Every request waits the delay: what tells servers apart is what comes on top of it.
+    let delay_ms = ladder.delay_ms as f64;
+    let per_level = |title: &str, value: fn(&crate::results::Level, f64) -> f64| Chart {
+        title: title.into(),
+        unit: "milliseconds".into(),
         groups: ladder
             .concurrency
             .iter()
@@ -97,10 +197,17 @@ fn ladder_charts(ladder: &Ladder) -> Vec<(String, Chart)> {
             &names,
             &ladder.concurrency,
             |name, c| server(name)?.levels.iter().find(|l| l.concurrency == *c),
-            |l| l.run.load.average_s,
+            |l| value(l, delay_ms),
         ),
         whiskers: Vec::new(),
     };
+    let total = per_level("Total time of a level above the delay", |l, delay| {
+        (l.run.load.total_s * 1000.0 - delay).max(0.0)
+    });
+    let p99 = per_level("p99 latency above the delay", |l, delay| {
+        (l.run.load.latency_ms.p99 - delay).max(0.0)
+    });
+    let connect = per_level("Mean connect time", |l, _| l.run.load.connect_ms.avg);
     let per_server =
         |title: &str, unit: &str, name: &str, f: fn(&LadderServer) -> Option<f64>| Chart {
             title: title.into(),
@@ -126,7 +233,9 @@ fn ladder_charts(ladder: &Ladder) -> Vec<(String, Chart)> {
         whiskers: Vec::new(),
     };
     vec![
-        ("response-time.svg".into(), response),
+        ("above-delay.svg".into(), total),
+        ("p99-above-delay.svg".into(), p99),
+        ("connect.svg".into(), connect),
         (
             "startup.svg".into(),
             per_server(

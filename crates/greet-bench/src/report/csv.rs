@@ -3,7 +3,7 @@
 //! structs' fields and a row cannot drift from it.
 //!
 //! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
-//! - `loops.csv`, `soak.csv`, `sweep.csv`: one row per run.
+//! - `loops.csv`, `soak.csv`, `sweep.csv`: one row per run; `rate.csv`: one row per level.
 
 use anyhow::Result;
 use serde::Serialize;
@@ -84,6 +84,34 @@ pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
             })
         });
         out.push(("sweep.csv".to_owned(), write(rows)?));
+    }
+    if let Some(rate) = &results.rate {
+        let rows = rate.servers.iter().flat_map(|s| {
+            s.levels.iter().map(move |l| RateRow {
+                server: &s.server,
+                endpoint: &s.endpoint,
+                level: &l.label,
+                target_rps: l.target_rps,
+                achieved_rps: l.achieved_rps,
+                over_capacity: l.over_capacity,
+                refused: l.refused.as_deref(),
+                requests: l.requests,
+                success_rate: l.success_rate,
+                p50_ms: l.latency_ms.p50,
+                p90_ms: l.latency_ms.p90,
+                p99_ms: l.latency_ms.p99,
+                p999_ms: l.latency_ms.p999,
+                p9999_ms: l.latency_ms.p9999,
+                max_ms: l.latency_ms.max,
+                service_p50_ms: l.service_ms.p50,
+                service_p99_ms: l.service_ms.p99,
+                late: l.late,
+                busy_max: l.busy_max,
+                client_cpu_pct: l.client_cpu_pct,
+                server_cpu_avg_pct: l.server.cpu_avg_pct,
+            })
+        });
+        out.push(("rate.csv".to_owned(), write(rows)?));
     }
     Ok(out)
 }
@@ -183,6 +211,32 @@ struct ResourceRow<'a> {
     rss_max_mib: Option<f64>,
     threads_max: Option<u64>,
     error: Option<&'a str>,
+}
+
+/// A row of `rate.csv`.
+#[derive(Serialize)]
+struct RateRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    level: &'a str,
+    target_rps: f64,
+    achieved_rps: f64,
+    over_capacity: bool,
+    refused: Option<&'a str>,
+    requests: u64,
+    success_rate: f64,
+    p50_ms: f64,
+    p90_ms: f64,
+    p99_ms: f64,
+    p999_ms: f64,
+    p9999_ms: f64,
+    max_ms: f64,
+    service_p50_ms: f64,
+    service_p99_ms: f64,
+    late: u64,
+    busy_max: usize,
+    client_cpu_pct: f64,
+    server_cpu_avg_pct: Option<f64>,
 }
 
 /// The key of a `loops.csv` row.

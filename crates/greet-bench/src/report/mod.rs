@@ -27,11 +27,19 @@ pub enum Section {
     Soak,
     /// The tuning experiment.
     Sweep,
+    /// Open-loop load at fixed rates.
+    Rate,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 4] = [Self::Ladder, Self::Loops, Self::Soak, Self::Sweep];
+    pub const ALL: [Section; 5] = [
+        Self::Ladder,
+        Self::Loops,
+        Self::Soak,
+        Self::Sweep,
+        Self::Rate,
+    ];
 
     /// Its anchor in report.html (and key in results.json).
     pub fn id(self) -> &'static str {
@@ -40,6 +48,7 @@ impl Section {
             Self::Loops => "loops",
             Self::Soak => "soak",
             Self::Sweep => "sweep",
+            Self::Rate => "rate",
         }
     }
 
@@ -50,6 +59,7 @@ impl Section {
             Self::Loops => "Loops (the JMeter experiment)",
             Self::Soak => "Soak (the siege / ab experiment)",
             Self::Sweep => "Sweep (the tuning experiment)",
+            Self::Rate => "Rate (open loop: latency at a fixed request rate)",
         }
     }
 
@@ -62,6 +72,7 @@ impl Section {
                 Self::Loops => results.loops.is_some(),
                 Self::Soak => results.soak.is_some(),
                 Self::Sweep => results.sweep.is_some(),
+                Self::Rate => results.rate.is_some(),
             })
             .collect()
     }

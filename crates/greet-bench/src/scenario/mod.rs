@@ -5,6 +5,7 @@
 
 pub mod ladder;
 pub mod loops;
+pub mod rate;
 pub mod soak;
 pub mod sweep;
 

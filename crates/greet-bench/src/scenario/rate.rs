@@ -1,0 +1,323 @@
+//! Rate, open-loop load: per server and endpoint, a short closed-loop probe for the capacity,
+//! then levels at fixed request rates (fractions of that capacity, or given), each request on
+//! a fixed schedule and its latency counted from its intended send time, so that a stall
+//! shows however few requests were in flight during it (no coordinated omission).
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::bench::{server_args, Bench, Bound, Subject, Up};
+use crate::compare::{self, Comparison, Figure};
+use crate::load::{self, Expect, Paced, PacedTally, Sessions, Stop, Tally, LATE, SPECTRUM};
+use crate::plan::{self, Rates, BLOCKING_THREADS};
+use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Run, Spectrum};
+use crate::sample::Sampler;
+use crate::stats::{distinct, median};
+
+/// A level whose achieved rate is under this fraction of its target is over capacity.
+pub const OVER_CAPACITY_BELOW: f64 = 0.95;
+/// The load generator is trusted up to this fraction of the rate its CPU would allow at the
+/// probe's cost per request: pacing costs about a quarter more a request than the probe's
+/// closed loop (hyper here: the probe 126k/s at 84% of the client's core, open loop 90k/s at
+/// 94%).
+const CLIENT_HEADROOM: f64 = 0.7;
+/// A level that used this much of the load generator's CPU measured the client as much as the
+/// server.
+pub const CLIENT_BOUND_PCT: f64 = 90.0;
+
+/// Runs the rate scenario into `results.rate`; false when a server failed.
+pub async fn run(bench: &Bench, plan: &plan::Rate, results: &mut Results) -> Result<bool> {
+    let workers = bench.workers(plan.workers);
+    results.rate = Some(Rate {
+        delay_ms: plan.delay_ms,
+        workers,
+        duration_s: plan.duration.as_secs_f64(),
+        probe_s: plan.probe.as_secs_f64(),
+        connections: plan.connections,
+        repeats: plan.repeats,
+        late_ms: LATE.as_secs_f64() * 1000.0,
+        over_capacity_below: OVER_CAPACITY_BELOW,
+        client_bound_pct: CLIENT_BOUND_PCT,
+        ..Rate::default()
+    });
+    let args = server_args(plan.delay_ms, workers, BLOCKING_THREADS);
+    let mut all_ok = true;
+    for subject in Subject::all(&plan.servers, &plan.foreign) {
+        let name = subject.name();
+        if let Err(err) = run_subject(bench, plan, &subject, &name, &args, results).await {
+            section(results)
+                .failures
+                .push(super::failure("rate", name.clone(), &err));
+            all_ok = false;
+        }
+        let rate = section(results);
+        rate.comparisons = comparisons(&rate.servers);
+        bench.save(results)?;
+    }
+    Ok(all_ok)
+}
+
+fn section(results: &mut Results) -> &mut Rate {
+    results.rate.as_mut().expect("set when rate starts")
+}
+
+/// This process's CPU time, seconds.
+fn own_cpu() -> f64 {
+    greet_probe::procfs::stat(std::process::id()).map_or(0.0, |s| s.cpu_seconds())
+}
+
+async fn run_subject(
+    bench: &Bench,
+    plan: &plan::Rate,
+    subject: &Subject,
+    name: &str,
+    args: &[String],
+    results: &mut Results,
+) -> Result<()> {
+    let first = plan.endpoints.first().map_or("/greetings", String::as_str);
+    let mut up = bench.bring_up(subject, args, &plan.foreign, first).await?;
+    let load_cpus = bench.load_cpus.len().max(1).min(bench.cpus.len().max(1)) as f64;
+    for endpoint in &plan.endpoints {
+        let expect = Expect::for_target(endpoint, &plan.foreign.expect);
+        let probe = Sessions {
+            addr: up.addr,
+            target: endpoint.clone(),
+            expect: expect.clone(),
+            users: plan.connections,
+            stop: Stop::After(plan.probe),
+            timeout: bench.timeout(),
+        };
+        let (cpu, at) = (own_cpu(), Instant::now());
+        let (run, _) = bench
+            .keep_alive(&up, &probe, format!("{name} {endpoint} probe"))
+            .await;
+        let client_share = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus);
+        let capacity = run.load.requests_per_s;
+        // The rate the client could send with all of its CPUs, as fast as it sent in the probe.
+        let client_max = if client_share > 0.01 {
+            capacity / client_share * CLIENT_HEADROOM
+        } else {
+            f64::INFINITY
+        };
+        bench.say(
+            name,
+            &format!(
+                "{endpoint}: capacity {capacity:.0}/s closed-loop, {:.0}% of the load generator's CPU",
+                client_share * 100.0
+            ),
+        );
+        let mut record = RateServer {
+            server: name.to_owned(),
+            endpoint: endpoint.clone(),
+            capacity_rps: capacity,
+            probe_client_cpu_pct: client_share * 100.0,
+            client_max_rps: if client_max.is_finite() {
+                client_max
+            } else {
+                0.0
+            },
+            levels: Vec::new(),
+        };
+        let targets: Vec<(String, f64)> = match &plan.rates {
+            Rates::OfCapacity(fractions) => fractions
+                .iter()
+                .map(|f| (format!("{:.0}%", f * 100.0), f * capacity))
+                .collect(),
+            Rates::Fixed(rates) => rates.iter().map(|r| (format!("{r:.0}/s"), *r)).collect(),
+        };
+        for (label, target) in targets {
+            if target < 1.0 {
+                record.levels.push(RateLevel {
+                    label,
+                    target_rps: target,
+                    refused: Some("a rate under 1/s".into()),
+                    ..RateLevel::default()
+                });
+                continue;
+            }
+            if target > client_max {
+                let why = format!(
+                    "{target:.0}/s is more than the load generator can send on its {load_cpus} \
+                     CPU(s): about {client_max:.0}/s, from the probe"
+                );
+                bench.say(name, &format!("{endpoint} {label}: refused: {why}"));
+                record.levels.push(RateLevel {
+                    label,
+                    target_rps: target,
+                    refused: Some(why),
+                    ..RateLevel::default()
+                });
+                continue;
+            }
+            let level = Paced {
+                addr: up.addr,
+                target: endpoint.clone(),
+                expect: expect.clone(),
+                rate: target,
+                duration: plan.duration,
+                connections: plan.connections,
+                timeout: bench.timeout(),
+            };
+            let mut merged = PacedTally::default();
+            let mut runs = Vec::new();
+            for repeat in 1..=plan.repeats {
+                let (tally, run) = paced_run(
+                    bench,
+                    &up,
+                    &level,
+                    load_cpus,
+                    format!("{name} {endpoint} {label} #{repeat}"),
+                )
+                .await;
+                bench.say(
+                    name,
+                    &format!(
+                        "{endpoint} {label} ({target:.0}/s): achieved {:.0}/s, p99 {:.3} ms, late {}",
+                        run.achieved_rps, run.latency_ms.p99, run.late
+                    ),
+                );
+                merged.merge(&tally);
+                runs.push(run);
+                up.ensure_alive()?;
+                super::settle().await;
+            }
+            record.levels.push(level_of(label, target, &merged, runs));
+        }
+        section(results).servers.push(record);
+        bench.save(results)?;
+    }
+    bench.release(up).await
+}
+
+/// One run of one level, the server sampled and the load generator's CPU measured.
+async fn paced_run(
+    bench: &Bench,
+    up: &Up,
+    level: &Paced,
+    load_cpus: f64,
+    label: String,
+) -> (PacedTally, RateRun) {
+    let sampler = up.pid().map(Sampler::start);
+    let done = Arc::new(AtomicUsize::new(0));
+    let bar = bench.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
+    let (cpu, at) = (own_cpu(), Instant::now());
+    let tally = load::paced(level, done).await;
+    let client = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus) * 100.0;
+    bar.finish();
+    let server = sampler.map(|s| s.stop().sampled()).unwrap_or_default();
+    let run = RateRun {
+        achieved_rps: tally.achieved_rate(),
+        late: tally.late,
+        latency_ms: spectrum(&tally.corrected),
+        service_ms: spectrum(&tally.service),
+        success_rate: tally.corrected.figures().success_rate,
+        client_cpu_pct: client,
+        server,
+    };
+    (tally, run)
+}
+
+/// The percentiles of a tally's valid responses.
+fn spectrum(tally: &Tally) -> Spectrum {
+    let values = tally.spectrum_ms();
+    let at = |q: f64| {
+        SPECTRUM
+            .iter()
+            .position(|&s| s == q)
+            .and_then(|i| values.get(i))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    Spectrum {
+        p50: at(0.5),
+        p90: at(0.9),
+        p99: at(0.99),
+        p999: at(0.999),
+        p9999: at(0.9999),
+        max: values.last().copied().unwrap_or(0.0),
+    }
+}
+
+/// A level from its runs, merged exactly.
+fn level_of(label: String, target: f64, merged: &PacedTally, runs: Vec<RateRun>) -> RateLevel {
+    let figures = merged.corrected.figures();
+    let achieved = merged.achieved_rate();
+    let distribution: Vec<[f64; 2]> = SPECTRUM
+        .iter()
+        .map(|q| q * 100.0)
+        .chain([100.0])
+        .zip(merged.corrected.spectrum_ms())
+        .map(|(p, ms)| [p, ms])
+        .collect();
+    let server = Run::median_of(
+        &runs
+            .iter()
+            .map(|r| Run {
+                server: r.server.clone(),
+                ..Run::default()
+            })
+            .collect::<Vec<_>>(),
+    )
+    .server;
+    RateLevel {
+        label,
+        target_rps: target,
+        refused: None,
+        achieved_rps: achieved,
+        over_capacity: achieved < OVER_CAPACITY_BELOW * target,
+        client_bound: median(&runs.iter().map(|r| r.client_cpu_pct).collect::<Vec<_>>())
+            >= CLIENT_BOUND_PCT,
+        requests: figures.requests,
+        success_rate: figures.success_rate,
+        late: merged.late,
+        busy_max: merged.busy_max,
+        latency_ms: spectrum(&merged.corrected),
+        service_ms: spectrum(&merged.service),
+        lag_ms: spectrum(&merged.lag),
+        distribution,
+        errors: figures.errors,
+        client_cpu_pct: median(&runs.iter().map(|r| r.client_cpu_pct).collect::<Vec<_>>()),
+        server,
+        runs,
+    }
+}
+
+/// Every pair of servers at each endpoint and level, on per-run p99 and achieved rate.
+fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
+    let keys = distinct(servers.iter().flat_map(|s| {
+        s.levels
+            .iter()
+            .filter(|l| l.refused.is_none())
+            .map(move |l| (s.endpoint.clone(), l.label.clone()))
+    }));
+    let mut out = Vec::new();
+    for (endpoint, label) in keys {
+        let runs = |f: fn(&RateRun) -> f64| -> Vec<(String, Vec<f64>)> {
+            servers
+                .iter()
+                .filter(|s| s.endpoint == endpoint)
+                .filter_map(|s| {
+                    let level = s.levels.iter().find(|l| l.label == label)?;
+                    (!level.runs.is_empty()).then(|| {
+                        (
+                            format!("{} {endpoint} {label}", s.server),
+                            level.runs.iter().map(f).collect(),
+                        )
+                    })
+                })
+                .collect()
+        };
+        out.extend(compare::pairwise(
+            Figure::P99Ms,
+            &runs(|r| r.latency_ms.p99),
+        ));
+        out.extend(compare::pairwise(
+            Figure::AchievedRps,
+            &runs(|r| r.achieved_rps),
+        ));
+    }
+    out
+}

@@ -1,0 +1,116 @@
+//! The open-loop load generator against a real server: latency counted from each request's
+//! intended send time, so a stall of the server shows in the corrected latencies even though
+//! the few requests in flight at the time are all a closed-loop tool would see.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::BENCH;
+use greet_bench::load::{paced, Expect, Paced};
+use greet_bench::plan;
+use greet_probe::process::{Launch, ServerProcess, Signal};
+
+/// greet-hyper (built beside the harness by `cargo test --workspace`, else the release one),
+/// on one worker.
+fn hyper(delay_ms: &str) -> ServerProcess {
+    let dir = Path::new(BENCH).parent().expect("target dir");
+    let debug = dir.join("greet-hyper");
+    let bin = if debug.is_file() {
+        debug
+    } else {
+        dir.parent().expect("target").join("release/greet-hyper")
+    };
+    Launch::new(bin)
+        .args(["--delay-ms", delay_ms, "--workers", "1"])
+        .start()
+        .expect("greet-hyper starts (cargo build -p greet-hyper)")
+}
+
+fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) -> Paced {
+    Paced {
+        addr: server.addr(),
+        target: "/greetings".into(),
+        expect: Expect::for_target("/greetings", &plan::Expect::Greeting),
+        rate,
+        duration: Duration::from_secs_f64(seconds),
+        connections,
+        timeout: Duration::from_secs(10),
+    }
+}
+
+/// The two loads take turns: each is a timing, and the machine has two cores.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_known_delay_is_measured_at_a_low_rate() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let server = hyper("5");
+    let tally = paced(&level(&server, 200.0, 1.0, 8), Arc::default()).await;
+    let f = tally.corrected.figures();
+    assert_eq!((f.requests, f.success_rate), (200, 100.0), "{f:?}");
+    assert!(
+        (f.latency_ms.p50 - 5.0).abs() < 2.0,
+        "p50 {} ms",
+        f.latency_ms.p50
+    );
+    // 200/s at 5 ms holds about one connection: a free one is always there (a send can still
+    // be late when the machine is busy: that is the client's, and counted).
+    assert!(
+        tally.busy_max < 8,
+        "never every connection busy: {}",
+        tally.busy_max
+    );
+    assert!(
+        (tally.achieved_rate() - 200.0).abs() < 20.0,
+        "{}",
+        tally.achieved_rate()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stall_shows_in_corrected_latency_and_not_in_service_time() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let server = hyper("0");
+    let pid = server.pid();
+    // 2000 a second for 3 s on 4 connections: at most 4 requests are in flight when the
+    // server stops, 0.07% of the 6000, under the 0.1% that p99.9 would show.
+    let load = level(&server, 2000.0, 3.0, 4);
+    let stall = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        let stop = |signal| {
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal).expect("signal")
+        };
+        stop(Signal::SIGSTOP);
+        std::thread::sleep(Duration::from_millis(300));
+        stop(Signal::SIGCONT);
+    });
+    let tally = paced(&load, Arc::default()).await;
+    stall.join().expect("stalled and resumed");
+    let corrected = tally.corrected.figures();
+    let service = tally.service.figures();
+    // Every request due, the 600 due during the stall among them, was sent (late) and counted.
+    assert_eq!(corrected.requests, 6000, "{corrected:?}");
+    assert_eq!(corrected.success_rate, 100.0, "{corrected:?}");
+    assert!(
+        tally.late >= 500,
+        "the stall's requests went out late: {}",
+        tally.late
+    );
+    assert!(
+        corrected.latency_ms.p999 >= 250.0,
+        "corrected p99.9 shows the stall: {} ms",
+        corrected.latency_ms.p999
+    );
+    assert!(
+        service.latency_ms.p999 < 250.0,
+        "service times hide it: p99.9 {} ms",
+        service.latency_ms.p999
+    );
+    assert!(
+        service.latency_ms.max >= 250.0,
+        "the requests in flight did wait it out"
+    );
+}
