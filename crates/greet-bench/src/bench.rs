@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::net::SocketAddr;
 
 use crate::load::{self, Expect, Sessions, Stop};
-use crate::plan::{is_peer, package, Common, Contract, Foreign, Target};
+use crate::plan::{package, Common, Contract, Foreign, Target};
 use crate::report;
 use crate::results::{Results, Run};
 use crate::sample::{Maxima, Sampler};
@@ -43,6 +43,15 @@ impl Bench {
         } else {
             self.server_cpus.len()
         })
+    }
+
+    /// The CPUs the load generator runs on.
+    pub fn load_cpu_count(&self) -> usize {
+        if self.load_cpus.is_empty() {
+            self.cpus.len().max(1)
+        } else {
+            self.load_cpus.len()
+        }
     }
 
     /// A status line on stderr, unless quiet.
@@ -91,47 +100,61 @@ impl Bench {
         Ok(())
     }
 
-    /// Starts `subject` (or finds it, for a target) and verifies it: the full contract for
-    /// the workspace's servers; for a target, the light check of `target` with the expected
-    /// answer, or the full contract, as `foreign` says.
+    /// Verifies a server before its load as `contract` says: the whole contract suite at
+    /// `base_url`, or the light check of `target` at `addr` with `expect`.
+    pub async fn verify(
+        &self,
+        who: &str,
+        contract: Contract,
+        (addr, base_url): (SocketAddr, &str),
+        target: &str,
+        expect: &Expect,
+    ) -> Result<()> {
+        match contract {
+            Contract::Full => self.check(who, base_url).await,
+            Contract::Light => self.light_check(who, addr, target, expect).await,
+        }
+    }
+
+    /// Starts `subject` (or finds it, for a target) and verifies it on `target` as
+    /// [`Subject::contract`] says. `again`: a server of this subject has passed the whole
+    /// contract already in this scenario (only a light check, which is of one endpoint,
+    /// is made again).
     pub async fn bring_up(
         &self,
         subject: &Subject,
         args: &[String],
         foreign: &Foreign,
         target: &str,
+        again: bool,
     ) -> Result<Up> {
-        match subject {
+        let up = match subject {
             Subject::Server(short) => {
                 let server = self.start(short, args.to_vec()).await?;
-                if is_peer(short) {
-                    // The original's servers keep the Greetings API, not this workspace's
-                    // contract (its 404s, limits and bad-input answers are their own).
-                    let expect = Expect::for_target(target, &foreign.expect);
-                    self.light_check(&subject.name(), server.addr(), target, &expect)
-                        .await?;
-                } else {
-                    self.check(&subject.name(), &server.base_url()).await?;
-                }
-                Ok(Up {
+                Up {
                     addr: server.addr(),
                     server: Some(server),
-                })
-            }
-            Subject::Target(t) => {
-                let addr = greet_conformance::resolve(&t.url)
-                    .await
-                    .map_err(anyhow::Error::msg)?;
-                match foreign.contract {
-                    Contract::Full => self.check(&t.name, &t.url).await?,
-                    Contract::Light => {
-                        let expect = Expect::for_target(target, &foreign.expect);
-                        self.light_check(&t.name, addr, target, &expect).await?
-                    }
                 }
-                Ok(Up { addr, server: None })
             }
+            Subject::Target(t) => Up {
+                addr: greet_conformance::resolve(&t.url)
+                    .await
+                    .map_err(anyhow::Error::msg)?,
+                server: None,
+            },
+        };
+        let contract = subject.contract(foreign);
+        if contract == Contract::Light || !again {
+            let base_url = match subject {
+                Subject::Target(t) => t.url.clone(),
+                Subject::Server(_) => format!("http://{}", up.addr),
+            };
+            let expect = Expect::for_target(target, &foreign.expect);
+            let at = (up.addr, base_url.as_str());
+            self.verify(&subject.name(), contract, at, target, &expect)
+                .await?;
         }
+        Ok(up)
     }
 
     /// Stops the server of `up`, if the harness started it, with SIGTERM; an unclean exit
@@ -224,6 +247,14 @@ impl Subject {
             .map(Self::Server)
             .chain(foreign.targets.iter().cloned().map(Self::Target))
             .collect()
+    }
+
+    /// How it is verified: see [`Contract::for_server`]; a target as `foreign` says.
+    pub fn contract(&self, foreign: &Foreign) -> Contract {
+        match self {
+            Self::Server(short) => Contract::for_server(short),
+            Self::Target(_) => foreign.contract,
+        }
     }
 
     /// Its name in the tables.

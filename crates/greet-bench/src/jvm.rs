@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use greet_probe::process::which;
+
 /// The Debian packages the peers need.
 pub const PACKAGES: &str =
     "default-jdk-headless libtomcat10-embed-java libjetty9-java libjakarta-annotation-api-java";
@@ -45,10 +47,10 @@ impl Peers {
     /// Compiles `sources` (the workspace's `peers/jvm/src`) into `out` when they are newer than
     /// what is there; an error is one line saying what is missing.
     pub fn build(sources: &Path, out: &Path) -> Result<Self, String> {
-        let javac = which("javac").ok_or_else(|| {
+        let javac = which("javac", []).ok_or_else(|| {
             format!("no JDK (javac is not on PATH): apt-get install -y {PACKAGES}")
         })?;
-        if which("java").is_none() {
+        if which("java", []).is_none() {
             return Err(format!("no java on PATH: apt-get install -y {PACKAGES}"));
         }
         let mut jars: Vec<&str> = Vec::new();
@@ -101,7 +103,7 @@ impl Peers {
     pub fn launch(&self, short: &str) -> Option<(PathBuf, Vec<String>)> {
         let (jars, main) = runtime(short)?;
         let cp = format!("{}:{}", self.classes.display(), classpath(jars));
-        Some((which("java")?, vec!["-cp".into(), cp, main.into()]))
+        Some((which("java", [])?, vec!["-cp".into(), cp, main.into()]))
     }
 }
 
@@ -119,13 +121,6 @@ fn newer(files: &[PathBuf], stamp: &Path) -> bool {
         None => true,
         Some(built) => files.iter().any(|f| modified(f).is_none_or(|m| m > built)),
     }
-}
-
-/// `name` on PATH.
-pub fn which(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
 }
 
 #[cfg(test)]

@@ -82,6 +82,15 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// A request lost to a panic in the load generator itself, outside [`caught`] when a
+    /// whole worker was lost.
+    const PANICKED: Outcome = Outcome::Failed {
+        kind: ErrorKind::Panic,
+        connect: None,
+    };
+}
+
 /// Latencies are recorded in microseconds, from 1 µs to an hour, at 3 significant digits.
 fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds")
@@ -393,13 +402,23 @@ async fn caught<F: Future<Output = Outcome>>(attempt: F) -> Outcome {
     std::future::poll_fn(|cx| {
         match std::panic::catch_unwind(AssertUnwindSafe(|| attempt.as_mut().poll(cx))) {
             Ok(poll) => poll,
-            Err(_) => Poll::Ready(Outcome::Failed {
-                kind: ErrorKind::Panic,
-                connect: None,
-            }),
+            Err(_) => Poll::Ready(Outcome::PANICKED),
         }
     })
     .await
+}
+
+/// Awaits every worker of a load started at `start` and merges what each counted.
+async fn gather(workers: Vec<tokio::task::JoinHandle<Tally>>, start: Instant) -> Tally {
+    let mut tally = Tally::default();
+    for worker in workers {
+        match worker.await {
+            Ok(part) => tally.merge(&part),
+            Err(_) => tally.push(Outcome::PANICKED),
+        }
+    }
+    tally.elapsed = start.elapsed();
+    tally
 }
 
 /// The light check: one `GET target` on a fresh connection, valid as `expect` says, within
@@ -474,9 +493,13 @@ pub async fn fresh(level: &Level, done: Arc<AtomicUsize>) -> Tally {
             let level = level.clone();
             tokio::spawn(async move {
                 let mut tally = Tally::default();
-                let (mut buf, mut res) = (Vec::with_capacity(512), Response::new());
+                let mut conn = Connection::new(level.addr);
                 while next.fetch_add(1, Ordering::Relaxed) < level.requests {
-                    let outcome = caught(one(&level, &request, &mut buf, &mut res)).await;
+                    // The clock starts before the connect, as the original tool's did.
+                    let start = Instant::now();
+                    let send = conn.send(&request, &level.expect, level.timeout, start, start);
+                    let outcome = caught(send).await;
+                    conn.close();
                     tally.push(outcome);
                     done.fetch_add(1, Ordering::Relaxed);
                 }
@@ -484,45 +507,91 @@ pub async fn fresh(level: &Level, done: Arc<AtomicUsize>) -> Tally {
             })
         })
         .collect();
-    let mut tally = Tally::default();
-    for worker in workers {
-        match worker.await {
-            Ok(part) => tally.merge(&part),
-            Err(_) => tally.push(Outcome::Failed {
-                kind: ErrorKind::Panic,
-                connect: None,
-            }),
-        }
-    }
-    tally.elapsed = start.elapsed();
-    tally
+    gather(workers, start).await
 }
 
-/// One request on a fresh connection, written whole in one `write`. hyper's client connection
-/// machinery (dispatch channel, connection task) cost about 20 µs more per request on the
-/// load generator's core, which at 2700 concurrent delayed the last request by ~50 ms.
-async fn one(level: &Level, request: &[u8], buf: &mut Vec<u8>, res: &mut Response) -> Outcome {
-    let start = Instant::now();
-    let mut connect = None;
-    let attempt = async {
-        let mut stream = TcpStream::connect(level.addr)
-            .await
-            .map_err(|_| ErrorKind::Connect)?;
-        connect = Some(start.elapsed());
-        stream.write_all(request).await.map_err(|_| ErrorKind::Io)?;
-        buf.clear();
-        read(&mut stream, buf, res, &level.expect).await
-    };
-    match tokio::time::timeout(level.timeout, attempt).await {
-        Ok(Ok(_)) => Outcome::Ok {
-            latency: start.elapsed(),
-            connect,
-        },
-        Ok(Err(kind)) => Outcome::Failed { kind, connect },
-        Err(_) => Outcome::Failed {
-            kind: ErrorKind::Timeout,
-            connect,
-        },
+/// A connection of the load generator: opened when a request needs one, reused while the
+/// server keeps it open, dropped when the server closes it or a request fails. Every load shape
+/// sends through it. A request is written whole in one `write` and its answer parsed by
+/// `greet_probe::http1`: hyper's client connection machinery (dispatch channel, connection
+/// task) cost about 20 µs more per request on the load generator's core, which at 2700
+/// concurrent delayed the last request by ~50 ms.
+struct Connection {
+    addr: SocketAddr,
+    stream: Option<TcpStream>,
+    buf: Vec<u8>,
+    res: Response,
+}
+
+impl Connection {
+    fn new(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            stream: None,
+            buf: Vec::with_capacity(512),
+            res: Response::new(),
+        }
+    }
+
+    /// Sends `request` and reads and validates its answer within `timeout`, opening the
+    /// connection first when there is none (its connect timed from `sent`); the latency
+    /// counts from `from`.
+    async fn send(
+        &mut self,
+        request: &[u8],
+        expect: &Expect,
+        timeout: Duration,
+        sent: Instant,
+        from: Instant,
+    ) -> Outcome {
+        let Self {
+            addr,
+            stream,
+            buf,
+            res,
+        } = self;
+        let mut connect = None;
+        let attempt = async {
+            if stream.is_none() {
+                let opened = TcpStream::connect(*addr)
+                    .await
+                    .map_err(|_| ErrorKind::Connect)?;
+                let _ = opened.set_nodelay(true);
+                connect = Some(sent.elapsed());
+                *stream = Some(opened);
+            }
+            let Some(open) = stream.as_mut() else {
+                return Err(ErrorKind::Connect);
+            };
+            open.write_all(request).await.map_err(|_| ErrorKind::Io)?;
+            buf.clear();
+            read(open, buf, res, expect).await
+        };
+        let result = match tokio::time::timeout(timeout, attempt).await {
+            Ok(result) => result,
+            Err(_) => Err(ErrorKind::Timeout),
+        };
+        match result {
+            Ok(keep) => {
+                if !keep {
+                    *stream = None;
+                }
+                Outcome::Ok {
+                    latency: from.elapsed(),
+                    connect,
+                }
+            }
+            Err(kind) => {
+                *stream = None;
+                Outcome::Failed { kind, connect }
+            }
+        }
+    }
+
+    /// Closes it: a fresh-connection load's client closes after each answer, and a
+    /// connection a panic left behind is in no known state.
+    fn close(&mut self) {
+        self.stream = None;
     }
 }
 
@@ -652,8 +721,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
             let paced = paced.clone();
             tokio::spawn(async move {
                 let mut tally = PacedTally::default();
-                let mut conn: Option<TcpStream> = None;
-                let (mut buf, mut res) = (Vec::with_capacity(512), Response::new());
+                let mut conn = Connection::new(paced.addr);
                 loop {
                     let intended = match rx.lock().await.recv().await {
                         Some(intended) => intended,
@@ -670,53 +738,18 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
                     if lag >= LATE {
                         tally.late += 1;
                     }
-                    let mut connect = None;
-                    let attempt = caught(async {
-                        let exchange = async {
-                            if conn.is_none() {
-                                let stream = TcpStream::connect(paced.addr)
-                                    .await
-                                    .map_err(|_| ErrorKind::Connect)?;
-                                let _ = stream.set_nodelay(true);
-                                connect = Some(sent.elapsed());
-                                conn = Some(stream);
-                            }
-                            let Some(stream) = conn.as_mut() else {
-                                return Err(ErrorKind::Connect);
-                            };
-                            stream
-                                .write_all(&request)
-                                .await
-                                .map_err(|_| ErrorKind::Io)?;
-                            buf.clear();
-                            read(stream, &mut buf, &mut res, &paced.expect).await
-                        };
-                        let result = match tokio::time::timeout(paced.timeout, exchange).await {
-                            Ok(result) => result,
-                            Err(_) => Err(ErrorKind::Timeout),
-                        };
-                        match result {
-                            Ok(keep) => {
-                                if !keep {
-                                    conn = None;
-                                }
-                                Outcome::Ok {
-                                    latency: intended.elapsed(),
-                                    connect,
-                                }
-                            }
-                            Err(kind) => {
-                                conn = None;
-                                Outcome::Failed { kind, connect }
-                            }
-                        }
-                    })
-                    .await;
-                    if matches!(attempt, Outcome::Ok { .. }) {
-                        tally.service.push(Outcome::Ok {
+                    let send = conn.send(&request, &paced.expect, paced.timeout, sent, intended);
+                    let attempt = caught(send).await;
+                    match attempt {
+                        Outcome::Ok { .. } => tally.service.push(Outcome::Ok {
                             latency: sent.elapsed(),
                             connect: None,
-                        });
+                        }),
+                        Outcome::Failed {
+                            kind: ErrorKind::Panic,
+                            ..
+                        } => conn.close(),
+                        Outcome::Failed { .. } => {}
                     }
                     tally.corrected.push(attempt);
                     busy.fetch_sub(1, Ordering::Relaxed);
@@ -730,10 +763,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
     for worker in workers {
         match worker.await {
             Ok(part) => tally.merge(&part),
-            Err(_) => tally.corrected.push(Outcome::Failed {
-                kind: ErrorKind::Panic,
-                connect: None,
-            }),
+            Err(_) => tally.corrected.push(Outcome::PANICKED),
         }
     }
     let _ = schedule.join();
@@ -789,18 +819,7 @@ pub async fn sessions(sessions: &Sessions, done: Arc<AtomicUsize>) -> Tally {
             tokio::spawn(async move { user(&shared, &request, &next, start, &done).await })
         })
         .collect();
-    let mut tally = Tally::default();
-    for user in users {
-        match user.await {
-            Ok(part) => tally.merge(&part),
-            Err(_) => tally.push(Outcome::Failed {
-                kind: ErrorKind::Panic,
-                connect: None,
-            }),
-        }
-    }
-    tally.elapsed = start.elapsed();
-    tally
+    gather(users, start).await
 }
 
 /// One virtual user: one connection (reopened when the server closes it or a request
@@ -813,8 +832,7 @@ async fn user(
     done: &AtomicUsize,
 ) -> Tally {
     let mut tally = Tally::default();
-    let mut conn: Option<TcpStream> = None;
-    let (mut buf, mut res) = (Vec::with_capacity(512), Response::new());
+    let mut conn = Connection::new(s.addr);
     let mut sent = 0usize;
     loop {
         let go = match s.stop {
@@ -826,56 +844,20 @@ async fn user(
             break;
         }
         sent += 1;
-        let (outcome, reusable) = {
-            let mut reusable = false;
-            let outcome = caught(async {
-                let began = Instant::now();
-                let mut connect = None;
-                let attempt = async {
-                    if conn.is_none() {
-                        let stream = TcpStream::connect(s.addr)
-                            .await
-                            .map_err(|_| ErrorKind::Connect)?;
-                        let _ = stream.set_nodelay(true);
-                        connect = Some(began.elapsed());
-                        conn = Some(stream);
-                    }
-                    let Some(stream) = conn.as_mut() else {
-                        return Err(ErrorKind::Connect);
-                    };
-                    stream.write_all(request).await.map_err(|_| ErrorKind::Io)?;
-                    buf.clear();
-                    read(stream, &mut buf, &mut res, &s.expect).await
-                };
-                match tokio::time::timeout(s.timeout, attempt).await {
-                    Ok(Ok(keep)) => {
-                        reusable = keep;
-                        Outcome::Ok {
-                            latency: began.elapsed(),
-                            connect,
-                        }
-                    }
-                    Ok(Err(kind)) => Outcome::Failed { kind, connect },
-                    Err(_) => Outcome::Failed {
-                        kind: ErrorKind::Timeout,
-                        connect,
-                    },
-                }
-            })
-            .await;
-            (outcome, reusable)
-        };
-        if !reusable {
-            conn = None;
-        }
-        if let Outcome::Failed {
-            kind: ErrorKind::Connect,
-            ..
-        } = outcome
-        {
+        let began = Instant::now();
+        let outcome = caught(conn.send(request, &s.expect, s.timeout, began, began)).await;
+        match outcome {
+            Outcome::Failed {
+                kind: ErrorKind::Panic,
+                ..
+            } => conn.close(),
             // A server that refuses connections would otherwise be hammered in a tight loop
             // until the deadline.
-            tokio::time::sleep(Duration::from_millis(1)).await;
+            Outcome::Failed {
+                kind: ErrorKind::Connect,
+                ..
+            } => tokio::time::sleep(Duration::from_millis(1)).await,
+            _ => {}
         }
         tally.push(outcome);
         done.fetch_add(1, Ordering::Relaxed);

@@ -198,7 +198,7 @@ pub enum Expect {
     Pattern(String),
 }
 
-/// How a server the harness did not build is verified before it is loaded.
+/// How a server is verified before it is loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Contract {
     /// One request to the endpoint: 2xx and the expected body.
@@ -206,6 +206,19 @@ pub enum Contract {
     Light,
     /// The whole contract suite, as the workspace's own servers get.
     Full,
+}
+
+impl Contract {
+    /// The check of server `short`: the whole contract for the workspace's, the light one for
+    /// the original's (they keep the Greetings API, not this workspace's 404s, limits and
+    /// answers to bad input).
+    pub fn for_server(short: &str) -> Self {
+        if is_peer(short) {
+            Self::Light
+        } else {
+            Self::Full
+        }
+    }
 }
 
 /// The servers a scenario loads that the harness did not start, and how they are judged.

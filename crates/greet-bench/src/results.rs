@@ -179,6 +179,31 @@ pub struct Sampled {
     pub threads_last: Option<u64>,
 }
 
+impl Sampled {
+    /// Repeated runs' samples as one: the maxima the maxima, mean CPU the median, threads at
+    /// the end the last run's; a memory peak read off readings in any run makes the maximum a
+    /// sampled one.
+    pub fn over(runs: &[&Sampled]) -> Sampled {
+        let max_f = |f: fn(&Sampled) -> Option<f64>| runs.iter().copied().map(f).fold(None, max_of);
+        let cpu: Vec<f64> = runs.iter().filter_map(|s| s.cpu_avg_pct).collect();
+        Sampled {
+            from: runs.first().and_then(|s| s.from),
+            cpu_max_pct: max_f(|s| s.cpu_max_pct),
+            cpu_avg_pct: (!cpu.is_empty()).then(|| median(&cpu)),
+            rss_max_mib: max_f(|s| s.rss_max_mib),
+            rss_max_from: runs.iter().filter_map(|s| s.rss_max_from).reduce(|a, b| {
+                if a == RssFrom::Readings {
+                    a
+                } else {
+                    b
+                }
+            }),
+            threads_max: runs.iter().filter_map(|s| s.threads_max).max(),
+            threads_last: runs.last().and_then(|s| s.threads_last),
+        }
+    }
+}
+
 /// What watched the server.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -223,7 +248,6 @@ impl Run {
             return runs.first().cloned().unwrap_or_default();
         }
         let med = |f: fn(&Run) -> f64| median(&runs.iter().map(f).collect::<Vec<_>>());
-        let max_f = |f: fn(&Run) -> Option<f64>| runs.iter().map(f).fold(None, max_of);
         let mut errors = BTreeMap::new();
         for run in runs {
             for (kind, n) in &run.load.errors {
@@ -255,29 +279,10 @@ impl Run {
                 },
                 errors,
             },
-            server: Sampled {
-                from: runs[0].server.from,
-                cpu_max_pct: max_f(|r| r.server.cpu_max_pct),
-                cpu_avg_pct: {
-                    let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
-                    (!cpu.is_empty()).then(|| median(&cpu))
-                },
-                rss_max_mib: max_f(|r| r.server.rss_max_mib),
-                rss_max_from: rss_from(runs),
-                threads_max: runs.iter().filter_map(|r| r.server.threads_max).max(),
-                threads_last: runs.last().and_then(|r| r.server.threads_last),
-            },
+            server: Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>()),
             engine: runs.last().and_then(|r| r.engine.clone()),
         }
     }
-}
-
-/// The weakest source among `runs`' memory peaks: one peak read off samples makes the
-/// maximum a sampled one.
-pub fn rss_from<'a>(runs: impl IntoIterator<Item = &'a Run>) -> Option<RssFrom> {
-    runs.into_iter()
-        .filter_map(|r| r.server.rss_max_from)
-        .reduce(|a, b| if a == RssFrom::Readings { a } else { b })
 }
 
 /// Each run's throughput, in order: the sample servers are compared on.
@@ -381,15 +386,17 @@ pub struct LadderServer {
 impl LadderServer {
     /// Folds the levels' resource maxima into the server's.
     pub fn fold_maxima(&mut self) {
-        let runs = self.levels.iter().map(|l| &l.run);
-        self.cpu_max_pct = runs
-            .clone()
-            .fold(None, |m, r| max_of(m, r.server.cpu_max_pct));
-        self.rss_max_mib = runs
-            .clone()
-            .fold(None, |m, r| max_of(m, r.server.rss_max_mib));
-        self.rss_max_from = rss_from(runs.clone());
-        self.threads_max = runs.filter_map(|r| r.server.threads_max).max();
+        let all = Sampled::over(
+            &self
+                .levels
+                .iter()
+                .map(|l| &l.run.server)
+                .collect::<Vec<_>>(),
+        );
+        self.cpu_max_pct = all.cpu_max_pct;
+        self.rss_max_mib = all.rss_max_mib;
+        self.rss_max_from = all.rss_max_from;
+        self.threads_max = all.threads_max;
     }
 }
 

@@ -52,11 +52,6 @@ pub fn run(plan: Plan) -> Result<Verdict> {
         // Before the runtime exists: its threads inherit the main thread's CPUs.
         pin_current_thread(&load_cpus)?;
     }
-    let load_threads = if load_cpus.is_empty() {
-        cpus.len()
-    } else {
-        load_cpus.len()
-    };
     let out = common
         .out
         .clone()
@@ -71,7 +66,7 @@ pub fn run(plan: Plan) -> Result<Verdict> {
     };
     let mut results = Results::new(meta(&bench, &scenarios));
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(load_threads.max(1))
+        .worker_threads(bench.load_cpu_count())
         // The open-loop schedule is kept by a thread of its own, whose hand-offs land in the
         // runtime's global queue: polled every 61 ticks by default, a busy runtime would send
         // a request scheduled now up to a millisecond late.

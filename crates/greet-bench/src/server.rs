@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use greet_probe::http1;
-use greet_probe::process::{Launch, Log, ServerProcess};
+use greet_probe::process::{which, Launch, Log, ServerProcess};
 
 use crate::jvm::Peers;
 use crate::plan::{is_peer, package, Bins};
@@ -130,20 +130,12 @@ impl Where {
                 let beside = std::env::current_exe()
                     .ok()
                     .and_then(|exe| exe.parent().map(Path::to_path_buf));
-                let path_dirs = std::env::var_os("PATH")
-                    .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-                    .unwrap_or_default();
-                beside
-                    .into_iter()
-                    .chain(path_dirs)
-                    .map(|dir| dir.join(&name))
-                    .find(|path| path.is_file())
-                    .with_context(|| {
-                        format!(
-                            "{name} is neither beside greet-bench nor on PATH: install it \
+                which(&name, beside).with_context(|| {
+                    format!(
+                        "{name} is neither beside greet-bench nor on PATH: install it \
                              (`cargo install --path crates/{name}`) or pass --bin-dir DIR"
-                        )
-                    })
+                    )
+                })
             }
         }
     }

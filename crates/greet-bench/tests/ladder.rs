@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{assert_balanced, bench, bin_dir_args, out_dir, packages, results, BENCH};
+use common::{assert_balanced, bench, bench_ok, bin_dir_args, out_dir, packages, results, BENCH};
 use greet_bench::compare::{Figure, Verdict};
 use greet_bench::results::{Mode, RssFrom};
 
@@ -184,49 +184,28 @@ fn small_ladder_against_the_three_servers() {
 fn a_named_greeting_is_validated_and_counted_as_valid() {
     // The validator reads the name from the endpoint's query, as the servers do.
     let out = out_dir("named");
-    let run = bench(&[
-        "--quiet",
-        "--servers",
-        "hyper",
-        "--concurrency",
-        "20",
-        "--delay-ms",
-        "0",
-        "--endpoint",
-        "/greetings?name=Ana",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    let f = &ladder.servers[0].levels[0].run.load;
+    let load = |endpoint: &str| {
+        bench_ok(&[
+            "--quiet",
+            "--servers",
+            "hyper",
+            "--concurrency",
+            "20",
+            "--delay-ms",
+            "0",
+            "--endpoint",
+            endpoint,
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+        ladder.servers[0].levels[0].run.load.clone()
+    };
+    let f = load("/greetings?name=Ana");
     assert_eq!((f.success_rate, f.ok()), (100.0, 20), "{f:?}");
     assert!(f.requests_per_s > 0.0);
     // A name the contract refuses: every answer a 400, none valid, and no throughput.
-    let run = bench(&[
-        "--quiet",
-        "--servers",
-        "hyper",
-        "--concurrency",
-        "20",
-        "--delay-ms",
-        "0",
-        "--endpoint",
-        "/greetings?name=%ZZ",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    let f = &ladder.servers[0].levels[0].run.load;
+    let f = load("/greetings?name=%ZZ");
     assert_eq!((f.success_rate, f.requests_per_s), (0.0, 0.0), "{f:?}");
     assert_eq!(f.errors.get("status"), Some(&20));
     let _ = std::fs::remove_dir_all(&out);

@@ -6,30 +6,28 @@ mod common;
 
 use std::process::Command;
 
-use common::{bin_dir_args, out_dir, results, BENCH};
-use greet_bench::jvm::{which, PACKAGES};
+use common::{bench_ok, bin_dir_args, out_dir, results, BENCH};
+use greet_bench::jvm::PACKAGES;
+use greet_probe::process::which;
 
 #[test]
 fn the_jvm_peers_run_in_the_same_ladder() {
     assert!(
-        which("javac").is_some(),
+        which("javac", []).is_some(),
         "the JVM peers need a JDK and Debian's jars: apt-get install -y {PACKAGES}"
     );
     let out = out_dir("peers");
-    let output = Command::new(BENCH)
-        .args([
-            "--quiet",
-            "--servers",
-            "hyper,tomcat,jetty",
-            "--concurrency",
-            "10,50",
-        ])
-        .args(["--delay-ms", "50", "--out", out.to_str().expect("utf-8")])
-        .args(bin_dir_args())
-        .output()
-        .expect("greet-bench runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    bench_ok(&[
+        "--quiet",
+        "--servers",
+        "hyper,tomcat,jetty",
+        "--concurrency",
+        "10,50",
+        "--delay-ms",
+        "50",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
     let ladder = results(&out.join("results.json")).ladder.expect("ladder");
     assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
     let names: Vec<_> = ladder.servers.iter().map(|s| s.name.as_str()).collect();

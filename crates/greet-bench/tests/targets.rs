@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
 
-use common::{bench, out_dir, results};
+use common::{bench, bench_ok, out_dir, results};
 
 /// How a fake server frames its greeting.
 #[derive(Clone, Copy)]
@@ -156,7 +156,7 @@ fn keep_alive_scenarios_load_targets_too() {
     let chunked = target("chunked", Style::Chunked);
     let close = target("close", Style::Close);
     let out = out_dir("target-loops");
-    let run = bench(&[
+    bench_ok(&[
         "loops",
         "--quick",
         "--quiet",
@@ -169,11 +169,6 @@ fn keep_alive_scenarios_load_targets_too() {
         "--out",
         out.to_str().expect("utf-8"),
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
     let loops = results(&out.join("results.json")).loops.expect("loops");
     for shape in &loops.shapes {
         let names: Vec<_> = shape.servers.iter().map(|s| s.name.as_str()).collect();
@@ -191,7 +186,7 @@ fn keep_alive_scenarios_load_targets_too() {
     }
 
     let soak_out = out_dir("target-soak");
-    let run = bench(&[
+    bench_ok(&[
         "soak",
         "--quick",
         "--quiet",
@@ -204,11 +199,6 @@ fn keep_alive_scenarios_load_targets_too() {
         "--out",
         soak_out.to_str().expect("utf-8"),
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
     let soak = results(&soak_out.join("results.json")).soak.expect("soak");
     assert_eq!(soak.cells.len(), 2, "one target, one endpoint, two levels");
     for cell in &soak.cells {
@@ -243,7 +233,7 @@ fn expectations_and_contracts_are_applied() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("not what --expect asks for"), "{stderr}");
     // `any` takes any 2xx.
-    let run = bench(&[
+    bench_ok(&[
         "--quiet",
         "--concurrency",
         "3",
@@ -254,11 +244,6 @@ fn expectations_and_contracts_are_applied() {
         "--out",
         dir,
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
     // The full contract is for servers that keep it: this one does not, in one short line.
     let run = bench(&[
         "--quiet",

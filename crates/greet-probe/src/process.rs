@@ -169,6 +169,17 @@ fn spawn_pinned(command: &mut Command, cpus: &[usize]) -> io::Result<(Child, Ins
     })
 }
 
+/// The program `name` in the first of `dirs`, then of the directories on `PATH`, that has it.
+pub fn which(name: &str, dirs: impl IntoIterator<Item = PathBuf>) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default();
+    dirs.into_iter()
+        .chain(path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
 /// Pins the calling thread (and the threads and processes it creates after) to `cpus`.
 pub fn pin_current_thread(cpus: &[usize]) -> io::Result<()> {
     let mut set = CpuSet::new();
@@ -336,6 +347,14 @@ pub fn listening_addr(line: &str) -> Option<SocketAddr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_programs_in_the_given_directories_then_on_path() {
+        assert!(which("sh", []).is_some(), "sh is on PATH");
+        let dir = script("exits").parent().unwrap().to_path_buf();
+        assert_eq!(which("exits", [dir.clone()]), Some(dir.join("exits")));
+        assert_eq!(which("no-such-program-here", [dir]), None);
+    }
 
     #[test]
     fn reads_the_address_from_the_start_up_line() {

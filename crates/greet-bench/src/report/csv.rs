@@ -8,7 +8,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::results::{Figures, Results, Run, Sampled};
+use crate::results::{Results, Run};
 
 /// `(file name, contents)` of every CSV file of `results`.
 pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
@@ -59,30 +59,15 @@ pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
     }
     if let Some(soak) = &results.soak {
         let rows = soak.cells.iter().flat_map(|c| {
-            c.runs.iter().enumerate().map(move |(i, r)| {
-                let key = CellKey {
-                    server: &c.server,
-                    endpoint: &c.endpoint,
-                    setting: c.concurrency.to_string(),
-                    repeat: i + 1,
-                };
-                (key, RunColumns::of(r))
-            })
+            CellKey::rows(&c.server, &c.endpoint, c.concurrency.to_string(), &c.runs)
         });
         out.push(("soak.csv".to_owned(), write(rows)?));
     }
     if let Some(sweep) = &results.sweep {
-        let rows = sweep.cells.iter().flat_map(|c| {
-            c.runs.iter().enumerate().map(move |(i, r)| {
-                let key = CellKey {
-                    server: &c.server,
-                    endpoint: &c.endpoint,
-                    setting: c.setting.label(),
-                    repeat: i + 1,
-                };
-                (key, RunColumns::of(r))
-            })
-        });
+        let rows = sweep
+            .cells
+            .iter()
+            .flat_map(|c| CellKey::rows(&c.server, &c.endpoint, c.setting.label(), &c.runs));
         out.push(("sweep.csv".to_owned(), write(rows)?));
     }
     if let Some(rate) = &results.rate {
@@ -152,17 +137,7 @@ struct RunColumns {
 
 impl RunColumns {
     fn of(run: &Run) -> Self {
-        let Run {
-            load: f, server: s, ..
-        } = run;
-        let Figures { errors, .. } = f;
-        let Sampled {
-            cpu_max_pct,
-            cpu_avg_pct,
-            rss_max_mib,
-            threads_max,
-            ..
-        } = s;
+        let (f, s) = (&run.load, &run.server);
         Self {
             requests: f.requests,
             success_rate: f.success_rate,
@@ -179,15 +154,16 @@ impl RunColumns {
             connects: f.connects,
             connect_avg_ms: f.connect_ms.avg,
             connect_max_ms: f.connect_ms.max,
-            errors: errors
+            errors: f
+                .errors
                 .iter()
                 .map(|(k, n)| format!("{k}={n}"))
                 .collect::<Vec<_>>()
                 .join(";"),
-            cpu_max_pct: *cpu_max_pct,
-            cpu_avg_pct: *cpu_avg_pct,
-            rss_max_mib: *rss_max_mib,
-            threads_max: *threads_max,
+            cpu_max_pct: s.cpu_max_pct,
+            cpu_avg_pct: s.cpu_avg_pct,
+            rss_max_mib: s.rss_max_mib,
+            threads_max: s.threads_max,
         }
     }
 }
@@ -256,6 +232,26 @@ struct CellKey<'a> {
     endpoint: &'a str,
     setting: String,
     repeat: usize,
+}
+
+impl<'a> CellKey<'a> {
+    /// A cell's rows: one a run, numbered from 1.
+    fn rows(
+        server: &'a str,
+        endpoint: &'a str,
+        setting: String,
+        runs: &'a [Run],
+    ) -> impl Iterator<Item = (Self, RunColumns)> + 'a {
+        runs.iter().enumerate().map(move |(i, r)| {
+            let key = CellKey {
+                server,
+                endpoint,
+                setting: setting.clone(),
+                repeat: i + 1,
+            };
+            (key, RunColumns::of(r))
+        })
+    }
 }
 
 #[cfg(test)]

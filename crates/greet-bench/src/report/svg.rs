@@ -29,6 +29,15 @@ pub struct Chart {
     pub whiskers: Vec<Vec<Option<[f64; 2]>>>,
 }
 
+/// A chart's document up to its plot: the root element, a white ground, the title centred on
+/// `centre`.
+fn open(title: &str, centre: f64) -> String {
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12"><title>{0}</title><rect width="100%" height="100%" fill="white"/><text x="{centre}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{0}</text>"#,
+        esc(title)
+    )
+}
+
 /// Draws `chart` as a standalone SVG document.
 pub fn render(chart: &Chart) -> String {
     let whisker = |s: usize, g: usize| {
@@ -56,22 +65,7 @@ pub fn render(chart: &Chart) -> String {
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let y = |v: f64| TOP + plot_h * (1.0 - v / top);
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = write!(
-        out,
-        r#"<title>{}</title><rect width="100%" height="100%" fill="white"/>"#,
-        esc(&chart.title)
-    );
-    let _ = write!(
-        out,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
-        WIDTH / 2.0,
-        esc(&chart.title)
-    );
+    let mut out = open(&chart.title, WIDTH / 2.0);
     // Y axis: gridlines and labels.
     let mut tick = 0.0;
     while tick <= top + step / 2.0 {
@@ -331,17 +325,7 @@ pub fn render_lines(chart: &LineChart) -> String {
         let v = y.max(10f64.powf(decade_lo)).log10();
         TOP + plot_h * (1.0 - (v - decade_lo) / (decade_hi - decade_lo))
     };
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = write!(
-        out,
-        r#"<title>{0}</title><rect width="100%" height="100%" fill="white"/><text x="{1}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{0}</text>"#,
-        esc(&chart.title),
-        LEFT + plot_w / 2.0
-    );
+    let mut out = open(&chart.title, LEFT + plot_w / 2.0);
     // Y: a gridline per decade, labelled.
     let mut decade = decade_lo;
     while decade <= decade_hi + 1e-9 {

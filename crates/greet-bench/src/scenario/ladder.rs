@@ -63,12 +63,7 @@ fn entries(bench: &Bench, plan: &plan::Ladder) -> Result<Vec<Entry>> {
         } else {
             Source::Spawn(Ok(bench.binaries.locate(&spec.short)?))
         };
-        // The original's servers keep the Greetings API, not this workspace's whole contract.
-        let contract = if is_peer(&spec.short) {
-            Contract::Light
-        } else {
-            Contract::Full
-        };
+        let contract = Contract::for_server(&spec.short);
         let (name, endpoint) = match &spec.endpoint {
             Some(endpoint) => (
                 format!("{}:{endpoint}", package(&spec.short)),
@@ -203,14 +198,16 @@ async fn run_entry(
             (addr, url.clone(), None)
         }
     };
-    match entry.contract {
-        Contract::Light => {
-            bench
-                .light_check(&entry.name, addr, &entry.endpoint, &entry.expect)
-                .await?
-        }
-        Contract::Full => bench.check(&entry.name, &base_url).await?,
-    }
+    let at = (addr, base_url.as_str());
+    bench
+        .verify(
+            &entry.name,
+            entry.contract,
+            at,
+            &entry.endpoint,
+            &entry.expect,
+        )
+        .await?;
 
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();

@@ -67,7 +67,7 @@ async fn run_subject(
     let args = server_args(plan.delay_ms, workers, plan::BLOCKING_THREADS);
     let target = greet_core::paths::GREETINGS;
     let mut up = bench
-        .bring_up(subject, &args, &plan.foreign, target)
+        .bring_up(subject, &args, &plan.foreign, target, false)
         .await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
         let sessions = Sessions {

@@ -13,7 +13,7 @@ use crate::bench::{server_args, Bench, Bound, Subject, Up};
 use crate::compare::{self, Comparison, Figure};
 use crate::load::{self, Expect, Paced, PacedTally, Sessions, Stop, Tally, LATE, SPECTRUM};
 use crate::plan::{self, Rates, BLOCKING_THREADS};
-use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Run, Spectrum};
+use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Sampled, Spectrum};
 use crate::sample::Sampler;
 use crate::stats::{distinct, median};
 
@@ -78,8 +78,10 @@ async fn run_subject(
     results: &mut Results,
 ) -> Result<()> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
-    let mut up = bench.bring_up(subject, args, &plan.foreign, first).await?;
-    let load_cpus = bench.load_cpus.len().max(1).min(bench.cpus.len().max(1)) as f64;
+    let mut up = bench
+        .bring_up(subject, args, &plan.foreign, first, false)
+        .await?;
+    let load_cpus = bench.load_cpu_count() as f64;
     for endpoint in &plan.endpoints {
         let expect = Expect::for_target(endpoint, &plan.foreign.expect);
         let probe = Sessions {
@@ -252,16 +254,7 @@ fn level_of(label: String, target: f64, merged: &PacedTally, runs: Vec<RateRun>)
         .zip(merged.corrected.spectrum_ms())
         .map(|(p, ms)| [p, ms])
         .collect();
-    let server = Run::median_of(
-        &runs
-            .iter()
-            .map(|r| Run {
-                server: r.server.clone(),
-                ..Run::default()
-            })
-            .collect::<Vec<_>>(),
-    )
-    .server;
+    let server = Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>());
     RateLevel {
         label,
         target_rps: target,

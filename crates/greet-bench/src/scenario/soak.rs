@@ -77,29 +77,9 @@ async fn run_endpoint(
 ) -> Result<()> {
     // The endpoint after the first is checked on a server of the workspace by the contract
     // already passed; a target, which is not restarted, is checked once.
-    let foreign = plan::Foreign {
-        contract: if one.check {
-            plan.foreign.contract
-        } else {
-            plan::Contract::Light
-        },
-        ..plan.foreign.clone()
-    };
-    let mut up = match one.subject {
-        // A peer keeps only the light check, of each endpoint.
-        Subject::Server(short) if !one.check && !crate::plan::is_peer(short) => {
-            let server = bench.start(short, args.to_vec()).await?;
-            crate::bench::Up {
-                addr: server.addr(),
-                server: Some(server),
-            }
-        }
-        subject => {
-            bench
-                .bring_up(subject, args, &foreign, one.endpoint)
-                .await?
-        }
-    };
+    let mut up = bench
+        .bring_up(one.subject, args, &plan.foreign, one.endpoint, !one.check)
+        .await?;
     let pid = up.pid();
     let threads_at_start = pid.and_then(sample::read).map(|r| r.threads);
     let mut seen: BTreeSet<u32> = pid

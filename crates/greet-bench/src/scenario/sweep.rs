@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench, Up};
+use crate::bench::{server_args, Bench, Subject};
 use crate::compare::{Comparison, Figure};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, BLOCKING_THREADS};
@@ -135,23 +135,13 @@ async fn run_endpoint(
     for repeat in 1..=plan.repeats {
         for (i, setting) in plan.settings.iter().enumerate() {
             let blocking = setting.blocking_threads.unwrap_or(BLOCKING_THREADS);
-            let server = bench
-                .start(plan.short, server_args(0, setting.workers, blocking))
+            let subject = Subject::Server(plan.short.to_owned());
+            let args = server_args(0, setting.workers, blocking);
+            let foreign = plan::Foreign::default();
+            let mut up = bench
+                .bring_up(&subject, &args, &foreign, plan.endpoint, *checked)
                 .await?;
-            if crate::plan::is_peer(plan.short) {
-                // The original's servers keep the Greetings API, not the whole contract.
-                let expect = Expect::for_target(plan.endpoint, &plan::Expect::Greeting);
-                bench
-                    .light_check(plan.name, server.addr(), plan.endpoint, &expect)
-                    .await?;
-            } else if !*checked {
-                bench.check(plan.name, &server.base_url()).await?;
-                *checked = true;
-            }
-            let mut up = Up {
-                addr: server.addr(),
-                server: Some(server),
-            };
+            *checked = true;
             let sessions = |stop| Sessions {
                 addr: up.addr,
                 target: plan.endpoint.to_owned(),

@@ -40,6 +40,17 @@ pub fn bench(args: &[&str]) -> Output {
         .expect("greet-bench runs")
 }
 
+/// `greet-bench args…`, which must succeed (else its stderr says why).
+pub fn bench_ok(args: &[&str]) -> Output {
+    let run = bench(args);
+    assert!(
+        run.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    run
+}
+
 /// The packages of the servers, in their default order.
 pub fn packages() -> Vec<String> {
     SERVERS.iter().map(|s| package(s)).collect()
