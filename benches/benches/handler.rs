@@ -12,19 +12,23 @@ use tower::ServiceExt;
 const TARGET: &str = "/greetings?name=Ana";
 
 fn handler(c: &mut Criterion) {
-    let greeter = ServerConfig {
-        delay_ms: 0,
-        ..ServerConfig::default()
-    }
-    .greeter();
     // One thread, as a single worker would run it; actix-web's services are not Send.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
+    let api = rt
+        .block_on(async {
+            ServerConfig {
+                delay_ms: 0,
+                ..ServerConfig::default()
+            }
+            .api()
+        })
+        .expect("stores");
     let mut group = c.benchmark_group("handler");
 
-    let router = greet_axum::app(greeter.clone());
+    let router = greet_axum::app(api.clone());
     group.bench_function("axum", |b| {
         b.to_async(&rt).iter(|| {
             let router = router.clone();
@@ -40,7 +44,7 @@ fn handler(c: &mut Criterion) {
         });
     });
 
-    let actix = rt.block_on(init_service(greet_actix::app(greeter.clone())));
+    let actix = rt.block_on(init_service(greet_actix::app(api.clone())));
     group.bench_function("actix", |b| {
         b.to_async(&rt).iter(|| async {
             let req = TestRequest::get()
@@ -59,7 +63,7 @@ fn handler(c: &mut Criterion) {
                 .header("host", "bench")
                 .body(http_body_util::Empty::<hyper::body::Bytes>::new())
                 .expect("request");
-            let res = greet_hyper::handle(&greeter, req).await;
+            let res = greet_hyper::handle(&api, req).await;
             assert_eq!(res.status(), 200);
             black_box(res)
         });

@@ -18,26 +18,29 @@ use actix_web::http::{header, StatusCode, Version};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, Error, HttpResponse, HttpServer};
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT};
-use greet_core::{check_head, paths, GreetError, Greeter, HeadInfo, Reply};
-use greet_server::ServerConfig;
+use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
+use greet_server::{Api, ServerConfig};
 
-/// Registers the three routes (GET and HEAD; any other method is the shared 405) and the
-/// greeter they use.
-pub fn configure(greeter: Greeter) -> impl FnOnce(&mut web::ServiceConfig) {
+/// Registers the routes (GET and HEAD; any other method is the shared 405) and the greeter
+/// and stores they use.
+pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
-        cfg.app_data(web::Data::new(greeter))
+        cfg.app_data(web::Data::new(api))
             .service(get_or_head(paths::GREETINGS, web::to(greetings)))
             .service(get_or_head(
                 paths::GREETINGS_BLOCKING,
                 web::to(greetings_blocking),
             ))
-            .service(get_or_head(paths::HEALTH, web::to(health)));
+            .service(get_or_head(paths::HEALTH, web::to(health)))
+            .service(get_or_head(paths::DB, web::to(db)))
+            .service(get_or_head(paths::QUERIES, web::to(queries)))
+            .service(get_or_head(paths::BUSINESS, web::to(business)));
     }
 }
 
 /// The API as an actix-web `App`.
 pub fn app(
-    greeter: Greeter,
+    api: Api,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -48,7 +51,7 @@ pub fn app(
     >,
 > {
     App::new()
-        .configure(configure(greeter))
+        .configure(configure(api))
         .default_service(web::to(not_found))
         .wrap(from_fn(check_request_head))
 }
@@ -63,17 +66,30 @@ fn get_or_head(path: &str, route: actix_web::Route) -> actix_web::Resource {
         .default_service(web::to(method_not_allowed))
 }
 
-async fn greetings(greeter: web::Data<Greeter>, req: actix_web::HttpRequest) -> HttpResponse {
-    let reply = greeter.greetings(req.uri().query());
+async fn greetings(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    let reply = api.greeter.greetings(req.uri().query());
     drop(req);
     respond(reply.await)
 }
 
-async fn greetings_blocking(
-    greeter: web::Data<Greeter>,
-    req: actix_web::HttpRequest,
-) -> HttpResponse {
-    let reply = greeter.greetings_blocking(req.uri().query());
+async fn greetings_blocking(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    let reply = api.greeter.greetings_blocking(req.uri().query());
+    drop(req);
+    respond(reply.await)
+}
+
+async fn db(api: web::Data<Api>) -> HttpResponse {
+    respond(api.stores.db().await)
+}
+
+async fn queries(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    let reply = api.stores.queries(req.uri().query());
+    drop(req);
+    respond(reply.await)
+}
+
+async fn business(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    let reply = api.stores.business(req.uri().query());
     drop(req);
     respond(reply.await)
 }
@@ -118,11 +134,11 @@ pub fn head_info(req: &ServiceRequest) -> HeadInfo {
     HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
-/// A [`Reply`] as an actix-web response: plain text, `nosniff`, and `Allow` on a 405.
+/// A [`Reply`] as an actix-web response: its content type, `nosniff`, and `Allow` on a 405.
 pub fn respond(reply: Reply) -> HttpResponse {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut res = HttpResponse::build(status);
-    res.insert_header((header::CONTENT_TYPE, greet_core::CONTENT_TYPE))
+    res.insert_header((header::CONTENT_TYPE, reply.content_type))
         .insert_header((greet_core::NOSNIFF_HEADER, greet_core::NOSNIFF_VALUE));
     if let Some(allow) = reply.allow {
         res.insert_header((header::ALLOW, allow));
@@ -138,8 +154,8 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let greeter = config.greeter();
-    HttpServer::new(move || app(greeter.clone()))
+    let api = config.api()?;
+    HttpServer::new(move || app(api.clone()))
         .workers(config.workers.get())
         .client_request_timeout(HEAD_READ_TIMEOUT)
         .tcp_nodelay(true)

@@ -15,36 +15,51 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use axum::Router;
-use greet_core::{check_head, paths, GreetError, Greeter, Reply};
-use greet_server::ServerConfig;
+use greet_core::{check_head, paths, GreetError, Reply};
+use greet_server::{Api, ServerConfig};
 use hyper_util::service::TowerToHyperService;
 
 /// The API as an axum `Router`.
-pub fn app(greeter: Greeter) -> Router {
+pub fn app(api: Api) -> Router {
     Router::new()
         .route(paths::GREETINGS, get_or_head(greetings))
         .route(paths::GREETINGS_BLOCKING, get_or_head(greetings_blocking))
         .route(paths::HEALTH, get_or_head(health))
+        .route(paths::DB, get_or_head(db))
+        .route(paths::QUERIES, get_or_head(queries))
+        .route(paths::BUSINESS, get_or_head(business))
         .fallback(not_found)
         .layer(middleware::from_fn(check_request_head))
-        .with_state(greeter)
+        .with_state(api)
 }
 
 /// `get` answers HEAD too (axum drops the body); every other method gets the shared 405.
-fn get_or_head<H, T>(handler: H) -> MethodRouter<Greeter>
+fn get_or_head<H, T>(handler: H) -> MethodRouter<Api>
 where
-    H: axum::handler::Handler<T, Greeter>,
+    H: axum::handler::Handler<T, Api>,
     T: 'static,
 {
     get(handler).fallback(method_not_allowed)
 }
 
-async fn greetings(State(greeter): State<Greeter>, RawQuery(query): RawQuery) -> Response {
-    respond(greeter.greetings(query.as_deref()).await)
+async fn greetings(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
+    respond(api.greeter.greetings(query.as_deref()).await)
 }
 
-async fn greetings_blocking(State(greeter): State<Greeter>, RawQuery(query): RawQuery) -> Response {
-    respond(greeter.greetings_blocking(query.as_deref()).await)
+async fn greetings_blocking(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
+    respond(api.greeter.greetings_blocking(query.as_deref()).await)
+}
+
+async fn db(State(api): State<Api>) -> Response {
+    respond(api.stores.db().await)
+}
+
+async fn queries(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
+    respond(api.stores.queries(query.as_deref()).await)
+}
+
+async fn business(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
+    respond(api.stores.business(query.as_deref()).await)
 }
 
 async fn health() -> Response {
@@ -76,7 +91,7 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let service = TowerToHyperService::new(app(config.greeter()));
+    let service = TowerToHyperService::new(app(config.api()?));
     greet_hyper::serve_with(listener, &config, service, shutdown).await
 }
 

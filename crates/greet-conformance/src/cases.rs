@@ -10,7 +10,11 @@ use std::time::{Duration, Instant};
 
 use greet_core::limits::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_TARGET_BYTES};
 use greet_core::name::MAX_NAME_CHARS;
-use greet_core::{ALLOWED_METHODS, CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, WORDS};
+use greet_core::{
+    paths, GreetError, ALLOWED_METHODS, CONTENT_TYPE, JSON_CONTENT_TYPE, NOSNIFF_HEADER,
+    NOSNIFF_VALUE, WORDS,
+};
+use greet_store::{seed, Business, World};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -19,6 +23,16 @@ use crate::client::{exchange, exchange_within, get, get_request, request, Respon
 
 /// What a case returns: `Err` says what differed from the contract.
 pub type Outcome = Result<(), String>;
+
+/// Every route of the API.
+pub const ROUTES: [&str; 6] = [
+    paths::GREETINGS,
+    paths::GREETINGS_BLOCKING,
+    paths::HEALTH,
+    paths::DB,
+    paths::QUERIES,
+    paths::BUSINESS,
+];
 
 macro_rules! ensure {
     ($cond:expr, $($msg:tt)+) => {
@@ -57,8 +71,13 @@ async fn fetch_get(addr: SocketAddr, target: &str) -> Result<Response, String> {
 /// (nothing follows the body before the server closes). For the answer to a HEAD, only that
 /// the length is there and that no body follows.
 fn expect_plain(res: &Response, what: &str) -> Outcome {
+    expect_framed(res, CONTENT_TYPE, what)
+}
+
+/// [`expect_plain`] for a body of `content_type`.
+fn expect_framed(res: &Response, content_type: &str, what: &str) -> Outcome {
     ensure!(
-        res.header("content-type") == Some(CONTENT_TYPE),
+        res.header("content-type") == Some(content_type),
         "{what}: content-type {:?}",
         res.header("content-type")
     );
@@ -202,7 +221,7 @@ pub async fn head_has_no_body(addr: SocketAddr) -> Outcome {
 
 /// Any other method on a route → 405 with `Allow: GET, HEAD`.
 pub async fn other_methods_get_405(addr: SocketAddr) -> Outcome {
-    for path in ["/greetings", "/greetings/blocking", "/health"] {
+    for path in ROUTES {
         for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
             let what = format!("{method} {path}");
             let raw = request(method, path, "Content-Length: 0\r\n");
@@ -235,6 +254,9 @@ pub async fn unknown_paths_get_404(addr: SocketAddr) -> Outcome {
         "/greetingsx",
         "/health/x",
         "/GREETINGS",
+        "/db/",
+        "/queries/x",
+        "/Business",
     ] {
         expect_error_at(addr, &get_request(target), 404, target).await?;
     }
@@ -262,6 +284,162 @@ pub async fn every_word_appears(addr: SocketAddr) -> Outcome {
     }
     ensure!(seen.len() == WORDS.len(), "saw only {seen:?}");
     Ok(())
+}
+
+/// A 200 with a JSON body of `T`.
+fn expect_json<T: serde::de::DeserializeOwned>(res: &Response, what: &str) -> Result<T, String> {
+    ensure!(
+        res.status() == 200,
+        "{what}: status {} (want 200), body {:?}",
+        res.status(),
+        elide(&res.text(), 60)
+    );
+    expect_framed(res, JSON_CONTENT_TYPE, what)?;
+    serde_json::from_slice(res.body())
+        .map_err(|e| format!("{what}: {e}: {:?}", elide(&res.text(), 60)))
+}
+
+/// A row as seeded: id in `1..=10000`, and the `randomNumber` the seed gives that id.
+fn expect_world(row: &World, what: &str) -> Outcome {
+    ensure!(
+        (1..=seed::WORLD_ROWS).contains(&row.id) && row.random_number == seed::world_number(row.id),
+        "{what}: row {row:?} is not a seeded world row"
+    );
+    Ok(())
+}
+
+/// `GET /db` → one seeded `world` row as `{"id":…,"randomNumber":…}`, `application/json`;
+/// `HEAD /db` has its headers and no body.
+pub async fn db_answers_a_world_row(addr: SocketAddr) -> Outcome {
+    let body = fetch_get(addr, paths::DB).await?;
+    expect_world(&expect_json(&body, "/db")?, "/db")?;
+    let text = body.text();
+    ensure!(
+        text.starts_with("{\"id\":") && text.contains(",\"randomNumber\":"),
+        "/db: body {text:?}, want {{\"id\":…,\"randomNumber\":…}}"
+    );
+    let res = fetch(addr, &request("HEAD", paths::DB, ""), true).await?;
+    ensure!(res.status() == 200, "HEAD /db: status {}", res.status());
+    expect_framed(&res, JSON_CONTENT_TYPE, "HEAD /db")
+}
+
+/// `GET /queries?queries=N` → N seeded rows, N as TechEmpower reads it (missing, not a
+/// number or below 1 → 1; above 500 → 500).
+pub async fn queries_follow_techempower(addr: SocketAddr) -> Outcome {
+    for (query, n) in [
+        ("", 1),
+        ("?queries=20", 20),
+        ("?queries=0", 1),
+        ("?queries=foo", 1),
+        ("?queries=-3", 1),
+        ("?queries=501", 500),
+        ("?x=%ZZ&queries=2", 2),
+    ] {
+        let target = format!("{}{query}", paths::QUERIES);
+        let rows: Vec<World> = expect_json(&fetch_get(addr, &target).await?, &target)?;
+        ensure!(rows.len() == n, "{target}: {} rows, want {n}", rows.len());
+        for row in &rows {
+            expect_world(row, &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// `GET /business?name=X` → `{"name","greeting","visits"}`: a known person's stored word, a
+/// random word for anyone else, the name read as `/greetings` reads it, and visits counted
+/// up by one per call (a name of its own per run, so runs do not share counts).
+pub async fn business_greets_and_counts(addr: SocketAddr) -> Outcome {
+    let person = rand::random_range(1..=seed::PEOPLE);
+    let name = seed::person_name(person);
+    let target = format!("{}?name={name}", paths::BUSINESS);
+    let mut last = 0;
+    for _ in 0..3 {
+        let body: Business = expect_json(&fetch_get(addr, &target).await?, &target)?;
+        let want = format!("{} {name}!", seed::person_word(person));
+        ensure!(
+            body.name == name && body.greeting == want,
+            "{target}: {body:?}, want greeting {want:?}"
+        );
+        ensure!(
+            body.visits > last,
+            "{target}: visits {} after {last}",
+            body.visits
+        );
+        last = body.visits;
+    }
+    let unique = format!("Jo%C3%A3o-{}", rand::random::<u32>());
+    let decoded = unique.replace("%C3%A3", "ã");
+    for visits in 1..=2 {
+        let target = format!("{}?name={unique}", paths::BUSINESS);
+        let body: Business = expect_json(&fetch_get(addr, &target).await?, &target)?;
+        let word = body.greeting.strip_suffix(&format!(" {decoded}!"));
+        ensure!(
+            body.name == decoded
+                && word.is_some_and(|w| WORDS.contains(&w))
+                && body.visits == visits,
+            "{target}: {body:?}, want name {decoded:?}, a random word, visits {visits}"
+        );
+    }
+    let body: Business = expect_json(&fetch_get(addr, paths::BUSINESS).await?, "/business")?;
+    ensure!(
+        body.name == "World",
+        "/business: name {:?}, want World",
+        body.name
+    );
+    Ok(())
+}
+
+/// `/business` refuses the names `/greetings` refuses, with the same status and reason.
+pub async fn business_refuses_bad_names(addr: SocketAddr) -> Outcome {
+    for (query, err) in [
+        ("name=%ZZ", GreetError::BadPercentEncoding),
+        ("name=%FF", GreetError::NotUtf8),
+        ("name=a%00b", GreetError::ControlCharacter),
+    ] {
+        let target = format!("{}?{query}", paths::BUSINESS);
+        let res = fetch_get(addr, &target).await?;
+        expect_status(&res, err.status(), &target)?;
+        ensure!(
+            res.text() == err.reason(),
+            "{target}: body {:?}",
+            res.text()
+        );
+    }
+    let target = format!(
+        "{}?name={}",
+        paths::BUSINESS,
+        "a".repeat(MAX_NAME_CHARS + 1)
+    );
+    expect_error_at(
+        addr,
+        &get_request(&target),
+        400,
+        "/business, 257-character name",
+    )
+    .await
+}
+
+/// With the database and cache unreachable: `/db`, `/queries` and `/business` are 503 with a
+/// plain reason within `timeout` (and a little), while `/health` and `/greetings` are
+/// served. Needs a server whose stores are down.
+pub async fn stores_down_gives_503(addr: SocketAddr, timeout: Duration) -> Outcome {
+    for target in ["/db", "/queries?queries=3", "/business?name=Ana"] {
+        let start = Instant::now();
+        let res = fetch_get(addr, target).await?;
+        let took = start.elapsed();
+        expect_status(&res, 503, target)?;
+        ensure!(
+            res.text().starts_with("service unavailable"),
+            "{target}: body {:?}",
+            res.text()
+        );
+        ensure!(
+            took < timeout + Duration::from_millis(500),
+            "{target}: 503 after {took:?}"
+        );
+    }
+    health_is_ok(addr).await?;
+    greets_world(addr).await
 }
 
 /// A request target over 8 KiB → 414; exactly 8 KiB is served.

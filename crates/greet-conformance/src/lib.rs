@@ -52,6 +52,10 @@ macro_rules! for_each_case {
             missing_host_gets_400,
             survives_garbage,
             bad_inputs_get_their_answers,
+            db_answers_a_world_row,
+            queries_follow_techempower,
+            business_greets_and_counts,
+            business_refuses_bad_names,
         }
     };
 }

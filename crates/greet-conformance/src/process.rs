@@ -146,10 +146,11 @@ pub fn port_in_use_is_one_line(bin: &str) -> Outcome {
         .map_err(|e| e.to_string())?
         .port()
         .to_string();
-    expect_one_line_failure(bin, &["--port", &port], "cannot listen")
+    expect_one_line_failure(bin, &["--port", &port], "cannot listen", 1)
 }
 
-/// Bad flag values and unknown flags: one line on stderr, exit code 2, no panic.
+/// Bad flag values and unknown flags, store settings among them: one line on stderr, exit
+/// code 2, no panic.
 pub fn bad_flags_are_one_line(bin: &str) -> Outcome {
     for args in [
         &["--port", "abc"][..],
@@ -159,13 +160,55 @@ pub fn bad_flags_are_one_line(bin: &str) -> Outcome {
         &["--delay-ms", "-5"],
         &["--host", "not-an-ip"],
         &["--bogus"],
+        &["--store", "mysql"],
+        &["--cache", "disk"],
+        &["--db-pool", "0"],
+        &["--db-pool", "many"],
+        &["--db-timeout-ms", "0"],
+        &["--database-url", "mysql://h/db"],
+        &["--database-url", "postgres://u@h:notaport/db"],
+        &["--redis-url", "http://127.0.0.1:6379"],
+        &["--store", "postgres"],
+        &["--cache", "redis"],
+        &[
+            "--store",
+            "postgres",
+            "--database-url",
+            "sqlite:///tmp/x.db",
+        ],
+        &["--database-url", "postgres://u@127.0.0.1/db"],
     ] {
-        expect_one_line_failure(bin, args, "error")?;
+        expect_one_line_failure(bin, args, "error", 2)?;
     }
     Ok(())
 }
 
-fn expect_one_line_failure(bin: &str, args: &[&str], expected: &str) -> Outcome {
+/// Stores configured but not reachable at start-up: retried for ten store timeouts, then one
+/// line naming the store on stderr and exit 1. Nothing listens on port 1.
+pub fn unreachable_stores_are_one_line(bin: &str) -> Outcome {
+    let start = std::time::Instant::now();
+    let pg = [
+        "--store",
+        "postgres",
+        "--database-url",
+        "postgres://greet@127.0.0.1:1/greet",
+    ];
+    let redis = ["--cache", "redis", "--redis-url", "redis://127.0.0.1:1"];
+    for (args, names) in [(&pg, "PostgreSQL at"), (&redis, "Redis at")] {
+        let mut args = args.to_vec();
+        args.extend(["--db-timeout-ms", "100"]);
+        expect_one_line_failure(bin, &args, names, 1)?;
+    }
+    let took = start.elapsed();
+    if took > std::time::Duration::from_secs(6) {
+        return Err(format!(
+            "two start-ups at a 100 ms store timeout took {took:?}"
+        ));
+    }
+    Ok(())
+}
+
+fn expect_one_line_failure(bin: &str, args: &[&str], expected: &str, code: i32) -> Outcome {
     let out = Command::new(bin)
         .args(args)
         .stdin(Stdio::null())
@@ -176,8 +219,11 @@ fn expect_one_line_failure(bin: &str, args: &[&str], expected: &str) -> Outcome 
     // A log line may precede the error (logging starts before binding); the error itself
     // must be the last line, and the only one that is not a log record.
     let errors: Vec<_> = lines.iter().filter(|l| !l.contains(" INFO ")).collect();
-    if out.status.success() || out.status.code().is_none() {
-        return Err(format!("{args:?}: exit {}", out.status));
+    if out.status.code() != Some(code) {
+        return Err(format!(
+            "{args:?}: {}, want exit {code}: {stderr:?}",
+            out.status
+        ));
     }
     if errors.len() != 1 || !errors[0].contains(expected) || stderr.contains("panicked") {
         return Err(format!(
@@ -234,6 +280,12 @@ pub fn help_lists_flags(bin: &str) -> Outcome {
         "--backlog",
         "--shutdown-timeout-secs",
         "--health-check",
+        "--store",
+        "--database-url",
+        "--db-pool",
+        "--cache",
+        "--redis-url",
+        "--db-timeout-ms",
     ] {
         if !text.contains(flag) {
             return Err(format!("--help does not mention {flag}"));
@@ -294,6 +346,11 @@ macro_rules! process_tests {
         #[test]
         fn bad_flags_are_one_line() {
             ok($crate::process::bad_flags_are_one_line($bin));
+        }
+
+        #[test]
+        fn unreachable_stores_are_one_line() {
+            ok($crate::process::unreachable_stores_are_one_line($bin));
         }
 
         #[test]

@@ -20,9 +20,20 @@ pub struct Spawned {
     thread: Option<JoinHandle<io::Result<()>>>,
 }
 
-/// Binds `config.addr()` (use port 0) with the configured backlog and runs `run` on a new
-/// thread; `run` is a server crate's `run(listener, config, shutdown)`.
+/// Prepares the stores as a server binary does ([`ServerConfig::prepare_stores`]: waits for
+/// PostgreSQL and Redis, seeds), binds `config.addr()` (use port 0) with the configured
+/// backlog and runs `run` on a new thread; `run` is a server crate's
+/// `run(listener, config, shutdown)`.
 pub fn spawn<F>(run: F, config: ServerConfig) -> io::Result<Spawned>
+where
+    F: FnOnce(TcpListener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
+{
+    config.prepare_stores().map_err(io::Error::other)?;
+    spawn_unprepared(run, config)
+}
+
+/// [`spawn`] without preparing the stores: for a server whose stores are down on purpose.
+pub fn spawn_unprepared<F>(run: F, config: ServerConfig) -> io::Result<Spawned>
 where
     F: FnOnce(TcpListener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
 {

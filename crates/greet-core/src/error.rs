@@ -31,6 +31,10 @@ pub enum GreetError {
     HeadTooLarge,
     /// The blocking pool could not run the request (no thread could be started).
     Unavailable,
+    /// The database did not answer within the store timeout, or refused the query.
+    DatabaseUnavailable,
+    /// The cache did not answer within the store timeout, or refused the command.
+    CacheUnavailable,
 }
 
 impl GreetError {
@@ -48,7 +52,7 @@ impl GreetError {
             Self::MethodNotAllowed => 405,
             Self::UriTooLong => 414,
             Self::HeadTooLarge => 431,
-            Self::Unavailable => 503,
+            Self::Unavailable | Self::DatabaseUnavailable | Self::CacheUnavailable => 503,
         }
     }
 
@@ -67,6 +71,8 @@ impl GreetError {
             Self::UriTooLong => "request target too long\n",
             Self::HeadTooLarge => "request header fields too large\n",
             Self::Unavailable => "service unavailable\n",
+            Self::DatabaseUnavailable => "service unavailable: the database did not answer\n",
+            Self::CacheUnavailable => "service unavailable: the cache did not answer\n",
         }
     }
 

@@ -31,25 +31,37 @@ pub fn greeting(name: &str) -> String {
     out
 }
 
-/// What a server sends back, before its framework turns it into a response. Every reply is
-/// plain text ([`crate::CONTENT_TYPE`]) with `nosniff`.
+/// What a server sends back, before its framework turns it into a response: plain text
+/// ([`crate::CONTENT_TYPE`]) but for the store-bound endpoints' JSON
+/// ([`crate::JSON_CONTENT_TYPE`]), always with `nosniff`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
     /// HTTP status code.
     pub status: u16,
-    /// Plain-text body.
+    /// The body.
     pub body: Cow<'static, str>,
+    /// `content-type` of the body.
+    pub content_type: &'static str,
     /// `Allow` header value, for a 405.
     pub allow: Option<&'static str>,
 }
 
 impl Reply {
-    /// A 200 with this body.
+    /// A plain-text 200 with this body.
     pub fn ok(body: impl Into<Cow<'static, str>>) -> Self {
         Self {
             status: 200,
             body: body.into(),
+            content_type: crate::CONTENT_TYPE,
             allow: None,
+        }
+    }
+
+    /// A 200 with this JSON body.
+    pub fn json(body: String) -> Self {
+        Self {
+            content_type: crate::JSON_CONTENT_TYPE,
+            ..Self::ok(body)
         }
     }
 
@@ -64,6 +76,7 @@ impl From<GreetError> for Reply {
         Self {
             status: err.status(),
             body: Cow::Borrowed(err.reason()),
+            content_type: crate::CONTENT_TYPE,
             allow: err.allow(),
         }
     }

@@ -28,8 +28,10 @@ pub use error::GreetError;
 pub use greeting::{Endpoint, Greeter, Reply, DEFAULT_BLOCKING_THREADS, DEFAULT_DELAY, WORDS};
 pub use limits::{check_head, HeadInfo};
 
-/// `content-type` of every response: all bodies are plain text.
+/// `content-type` of every response but the store-bound endpoints' JSON.
 pub const CONTENT_TYPE: &str = "text/plain; charset=utf-8";
+/// `content-type` of `/db`, `/queries` and `/business` when they answer 200.
+pub const JSON_CONTENT_TYPE: &str = "application/json";
 /// Name of the header that stops browsers from sniffing a greeting into HTML.
 pub const NOSNIFF_HEADER: &str = "x-content-type-options";
 /// Value of [`NOSNIFF_HEADER`].
@@ -45,4 +47,10 @@ pub mod paths {
     pub const GREETINGS_BLOCKING: &str = "/greetings/blocking";
     /// Readiness: `ok`, no delay.
     pub const HEALTH: &str = "/health";
+    /// One random `world` row as JSON (TechEmpower's single query).
+    pub const DB: &str = "/db";
+    /// `?queries=N` random `world` rows as a JSON array (TechEmpower's multiple queries).
+    pub const QUERIES: &str = "/queries";
+    /// The business call: a database read and a cache update, as JSON.
+    pub const BUSINESS: &str = "/business";
 }

@@ -13,11 +13,12 @@ use std::error::Error as StdError;
 use std::future::Future;
 use std::io;
 use std::net::TcpListener;
+use std::pin::Pin;
 use std::time::Duration;
 
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
-use greet_core::{check_head, paths, Endpoint, GreetError, Greeter, HeadInfo, Reply};
-use greet_server::ServerConfig;
+use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
+use greet_server::{Api, ServerConfig};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
@@ -35,22 +36,29 @@ const PARSER_MAX_HEADERS: usize = 96;
 const PARSER_MAX_BUF: usize = 128 * 1024;
 const _: () = assert!(PARSER_MAX_BUF > MAX_HEAD_BYTES);
 
-/// The API: routes a request to the greeter and answers, never panicking on input.
-pub async fn handle<B>(greeter: &Greeter, req: Request<B>) -> Response<Full<Bytes>> {
+/// The API: routes a request to the greeter or the stores and answers, never panicking on
+/// input.
+pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
     if let Err(err) = check_head(&head_info(&req)) {
         return response(err.into());
     }
     let get_or_head = matches!(*req.method(), Method::GET | Method::HEAD);
-    let endpoint = match req.uri().path() {
-        paths::GREETINGS if get_or_head => Endpoint::Greetings,
-        paths::GREETINGS_BLOCKING if get_or_head => Endpoint::GreetingsBlocking,
+    let query = req.uri().query();
+    let reply: Pin<Box<dyn Future<Output = Reply> + Send>> = match req.uri().path() {
         paths::HEALTH if get_or_head => return response(Reply::health()),
-        paths::GREETINGS | paths::GREETINGS_BLOCKING | paths::HEALTH => {
-            return response(GreetError::MethodNotAllowed.into())
-        }
+        paths::GREETINGS if get_or_head => Box::pin(api.greeter.greetings(query)),
+        paths::GREETINGS_BLOCKING if get_or_head => Box::pin(api.greeter.greetings_blocking(query)),
+        paths::DB if get_or_head => Box::pin(api.stores.db()),
+        paths::QUERIES if get_or_head => Box::pin(api.stores.queries(query)),
+        paths::BUSINESS if get_or_head => Box::pin(api.stores.business(query)),
+        paths::GREETINGS
+        | paths::GREETINGS_BLOCKING
+        | paths::HEALTH
+        | paths::DB
+        | paths::QUERIES
+        | paths::BUSINESS => return response(GreetError::MethodNotAllowed.into()),
         _ => return response(GreetError::NotFound.into()),
     };
-    let reply = greeter.respond(endpoint, req.uri().query());
     // The request pins hyper's read buffer: let it go before the delay.
     drop(req);
     response(reply.await)
@@ -71,7 +79,7 @@ pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
     HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
-/// A [`Reply`] as an `http` 1.x response: plain text, `nosniff`, and `Allow` on a 405.
+/// A [`Reply`] as an `http` 1.x response: its content type, `nosniff`, and `Allow` on a 405.
 /// hyper adds `content-length` from the body's exact size, and drops the body for HEAD.
 pub fn response(reply: Reply) -> Response<Full<Bytes>> {
     let body = match reply.body {
@@ -82,10 +90,7 @@ pub fn response(reply: Reply) -> Response<Full<Bytes>> {
     *res.status_mut() =
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = res.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static(greet_core::CONTENT_TYPE),
-    );
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
     headers.insert(
         greet_core::NOSNIFF_HEADER,
         HeaderValue::from_static(greet_core::NOSNIFF_VALUE),
@@ -102,10 +107,10 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let greeter = config.greeter();
+    let api = config.api()?;
     let service = service_fn(move |req| {
-        let greeter = greeter.clone();
-        async move { Ok::<_, Infallible>(handle(&greeter, req).await) }
+        let api = api.clone();
+        async move { Ok::<_, Infallible>(handle(&api, req).await) }
     });
     serve_with(listener, &config, service, shutdown).await
 }

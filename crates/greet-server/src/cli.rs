@@ -16,7 +16,9 @@ const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 /// Runs a server binary: parses [`ServerConfig`] from the command line and environment,
 /// answers `--help`, `--version` and `--health-check`, sets up logging, binds with the
 /// configured backlog, and hands the listener to `serve`, which blocks until the server has
-/// shut down. Bad flags and bind failures are one line on stderr and a non-zero exit.
+/// shut down. Before binding it waits for the database and cache servers, if any, and seeds
+/// the database. Bad flags are one line on stderr and exit 2; stores that do not come up
+/// and bind failures one line and exit 1.
 pub fn main<F>(server: &str, serve: F) -> ExitCode
 where
     F: FnOnce(TcpListener, ServerConfig) -> io::Result<()>,
@@ -36,7 +38,15 @@ where
         };
     }
 
+    if let Err(why) = config.store_settings().check() {
+        eprintln!("{server}: error: {why} (see --help)");
+        return ExitCode::from(2);
+    }
     init_tracing();
+    if let Err(why) = config.prepare_stores() {
+        eprintln!("{server}: error: {why}");
+        return ExitCode::FAILURE;
+    }
     let listener = match net::bind(config.addr(), config.backlog.get()) {
         Ok(listener) => listener,
         Err(err) => {
@@ -51,6 +61,9 @@ where
         delay_ms = config.delay_ms,
         blocking_threads = config.blocking_threads,
         backlog = config.backlog,
+        store = %config.store,
+        cache = %config.cache,
+        db_pool = config.db_pool,
         "{server} listening"
     );
     match serve(listener, config) {

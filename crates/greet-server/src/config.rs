@@ -4,9 +4,12 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::{NonZeroU32, NonZeroUsize};
 use std::time::Duration;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
 use greet_core::{Greeter, DEFAULT_BLOCKING_THREADS};
+use greet_store::settings::{DEFAULT_POOL, DEFAULT_TIMEOUT};
+use greet_store::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind, Stores};
 
 /// Configuration shared by the three servers; each flag can also come from its environment
 /// variable. Defaults are the original experiment's (a 1 s delay, 200 blocking threads).
@@ -44,6 +47,38 @@ pub struct ServerConfig {
     #[arg(long, env = "SHUTDOWN_TIMEOUT_SECS", default_value_t = DEFAULT_SHUTDOWN_TIMEOUT_SECS)]
     pub shutdown_timeout_secs: u64,
 
+    /// Database behind /db, /queries and /business: sqlite (embedded, seeded at start-up) or
+    /// postgres (a server at --database-url, seeded if empty)
+    #[arg(long, env = "STORE", default_value_t = StoreKind::Sqlite,
+          value_parser = PossibleValuesParser::new(["sqlite", "postgres"])
+              .map(|s| s.parse::<StoreKind>().expect("a possible value")))]
+    pub store: StoreKind,
+
+    /// sqlite://PATH or postgres://USER[:PASSWORD]@HOST:PORT/DB [sqlite default: a fresh
+    /// file under the temp dir, removed at exit]
+    #[arg(long, env = "DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<DatabaseUrl>,
+
+    /// Most database connections open at once
+    #[arg(long, env = "DB_POOL", value_name = "N", default_value_t = DEFAULT_POOL)]
+    pub db_pool: NonZeroUsize,
+
+    /// Cache of /business visit counts: memory (in-process) or redis (at --redis-url)
+    #[arg(long, env = "CACHE", default_value_t = CacheKind::Memory,
+          value_parser = PossibleValuesParser::new(["memory", "redis"])
+              .map(|s| s.parse::<CacheKind>().expect("a possible value")))]
+    pub cache: CacheKind,
+
+    /// redis://HOST:PORT[/DB], for --cache redis
+    #[arg(long, env = "REDIS_URL", value_name = "URL")]
+    pub redis_url: Option<RedisUrl>,
+
+    /// How long a request waits for the database or cache before a 503, in milliseconds;
+    /// start-up waits 10 times this for them to come up
+    #[arg(long, env = "DB_TIMEOUT_MS", value_name = "MS", default_value_t = DEFAULT_DB_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub db_timeout_ms: u64,
+
     /// Probe this server's /health on --port (on 127.0.0.1 when --host is 0.0.0.0) and exit
     /// 0 if it answers 200, 1 otherwise; for images without curl
     #[arg(long)]
@@ -55,6 +90,7 @@ const DEFAULT_PORT: u16 = 8080;
 const DEFAULT_DELAY_MS: u64 = greet_core::DEFAULT_DELAY.as_millis() as u64;
 const DEFAULT_BACKLOG: NonZeroU32 = NonZeroU32::new(4096).expect("non-zero");
 const DEFAULT_SHUTDOWN_TIMEOUT_SECS: u64 = 10;
+const DEFAULT_DB_TIMEOUT_MS: u64 = DEFAULT_TIMEOUT.as_millis() as u64;
 
 fn default_workers() -> NonZeroUsize {
     std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
@@ -71,6 +107,12 @@ impl Default for ServerConfig {
             blocking_threads: DEFAULT_BLOCKING_THREADS,
             backlog: DEFAULT_BACKLOG,
             shutdown_timeout_secs: DEFAULT_SHUTDOWN_TIMEOUT_SECS,
+            store: StoreKind::Sqlite,
+            database_url: None,
+            db_pool: DEFAULT_POOL,
+            cache: CacheKind::Memory,
+            redis_url: None,
+            db_timeout_ms: DEFAULT_DB_TIMEOUT_MS,
             health_check: false,
         }
     }
@@ -96,6 +138,61 @@ impl ServerConfig {
     pub fn greeter(&self) -> Greeter {
         Greeter::new(self.delay(), self.blocking_threads)
     }
+
+    /// The store settings.
+    pub fn store_settings(&self) -> Settings {
+        Settings {
+            store: self.store,
+            database_url: self.database_url.clone(),
+            pool: self.db_pool,
+            cache: self.cache,
+            redis_url: self.redis_url.clone(),
+            timeout: Duration::from_millis(self.db_timeout_ms),
+        }
+    }
+
+    /// Start-up, before binding: waits for PostgreSQL and Redis when they are configured
+    /// and seeds the database, on a thread and runtime of its own ([`Stores::prepare`]).
+    pub fn prepare_stores(&self) -> Result<(), String> {
+        let settings = self.store_settings();
+        settings.check()?;
+        if !settings.has_servers() {
+            return Ok(());
+        }
+        // A thread of its own, so that this may be called from inside a runtime (tests).
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| format!("runtime: {e}"))?
+                        .block_on(Stores::prepare(&settings))
+                })
+                .join()
+                .unwrap_or_else(|_| Err("store preparation panicked".to_owned()))
+        })
+    }
+
+    /// What a server's handlers hold. SQLite is created and seeded here; PostgreSQL and
+    /// Redis connect on first use, so call this inside the runtime that serves.
+    pub fn api(&self) -> std::io::Result<Api> {
+        let stores = Stores::new(&self.store_settings()).map_err(std::io::Error::other)?;
+        Ok(Api {
+            greeter: self.greeter(),
+            stores,
+        })
+    }
+}
+
+/// What every server's handlers hold: the greeter and the stores. Cheap to clone; clones
+/// share the blocking pool and the connections.
+#[derive(Clone)]
+pub struct Api {
+    /// `/greetings` and `/greetings/blocking`.
+    pub greeter: Greeter,
+    /// `/db`, `/queries` and `/business`.
+    pub stores: Stores,
 }
 
 #[cfg(test)]
@@ -125,6 +222,12 @@ mod tests {
             &["greet", "--backlog", "-1"],
             &["greet", "--host", "nowhere"],
             &["greet", "--bogus"],
+            &["greet", "--store", "mysql"],
+            &["greet", "--cache", "disk"],
+            &["greet", "--db-pool", "0"],
+            &["greet", "--db-timeout-ms", "0"],
+            &["greet", "--database-url", "mysql://h/db"],
+            &["greet", "--redis-url", "http://h"],
         ] {
             assert!(ServerConfig::try_parse_from(args).is_err(), "{args:?}");
         }

@@ -2,7 +2,7 @@
 //! each server crate adds only its framework's glue to this and to `greet-core`.
 //!
 //! - [`config`]: [`ServerConfig`], the flags and environment variables of every server
-//!   binary, and the greeter they describe.
+//!   binary, and the [`Api`] (greeter and stores) they describe.
 //! - [`net`]: binding with an explicit listen backlog.
 //! - [`shutdown`]: the SIGTERM / Ctrl-C future every server drains on.
 //! - [`cli`]: the shared `main` of the server binaries (flags, `--health-check`, logging,
@@ -13,4 +13,4 @@ pub mod config;
 pub mod net;
 pub mod shutdown;
 
-pub use config::ServerConfig;
+pub use config::{Api, ServerConfig};

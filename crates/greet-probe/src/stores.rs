@@ -1,0 +1,434 @@
+//! Real PostgreSQL and Redis servers, started from the machine's packages on loopback ports in
+//! a temporary directory, for the tests and the harness; stopped and removed on drop.
+//!
+//! PostgreSQL refuses to run as root: when this process is root, `initdb` and `postgres`
+//! run as the `postgres` system user (the Debian package creates it). A store that is not
+//! installed is an error naming the package to install, never a silent skip.
+//!
+//! Every server started here has a watchdog (a `sh` loop) that stops it when the process that
+//! started it is gone, so a test binary that exits without dropping (a `static` instance, a
+//! panic in a signal handler) leaves nothing running.
+
+use std::fs;
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// How long a store may take to come up.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a store may take to stop before it is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+/// The role `initdb` creates, owner of every database here (trust authentication).
+pub const PG_USER: &str = "greet";
+
+/// What to install when a store is missing.
+pub const PG_PACKAGE: &str = "apt-get install -y postgresql";
+/// What to install when Redis is missing.
+pub const REDIS_PACKAGE: &str = "apt-get install -y redis-server";
+
+/// A PostgreSQL server of our own.
+pub struct Postgres {
+    server: Server,
+    bin: PathBuf,
+    data: PathBuf,
+}
+
+/// A Redis server of our own.
+pub struct Redis {
+    server: Server,
+    bin: PathBuf,
+}
+
+/// A store process with its directory, port and log.
+struct Server {
+    dir: PathBuf,
+    port: u16,
+    log: PathBuf,
+    child: Option<Child>,
+    watchdog: Option<Child>,
+    user: Option<(u32, u32)>,
+}
+
+impl Postgres {
+    /// `initdb` in a fresh temporary directory, then the server on a free loopback port;
+    /// returns once it accepts connections. The role [`PG_USER`] owns it; the `postgres`
+    /// database is empty.
+    pub fn start() -> Result<Self, String> {
+        let bin = postgres_bin().ok_or_else(|| {
+            format!("PostgreSQL server not found (initdb, postgres): {PG_PACKAGE}")
+        })?;
+        let user = if is_root() {
+            Some(system_user("postgres").ok_or_else(|| {
+                format!("running as root, PostgreSQL needs the postgres user: {PG_PACKAGE}")
+            })?)
+        } else {
+            None
+        };
+        let dir = temp_dir("pg", user)?;
+        let data = dir.join("data");
+        let mut initdb = Command::new(bin.join("initdb"));
+        initdb
+            .args([
+                "-D",
+                path_str(&data)?,
+                "-U",
+                PG_USER,
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+            ])
+            .args(["--no-sync", "--locale=C"]);
+        run_as(&mut initdb, user);
+        let out = initdb.output().map_err(|e| format!("initdb: {e}"))?;
+        if !out.status.success() {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(format!(
+                "initdb failed: {}",
+                last_line(&String::from_utf8_lossy(&out.stderr))
+            ));
+        }
+        let mut pg = Self {
+            server: Server::new(dir, user),
+            bin,
+            data,
+        };
+        pg.server.port = free_port()?;
+        pg.restart()?;
+        Ok(pg)
+    }
+
+    /// Starts the server again (after [`Postgres::stop`]) on the same port and data.
+    pub fn restart(&mut self) -> Result<(), String> {
+        let mut cmd = Command::new(self.bin.join("postgres"));
+        cmd.args(["-D", path_str(&self.data)?, "-h", "127.0.0.1"])
+            .args(["-p", &self.server.port.to_string()])
+            .args(["-k", path_str(&self.server.dir)?])
+            // A throwaway server: durability buys nothing here.
+            .args(["-c", "fsync=off", "-c", "synchronous_commit=off"])
+            .args(["-c", "full_page_writes=off", "-c", "max_connections=300"]);
+        self.server
+            .spawn(cmd, "ready to accept connections", Signal::SIGINT)
+    }
+
+    /// Stops the server (fast shutdown: open connections are cut) and waits for it.
+    pub fn stop(&mut self) {
+        self.server.stop(Signal::SIGINT);
+    }
+
+    /// `postgres://greet@127.0.0.1:PORT/DB`.
+    pub fn url(&self, database: &str) -> String {
+        format!(
+            "postgres://{PG_USER}@127.0.0.1:{}/{database}",
+            self.server.port
+        )
+    }
+
+    /// Creates an empty database.
+    pub fn create_database(&self, name: &str) -> Result<(), String> {
+        let out = Command::new(self.bin.join("createdb"))
+            .args(["-h", "127.0.0.1", "-p", &self.server.port.to_string()])
+            .args(["-U", PG_USER, name])
+            .output()
+            .map_err(|e| format!("createdb: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "createdb {name}: {}",
+                last_line(&String::from_utf8_lossy(&out.stderr))
+            ))
+        }
+    }
+
+    /// The postmaster's pid, while it runs (its backends are its children).
+    pub fn pid(&self) -> Option<u32> {
+        self.server.pid()
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr()
+    }
+}
+
+impl Redis {
+    /// A Redis server on a free loopback port, without persistence; returns once it accepts
+    /// connections.
+    pub fn start() -> Result<Self, String> {
+        let bin = crate::process::which("redis-server", [])
+            .ok_or_else(|| format!("Redis server not found (redis-server): {REDIS_PACKAGE}"))?;
+        let dir = temp_dir("redis", None)?;
+        let mut redis = Self {
+            server: Server::new(dir, None),
+            bin,
+        };
+        redis.server.port = free_port()?;
+        redis.restart()?;
+        Ok(redis)
+    }
+
+    /// Starts the server again (after [`Redis::stop`]) on the same port; it starts empty.
+    pub fn restart(&mut self) -> Result<(), String> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.args([
+            "--port",
+            &self.server.port.to_string(),
+            "--bind",
+            "127.0.0.1",
+        ])
+        .args(["--save", "", "--appendonly", "no"])
+        .args(["--dir", path_str(&self.server.dir)?]);
+        self.server
+            .spawn(cmd, "Ready to accept connections", Signal::SIGTERM)
+    }
+
+    /// Stops the server and waits for it.
+    pub fn stop(&mut self) {
+        self.server.stop(Signal::SIGTERM);
+    }
+
+    /// `redis://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.server.port)
+    }
+
+    /// The server's pid, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.server.pid()
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr()
+    }
+}
+
+impl Server {
+    fn new(dir: PathBuf, user: Option<(u32, u32)>) -> Self {
+        Self {
+            log: dir.join("server.log"),
+            dir,
+            port: 0,
+            child: None,
+            watchdog: None,
+            user,
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Starts `cmd` with its output to the log, waits for `ready` in the log and for the
+    /// port to accept, and sets a watchdog that sends `stop` when this process is gone.
+    fn spawn(&mut self, mut cmd: Command, ready: &str, stop: Signal) -> Result<(), String> {
+        let name = cmd.get_program().to_string_lossy().into_owned();
+        let log =
+            fs::File::create(&self.log).map_err(|e| format!("{}: {e}", self.log.display()))?;
+        if let Some((uid, _)) = self.user {
+            let _ = std::os::unix::fs::chown(&self.log, Some(uid), None);
+        }
+        let err = log.try_clone().map_err(|e| e.to_string())?;
+        cmd.stdin(Stdio::null()).stdout(log).stderr(err);
+        run_as(&mut cmd, self.user);
+        let child = cmd.spawn().map_err(|e| format!("{name}: {e}"))?;
+        let pid = child.id();
+        self.child = Some(child);
+        // When this process is gone: stop the server, wait for it, remove its directory.
+        let watch = "while kill -0 \"$1\" 2>/dev/null; do sleep 0.5; done; kill -\"$3\" \"$2\" 2>/dev/null; \
+                     n=0; while kill -0 \"$2\" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done; \
+                     kill -9 \"$2\" 2>/dev/null; rm -rf \"$4\"";
+        self.watchdog = Command::new("sh")
+            .args([
+                "-c",
+                watch,
+                "watchdog",
+                &std::process::id().to_string(),
+                &pid.to_string(),
+                &(stop as i32).to_string(),
+                path_str(&self.dir)?,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok();
+
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            let text = fs::read_to_string(&self.log).unwrap_or_default();
+            if text.contains(ready)
+                && TcpStream::connect_timeout(&self.addr(), Duration::from_millis(200)).is_ok()
+            {
+                return Ok(());
+            }
+            let exited = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if exited.is_some() || Instant::now() > deadline {
+                self.stop(Signal::SIGKILL);
+                let why = if exited.is_some() {
+                    "exited"
+                } else {
+                    "did not come up"
+                };
+                return Err(format!("{name} {why}: {}", last_line(&text)));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stop(&mut self, signal: Signal) {
+        if let Some(mut child) = self.child.take() {
+            let _ = kill(Pid::from_raw(child.id() as i32), signal);
+            let deadline = Instant::now() + STOP_TIMEOUT;
+            while child.try_wait().ok().flatten().is_none() {
+                if Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        if let Some(mut watchdog) = self.watchdog.take() {
+            let _ = watchdog.kill();
+            let _ = watchdog.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop(Signal::SIGKILL);
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The newest `/usr/lib/postgresql/<version>/bin` with a server, else `initdb` on PATH.
+fn postgres_bin() -> Option<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("postgres").is_file().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin).or_else(|| {
+        let initdb = crate::process::which("initdb", [])?;
+        let bin = fs::canonicalize(initdb).ok()?.parent()?.to_owned();
+        bin.join("postgres").is_file().then_some(bin)
+    })
+}
+
+fn is_root() -> bool {
+    fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// `(uid, gid)` of a system user, from /etc/passwd.
+fn system_user(name: &str) -> Option<(u32, u32)> {
+    let passwd = fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.first() == Some(&name) && fields.len() > 3)
+            .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
+            .flatten()
+    })
+}
+
+fn run_as(cmd: &mut Command, user: Option<(u32, u32)>) {
+    if let Some((uid, gid)) = user {
+        cmd.uid(uid).gid(gid);
+    }
+}
+
+/// A new directory under the temp dir, owned by `user` if given.
+fn temp_dir(kind: &str, user: Option<(u32, u32)>) -> Result<PathBuf, String> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("greet-{kind}-{}-{n}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if let Some((uid, gid)) = user {
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    Ok(dir)
+}
+
+/// A loopback port free right now (the stores cannot be told to pick one themselves).
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e: io::Error| format!("no free port: {e}"))
+}
+
+fn path_str(path: &Path) -> Result<&str, String> {
+    path.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
+}
+
+fn last_line(text: &str) -> String {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("(no output)")
+        .trim()
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_system_users() {
+        assert_eq!(system_user("root"), Some((0, 0)));
+        assert_eq!(system_user("no-such-user-here"), None);
+    }
+
+    #[test]
+    fn redis_starts_stops_and_restarts() {
+        let mut redis = Redis::start().expect("redis-server");
+        assert!(TcpStream::connect(redis.addr()).is_ok());
+        let dir = redis.server.dir.clone();
+        redis.stop();
+        assert!(TcpStream::connect(redis.addr()).is_err());
+        redis.restart().expect("restart");
+        assert!(TcpStream::connect(redis.addr()).is_ok());
+        drop(redis);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn postgres_starts_stops_and_restarts() {
+        let mut pg = Postgres::start().expect("postgres");
+        pg.create_database("t1").expect("createdb");
+        assert!(pg.create_database("t1").is_err(), "twice");
+        let pid = pg.pid().unwrap();
+        pg.stop();
+        assert!(TcpStream::connect(pg.addr()).is_err());
+        assert!(crate::procfs::stat(pid).is_none(), "stopped");
+        pg.restart().expect("restart");
+        pg.create_database("t2").expect("createdb after restart");
+    }
+}

@@ -1,0 +1,426 @@
+//! The store-bound endpoints of the Greetings API, the same for every framework: `/db` and
+//! `/queries` (TechEmpower's single and multiple query tests) and `/business` (the original
+//! study's "business" call: one database read and one cache update, as JSON).
+//!
+//! Layout:
+//! - [`settings`]: [`Settings`] (which database and cache, pool size, timeout) and the
+//!   parsing of their URLs; the flags themselves are `greet-server`'s.
+//! - [`seed`]: the one schema file (`schema.sql`) and the seed rows, a function of their key.
+//! - `sqlite` / `postgres`: the two databases; `cache`: in-process counters or Redis.
+//! - [`Stores`]: what a server holds, with [`Stores::prepare`] (start-up: wait for the
+//!   servers, create and seed the tables) and the three endpoints, each a future that owns
+//!   what it needs, gives up after the timeout with a 503, and never panics on input.
+//!
+//! Handlers stay framework glue: they route to [`Stores::db`], [`Stores::queries`] and
+//! [`Stores::business`] and turn the [`Reply`] into their framework's response.
+
+pub mod seed;
+pub mod settings;
+
+mod cache;
+mod postgres;
+mod sqlite;
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use greet_core::name::name_from_query;
+use greet_core::{GreetError, Reply, WORDS};
+use serde::{Deserialize, Serialize};
+
+pub use cache::key as cache_key;
+pub use settings::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind};
+
+use cache::Cache;
+use postgres::Postgres;
+use sqlite::Sqlite;
+
+/// Most rows one `/queries` request reads (TechEmpower's bound).
+pub const MAX_QUERIES: usize = 500;
+
+/// A row of `world`, as `/db` and `/queries` send it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct World {
+    /// `1..=10000`.
+    pub id: i32,
+    /// `1..=10000`.
+    #[serde(rename = "randomNumber")]
+    pub random_number: i32,
+}
+
+/// The body of `/business`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Business {
+    /// The name, as `/greetings` reads it.
+    pub name: String,
+    /// `"<word> <name>!"`: the person's stored word, or a random one for an unknown name.
+    pub greeting: String,
+    /// Visits of this name so far, this one included.
+    pub visits: u64,
+}
+
+/// The database and cache a server answers from. Cheap to clone; clones share connections.
+#[derive(Clone)]
+pub struct Stores {
+    db: Database,
+    cache: Cache,
+    timeout: Duration,
+}
+
+#[derive(Clone)]
+enum Database {
+    Sqlite(Sqlite),
+    Postgres(Postgres),
+}
+
+impl Stores {
+    /// Start-up, before a server listens: waits for PostgreSQL and Redis (retrying for
+    /// [`Settings::start_patience`]), creates the tables and seeds them. Idempotent and safe
+    /// when several servers start at once. Nothing to do for the embedded stores, which
+    /// [`Stores::new`] prepares. Run it on a runtime of its own: it keeps no connection.
+    pub async fn prepare(settings: &Settings) -> Result<(), String> {
+        let deadline = Instant::now() + settings.start_patience();
+        if let Some(DatabaseUrl::Postgres(url)) = &settings.database_url {
+            let pg = Postgres::new(url, 1, settings.timeout)?;
+            retry(deadline, || pg.seed())
+                .await
+                .map_err(|e| format!("PostgreSQL at {}: {}", redacted(url), chain(&*e)))?;
+        }
+        if let (CacheKind::Redis, Some(RedisUrl(url))) = (settings.cache, &settings.redis_url) {
+            retry(deadline, || cache::ping(url, settings.timeout))
+                .await
+                .map_err(|e| format!("Redis at {}: {}", redacted(url), chain(&*e)))?;
+        }
+        Ok(())
+    }
+
+    /// The stores `settings` describe. SQLite is created and seeded here (synchronously:
+    /// 20,000 rows take milliseconds); PostgreSQL and Redis are connected on first use, so
+    /// call this inside the Tokio runtime that will serve.
+    pub fn new(settings: &Settings) -> Result<Self, String> {
+        settings.check()?;
+        let timeout = settings.timeout;
+        let db = match &settings.database_url {
+            Some(DatabaseUrl::Postgres(url)) => {
+                Database::Postgres(Postgres::new(url, settings.pool.get(), timeout)?)
+            }
+            Some(DatabaseUrl::Sqlite(path)) => {
+                Database::Sqlite(Sqlite::open(Some(path), settings.pool.get(), timeout)?)
+            }
+            None => Database::Sqlite(Sqlite::open(None, settings.pool.get(), timeout)?),
+        };
+        let cache = match &settings.redis_url {
+            Some(RedisUrl(url)) if settings.cache == CacheKind::Redis => {
+                Cache::redis(url, timeout)?
+            }
+            _ => Cache::memory(),
+        };
+        Ok(Self { db, cache, timeout })
+    }
+
+    /// Where the database is, for the start-up line (no password).
+    pub fn describe(&self) -> String {
+        let db = match &self.db {
+            Database::Sqlite(s) => format!("sqlite://{}", s.path().display()),
+            Database::Postgres(_) => "postgres".to_owned(),
+        };
+        let cache = match self.cache {
+            Cache::Memory(_) => "memory",
+            Cache::Redis(_) => "redis",
+        };
+        format!("{db} cache={cache}")
+    }
+
+    /// `GET /db`: one random row.
+    pub fn db(&self) -> impl Future<Output = Reply> + Send + 'static {
+        let stores = self.clone();
+        async move {
+            match stores.worlds(1).await {
+                Ok(rows) => json(&rows[0]),
+                Err(err) => err.into(),
+            }
+        }
+    }
+
+    /// `GET /queries?queries=N`: N random rows, N read as [`queries_from_query`] says.
+    pub fn queries(&self, query: Option<&str>) -> impl Future<Output = Reply> + Send + 'static {
+        let n = queries_from_query(query);
+        let stores = self.clone();
+        async move {
+            match stores.worlds(n).await {
+                Ok(rows) => json(&rows),
+                Err(err) => err.into(),
+            }
+        }
+    }
+
+    /// `GET /business?name=X`: the person's word from the database and a visit counted in
+    /// the cache, both at once; names read and refused exactly as `/greetings` does.
+    pub fn business(&self, query: Option<&str>) -> impl Future<Output = Reply> + Send + 'static {
+        let name = name_from_query(query);
+        let stores = self.clone();
+        async move {
+            let name = match name {
+                Ok(name) => name,
+                Err(err) => return err.into(),
+            };
+            match stores.business_of(name).await {
+                Ok(body) => json(&body),
+                Err(err) => err.into(),
+            }
+        }
+    }
+
+    async fn business_of(&self, name: Cow<'static, str>) -> Result<Business, GreetError> {
+        let word = within(self.timeout, GreetError::DatabaseUnavailable, async {
+            match &self.db {
+                Database::Sqlite(db) => db.word(&name).map_err(postgres::Error::from),
+                Database::Postgres(db) => db.word(&name).await,
+            }
+        });
+        let visits = within(
+            self.timeout,
+            GreetError::CacheUnavailable,
+            self.cache.visit(&name),
+        );
+        let (word, visits) = tokio::join!(word, visits);
+        let (word, visits) = (word?, visits?);
+        let word = word.unwrap_or_else(|| WORDS[rand::random_range(..WORDS.len())].to_owned());
+        Ok(Business {
+            greeting: format!("{word} {name}!"),
+            name: name.into_owned(),
+            visits,
+        })
+    }
+
+    async fn worlds(&self, n: usize) -> Result<Vec<World>, GreetError> {
+        let ids: Vec<i32> = (0..n)
+            .map(|_| rand::random_range(1..=seed::WORLD_ROWS))
+            .collect();
+        within(self.timeout, GreetError::DatabaseUnavailable, async {
+            match &self.db {
+                Database::Sqlite(db) => db.worlds(&ids).map_err(postgres::Error::from),
+                Database::Postgres(db) => db.worlds(&ids).await,
+            }
+        })
+        .await
+    }
+}
+
+/// `fut` within `timeout`; a store error or a timeout is `unavailable` (a 503), and is logged
+/// at debug level only: under a store outage every request fails, and per-request logging
+/// would distort the comparison.
+async fn within<T, E: std::fmt::Display>(
+    timeout: Duration,
+    unavailable: GreetError,
+    fut: impl Future<Output = Result<T, E>>,
+) -> Result<T, GreetError> {
+    match tokio::time::timeout(timeout, fut).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(err)) => {
+            tracing::debug!(%err, "{unavailable}");
+            Err(unavailable)
+        }
+        Err(_) => {
+            tracing::debug!("{unavailable}: timed out");
+            Err(unavailable)
+        }
+    }
+}
+
+/// Calls `attempt` until it succeeds or `deadline` passes, pausing between attempts.
+async fn retry<F, Fut, E>(deadline: Instant, mut attempt: F) -> Result<(), E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(), E>>,
+{
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match attempt().await {
+            Ok(()) => return Ok(()),
+            Err(err) if Instant::now() + pause >= deadline => return Err(err),
+            Err(_) => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+/// An error and its sources on one line, each said once: drivers wrap the reason
+/// ("connection refused") in errors that do not repeat it.
+fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line = format!("{line}: {text}");
+        }
+        source = cause.source();
+    }
+    line.replace('\n', " ")
+}
+
+fn redacted(url: &str) -> String {
+    match url.parse::<DatabaseUrl>() {
+        Ok(db) => db.to_string(),
+        Err(_) => url
+            .parse::<RedisUrl>()
+            .map_or_else(|_| url.to_owned(), |r| r.to_string()),
+    }
+}
+
+fn json(value: &impl Serialize) -> Reply {
+    // Serializing these plain structs cannot fail.
+    Reply::json(serde_json::to_string(value).unwrap_or_default())
+}
+
+/// TechEmpower's rule for `?queries=N`: missing, empty or not an integer → 1; below 1 → 1;
+/// above [`MAX_QUERIES`] → 500. The last `queries` parameter wins.
+pub fn queries_from_query(query: Option<&str>) -> usize {
+    let value = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .filter_map(|pair| pair.strip_prefix("queries="))
+        .next_back();
+    let Some(value) = value else { return 1 };
+    let (negative, digits) = match value.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, value.strip_prefix('+').unwrap_or(value)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || negative {
+        return 1;
+    }
+    // All digits: a number too large for usize is above the bound too.
+    digits
+        .parse::<usize>()
+        .map_or(MAX_QUERIES, |n| n.clamp(1, MAX_QUERIES))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::START_PATIENCE;
+
+    #[test]
+    fn queries_follow_techempower() {
+        for (query, n) in [
+            (None, 1),
+            (Some(""), 1),
+            (Some("queries="), 1),
+            (Some("queries=foo"), 1),
+            (Some("queries=0"), 1),
+            (Some("queries=-5"), 1),
+            (Some("queries=7"), 7),
+            (Some("queries=+7"), 7),
+            (Some("queries=500"), 500),
+            (Some("queries=501"), 500),
+            (Some("queries=99999999999999999999999"), 500),
+            (Some("queries=2.5"), 1),
+            (Some("x=1&queries=20"), 20),
+            (Some("queries=3&queries=9"), 9),
+            (Some("myqueries=9"), 1),
+        ] {
+            assert_eq!(queries_from_query(query), n, "{query:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn embedded_stores_answer_every_endpoint() {
+        let stores = Stores::new(&Settings::default()).unwrap();
+        let db = stores.db().await;
+        assert_eq!(
+            (db.status, db.content_type),
+            (200, greet_core::JSON_CONTENT_TYPE)
+        );
+        let row: World = serde_json::from_str(&db.body).unwrap();
+        assert_eq!(row.random_number, seed::world_number(row.id));
+
+        let rows: Vec<World> =
+            serde_json::from_str(&stores.queries(Some("queries=20")).await.body).unwrap();
+        assert_eq!(rows.len(), 20);
+        assert!(rows
+            .iter()
+            .all(|r| r.random_number == seed::world_number(r.id)));
+
+        for visits in 1..=3 {
+            let reply = stores.business(Some("name=user-00042")).await;
+            let body: Business = serde_json::from_str(&reply.body).unwrap();
+            let word = seed::person_word(42);
+            assert_eq!(
+                body,
+                Business {
+                    name: "user-00042".into(),
+                    greeting: format!("{word} user-00042!"),
+                    visits,
+                }
+            );
+        }
+        let bad = stores.business(Some("name=%ZZ")).await;
+        assert_eq!(bad.status, 400);
+        let unknown: Business =
+            serde_json::from_str(&stores.business(Some("name=Jo%C3%A3o")).await.body).unwrap();
+        assert_eq!((unknown.name.as_str(), unknown.visits), ("João", 1));
+        assert!(unknown.greeting.ends_with(" João!"));
+    }
+
+    #[tokio::test]
+    async fn the_temp_database_goes_when_the_stores_go() {
+        let stores = Stores::new(&Settings::default()).unwrap();
+        let Database::Sqlite(db) = &stores.db else {
+            unreachable!()
+        };
+        let path = db.path().to_owned();
+        assert!(path.exists());
+        let clone = stores.clone();
+        drop(stores);
+        assert!(path.exists(), "a clone still uses it");
+        drop(clone);
+        assert!(!path.exists(), "{}", path.display());
+    }
+
+    #[tokio::test]
+    async fn unreachable_stores_are_503_within_the_timeout() {
+        // Nothing listens on port 1; the pool gives up on connecting at once.
+        let settings = Settings {
+            store: StoreKind::Postgres,
+            database_url: Some("postgres://greet@127.0.0.1:1/greet".parse().unwrap()),
+            cache: CacheKind::Redis,
+            redis_url: Some("redis://127.0.0.1:1".parse().unwrap()),
+            timeout: Duration::from_millis(300),
+            ..Settings::default()
+        };
+        let stores = Stores::new(&settings).unwrap();
+        let start = Instant::now();
+        let db = stores.db().await;
+        assert_eq!(db.status, 503);
+        assert_eq!(db.body, GreetError::DatabaseUnavailable.reason());
+        let business = stores.business(Some("name=Ana")).await;
+        assert_eq!(business.status, 503);
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+
+        let start = Instant::now();
+        let err = Stores::prepare(&settings).await.unwrap_err();
+        assert!(
+            err.starts_with("PostgreSQL at postgres://greet@127.0.0.1:1/greet: "),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+        // Start-up waits START_PATIENCE timeouts, then says why.
+        let waited = start.elapsed();
+        assert!(
+            waited >= Duration::from_millis(300) * START_PATIENCE / 2,
+            "{waited:?}"
+        );
+        assert!(
+            waited < Duration::from_millis(300) * START_PATIENCE * 2,
+            "{waited:?}"
+        );
+    }
+}

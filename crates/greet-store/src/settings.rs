@@ -1,0 +1,314 @@
+//! [`Settings`]: which database and cache a server uses, how many connections, how long it
+//! waits; and the parsing of their URLs, so a bad URL is refused before anything starts.
+
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Connections of the database pool unless `--db-pool` says otherwise: the best of 2–32 on
+/// the 2-CPU machine the README's figures come from (`greet-bench business --db-pools`).
+pub const DEFAULT_POOL: NonZeroUsize = NonZeroUsize::new(4).expect("non-zero");
+/// How long a request waits for a store before it is answered 503.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(2000);
+/// Start-up waits this many store timeouts for unreachable stores before it gives up.
+pub const START_PATIENCE: u32 = 10;
+
+/// The database behind `/db`, `/queries` and `/business`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StoreKind {
+    /// Embedded: a file created and seeded at start-up; nothing to install.
+    #[default]
+    Sqlite,
+    /// A PostgreSQL server at `--database-url`.
+    Postgres,
+}
+
+/// The cache of visit counts behind `/business`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheKind {
+    /// In-process counters.
+    #[default]
+    Memory,
+    /// A Redis server at `--redis-url` (`INCR`).
+    Redis,
+}
+
+/// Where the database is.
+#[derive(Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// `sqlite://PATH`.
+    Sqlite(PathBuf),
+    /// `postgres://…` or `postgresql://…`, as given.
+    Postgres(String),
+}
+
+/// Where Redis is: `redis://…`, as given.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RedisUrl(pub String);
+
+/// The store settings of a server: one definition, read by every framework's server (the
+/// flags that fill it are `greet-server`'s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Which database.
+    pub store: StoreKind,
+    /// Its URL; for SQLite, `None` is a fresh file under the temp dir.
+    pub database_url: Option<DatabaseUrl>,
+    /// Most database connections open at once (for SQLite: kept open).
+    pub pool: NonZeroUsize,
+    /// Which cache.
+    pub cache: CacheKind,
+    /// Its URL (Redis only).
+    pub redis_url: Option<RedisUrl>,
+    /// How long one request waits for a store.
+    pub timeout: Duration,
+}
+
+impl Default for Settings {
+    /// The embedded stores, [`DEFAULT_POOL`], [`DEFAULT_TIMEOUT`].
+    fn default() -> Self {
+        Self {
+            store: StoreKind::default(),
+            database_url: None,
+            pool: DEFAULT_POOL,
+            cache: CacheKind::default(),
+            redis_url: None,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl Settings {
+    /// How long start-up retries an unreachable store.
+    pub fn start_patience(&self) -> Duration {
+        self.timeout * START_PATIENCE
+    }
+
+    /// Whether start-up has servers to wait for ([`crate::Stores::prepare`]).
+    pub fn has_servers(&self) -> bool {
+        self.store == StoreKind::Postgres || self.cache == CacheKind::Redis
+    }
+
+    /// Refuses settings that do not fit together, in one line: a PostgreSQL store without
+    /// a PostgreSQL URL, a Redis cache without a Redis URL, a URL of the other kind.
+    pub fn check(&self) -> Result<(), String> {
+        match (self.store, &self.database_url) {
+            (StoreKind::Postgres, None) => {
+                return Err(
+                    "--store postgres needs --database-url postgres://… (or DATABASE_URL)".into(),
+                )
+            }
+            (StoreKind::Postgres, Some(DatabaseUrl::Sqlite(_))) => {
+                return Err("--store postgres, but --database-url is a sqlite:// URL".into())
+            }
+            (StoreKind::Sqlite, Some(DatabaseUrl::Postgres(_))) => return Err(
+                "--store sqlite, but --database-url is a postgres:// URL (add --store postgres)"
+                    .into(),
+            ),
+            _ => {}
+        }
+        if self.cache == CacheKind::Redis && self.redis_url.is_none() {
+            return Err("--cache redis needs --redis-url redis://… (or REDIS_URL)".into());
+        }
+        if self.timeout.is_zero() {
+            return Err("--db-timeout-ms must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for StoreKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "sqlite" => Ok(Self::Sqlite),
+            "postgres" => Ok(Self::Postgres),
+            _ => Err(format!("unknown store '{s}' (sqlite, postgres)")),
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        })
+    }
+}
+
+impl FromStr for CacheKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "memory" => Ok(Self::Memory),
+            "redis" => Ok(Self::Redis),
+            _ => Err(format!("unknown cache '{s}' (memory, redis)")),
+        }
+    }
+}
+
+impl fmt::Display for CacheKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Memory => "memory",
+            Self::Redis => "redis",
+        })
+    }
+}
+
+impl FromStr for DatabaseUrl {
+    type Err = String;
+    /// `sqlite://PATH` (`sqlite:///abs/path` or `sqlite://relative`), or a PostgreSQL URL
+    /// that tokio-postgres accepts.
+    fn from_str(s: &str) -> Result<Self, String> {
+        if let Some(path) = s.strip_prefix("sqlite://") {
+            if path.is_empty() {
+                return Err("sqlite:// URL without a path (sqlite:///path/to/file.db)".into());
+            }
+            return Ok(Self::Sqlite(PathBuf::from(path)));
+        }
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            let config = tokio_postgres::Config::from_str(s)
+                .map_err(|e| format!("bad PostgreSQL URL: {e}"))?;
+            if config.get_hosts().is_empty() {
+                return Err("PostgreSQL URL without a host".into());
+            }
+            return Ok(Self::Postgres(s.to_owned()));
+        }
+        Err("database URL must start with sqlite:// or postgres://".into())
+    }
+}
+
+impl DatabaseUrl {
+    /// The parsed PostgreSQL configuration (checked when the URL was parsed).
+    pub(crate) fn postgres_config(url: &str) -> tokio_postgres::Config {
+        tokio_postgres::Config::from_str(url).expect("checked by DatabaseUrl::from_str")
+    }
+}
+
+impl fmt::Debug for DatabaseUrl {
+    /// Without the password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+            Self::Postgres(url) => f.write_str(&redact(url)),
+        }
+    }
+}
+
+impl fmt::Display for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+impl FromStr for RedisUrl {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if !(s.starts_with("redis://")
+            || s.starts_with("redis+unix://")
+            || s.starts_with("unix://"))
+        {
+            return Err("Redis URL must start with redis://".into());
+        }
+        redis::Client::open(s).map_err(|e| format!("bad Redis URL: {e}"))?;
+        Ok(Self(s.to_owned()))
+    }
+}
+
+impl fmt::Debug for RedisUrl {
+    /// Without the password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&redact(&self.0))
+    }
+}
+
+impl fmt::Display for RedisUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// `scheme://user:secret@host…` → `scheme://user:***@host…`, for logs and errors.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let userinfo = &rest[..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            let hidden = if userinfo.contains(':') { ":***" } else { "" };
+            format!("{scheme}://{user}{hidden}{}", &rest[at..])
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_or_say_why() {
+        assert_eq!(
+            "sqlite:///tmp/x.db".parse::<DatabaseUrl>(),
+            Ok(DatabaseUrl::Sqlite("/tmp/x.db".into()))
+        );
+        assert!(matches!(
+            "postgres://u:p@127.0.0.1:5432/db".parse::<DatabaseUrl>(),
+            Ok(DatabaseUrl::Postgres(_))
+        ));
+        for bad in [
+            "sqlite://",
+            "mysql://x/y",
+            "postgres://u@h:notaport/db",
+            "127.0.0.1",
+        ] {
+            let err = bad.parse::<DatabaseUrl>().expect_err(bad);
+            assert!(!err.contains('\n'), "{err}");
+        }
+        assert!("redis://127.0.0.1:6379".parse::<RedisUrl>().is_ok());
+        assert!("http://127.0.0.1:6379".parse::<RedisUrl>().is_err());
+        assert!("redis://:6379:x".parse::<RedisUrl>().is_err());
+    }
+
+    #[test]
+    fn passwords_stay_out_of_logs() {
+        let url: DatabaseUrl = "postgres://greet:s3cret@db:5432/greet".parse().unwrap();
+        assert_eq!(url.to_string(), "postgres://greet:***@db:5432/greet");
+        assert_eq!(redact("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(redact("redis://:pw@h/0"), "redis://:***@h/0");
+    }
+
+    #[test]
+    fn settings_that_do_not_fit_are_refused() {
+        let pg: DatabaseUrl = "postgres://h/db".parse().unwrap();
+        let cases = [
+            Settings {
+                store: StoreKind::Postgres,
+                ..Settings::default()
+            },
+            Settings {
+                database_url: Some(pg),
+                ..Settings::default()
+            },
+            Settings {
+                cache: CacheKind::Redis,
+                ..Settings::default()
+            },
+            Settings {
+                timeout: Duration::ZERO,
+                ..Settings::default()
+            },
+        ];
+        for s in cases {
+            assert!(s.check().is_err(), "{s:?}");
+        }
+        assert_eq!(Settings::default().check(), Ok(()));
+    }
+}

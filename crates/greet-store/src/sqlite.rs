@@ -1,0 +1,173 @@
+//! The embedded database: SQLite through rusqlite (the library bundled, nothing to install).
+//!
+//! A query runs on the thread that asks, not on a pool thread: a primary-key read of a
+//! table in SQLite's page cache takes microseconds, less than handing the request to
+//! another thread and back. Connections are kept in a small free list (`--db-pool` of them
+//! at most are kept), so each runtime worker reuses one with its prepared statements.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use crate::seed;
+use crate::World;
+
+/// A SQLite database file and the connections open on it. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Sqlite {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+    keep: usize,
+    timeout: Duration,
+    /// The file was made for this process (no `--database-url`): removed when dropped.
+    owned: bool,
+}
+
+impl Sqlite {
+    /// Opens (creating, with the schema and the seed rows that are missing) the database at
+    /// `path`, or at a fresh file under the temp dir when there is none.
+    pub(crate) fn open(
+        path: Option<&Path>,
+        keep: usize,
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        let (path, owned) = match path {
+            Some(path) => (path.to_owned(), false),
+            None => (fresh_path(), true),
+        };
+        let sqlite = Self {
+            inner: Arc::new(Inner {
+                path,
+                idle: Mutex::new(Vec::new()),
+                keep,
+                timeout,
+                owned,
+            }),
+        };
+        sqlite
+            .seed()
+            .map_err(|e| format!("SQLite database {}: {e}", sqlite.inner.path.display()))?;
+        Ok(sqlite)
+    }
+
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    fn connect(&self) -> rusqlite::Result<Connection> {
+        let conn = Connection::open_with_flags(
+            &self.inner.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(self.inner.timeout)?;
+        Ok(conn)
+    }
+
+    fn seed(&self) -> rusqlite::Result<()> {
+        let mut conn = self.connect()?;
+        conn.execute_batch(seed::SCHEMA)?;
+        let tx = conn.transaction()?;
+        let worlds: i64 = tx.query_row("SELECT count(*) FROM world", [], |r| r.get(0))?;
+        if worlds < i64::from(seed::WORLD_ROWS) {
+            let mut insert = tx.prepare(
+                "INSERT INTO world (id, randomnumber) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            )?;
+            for id in 1..=seed::WORLD_ROWS {
+                insert.execute((id, seed::world_number(id)))?;
+            }
+        }
+        let people: i64 = tx.query_row("SELECT count(*) FROM person", [], |r| r.get(0))?;
+        if people < i64::from(seed::PEOPLE) {
+            let mut insert = tx.prepare(
+                "INSERT INTO person (name, word) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            )?;
+            for i in 1..=seed::PEOPLE {
+                insert.execute((seed::person_name(i), seed::person_word(i)))?;
+            }
+        }
+        tx.commit()?;
+        self.put_back(conn);
+        Ok(())
+    }
+
+    /// Runs `f` on a connection of the free list (or a new one), then keeps the connection
+    /// for the next caller unless `keep` are kept already.
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+        let idle = self
+            .inner
+            .idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => self.connect()?,
+        };
+        let out = f(&conn);
+        self.put_back(conn);
+        out
+    }
+
+    fn put_back(&self, conn: Connection) {
+        let mut idle = self.inner.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < self.inner.keep {
+            idle.push(conn);
+        }
+    }
+
+    /// World rows `ids`, in order.
+    pub(crate) fn worlds(&self, ids: &[i32]) -> rusqlite::Result<Vec<World>> {
+        self.with(|conn| {
+            let mut select =
+                conn.prepare_cached("SELECT id, randomnumber FROM world WHERE id = ?1")?;
+            ids.iter()
+                .map(|id| {
+                    select.query_row([id], |r| {
+                        Ok(World {
+                            id: r.get(0)?,
+                            random_number: r.get(1)?,
+                        })
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The stored word of `name`, if `name` is a known person.
+    pub(crate) fn word(&self, name: &str) -> rusqlite::Result<Option<String>> {
+        self.with(|conn| {
+            conn.prepare_cached("SELECT word FROM person WHERE name = ?1")?
+                .query_row([name], |r| r.get(0))
+                .optional()
+        })
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if self.owned {
+            self.idle
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .clear();
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A path no other server of this or another process uses.
+fn fresh_path() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("greet-{}-{n}.sqlite", std::process::id()))
+}
