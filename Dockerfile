@@ -14,10 +14,13 @@ COPY . .
 # A static binary runs in an empty image; --target keeps proc-macros buildable.
 RUN RUSTFLAGS='-C target-feature=+crt-static' \
     cargo build --release --locked --target x86_64-unknown-linux-gnu -p "$SERVER" \
- && cp "target/x86_64-unknown-linux-gnu/release/$SERVER" /server
+ && cp "target/x86_64-unknown-linux-gnu/release/$SERVER" /server \
+ && mkdir -m 1777 /empty-tmp
 
 FROM scratch
 COPY --from=build /server /server
+# The embedded store's database file goes under /tmp, which an empty image lacks.
+COPY --from=build --chown=65534:65534 /empty-tmp /tmp
 USER 65534:65534
 ENV HOST=0.0.0.0 PORT=8080
 EXPOSE 8080

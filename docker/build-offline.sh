@@ -1,9 +1,40 @@
 #!/usr/bin/env bash
-# Builds the images greet-axum, greet-actix and greet-hyper (tag latest) without pulling
-# anything: static release binaries built on this host, each copied into an empty image.
+# Builds the images compose.yaml runs without pulling anything:
+# - greet-axum, greet-actix and greet-hyper (tag latest): static release binaries built on
+#   this host, each copied into an empty image;
+# - postgres:15 and redis:7, stand-ins for the official images built from Debian's packages
+#   (mmdebstrap of a minimal Debian with PostgreSQL 15 and Redis 7, imported once as
+#   greet-debian-stores:latest; docker/stores/ has their entrypoint and Dockerfiles). Where
+#   an image of that name exists already (pulled, or built before) it is kept: --stores
+#   rebuilds them.
 # Then: docker compose up --no-build (or docker-compose up --no-build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+rebuild_stores=0
+[ "${1:-}" = --stores ] && rebuild_stores=1
+
+build_stores() {
+  if [ "$rebuild_stores" = 0 ] && docker image inspect postgres:15 redis:7 >/dev/null 2>&1; then
+    echo "== postgres:15 and redis:7 present (--stores rebuilds them)"
+    return
+  fi
+  if ! command -v mmdebstrap >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q mmdebstrap >/dev/null || { apt-get update -qq && apt-get install -y -q mmdebstrap >/dev/null; }
+  fi
+  local work
+  work=$(mktemp -d)
+  echo "== greet-debian-stores:latest (mmdebstrap: Debian bookworm, PostgreSQL 15, Redis 7)"
+  mmdebstrap --quiet --variant=apt --include=postgresql-15,redis-server bookworm "$work/rootfs.tar"
+  docker import "$work/rootfs.tar" greet-debian-stores:latest >/dev/null
+  rm -rf "$work"
+  for store in postgres:15 redis:7; do
+    echo "== image $store (stand-in)"
+    DOCKER_BUILDKIT=0 docker build --quiet --tag "$store" \
+      -f "docker/stores/Dockerfile.${store%%:*}" docker/stores >/dev/null
+  done
+}
 
 servers=(greet-axum greet-actix greet-hyper)
 target=x86_64-unknown-linux-gnu
@@ -18,6 +49,8 @@ for server in "${servers[@]}"; do
   context=$(mktemp -d)
   trap 'rm -rf "$context"' EXIT
   cp "target/$target/release/$server" "$context/server"
+  # An empty image has no /tmp: the embedded store's default database file goes there.
+  mkdir -m 1777 "$context/tmp"
   cp docker/Dockerfile.offline "$context/Dockerfile"
   echo "== image $server:latest"
   # The legacy builder: the only one that works without a registry here.
@@ -25,4 +58,6 @@ for server in "${servers[@]}"; do
   rm -rf "$context"
   trap - EXIT
 done
-docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^greet-(axum|actix|hyper):latest '
+build_stores
+docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
+  | grep -E '^(greet-(axum|actix|hyper):latest|postgres:15|redis:7) '

@@ -9,8 +9,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::plan::{
-    self, Bins, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Rate, Rates, Scenario,
-    ServerSpec, Soak, SoakBound, Sweep, Target,
+    self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Rate, Rates,
+    Scenario, ServerSpec, Soak, SoakBound, Store, Sweep, Target,
 };
 use crate::run::{self, Verdict};
 
@@ -22,6 +22,7 @@ Examples:
   greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
   greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
   greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
+  greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
   greet-bench loops --help                      a scenario's own flags
   greet-bench check http://127.0.0.1:8081       verify a running server against the contract";
 
@@ -44,8 +45,8 @@ pub struct Cli {
 }
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 8] = [
-    "ladder", "loops", "soak", "sweep", "rate", "all", "check", "help",
+const SUBCOMMANDS: [&str; 9] = [
+    "ladder", "loops", "soak", "sweep", "business", "rate", "all", "check", "help",
 ];
 
 #[derive(Debug, Subcommand)]
@@ -63,12 +64,16 @@ enum Command {
     /// over a grid of --workers and, on the blocking endpoint, --blocking-threads; the best
     /// setting per server and its gain over the default
     Sweep(SweepArgs),
+    /// The tuning experiment's business endpoint: each server's store-bound endpoints (/db,
+    /// /queries, /business) against its own ceiling (/health), on SQLite and on PostgreSQL +
+    /// Redis (started by the harness), over --workers and --db-pool grids
+    Business(BusinessArgs),
     /// Open-loop load: after a closed-loop probe for each server's capacity, levels at fixed
     /// request rates (fractions of that capacity, or --rates), each request on a schedule and
     /// its latency counted from its intended send time (no coordinated omission)
     Rate(RateArgs),
-    /// Every scenario (ladder, loops, soak, sweep, rate) with its defaults, in one run and one
-    /// report
+    /// Every scenario (ladder, loops, soak, sweep, business, rate) with its defaults, in one
+    /// run and one report
     All(AllArgs),
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
@@ -280,8 +285,8 @@ fn parse_expect(text: &str) -> Result<Expect, String> {
 
 fn refuse_target(_: &str) -> Result<String, String> {
     Err(
-        "the sweep starts each server afresh with every setting: it cannot load a --target \
-         (ladder, loops and soak can)"
+        "this scenario starts each server afresh with every setting: it cannot load a \
+         --target (ladder, loops, soak and rate can)"
             .to_owned(),
     )
 }
@@ -491,6 +496,132 @@ impl SweepArgs {
     }
 }
 
+/// The settings of a business run.
+#[derive(Debug, Clone, Args)]
+struct BusinessArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    /// Stores, in order: sqlite (embedded, in-process cache) and postgres (PostgreSQL +
+    /// Redis, started by the harness on loopback unless --database-url and --redis-url say
+    /// where they are) [default: sqlite,postgres]
+    #[arg(long, value_delimiter = ',', value_parser = parse_store)]
+    stores: Option<Vec<String>>,
+
+    /// PostgreSQL for the postgres store instead of starting one, postgres://… (the servers
+    /// seed an empty database)
+    #[arg(long, value_name = "URL", requires = "redis_url", value_parser = parse_database_url)]
+    database_url: Option<String>,
+
+    /// Redis for the postgres store instead of starting one, redis://…
+    #[arg(long, value_name = "URL", requires = "database_url", value_parser = parse_redis_url)]
+    redis_url: Option<String>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded on each server; /health is the ceiling the others are \
+                        set against", list(&Business::ENDPOINTS)))]
+    endpoints: Option<Vec<String>>,
+
+    /// The --workers grid; the default setting (the CPUs each server is pinned to) is always
+    /// measured [default: the default only]
+    #[arg(long, value_delimiter = ',', value_parser = parse_count)]
+    workers: Option<Vec<usize>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          help = help("The --db-pool grid; the servers' default is always measured",
+                      list(&Business::DB_POOLS), list(&Business::QUICK_DB_POOLS)))]
+    db_pools: Option<Vec<usize>>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections of each load", Business::CONCURRENCY, Business::QUICK_CONCURRENCY))]
+    concurrency: Option<usize>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("Measured part of each load, e.g. 1s, 500ms",
+                      millis(Business::DURATION), millis(Business::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_any_duration,
+          help = help("Unmeasured load before each", millis(Business::WARMUP), millis(Business::QUICK_WARMUP)))]
+    warmup: Option<Duration>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
+                       tell a difference from noise", Business::REPEATS, Business::QUICK_REPEATS))]
+    repeats: Option<usize>,
+
+    /// Refused: the business run restarts every server with every store and setting
+    #[arg(long, hide = true, value_parser = refuse_target)]
+    target: Vec<String>,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl BusinessArgs {
+    fn plan(self) -> (Common, Business) {
+        let mut plan = Business::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        if let Some(stores) = self.stores {
+            plan.stores = stores
+                .iter()
+                .map(|s| match s.as_str() {
+                    "sqlite" => Store::Sqlite,
+                    _ => Store::Servers {
+                        database_url: None,
+                        redis_url: None,
+                    },
+                })
+                .collect();
+        }
+        for store in &mut plan.stores {
+            if let Store::Servers {
+                database_url,
+                redis_url,
+            } = store
+            {
+                database_url.clone_from(&self.database_url);
+                redis_url.clone_from(&self.redis_url);
+            }
+        }
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.workers, self.workers);
+        set(&mut plan.db_pools, self.db_pools);
+        set(&mut plan.concurrency, self.concurrency);
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.warmup, self.warmup);
+        set(&mut plan.repeats, self.repeats);
+        (self.common.plan(), plan)
+    }
+}
+
+fn parse_store(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "sqlite" | "postgres" => Ok(text.trim().to_owned()),
+        _ => Err(format!(
+            "{text:?}: the stores are sqlite and postgres (PostgreSQL + Redis)"
+        )),
+    }
+}
+
+fn parse_database_url(text: &str) -> Result<String, String> {
+    match text.parse::<greet_store::DatabaseUrl>()? {
+        greet_store::DatabaseUrl::Postgres(url) => Ok(url),
+        greet_store::DatabaseUrl::Sqlite(_) => {
+            Err("the postgres store needs a postgres:// URL".to_owned())
+        }
+    }
+}
+
+fn parse_redis_url(text: &str) -> Result<String, String> {
+    text.parse::<greet_store::RedisUrl>().map(|url| url.0)
+}
+
 /// The settings of a rate run.
 #[derive(Debug, Clone, Args)]
 struct RateArgs {
@@ -650,6 +781,10 @@ impl Cli {
                 let (common, plan) = args.plan();
                 one((common, Scenario::Sweep(plan)))
             }
+            Some(Command::Business(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Business(plan)))
+            }
             Some(Command::Rate(args)) => {
                 let (common, plan) = args.plan();
                 one((common, Scenario::Rate(plan)))
@@ -789,7 +924,7 @@ pub fn main() -> ExitCode {
         if !first.starts_with('-') && !SUBCOMMANDS.contains(&first.as_str()) {
             eprintln!(
                 "greet-bench: error: unknown scenario {first:?}: the scenarios are ladder (the \
-                 default), loops, soak, sweep, rate and all (see --help)"
+                 default), loops, soak, sweep, business, rate and all (see --help)"
             );
             return ExitCode::from(2);
         }
@@ -880,6 +1015,10 @@ mod tests {
         assert_eq!(
             only(plan(&["sweep"])),
             Scenario::Sweep(Sweep::defaults(false))
+        );
+        assert_eq!(
+            only(plan(&["business", "--quick"])),
+            Scenario::Business(Business::defaults(true))
         );
         assert_eq!(
             only(plan(&["rate", "--quick"])),

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use greet_core::{paths, WORDS};
 use greet_probe::http1::{self, Options, Response};
+use greet_store::{Business, World};
 use hdrhistogram::Histogram;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -345,8 +346,29 @@ impl Expect {
                     Some((path, query)) => (path, Some(query)),
                     None => (target, None),
                 };
-                if path == paths::HEALTH {
-                    return Self::with(|res| status_and(res, |body| body == b"ok"));
+                match path {
+                    paths::HEALTH => {
+                        return Self::with(|res| status_and(res, |body| body == b"ok"))
+                    }
+                    paths::DB => {
+                        return Self::with(|res| {
+                            status_and(res, |body| {
+                                json::<World>(body).is_some_and(|w| w.is_seeded())
+                            })
+                        })
+                    }
+                    paths::QUERIES => {
+                        let n = greet_store::queries_from_query(query);
+                        return Self::with(move |res| {
+                            status_and(res, |body| {
+                                json::<Vec<World>>(body).is_some_and(|rows| {
+                                    rows.len() == n && rows.iter().all(World::is_seeded)
+                                })
+                            })
+                        });
+                    }
+                    paths::BUSINESS => return Self::business(query),
+                    _ => {}
                 }
                 let suffix = greet_core::name::name_from_query(query)
                     .map(|name| format!(" {name}!").into_bytes())
@@ -354,6 +376,23 @@ impl Expect {
                 Self::with(move |res| status_and(res, |body| is_greeting(body, &suffix)))
             }
         }
+    }
+
+    /// `/business?<query>`: the name as the servers read it, the person's greeting, and a
+    /// visit count no other answer of this load had: each visit is counted once, so the
+    /// counts a load sees of one name are distinct (a repeated count is an invalid body).
+    fn business(query: Option<&str>) -> Self {
+        let Ok(name) = greet_core::name::name_from_query(query) else {
+            // A refused name: 400s, which count as failures.
+            return Self::with(|res| status_and(res, |_| false));
+        };
+        let seen = Arc::new(VisitLedger::default());
+        Self::with(move |res| {
+            status_and(res, |body| {
+                json::<Business>(body)
+                    .is_some_and(|b| b.greets(&name) && b.visits >= 1 && seen.first(b.visits))
+            })
+        })
     }
 
     /// Any check of a response: `Ok` for a valid one, or why it is not.
@@ -376,6 +415,26 @@ fn status_and(res: &Response, body: impl Fn(&[u8]) -> bool) -> Result<(), ErrorK
         Ok(())
     } else {
         Err(ErrorKind::Body)
+    }
+}
+
+fn json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Option<T> {
+    serde_json::from_slice(body).ok()
+}
+
+/// The visit counts a load has seen, in shards so that workers on several threads seldom
+/// wait for each other.
+#[derive(Default)]
+struct VisitLedger([std::sync::Mutex<std::collections::HashSet<u64>>; 16]);
+
+impl VisitLedger {
+    /// Records `visits`; false if it was seen before.
+    fn first(&self, visits: u64) -> bool {
+        let shard = &self.0[(visits % 16) as usize];
+        shard
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(visits)
     }
 }
 
@@ -1032,6 +1091,87 @@ mod tests {
             Expect::for_target("/greetings?name=%ZZ", &plan::Expect::Greeting).check(&refused),
             Err(ErrorKind::Status)
         );
+    }
+
+    #[test]
+    fn validates_the_store_bound_answers() {
+        let answer = |body: &str| {
+            response(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            )
+        };
+        let rule = &plan::Expect::Greeting;
+        let row = |id: i32| {
+            format!(
+                r#"{{"id":{id},"randomNumber":{}}}"#,
+                greet_store::seed::world_number(id)
+            )
+        };
+        let db = Expect::for_target("/db", rule);
+        assert_eq!(db.check(&answer(&row(17))), Ok(()));
+        let wrong = format!(
+            r#"{{"id":17,"randomNumber":{}}}"#,
+            greet_store::seed::world_number(17) % 10_000 + 1
+        );
+        for bad in [
+            wrong.as_str(),
+            r#"{"id":0,"randomNumber":1}"#,
+            "[]",
+            "ok",
+            r#"{"id":17}"#,
+        ] {
+            assert_eq!(db.check(&answer(bad)), Err(ErrorKind::Body), "{bad}");
+        }
+        let three = Expect::for_target("/queries?queries=3", rule);
+        assert_eq!(
+            three.check(&answer(&format!("[{},{},{}]", row(1), row(2), row(10_000)))),
+            Ok(())
+        );
+        assert_eq!(
+            three.check(&answer(&format!("[{},{}]", row(1), row(2)))),
+            Err(ErrorKind::Body)
+        );
+        let one = Expect::for_target("/queries?queries=x", rule);
+        assert_eq!(one.check(&answer(&format!("[{}]", row(5)))), Ok(()));
+
+        let word = greet_store::seed::person_word(42);
+        let other = WORDS.iter().find(|w| **w != word).unwrap();
+        let business = |greeting: &str, visits: u64| {
+            answer(&format!(
+                r#"{{"name":"user-00042","greeting":"{greeting}","visits":{visits}}}"#
+            ))
+        };
+        let known = Expect::for_target("/business?name=user-00042", rule);
+        assert_eq!(
+            known.check(&business(&format!("{word} user-00042!"), 1)),
+            Ok(())
+        );
+        assert_eq!(
+            known.check(&business(&format!("{word} user-00042!"), 3)),
+            Ok(())
+        );
+        // The same count twice: a visit counted once for two answers.
+        assert_eq!(
+            known.check(&business(&format!("{word} user-00042!"), 3)),
+            Err(ErrorKind::Body)
+        );
+        assert_eq!(
+            known.check(&business(&format!("{other} user-00042!"), 4)),
+            Err(ErrorKind::Body)
+        );
+        assert_eq!(
+            known.check(&business(&format!("{word} user-00042!"), 0)),
+            Err(ErrorKind::Body)
+        );
+        let ana = Expect::for_target("/business?name=Ana", rule);
+        let body = format!(r#"{{"name":"Ana","greeting":"{other} Ana!","visits":1}}"#);
+        assert_eq!(ana.check(&answer(&body)), Ok(()));
+        let bad = Expect::for_target("/business?name=%ZZ", rule);
+        assert_eq!(bad.check(&answer("{}")), Err(ErrorKind::Body));
     }
 
     /// A keep-alive server answering `ok` to every request, chunked when asked.

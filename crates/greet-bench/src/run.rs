@@ -94,6 +94,7 @@ async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -
             Scenario::Loops(plan) => scenario::loops::run(bench, plan, results).await?,
             Scenario::Soak(plan) => scenario::soak::run(bench, plan, results).await?,
             Scenario::Sweep(plan) => scenario::sweep::run(bench, plan, results).await?,
+            Scenario::Business(plan) => scenario::business::run(bench, plan, results).await?,
             Scenario::Rate(plan) => scenario::rate::run(bench, plan, results).await?,
         };
         all_ok &= ok;

@@ -46,6 +46,27 @@ pub fn read(pid: u32) -> Option<Reading> {
     })
 }
 
+/// A group's sampler looks for new children every this many readings.
+pub const CHILDREN_EVERY: usize = 10;
+
+/// Readings of several processes as one.
+fn sum(readings: &[Reading]) -> Reading {
+    readings.iter().fold(
+        Reading {
+            cpu_ticks: 0,
+            rss_kib: 0,
+            hwm_kib: 0,
+            threads: 0,
+        },
+        |a, r| Reading {
+            cpu_ticks: a.cpu_ticks + r.cpu_ticks,
+            rss_kib: a.rss_kib + r.rss_kib,
+            hwm_kib: a.hwm_kib + r.hwm_kib,
+            threads: a.threads + r.threads,
+        },
+    )
+}
+
 /// The maxima a sampler saw.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Maxima {
@@ -98,6 +119,41 @@ impl Sampler {
                 tracker.add(Instant::now(), reading);
             }
             tracker.maxima.thread_ids.extend(procfs::tasks(pid));
+            tracker.finish()
+        });
+        Self { stop, thread }
+    }
+
+    /// Samples a group of processes as one: each of `roots` and its children (PostgreSQL's
+    /// backends are its postmaster's), CPU time, memory and threads summed. Children are
+    /// looked for again every [`CHILDREN_EVERY`] readings, as a pool opens connections. The
+    /// memory peak is the highest summed reading (each process's own peak counter would
+    /// not add up to the group's).
+    pub fn start_processes(roots: Vec<u32>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut tracker = Tracker::new(false);
+            let mut pids = Vec::new();
+            let mut n = 0;
+            loop {
+                if n % CHILDREN_EVERY == 0 {
+                    pids = roots
+                        .iter()
+                        .flat_map(|&root| std::iter::once(root).chain(procfs::children(root)))
+                        .collect();
+                }
+                n += 1;
+                let readings: Vec<Reading> = pids.iter().filter_map(|&pid| read(pid)).collect();
+                if readings.is_empty() {
+                    break;
+                }
+                tracker.add(Instant::now(), sum(&readings));
+                if flag.load(Ordering::Relaxed) {
+                    break;
+                }
+                std::thread::park_timeout(INTERVAL);
+            }
             tracker.finish()
         });
         Self { stop, thread }

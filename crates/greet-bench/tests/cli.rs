@@ -44,6 +44,38 @@ const BAD: &[&[&str]] = &[
     &["--contract", "medium"],
     &["loops", "--target", "x"],
     &["check"],
+    &["business", "--stores", "mysql"],
+    &["business", "--stores", ""],
+    &["business", "--db-pools", "0"],
+    &["business", "--db-pools", "many"],
+    &[
+        "business",
+        "--database-url",
+        "postgres://greet@127.0.0.1/greet",
+    ],
+    &["business", "--redis-url", "redis://127.0.0.1:6379"],
+    &[
+        "business",
+        "--database-url",
+        "sqlite:///tmp/x.db",
+        "--redis-url",
+        "redis://h",
+    ],
+    &[
+        "business",
+        "--database-url",
+        "postgres://h/d",
+        "--redis-url",
+        "http://h",
+    ],
+    &[
+        "business",
+        "--database-url",
+        "postgres://u@h:port/d",
+        "--redis-url",
+        "redis://h",
+    ],
+    &["business", "--target", "x=http://127.0.0.1:9"],
 ];
 
 #[test]
@@ -59,6 +91,11 @@ fn errors_name_what_is_wrong() {
     assert!(
         unknown.contains("unknown scenario \"frobnicate\""),
         "{unknown}"
+    );
+    let store = assert_one_line_error(&["business", "--stores", "mysql"]);
+    assert!(
+        store.contains("the stores are sqlite and postgres"),
+        "{store}"
     );
     let zero = assert_one_line_error(&["soak", "--duration", "0"]);
     assert!(zero.contains("more than zero"), "{zero}");
@@ -84,6 +121,8 @@ fn help_lists_the_scenarios_and_examples() {
         "loops",
         "soak",
         "sweep",
+        "business",
+        "rate",
         "all",
         "check",
         "Examples:",

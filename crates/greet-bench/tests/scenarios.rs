@@ -1,4 +1,4 @@
-//! The loops, soak, sweep and all scenarios end to end, each at its `--quick` size against
+//! The loops, soak, sweep and all scenarios end to end (business has tests/business.rs), each at its `--quick` size against
 //! the real server binaries.
 
 mod common;
@@ -214,14 +214,14 @@ fn all_quick_runs_every_scenario_into_one_report() {
     let (stdout, results, html) = scenario("all", &["all", "--servers", "hyper"]);
     assert_eq!(
         results.meta.scenarios,
-        ["ladder", "loops", "soak", "sweep", "rate"]
+        ["ladder", "loops", "soak", "sweep", "business", "rate"]
     );
     let ladder = results.ladder.expect("ladder");
     assert_eq!(ladder.servers[0].name, "greet-hyper");
     assert_eq!(ladder.servers[0].levels.len(), 2);
     assert!(results.loops.is_some() && results.soak.is_some() && results.sweep.is_some());
-    assert!(results.rate.is_some());
-    for id in ["ladder", "loops", "soak", "sweep", "rate"] {
+    assert!(results.rate.is_some() && results.business.is_some());
+    for id in ["ladder", "loops", "soak", "sweep", "business", "rate"] {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));

@@ -49,6 +49,14 @@ pub struct World {
     pub random_number: i32,
 }
 
+impl World {
+    /// Whether this is a row as seeded: id in range, and the number the seed gives it.
+    pub fn is_seeded(&self) -> bool {
+        (1..=seed::WORLD_ROWS).contains(&self.id)
+            && self.random_number == seed::world_number(self.id)
+    }
+}
+
 /// The body of `/business`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Business {
@@ -58,6 +66,26 @@ pub struct Business {
     pub greeting: String,
     /// Visits of this name so far, this one included.
     pub visits: u64,
+}
+
+impl Business {
+    /// Whether this answers `name`: the name itself, and a greeting of the person's stored word
+    /// (a known person) or of any of the five words (anyone else).
+    pub fn greets(&self, name: &str) -> bool {
+        let Some(word) = self
+            .greeting
+            .strip_suffix('!')
+            .and_then(|g| g.strip_suffix(name))
+            .and_then(|g| g.strip_suffix(' '))
+        else {
+            return false;
+        };
+        self.name == name
+            && match seed::person_index(name) {
+                Some(i) => word == seed::person_word(i),
+                None => WORDS.contains(&word),
+            }
+    }
 }
 
 /// The database and cache a server answers from. Cheap to clone; clones share connections.

@@ -24,6 +24,13 @@ pub fn person_name(i: u32) -> String {
     format!("user-{i:05}")
 }
 
+/// Which known person `name` is, if any: `user-00042` → 42.
+pub fn person_index(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("user-")?;
+    let i: u32 = digits.parse().ok()?;
+    (digits.len() == 5 && (1..=PEOPLE).contains(&i)).then_some(i)
+}
+
 /// The greeting word stored for known person `i`.
 pub fn person_word(i: u32) -> &'static str {
     WORDS[(mix(u64::from(i) ^ 0x5eed) % WORDS.len() as u64) as usize]
@@ -52,5 +59,9 @@ mod tests {
         assert_eq!(words.len(), WORDS.len());
         assert_eq!(person_name(7), "user-00007");
         assert_eq!(person_name(PEOPLE), "user-10000");
+        assert_eq!(person_index("user-00042"), Some(42));
+        for other in ["user-0042", "user-00000", "user-10001", "user-+0042", "Ana"] {
+            assert_eq!(person_index(other), None, "{other}");
+        }
     }
 }

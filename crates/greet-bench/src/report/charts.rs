@@ -4,7 +4,7 @@
 use super::svg::{render, render_lines, Chart, Line, LineChart, XAxis};
 use super::Section;
 use crate::results::{
-    Ladder, LadderServer, LoopShape, Loops, Rate, Results, Soak, SoakCell, Sweep,
+    Business, Ladder, LadderServer, LoopShape, Loops, Rate, Results, Soak, SoakCell, Sweep,
 };
 use crate::stats::{distinct, Summary};
 
@@ -43,6 +43,9 @@ pub fn charts(results: &Results) -> Vec<ChartFile> {
     }
     if let Some(sweep) = &results.sweep {
         add(Section::Sweep, sweep_charts(sweep));
+    }
+    if let Some(business) = &results.business {
+        add(Section::Business, business_charts(business));
     }
     if let Some(rate) = &results.rate {
         out.extend(
@@ -380,6 +383,43 @@ fn sweep_charts(sweep: &Sweep) -> Vec<(String, Chart)> {
                 whiskers: whiskers(&names, &settings, find),
             };
             (format!("sweep-{}.svg", slug(endpoint)), chart)
+        })
+        .collect()
+}
+
+/// Per store: each endpoint's throughput at the default setting, a bar per server, so the
+/// store-bound endpoints stand beside the ceiling they are a fraction of.
+fn business_charts(business: &Business) -> Vec<(String, Chart)> {
+    business
+        .stores
+        .iter()
+        .map(|store| {
+            let cells: Vec<_> = business
+                .cells
+                .iter()
+                .filter(|c| {
+                    &c.store == store && c.setting == business.default && !c.runs.is_empty()
+                })
+                .collect();
+            let endpoints = distinct(cells.iter().map(|c| c.endpoint.clone()));
+            let names = distinct(cells.iter().map(|c| c.server.clone()));
+            let find = |name: &str, endpoint: &String| {
+                cells
+                    .iter()
+                    .find(|c| c.server == name && &c.endpoint == endpoint)
+                    .map(|c| c.requests_per_s.clone())
+            };
+            let chart = Chart {
+                title: format!(
+                    "Business on {store}: each endpoint against the ceiling (/health), {}",
+                    business.default.label()
+                ),
+                unit: "requests/sec (median, whiskers min-max)".into(),
+                groups: endpoints.clone(),
+                series: series(&names, &endpoints, find, |s| s.median),
+                whiskers: whiskers(&names, &endpoints, find),
+            };
+            (format!("business-{}.svg", slug(store)), chart)
         })
         .collect()
 }

@@ -3,7 +3,8 @@
 //! structs' fields and a row cannot drift from it.
 //!
 //! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
-//! - `loops.csv`, `soak.csv`, `sweep.csv`: one row per run; `rate.csv`: one row per level.
+//! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`: one row per run; `rate.csv`: one
+//!   row per level.
 
 use anyhow::Result;
 use serde::Serialize;
@@ -69,6 +70,13 @@ pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
             .iter()
             .flat_map(|c| CellKey::rows(&c.server, &c.endpoint, c.setting.label(), &c.runs));
         out.push(("sweep.csv".to_owned(), write(rows)?));
+    }
+    if let Some(business) = &results.business {
+        let rows = business.cells.iter().flat_map(|c| {
+            let setting = format!("{} {}", c.store, c.setting.label());
+            CellKey::rows(&c.server, &c.endpoint, setting, &c.runs)
+        });
+        out.push(("business.csv".to_owned(), write(rows)?));
     }
     if let Some(rate) = &results.rate {
         let rows = rate.servers.iter().flat_map(|s| {
@@ -224,8 +232,8 @@ struct LoopKey<'a> {
     repeat: usize,
 }
 
-/// The key of a `soak.csv` row (setting: the concurrency) and a `sweep.csv` row (setting:
-/// the flags).
+/// The key of a `soak.csv` row (setting: the concurrency), a `sweep.csv` row (setting: the
+/// flags) and a `business.csv` row (setting: the store and the flags).
 #[derive(Serialize)]
 struct CellKey<'a> {
     server: &'a str,

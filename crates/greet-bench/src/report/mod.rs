@@ -27,17 +27,20 @@ pub enum Section {
     Soak,
     /// The tuning experiment.
     Sweep,
+    /// The tuning experiment's business endpoint: store-bound endpoints against the ceiling.
+    Business,
     /// Open-loop load at fixed rates.
     Rate,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 6] = [
         Self::Ladder,
         Self::Loops,
         Self::Soak,
         Self::Sweep,
+        Self::Business,
         Self::Rate,
     ];
 
@@ -48,6 +51,7 @@ impl Section {
             Self::Loops => "loops",
             Self::Soak => "soak",
             Self::Sweep => "sweep",
+            Self::Business => "business",
             Self::Rate => "rate",
         }
     }
@@ -59,6 +63,7 @@ impl Section {
             Self::Loops => "Loops (the JMeter experiment)",
             Self::Soak => "Soak (the siege / ab experiment)",
             Self::Sweep => "Sweep (the tuning experiment)",
+            Self::Business => "Business (a database and a cache against the ceiling)",
             Self::Rate => "Rate (open loop: latency at a fixed request rate)",
         }
     }
@@ -72,6 +77,7 @@ impl Section {
                 Self::Loops => results.loops.is_some(),
                 Self::Soak => results.soak.is_some(),
                 Self::Sweep => results.sweep.is_some(),
+                Self::Business => results.business.is_some(),
                 Self::Rate => results.rate.is_some(),
             })
             .collect()

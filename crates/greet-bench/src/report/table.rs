@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use super::Section;
 use crate::compare::{Comparison, Verdict};
 use crate::results::{
-    Failure, Ladder, LadderServer, Level, Loops, Rate, RateServer, Results, Soak, Sweep,
+    Business, Failure, Ladder, LadderServer, Level, Loops, Rate, RateServer, Results, Soak, Sweep,
 };
 use crate::stats::{distinct, Summary};
 
@@ -77,6 +77,7 @@ pub fn tables(results: &Results, section: Section) -> Vec<Table> {
         Section::Loops => results.loops.as_ref().map(loops).unwrap_or_default(),
         Section::Soak => results.soak.as_ref().map(soak).unwrap_or_default(),
         Section::Sweep => results.sweep.as_ref().map(sweep).unwrap_or_default(),
+        Section::Business => results.business.as_ref().map(business).unwrap_or_default(),
         Section::Rate => results.rate.as_ref().map(rate).unwrap_or_default(),
     }
 }
@@ -515,6 +516,138 @@ pub fn sweep(sweep: &Sweep) -> Vec<Table> {
     }
     best.notes.extend(failure_notes(&sweep.failures));
     vec![settings, best]
+}
+
+/// The business tables: every cell; each store-bound endpoint as a fraction of the ceiling,
+/// with the servers compared; the best `--db-pool`.
+pub fn business(business: &Business) -> Vec<Table> {
+    let rows = business
+        .cells
+        .iter()
+        .map(|cell| {
+            let stores = cell.store_processes.as_ref();
+            vec![
+                cell.server.clone(),
+                cell.store.clone(),
+                cell.endpoint.clone(),
+                cell.setting.workers.to_string(),
+                cell.setting.db_pool.to_string(),
+                format!("{:.1}", cell.requests_per_s.median),
+                format!(
+                    "{:.1}-{:.1}",
+                    cell.requests_per_s.min, cell.requests_per_s.max
+                ),
+                format!("{:.2}", cell.success_rate),
+                opt(cell.cpu_avg_pct, 1),
+                opt(stores.and_then(|s| s.cpu_avg_pct), 1),
+                opt(stores.and_then(|s| s.rss_max_mib), 1),
+            ]
+        })
+        .collect();
+    let mut cells = Table::new(
+        format!(
+            "Business: zero delay, {} keep-alive connections, {:.2} s measured after {:.2} s \
+             warm-up, {} run(s) per setting on a fresh server; default {}",
+            business.concurrency,
+            business.duration_s,
+            business.warmup_s,
+            business.repeats,
+            business.default.label(),
+        ),
+        &[
+            "Application",
+            "Store",
+            "Endpoint",
+            "Workers",
+            "DB pool",
+            "Requests/sec",
+            "min-max",
+            "Success(%)",
+            "CPU avg(%)",
+            "Store CPU avg(%)",
+            "Store RSS max(MiB)",
+        ],
+        grouped(rows, 2),
+    );
+    cells.notes.extend(business.store_notes.iter().cloned());
+    let rows = business
+        .fractions
+        .iter()
+        .map(|f| {
+            vec![
+                f.server.clone(),
+                f.store.clone(),
+                f.endpoint.clone(),
+                format!("{:.1}", f.requests_per_s),
+                format!("{:.1}", f.ceiling_requests_per_s),
+                format!("{:.3}", f.fraction),
+            ]
+        })
+        .collect();
+    let mut fractions = Table::new(
+        format!(
+            "Business: each store-bound endpoint as a fraction of the same server's /health, {}",
+            business.default.label()
+        ),
+        &[
+            "Application",
+            "Store",
+            "Endpoint",
+            "Requests/sec",
+            "/health req/s",
+            "Fraction",
+        ],
+        grouped(rows, 2),
+    );
+    fractions.notes = comparison_notes(&business.comparisons);
+    let rows = business
+        .best_pools
+        .iter()
+        .map(|b| {
+            vec![
+                b.server.clone(),
+                b.store.clone(),
+                b.endpoint.clone(),
+                b.setting.label(),
+                format!("{:.1}", b.requests_per_s),
+                format!("{:.1}", b.default_requests_per_s),
+                format!("{:.3}", b.gain),
+                format!("{:.3}", b.comparison.p_value),
+                if b.setting == business.default {
+                    "the default is best".to_owned()
+                } else {
+                    b.comparison.verdict.describe().to_owned()
+                },
+            ]
+        })
+        .collect();
+    let mut best = Table::new(
+        "Business: the best --db-pool (and --workers) per server, store and endpoint",
+        &[
+            "Application",
+            "Store",
+            "Endpoint",
+            "Best setting",
+            "Requests/sec",
+            "Default req/s",
+            "Gain",
+            "p",
+            "Verdict",
+        ],
+        grouped(rows, 2),
+    );
+    if business
+        .best_pools
+        .iter()
+        .map(|b| &b.comparison)
+        .chain(&business.comparisons)
+        .any(|c| c.verdict == Verdict::TooFewRuns)
+    {
+        best.notes
+            .push("too few runs to tell: 4 or more per setting are needed (--repeats)".to_owned());
+    }
+    best.notes.extend(failure_notes(&business.failures));
+    vec![cells, fractions, best]
 }
 
 /// The latency budget the rate tables rank levels by: a p99 of 1 ms is what a service

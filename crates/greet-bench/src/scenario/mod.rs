@@ -3,6 +3,7 @@
 //! when a server failed: a failed server is recorded in the section's failures, and the
 //! scenario goes on with the next one.
 
+pub mod business;
 pub mod ladder;
 pub mod loops;
 pub mod rate;
@@ -21,4 +22,13 @@ pub fn failure(scenario: &str, who: String, err: &anyhow::Error) -> Failure {
 /// Lets the last load's connections close before the next one starts.
 pub async fn settle() {
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+}
+
+/// `grid` with `always` in it, sorted, each value once: a grid always holds the default.
+pub fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
+    let mut grid = grid.to_vec();
+    grid.push(always);
+    grid.sort_unstable();
+    grid.dedup();
+    grid
 }

@@ -14,23 +14,14 @@ use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, BLOCKING_THREADS};
 use crate::results::{throughputs, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
 
-/// `grid` with `always` in it, sorted, each value once.
-fn with(grid: &[usize], always: usize) -> Vec<usize> {
-    let mut grid = grid.to_vec();
-    grid.push(always);
-    grid.sort_unstable();
-    grid.dedup();
-    grid
-}
-
 /// Runs the sweep into `results.sweep`; false when a server failed.
 pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Result<bool> {
     let default = Setting {
         workers: bench.workers(None),
         blocking_threads: Some(BLOCKING_THREADS),
     };
-    let workers = with(&plan.workers, default.workers);
-    let blocking = with(&plan.blocking_threads, BLOCKING_THREADS);
+    let workers = super::grid_with(&plan.workers, default.workers);
+    let blocking = super::grid_with(&plan.blocking_threads, BLOCKING_THREADS);
     let (concurrency, duration, warmup, repeats) =
         (plan.concurrency, plan.duration, plan.warmup, plan.repeats);
     results.sweep = Some(Sweep {

@@ -1,0 +1,394 @@
+//! Business, the original's fourth experiment: per server, the store-bound endpoints (`/db`,
+//! `/queries?queries=20`, `/business`) against the same server's ceiling (`/health`), on each
+//! store (embedded SQLite; PostgreSQL + Redis, started here from the machine's packages unless
+//! URLs are given), over grids of `--workers` and `--db-pool`.
+//!
+//! Each repeat of each setting starts a fresh server and loads every endpoint on it in turn
+//! (warm-up, then the measured part), so an endpoint and its ceiling share a server; repeats
+//! are interleaved across settings, so a slow spell of the machine hits them all alike. The
+//! store processes are sampled beside the server: they share the machine with it and with the
+//! load generator (they are not pinned).
+
+use anyhow::{Context, Result};
+use greet_probe::stores::{Postgres, Redis};
+
+use crate::bench::{server_args, Bench, Subject};
+use crate::compare::{pairwise, Comparison, Figure};
+use crate::load::{Expect, Sessions, Stop};
+use crate::plan::{self, package, Store, BLOCKING_THREADS};
+use crate::results::{
+    throughputs, Business, BusinessCell, CeilingFraction, PoolBest, PoolSetting, Repeated, Results,
+    Sampled,
+};
+use crate::sample::Sampler;
+
+/// A store ready for the servers: its flags, and the servers started for it.
+struct Ready {
+    name: &'static str,
+    args: Vec<String>,
+    /// Held until the scenario ends: dropping stops them.
+    local: Option<(Postgres, Redis)>,
+}
+
+impl Ready {
+    fn pids(&self) -> Vec<u32> {
+        self.local
+            .iter()
+            .flat_map(|(pg, redis)| [pg.pid(), redis.pid()])
+            .flatten()
+            .collect()
+    }
+}
+
+/// Starts (or points at) the store `store` names.
+async fn prepare(store: &Store) -> Result<Ready> {
+    match store {
+        Store::Sqlite => Ok(Ready {
+            name: store.name(),
+            args: Vec::new(),
+            local: None,
+        }),
+        Store::Servers {
+            database_url,
+            redis_url,
+        } => {
+            let (database_url, redis_url, local) = match (database_url, redis_url) {
+                (Some(db), Some(redis)) => (db.clone(), redis.clone(), None),
+                _ => {
+                    let (pg, redis) = tokio::task::spawn_blocking(|| {
+                        let pg = Postgres::start().map_err(anyhow::Error::msg)?;
+                        let redis = Redis::start().map_err(anyhow::Error::msg)?;
+                        Ok::<_, anyhow::Error>((pg, redis))
+                    })
+                    .await
+                    .context("store start-up panicked")??;
+                    let urls = (
+                        database_url.clone().unwrap_or_else(|| pg.url("postgres")),
+                        redis_url.clone().unwrap_or_else(|| redis.url()),
+                    );
+                    (urls.0, urls.1, Some((pg, redis)))
+                }
+            };
+            Ok(Ready {
+                name: store.name(),
+                args: [
+                    "--store",
+                    "postgres",
+                    "--database-url",
+                    &database_url,
+                    "--cache",
+                    "redis",
+                    "--redis-url",
+                    &redis_url,
+                ]
+                .map(String::from)
+                .to_vec(),
+                local,
+            })
+        }
+    }
+}
+
+/// Runs the business scenario into `results.business`; false when a server or store failed.
+pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) -> Result<bool> {
+    let default = PoolSetting {
+        workers: bench.workers(None),
+        db_pool: plan::Business::DEFAULT_DB_POOL,
+    };
+    let workers = super::grid_with(&plan.workers, default.workers);
+    let pools = super::grid_with(&plan.db_pools, default.db_pool);
+    let settings: Vec<PoolSetting> = workers
+        .iter()
+        .flat_map(|&w| {
+            pools.iter().map(move |&p| PoolSetting {
+                workers: w,
+                db_pool: p,
+            })
+        })
+        .collect();
+    results.business = Some(Business {
+        concurrency: plan.concurrency,
+        duration_s: plan.duration.as_secs_f64(),
+        warmup_s: plan.warmup.as_secs_f64(),
+        repeats: plan.repeats,
+        stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
+        workers,
+        db_pools: pools,
+        default,
+        ..Business::default()
+    });
+    let mut all_ok = true;
+    let mut stores = Vec::new();
+    for store in &plan.stores {
+        match prepare(store).await {
+            Ok(ready) => {
+                let note = match &ready.local {
+                    Some((pg, redis)) => format!(
+                        "{}: PostgreSQL ({}) and Redis ({}) started by the harness on loopback, \
+                         not pinned",
+                        ready.name,
+                        pg.addr(),
+                        redis.addr()
+                    ),
+                    None if ready.args.is_empty() => {
+                        format!("{}: embedded, a fresh file per server", ready.name)
+                    }
+                    None => format!("{}: the servers at the URLs given", ready.name),
+                };
+                section(results).store_notes.push(note);
+                stores.push(ready);
+            }
+            Err(err) => {
+                let failed = super::failure("business", store.name().to_owned(), &err);
+                section(results).failures.push(failed);
+                all_ok = false;
+            }
+        }
+    }
+    for short in &plan.servers {
+        let name = package(short);
+        for store in &stores {
+            let one = Server {
+                short,
+                name: &name,
+                store,
+                settings: &settings,
+                default,
+            };
+            if let Err(err) = run_server(bench, plan, &one, results).await {
+                let who = format!("{name} {}", store.name);
+                let failed = super::failure("business", who, &err);
+                let business = section(results);
+                business.failures.push(failed);
+                // What it measured before failing stays; settings it never reached go.
+                business.cells.retain(|c| !c.runs.is_empty());
+                all_ok = false;
+            }
+            summarise(section(results), &name, store.name, default);
+            bench.save(results)?;
+        }
+    }
+    compare_servers(section(results), default);
+    bench.save(results)?;
+    Ok(all_ok)
+}
+
+fn section(results: &mut Results) -> &mut Business {
+    results
+        .business
+        .as_mut()
+        .expect("set when the scenario starts")
+}
+
+struct Server<'a> {
+    short: &'a str,
+    name: &'a str,
+    store: &'a Ready,
+    settings: &'a [PoolSetting],
+    default: PoolSetting,
+}
+
+/// Whether `endpoint` is loaded at `setting`: the ceiling does not touch the pool, so it is
+/// loaded at the default pool only.
+fn loads(endpoint: &str, setting: PoolSetting, default: PoolSetting) -> bool {
+    !is_ceiling(endpoint) || setting.db_pool == default.db_pool
+}
+
+fn is_ceiling(endpoint: &str) -> bool {
+    endpoint == greet_core::paths::HEALTH
+}
+
+async fn run_server(
+    bench: &Bench,
+    plan: &plan::Business,
+    one: &Server<'_>,
+    results: &mut Results,
+) -> Result<()> {
+    // Indexes of this server's cells, by (setting, endpoint).
+    let mut cells = Vec::new();
+    for setting in one.settings {
+        for endpoint in &plan.endpoints {
+            if loads(endpoint, *setting, one.default) {
+                let business = section(results);
+                cells.push((*setting, endpoint.clone(), business.cells.len()));
+                business.cells.push(BusinessCell {
+                    server: one.name.to_owned(),
+                    store: one.store.name.to_owned(),
+                    endpoint: endpoint.clone(),
+                    setting: *setting,
+                    ..BusinessCell::default()
+                });
+            }
+        }
+    }
+    let mut checked = false;
+    for repeat in 1..=plan.repeats {
+        for setting in one.settings {
+            let mut args = server_args(0, setting.workers, BLOCKING_THREADS);
+            args.extend(["--db-pool".to_owned(), setting.db_pool.to_string()]);
+            args.extend(one.store.args.iter().cloned());
+            let subject = Subject::Server(one.short.to_owned());
+            let first = &plan.endpoints[0];
+            let mut up = bench
+                .bring_up(&subject, &args, &plan::Foreign::default(), first, checked)
+                .await?;
+            checked = true;
+            for (_, endpoint, index) in cells.iter().filter(|(s, _, _)| s == setting) {
+                let sessions = |stop| Sessions {
+                    addr: up.addr,
+                    target: endpoint.clone(),
+                    expect: Expect::for_target(endpoint, &plan::Expect::Greeting),
+                    users: plan.concurrency,
+                    stop,
+                    timeout: bench.timeout(),
+                };
+                let label = format!(
+                    "{} {} {endpoint} w={} pool={} #{repeat}",
+                    one.name, one.store.name, setting.workers, setting.db_pool
+                );
+                if !plan.warmup.is_zero() {
+                    let warm = sessions(Stop::After(plan.warmup));
+                    bench
+                        .keep_alive(&up, &warm, format!("{label} warm-up"))
+                        .await;
+                }
+                let pids = one.store.pids();
+                let stores = (!pids.is_empty()).then(|| Sampler::start_processes(pids));
+                let (run, _) = bench
+                    .keep_alive(&up, &sessions(Stop::After(plan.duration)), label)
+                    .await;
+                let store_run = stores.map(|s| s.stop().sampled());
+                up.ensure_alive()?;
+                let cell = &mut section(results).cells[*index];
+                cell.runs.push(run);
+                if let Some(sampled) = store_run {
+                    cell.store_runs.push(sampled);
+                }
+                let r = Repeated::of(&cell.runs);
+                cell.requests_per_s = r.requests_per_s;
+                cell.success_rate = r.success_rate;
+                cell.cpu_avg_pct = r.cpu_avg_pct;
+                cell.store_processes = (!cell.store_runs.is_empty())
+                    .then(|| Sampled::over(&cell.store_runs.iter().collect::<Vec<_>>()));
+            }
+            bench.release(up).await?;
+        }
+        bench.save(results)?;
+    }
+    Ok(())
+}
+
+/// The fractions of the ceiling and the best pools of one server on one store.
+fn summarise(business: &mut Business, server: &str, store: &str, default: PoolSetting) {
+    let mine: Vec<&BusinessCell> = business
+        .cells
+        .iter()
+        .filter(|c| c.server == server && c.store == store && !c.runs.is_empty())
+        .collect();
+    let ceiling = mine
+        .iter()
+        .find(|c| is_ceiling(&c.endpoint) && c.setting == default)
+        .map(|c| c.requests_per_s.median);
+    let endpoints = crate::stats::distinct(
+        mine.iter()
+            .filter(|c| !is_ceiling(&c.endpoint))
+            .map(|c| c.endpoint.clone()),
+    );
+    let mut fractions = Vec::new();
+    let mut bests = Vec::new();
+    for endpoint in endpoints {
+        let of: Vec<&&BusinessCell> = mine.iter().filter(|c| c.endpoint == endpoint).collect();
+        let Some(base) = of.iter().find(|c| c.setting == default) else {
+            continue;
+        };
+        if let Some(ceiling) = ceiling.filter(|c| *c > 0.0) {
+            fractions.push(CeilingFraction {
+                server: server.to_owned(),
+                store: store.to_owned(),
+                endpoint: endpoint.clone(),
+                requests_per_s: base.requests_per_s.median,
+                ceiling_requests_per_s: ceiling,
+                fraction: base.requests_per_s.median / ceiling,
+            });
+        }
+        let top = of
+            .iter()
+            .max_by(|a, b| a.requests_per_s.median.total_cmp(&b.requests_per_s.median))
+            .expect("the default is among them");
+        let base_rps = base.requests_per_s.median;
+        bests.push(PoolBest {
+            server: server.to_owned(),
+            store: store.to_owned(),
+            endpoint,
+            setting: top.setting,
+            requests_per_s: top.requests_per_s.median,
+            default_requests_per_s: base_rps,
+            gain: if base_rps == 0.0 {
+                0.0
+            } else {
+                top.requests_per_s.median / base_rps
+            },
+            comparison: Comparison::new(
+                Figure::RequestsPerS,
+                &top.setting.label(),
+                &throughputs(&top.runs),
+                &base.setting.label(),
+                &throughputs(&base.runs),
+            ),
+        });
+    }
+    business.fractions.extend(fractions);
+    business.best_pools.extend(bests);
+}
+
+/// Every pair of servers on each store and store-bound endpoint, at the default setting.
+fn compare_servers(business: &mut Business, default: PoolSetting) {
+    let keys = crate::stats::distinct(
+        business
+            .cells
+            .iter()
+            .filter(|c| !is_ceiling(&c.endpoint))
+            .map(|c| (c.store.clone(), c.endpoint.clone())),
+    );
+    for (store, endpoint) in keys {
+        let samples: Vec<(String, Vec<f64>)> = business
+            .cells
+            .iter()
+            .filter(|c| {
+                c.store == store
+                    && c.endpoint == endpoint
+                    && c.setting == default
+                    && !c.runs.is_empty()
+            })
+            .map(|c| {
+                (
+                    format!("{} {store} {endpoint}", c.server),
+                    throughputs(&c.runs),
+                )
+            })
+            .collect();
+        business
+            .comparisons
+            .extend(pairwise(Figure::RequestsPerS, &samples));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ceiling_is_loaded_at_the_default_pool_only() {
+        let default = PoolSetting {
+            workers: 1,
+            db_pool: 4,
+        };
+        let other = PoolSetting {
+            workers: 1,
+            db_pool: 16,
+        };
+        assert!(loads("/health", default, default));
+        assert!(!loads("/health", other, default));
+        assert!(loads("/db", other, default));
+    }
+}

@@ -1,0 +1,185 @@
+//! `greet-bench business --quick` end to end: every server on SQLite and on PostgreSQL +
+//! Redis started by the harness (a machine without them fails here with what to install),
+//! every JSON answer validated under load (the row as seeded, the count of rows, the
+//! person's greeting, a visit count no other answer had), the fractions of the ceiling, the
+//! best pools and the comparisons written, the store processes sampled.
+
+mod common;
+
+use common::{bench_ok, out_dir, packages, results};
+use greet_bench::plan::Business;
+use greet_bench::results::BusinessCell;
+use greet_probe::stores::{Postgres, Redis};
+
+const STORES: [&str; 2] = ["sqlite", "postgres+redis"];
+
+#[test]
+fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
+    let out = out_dir("business");
+    let run = bench_ok(&[
+        "business",
+        "--quick",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let business = results(&out.join("results.json"))
+        .business
+        .expect("business");
+    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert_eq!(business.stores, STORES);
+    let default = business.default;
+    assert_eq!(default.db_pool, Business::DEFAULT_DB_POOL);
+    assert_eq!(business.db_pools, [2, Business::DEFAULT_DB_POOL]);
+    let store_bound = &Business::ENDPOINTS[1..];
+
+    for server in packages() {
+        for store in STORES {
+            let cells: Vec<&BusinessCell> = business
+                .cells
+                .iter()
+                .filter(|c| c.server == server && c.store == store)
+                .collect();
+            // /health once (it does not touch the pool), the others at each pool size.
+            assert_eq!(cells.len(), 1 + store_bound.len() * 2, "{server} {store}");
+            for cell in &cells {
+                let what = format!(
+                    "{server} {store} {} {}",
+                    cell.endpoint,
+                    cell.setting.label()
+                );
+                assert_eq!(cell.runs.len(), 2, "{what}");
+                for run in &cell.runs {
+                    // Every answer valid: the JSON checked field by field by the load itself.
+                    assert!(run.load.requests > 0, "{what}: {run:?}");
+                    assert_eq!(run.load.success_rate, 100.0, "{what}: {run:?}");
+                    assert!(run.server.cpu_avg_pct.is_some(), "{what}");
+                }
+                let m = &cell.requests_per_s;
+                assert!(
+                    m.min > 0.0 && m.min <= m.median && m.median <= m.max,
+                    "{what}: {m:?}"
+                );
+                // The harness's own PostgreSQL and Redis are sampled beside the server.
+                let sampled = cell.store_processes.as_ref();
+                if store == "sqlite" {
+                    assert!(sampled.is_none() && cell.store_runs.is_empty(), "{what}");
+                } else {
+                    assert_eq!(cell.store_runs.len(), 2, "{what}");
+                    assert!(
+                        sampled.and_then(|s| s.rss_max_mib).is_some_and(|r| r > 1.0),
+                        "{what}"
+                    );
+                    assert!(sampled.and_then(|s| s.cpu_avg_pct).is_some(), "{what}");
+                }
+            }
+            for endpoint in store_bound {
+                let fraction = business
+                    .fractions
+                    .iter()
+                    .find(|f| f.server == server && f.store == store && f.endpoint == *endpoint)
+                    .unwrap_or_else(|| panic!("{server} {store} {endpoint}: no fraction"));
+                let ceiling = cells
+                    .iter()
+                    .find(|c| c.endpoint == "/health")
+                    .expect("ceiling")
+                    .requests_per_s
+                    .median;
+                assert_eq!(fraction.ceiling_requests_per_s, ceiling);
+                assert!(
+                    (fraction.fraction - fraction.requests_per_s / ceiling).abs() < 1e-9,
+                    "{fraction:?}"
+                );
+                let best = business
+                    .best_pools
+                    .iter()
+                    .find(|b| b.server == server && b.store == store && b.endpoint == *endpoint)
+                    .expect("best pool");
+                let highest = cells
+                    .iter()
+                    .filter(|c| c.endpoint == *endpoint)
+                    .map(|c| c.requests_per_s.median)
+                    .fold(0.0, f64::max);
+                assert_eq!(best.requests_per_s, highest, "{best:?}");
+                assert_eq!(best.comparison.n, [2, 2]);
+            }
+        }
+    }
+    // Three servers: three pairs per store and store-bound endpoint.
+    assert_eq!(
+        business.comparisons.len(),
+        3 * STORES.len() * store_bound.len()
+    );
+    assert!(business
+        .store_notes
+        .iter()
+        .any(|n| n.contains("started by the harness")));
+
+    let csv = std::fs::read_to_string(out.join("business.csv")).expect("business.csv");
+    let runs: usize = business.cells.iter().map(|c| c.runs.len()).sum();
+    assert_eq!(csv.lines().count(), 1 + runs);
+    for store in STORES {
+        let chart = format!("business-{}.svg", store.replace('+', "-"));
+        assert!(out.join(&chart).is_file(), "{chart}");
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(html.contains("id=\"business\""));
+    assert!(
+        stdout.contains("as a fraction of the same server's /health"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn stores_given_by_url_are_used_as_they_are() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let redis = Redis::start().unwrap_or_else(|e| panic!("{e}"));
+    pg.create_database("given")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = out_dir("business-urls");
+    let (db, cache) = (pg.url("given"), redis.url());
+    bench_ok(&[
+        "business",
+        "--quick",
+        "--stores",
+        "postgres",
+        "--database-url",
+        &db,
+        "--redis-url",
+        &cache,
+        "--servers",
+        "hyper",
+        "--endpoints",
+        "/health,/business?name=Ana",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let business = results(&out.join("results.json"))
+        .business
+        .expect("business");
+    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert_eq!(business.stores, ["postgres+redis"]);
+    assert_eq!(
+        business.store_notes,
+        ["postgres+redis: the servers at the URLs given"]
+    );
+    // Ana is no known person: a random word, and every visit counted once.
+    let cells: Vec<_> = business
+        .cells
+        .iter()
+        .filter(|c| c.endpoint != "/health")
+        .collect();
+    assert_eq!(cells.len(), 2);
+    for cell in cells {
+        assert!(
+            cell.runs.iter().all(|r| r.load.success_rate == 100.0),
+            "{cell:?}"
+        );
+        // Not the harness's to sample.
+        assert!(cell.store_processes.is_none());
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
