@@ -147,19 +147,6 @@ impl Stores {
         Ok(Self { db, cache, timeout })
     }
 
-    /// Where the database is, for the start-up line (no password).
-    pub fn describe(&self) -> String {
-        let db = match &self.db {
-            Database::Sqlite(s) => format!("sqlite://{}", s.path().display()),
-            Database::Postgres(_) => "postgres".to_owned(),
-        };
-        let cache = match self.cache {
-            Cache::Memory(_) => "memory",
-            Cache::Redis(_) => "redis",
-        };
-        format!("{db} cache={cache}")
-    }
-
     /// `GET /db`: one random row.
     pub fn db(&self) -> impl Future<Output = Reply> + Send + 'static {
         let stores = self.clone();

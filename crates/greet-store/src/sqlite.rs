@@ -58,6 +58,7 @@ impl Sqlite {
     }
 
     /// The file's path.
+    #[cfg(test)]
     pub(crate) fn path(&self) -> &Path {
         &self.inner.path
     }
