@@ -1044,17 +1044,19 @@ mod tests {
         res
     }
 
+    /// A 200 with `body`.
+    fn answer(body: &str) -> Response {
+        response(
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+    }
+
     #[test]
     fn validates_bodies_for_the_target() {
-        let answer = |body: &str| {
-            response(
-                format!(
-                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
-                    body.len()
-                )
-                .as_bytes(),
-            )
-        };
         let world = Expect::for_target("/greetings", &plan::Expect::Greeting);
         for word in WORDS {
             assert_eq!(world.check(&answer(&format!("{word} World!"))), Ok(()));
@@ -1095,15 +1097,6 @@ mod tests {
 
     #[test]
     fn validates_the_store_bound_answers() {
-        let answer = |body: &str| {
-            response(
-                format!(
-                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}",
-                    body.len()
-                )
-                .as_bytes(),
-            )
-        };
         let rule = &plan::Expect::Greeting;
         let row = |id: i32| {
             format!(

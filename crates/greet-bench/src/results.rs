@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Comparison;
+use crate::compare::{Comparison, Figure};
 use crate::stats::{max_of, median, percent, Summary};
 
 /// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
@@ -598,7 +598,15 @@ pub struct SweepBest {
     pub endpoint: String,
     /// The setting with the highest median throughput.
     pub setting: Setting,
-    /// Its median throughput.
+    /// Its throughput against the default's.
+    #[serde(flatten)]
+    pub gain: Gain,
+}
+
+/// The best of several settings against the default, on throughput.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Gain {
+    /// The best setting's median throughput.
     pub requests_per_s: f64,
     /// The default setting's median throughput.
     pub default_requests_per_s: f64,
@@ -606,6 +614,25 @@ pub struct SweepBest {
     pub gain: f64,
     /// Best against default, on per-run throughput.
     pub comparison: Comparison,
+}
+
+impl Gain {
+    /// The runs of the best setting (`top`) against the default's (`base`), each named by
+    /// its flags.
+    pub fn of(top: (&str, &[Run]), base: (&str, &[Run])) -> Self {
+        let (a, b) = (throughputs(top.1), throughputs(base.1));
+        let (top_rps, base_rps) = (median(&a), median(&b));
+        Self {
+            requests_per_s: top_rps,
+            default_requests_per_s: base_rps,
+            gain: if base_rps == 0.0 {
+                0.0
+            } else {
+                top_rps / base_rps
+            },
+            comparison: Comparison::new(Figure::RequestsPerS, top.0, &a, base.0, &b),
+        }
+    }
 }
 
 /// The business scenario: each server's store-bound endpoints (`/db`, `/queries`,
@@ -716,14 +743,9 @@ pub struct PoolBest {
     pub endpoint: String,
     /// The setting with the highest median throughput.
     pub setting: PoolSetting,
-    /// Its median throughput.
-    pub requests_per_s: f64,
-    /// The default setting's median throughput.
-    pub default_requests_per_s: f64,
-    /// Best / default.
-    pub gain: f64,
-    /// Best against default, on per-run throughput.
-    pub comparison: Comparison,
+    /// Its throughput against the default's.
+    #[serde(flatten)]
+    pub gain: Gain,
 }
 
 /// The rate scenario: open-loop load, each request on a fixed schedule and its latency counted

@@ -101,8 +101,8 @@ fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
                     .filter(|c| c.endpoint == *endpoint)
                     .map(|c| c.requests_per_s.median)
                     .fold(0.0, f64::max);
-                assert_eq!(best.requests_per_s, highest, "{best:?}");
-                assert_eq!(best.comparison.n, [2, 2]);
+                assert_eq!(best.gain.requests_per_s, highest, "{best:?}");
+                assert_eq!(best.gain.comparison.n, [2, 2]);
             }
         }
     }

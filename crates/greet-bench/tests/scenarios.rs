@@ -200,10 +200,10 @@ fn sweep_quick_finds_a_best_setting_per_server_and_endpoint() {
             .find(|c| c.setting.is_default(&default))
             .map(|c| c.requests_per_s.median)
             .expect("the default cell");
-        assert_eq!(b.requests_per_s, highest, "{b:?}");
-        assert_eq!(b.default_requests_per_s, base, "{b:?}");
-        assert!((b.gain - highest / base).abs() < 1e-9, "{b:?}");
-        assert_comparison(&b.comparison, 2);
+        assert_eq!(b.gain.requests_per_s, highest, "{b:?}");
+        assert_eq!(b.gain.default_requests_per_s, base, "{b:?}");
+        assert!((b.gain.gain - highest / base).abs() < 1e-9, "{b:?}");
+        assert_comparison(&b.gain.comparison, 2);
     }
     assert!(stdout.contains("Best setting") && stdout.contains("--workers"));
     assert!(html.contains("id=\"sweep\"") && html.matches("<svg ").count() == 3);

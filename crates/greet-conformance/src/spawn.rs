@@ -10,6 +10,17 @@ use std::thread::JoinHandle;
 use greet_server::ServerConfig;
 use tokio::sync::oneshot;
 
+/// The configuration of the quick cases: port 0, delay 0, two workers, a 2 s drain.
+pub fn quick() -> ServerConfig {
+    ServerConfig {
+        port: 0,
+        delay_ms: 0,
+        workers: 2.try_into().expect("non-zero"),
+        shutdown_timeout_secs: 2,
+        ..ServerConfig::default()
+    }
+}
+
 /// The shutdown future handed to a server's `run`.
 pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 

@@ -2,7 +2,7 @@
 //! against a fresh in-process server on an ephemeral port.
 
 use greet_conformance::cases::{self, Outcome};
-use greet_conformance::spawn::{spawn, Spawned};
+use greet_conformance::spawn::{quick, spawn, Spawned};
 use greet_server::ServerConfig;
 
 fn ok(outcome: Outcome) {
@@ -11,23 +11,12 @@ fn ok(outcome: Outcome) {
     }
 }
 
-/// Delay 0, two workers, a short drain: the configuration of the quick cases.
-fn quick() -> ServerConfig {
-    ServerConfig {
-        port: 0,
-        delay_ms: 0,
-        workers: 2.try_into().expect("non-zero"),
-        shutdown_timeout_secs: 2,
-        ..ServerConfig::default()
-    }
-}
-
 macro_rules! quick_case_tests {
     ($($case:ident,)*) => {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                let server = super::start(super::quick());
+                let server = super::start(greet_conformance::spawn::quick());
                 super::ok(cases::$case(server.addr()).await);
             }
         )*

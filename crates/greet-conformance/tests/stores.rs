@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use greet_conformance::cases::{self, Outcome};
 use greet_conformance::client::get;
-use greet_conformance::spawn::{spawn, spawn_unprepared, Spawned};
+use greet_conformance::spawn::{quick, spawn, spawn_unprepared, Spawned};
 use greet_probe::stores::{Postgres, Redis};
 use greet_server::ServerConfig;
 use greet_store::{CacheKind, StoreKind};
@@ -36,16 +36,6 @@ fn fresh_database(pg: &Postgres) -> String {
     let name = format!("greet_{}", NEXT.fetch_add(1, Ordering::Relaxed));
     pg.create_database(&name).unwrap_or_else(|e| panic!("{e}"));
     pg.url(&name)
-}
-
-fn quick() -> ServerConfig {
-    ServerConfig {
-        port: 0,
-        delay_ms: 0,
-        workers: 2.try_into().expect("non-zero"),
-        shutdown_timeout_secs: 2,
-        ..ServerConfig::default()
-    }
 }
 
 /// A server on PostgreSQL at `database_url` and Redis at `redis_url`.

@@ -12,7 +12,8 @@ use std::fmt::Write as _;
 use super::Section;
 use crate::compare::{Comparison, Verdict};
 use crate::results::{
-    Business, Failure, Ladder, LadderServer, Level, Loops, Rate, RateServer, Results, Soak, Sweep,
+    Business, Failure, Gain, Ladder, LadderServer, Level, Loops, Rate, RateServer, Results, Soak,
+    Sweep,
 };
 use crate::stats::{distinct, Summary};
 
@@ -94,6 +95,31 @@ pub(crate) fn opt(value: Option<f64>, decimals: usize) -> String {
 
 fn comparison_notes(comparisons: &[Comparison]) -> Vec<String> {
     comparisons.iter().map(Comparison::line).collect()
+}
+
+/// The best setting's columns: its flags, its throughput and the default's, the gain, p and
+/// the verdict.
+fn gain_cells(label: &str, gain: &Gain, is_default: bool) -> [String; 6] {
+    [
+        label.to_owned(),
+        format!("{:.1}", gain.requests_per_s),
+        format!("{:.1}", gain.default_requests_per_s),
+        format!("{:.3}", gain.gain),
+        format!("{:.3}", gain.comparison.p_value),
+        if is_default {
+            "the default is best".to_owned()
+        } else {
+            gain.comparison.verdict.describe().to_owned()
+        },
+    ]
+}
+
+/// The note under a table whose comparisons had too few runs to reach a verdict.
+fn too_few_runs<'a>(comparisons: impl IntoIterator<Item = &'a Comparison>) -> Option<String> {
+    comparisons
+        .into_iter()
+        .any(|c| c.verdict == Verdict::TooFewRuns)
+        .then(|| "too few runs to tell: 4 or more per setting are needed (--repeats)".to_owned())
 }
 
 fn failure_notes(failures: &[Failure]) -> Vec<String> {
@@ -439,11 +465,11 @@ pub fn sweep(sweep: &Sweep) -> Vec<Table> {
                     cell.requests_per_s.min, cell.requests_per_s.max
                 ),
                 opt(cell.cpu_avg_pct, 1),
-                base.filter(|b| b.default_requests_per_s > 0.0)
+                base.filter(|b| b.gain.default_requests_per_s > 0.0)
                     .map_or("-".to_owned(), |b| {
                         format!(
                             "{:.3}",
-                            cell.requests_per_s.median / b.default_requests_per_s
+                            cell.requests_per_s.median / b.gain.default_requests_per_s
                         )
                     }),
             ]
@@ -476,20 +502,14 @@ pub fn sweep(sweep: &Sweep) -> Vec<Table> {
         .best
         .iter()
         .map(|b| {
-            vec![
-                b.server.clone(),
-                b.endpoint.clone(),
-                b.setting.label(),
-                format!("{:.1}", b.requests_per_s),
-                format!("{:.1}", b.default_requests_per_s),
-                format!("{:.3}", b.gain),
-                format!("{:.3}", b.comparison.p_value),
-                if b.setting.is_default(&sweep.default) {
-                    "the default is best".to_owned()
-                } else {
-                    b.comparison.verdict.describe().to_owned()
-                },
-            ]
+            vec![b.server.clone(), b.endpoint.clone()]
+                .into_iter()
+                .chain(gain_cells(
+                    &b.setting.label(),
+                    &b.gain,
+                    b.setting.is_default(&sweep.default),
+                ))
+                .collect()
         })
         .collect();
     let mut best = Table::new(
@@ -506,14 +526,8 @@ pub fn sweep(sweep: &Sweep) -> Vec<Table> {
         ],
         vec![rows],
     );
-    if sweep
-        .best
-        .iter()
-        .any(|b| b.comparison.verdict == Verdict::TooFewRuns)
-    {
-        best.notes
-            .push("too few runs to tell: 4 or more per setting are needed (--repeats)".to_owned());
-    }
+    best.notes
+        .extend(too_few_runs(sweep.best.iter().map(|b| &b.gain.comparison)));
     best.notes.extend(failure_notes(&sweep.failures));
     vec![settings, best]
 }
@@ -604,21 +618,14 @@ pub fn business(business: &Business) -> Vec<Table> {
         .best_pools
         .iter()
         .map(|b| {
-            vec![
-                b.server.clone(),
-                b.store.clone(),
-                b.endpoint.clone(),
-                b.setting.label(),
-                format!("{:.1}", b.requests_per_s),
-                format!("{:.1}", b.default_requests_per_s),
-                format!("{:.3}", b.gain),
-                format!("{:.3}", b.comparison.p_value),
-                if b.setting == business.default {
-                    "the default is best".to_owned()
-                } else {
-                    b.comparison.verdict.describe().to_owned()
-                },
-            ]
+            vec![b.server.clone(), b.store.clone(), b.endpoint.clone()]
+                .into_iter()
+                .chain(gain_cells(
+                    &b.setting.label(),
+                    &b.gain,
+                    b.setting == business.default,
+                ))
+                .collect()
         })
         .collect();
     let mut best = Table::new(
@@ -636,16 +643,13 @@ pub fn business(business: &Business) -> Vec<Table> {
         ],
         grouped(rows, 2),
     );
-    if business
-        .best_pools
-        .iter()
-        .map(|b| &b.comparison)
-        .chain(&business.comparisons)
-        .any(|c| c.verdict == Verdict::TooFewRuns)
-    {
-        best.notes
-            .push("too few runs to tell: 4 or more per setting are needed (--repeats)".to_owned());
-    }
+    best.notes.extend(too_few_runs(
+        business
+            .best_pools
+            .iter()
+            .map(|b| &b.gain.comparison)
+            .chain(&business.comparisons),
+    ));
     best.notes.extend(failure_notes(&business.failures));
     vec![cells, fractions, best]
 }

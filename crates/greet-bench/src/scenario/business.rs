@@ -13,12 +13,12 @@ use anyhow::{Context, Result};
 use greet_probe::stores::{Postgres, Redis};
 
 use crate::bench::{server_args, Bench, Subject};
-use crate::compare::{pairwise, Comparison, Figure};
+use crate::compare::{pairwise, Figure};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, Store, BLOCKING_THREADS};
 use crate::results::{
-    throughputs, Business, BusinessCell, CeilingFraction, PoolBest, PoolSetting, Repeated, Results,
-    Sampled,
+    throughputs, Business, BusinessCell, CeilingFraction, Gain, PoolBest, PoolSetting, Repeated,
+    Results, Sampled,
 };
 use crate::sample::Sampler;
 
@@ -315,25 +315,14 @@ fn summarise(business: &mut Business, server: &str, store: &str, default: PoolSe
             .iter()
             .max_by(|a, b| a.requests_per_s.median.total_cmp(&b.requests_per_s.median))
             .expect("the default is among them");
-        let base_rps = base.requests_per_s.median;
         bests.push(PoolBest {
             server: server.to_owned(),
             store: store.to_owned(),
             endpoint,
             setting: top.setting,
-            requests_per_s: top.requests_per_s.median,
-            default_requests_per_s: base_rps,
-            gain: if base_rps == 0.0 {
-                0.0
-            } else {
-                top.requests_per_s.median / base_rps
-            },
-            comparison: Comparison::new(
-                Figure::RequestsPerS,
-                &top.setting.label(),
-                &throughputs(&top.runs),
-                &base.setting.label(),
-                &throughputs(&base.runs),
+            gain: Gain::of(
+                (&top.setting.label(), &top.runs),
+                (&base.setting.label(), &base.runs),
             ),
         });
     }

@@ -9,10 +9,9 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::bench::{server_args, Bench, Subject};
-use crate::compare::{Comparison, Figure};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, BLOCKING_THREADS};
-use crate::results::{throughputs, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
+use crate::results::{Gain, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
 
 /// Runs the sweep into `results.sweep`; false when a server failed.
 pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Result<bool> {
@@ -81,8 +80,8 @@ pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Re
                     &format!(
                         "{endpoint}: best {} at {:.0} req/s, {:.3}x the default",
                         best.setting.label(),
-                        best.requests_per_s,
-                        best.gain
+                        best.gain.requests_per_s,
+                        best.gain.gain
                     ),
                 );
                 sweep.best.push(best);
@@ -186,19 +185,9 @@ pub fn best(
         server: server.to_owned(),
         endpoint: endpoint.to_owned(),
         setting: top.setting,
-        requests_per_s: top.requests_per_s.median,
-        default_requests_per_s: base.requests_per_s.median,
-        gain: if base.requests_per_s.median == 0.0 {
-            0.0
-        } else {
-            top.requests_per_s.median / base.requests_per_s.median
-        },
-        comparison: Comparison::new(
-            Figure::RequestsPerS,
-            &top.setting.label(),
-            &throughputs(&top.runs),
-            &base.setting.label(),
-            &throughputs(&base.runs),
+        gain: Gain::of(
+            (&top.setting.label(), &top.runs),
+            (&base.setting.label(), &base.runs),
         ),
     })
 }
