@@ -4,8 +4,9 @@
 //! URLs are given), over grids of `--workers` and `--db-pool`.
 //!
 //! Each repeat of each setting starts a fresh server and loads every endpoint on it in turn
-//! (warm-up, then the measured part), so an endpoint and its ceiling share a server; repeats
-//! are interleaved across settings, so a slow spell of the machine hits them all alike. The
+//! (warm-up, then the measured part), so an endpoint and its ceiling share a server. Per
+//! store, repeats are the outer loop, then servers, then settings: a slow spell of the machine
+//! hits every server and setting alike. The
 //! store processes are sampled beside the server: they share the machine with it and with the
 //! load generator (they are not pinned).
 
@@ -145,28 +146,53 @@ pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) ->
             }
         }
     }
-    for short in &plan.servers {
-        let name = package(short);
-        for store in &stores {
-            let one = Server {
-                short,
-                name: &name,
-                store,
-                settings: &settings,
+    let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
+    for store in &stores {
+        for (_, name) in &servers {
+            add_cells(
+                section(results),
+                name,
+                store.name,
+                &settings,
+                &plan.endpoints,
                 default,
-            };
-            if let Err(err) = run_server(bench, plan, &one, results).await {
-                let who = format!("{name} {}", store.name);
-                let failed = super::failure("business", who, &err);
-                let business = section(results);
-                business.failures.push(failed);
-                // What it measured before failing stays; settings it never reached go.
-                business.cells.retain(|c| !c.runs.is_empty());
-                all_ok = false;
+            );
+        }
+        // Repeats outermost, then servers, then settings: a slow spell of the machine hits
+        // every server and setting alike, where runs of one server back to back would hand
+        // the drift to the comparison between servers.
+        let mut failed: Vec<&str> = Vec::new();
+        for repeat in 1..=plan.repeats {
+            for (short, name) in &servers {
+                if failed.contains(&name.as_str()) {
+                    continue;
+                }
+                let one = Server {
+                    short,
+                    name,
+                    store,
+                    settings: &settings,
+                    repeat,
+                };
+                if let Err(err) = run_repeat(bench, plan, &one, results).await {
+                    let who = format!("{name} {}", store.name);
+                    let failure = super::failure("business", who, &err);
+                    let business = section(results);
+                    business.failures.push(failure);
+                    // What it measured before failing stays; settings it never reached go.
+                    business.cells.retain(|c| {
+                        !(c.server == *name && c.store == store.name && c.runs.is_empty())
+                    });
+                    failed.push(name);
+                    all_ok = false;
+                }
             }
-            summarise(section(results), &name, store.name, default);
             bench.save(results)?;
         }
+        for (_, name) in &servers {
+            summarise(section(results), name, store.name, default);
+        }
+        bench.save(results)?;
     }
     compare_servers(section(results), default);
     bench.save(results)?;
@@ -180,12 +206,35 @@ fn section(results: &mut Results) -> &mut Business {
         .expect("set when the scenario starts")
 }
 
+/// One repeat of one server on one store.
 struct Server<'a> {
     short: &'a str,
     name: &'a str,
     store: &'a Ready,
     settings: &'a [PoolSetting],
+    repeat: usize,
+}
+
+/// The cells of `server` on `store`, before any run.
+fn add_cells(
+    business: &mut Business,
+    server: &str,
+    store: &str,
+    settings: &[PoolSetting],
+    endpoints: &[String],
     default: PoolSetting,
+) {
+    for setting in settings {
+        for endpoint in endpoints.iter().filter(|e| loads(e, *setting, default)) {
+            business.cells.push(BusinessCell {
+                server: server.to_owned(),
+                store: store.to_owned(),
+                endpoint: endpoint.clone(),
+                setting: *setting,
+                ..BusinessCell::default()
+            });
+        }
+    }
 }
 
 /// Whether `endpoint` is loaded at `setting`: the ceiling does not touch the pool, so it is
@@ -198,82 +247,75 @@ fn is_ceiling(endpoint: &str) -> bool {
     endpoint == greet_core::paths::HEALTH
 }
 
-async fn run_server(
+/// Every setting of one server on one store, once: a fresh server per setting, each
+/// endpoint loaded on it in turn. The first of them passes the whole contract first.
+async fn run_repeat(
     bench: &Bench,
     plan: &plan::Business,
     one: &Server<'_>,
     results: &mut Results,
 ) -> Result<()> {
-    // Indexes of this server's cells, by (setting, endpoint).
-    let mut cells = Vec::new();
-    for setting in one.settings {
-        for endpoint in &plan.endpoints {
-            if loads(endpoint, *setting, one.default) {
-                let business = section(results);
-                cells.push((*setting, endpoint.clone(), business.cells.len()));
-                business.cells.push(BusinessCell {
-                    server: one.name.to_owned(),
-                    store: one.store.name.to_owned(),
-                    endpoint: endpoint.clone(),
-                    setting: *setting,
-                    ..BusinessCell::default()
-                });
-            }
-        }
-    }
-    let mut checked = false;
-    for repeat in 1..=plan.repeats {
-        for setting in one.settings {
-            let mut args = server_args(0, setting.workers, BLOCKING_THREADS);
-            args.extend(["--db-pool".to_owned(), setting.db_pool.to_string()]);
-            args.extend(one.store.args.iter().cloned());
-            let subject = Subject::Server(one.short.to_owned());
-            let first = &plan.endpoints[0];
-            let mut up = bench
-                .bring_up(&subject, &args, &plan::Foreign::default(), first, checked)
-                .await?;
-            checked = true;
-            for (_, endpoint, index) in cells.iter().filter(|(s, _, _)| s == setting) {
-                let sessions = |stop| Sessions {
-                    addr: up.addr,
-                    target: endpoint.clone(),
-                    expect: Expect::for_target(endpoint, &plan::Expect::Greeting),
-                    users: plan.concurrency,
-                    stop,
-                    timeout: bench.timeout(),
-                };
-                let label = format!(
-                    "{} {} {endpoint} w={} pool={} #{repeat}",
-                    one.name, one.store.name, setting.workers, setting.db_pool
-                );
-                if !plan.warmup.is_zero() {
-                    let warm = sessions(Stop::After(plan.warmup));
-                    bench
-                        .keep_alive(&up, &warm, format!("{label} warm-up"))
-                        .await;
-                }
-                let pids = one.store.pids();
-                let stores = (!pids.is_empty()).then(|| Sampler::start_processes(pids));
-                let (run, _) = bench
-                    .keep_alive(&up, &sessions(Stop::After(plan.duration)), label)
+    for (i, setting) in one.settings.iter().enumerate() {
+        let mut args = server_args(0, setting.workers, BLOCKING_THREADS);
+        args.extend(["--db-pool".to_owned(), setting.db_pool.to_string()]);
+        args.extend(one.store.args.iter().cloned());
+        let subject = Subject::Server(one.short.to_owned());
+        let again = one.repeat > 1 || i > 0;
+        let mut up = bench
+            .bring_up(
+                &subject,
+                &args,
+                &plan::Foreign::default(),
+                &plan.endpoints[0],
+                again,
+            )
+            .await?;
+        let cells: Vec<(usize, String)> = section(results)
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                c.server == one.name && c.store == one.store.name && c.setting == *setting
+            })
+            .map(|(index, c)| (index, c.endpoint.clone()))
+            .collect();
+        for (index, endpoint) in cells {
+            let sessions = |stop| Sessions {
+                addr: up.addr,
+                target: endpoint.clone(),
+                expect: Expect::for_target(&endpoint, &plan::Expect::Greeting),
+                users: plan.concurrency,
+                stop,
+                timeout: bench.timeout(),
+            };
+            let label = format!(
+                "{} {} {endpoint} w={} pool={} #{}",
+                one.name, one.store.name, setting.workers, setting.db_pool, one.repeat
+            );
+            if !plan.warmup.is_zero() {
+                let warm = sessions(Stop::After(plan.warmup));
+                bench
+                    .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
-                let store_run = stores.map(|s| s.stop().sampled());
-                up.ensure_alive()?;
-                let cell = &mut section(results).cells[*index];
-                cell.runs.push(run);
-                if let Some(sampled) = store_run {
-                    cell.store_runs.push(sampled);
-                }
-                let r = Repeated::of(&cell.runs);
-                cell.requests_per_s = r.requests_per_s;
-                cell.success_rate = r.success_rate;
-                cell.cpu_avg_pct = r.cpu_avg_pct;
-                cell.store_processes = (!cell.store_runs.is_empty())
-                    .then(|| Sampled::over(&cell.store_runs.iter().collect::<Vec<_>>()));
             }
-            bench.release(up).await?;
+            let pids = one.store.pids();
+            let stores = (!pids.is_empty()).then(|| Sampler::start_processes(pids));
+            let (run, _) = bench
+                .keep_alive(&up, &sessions(Stop::After(plan.duration)), label)
+                .await;
+            let store_run = stores.map(|s| s.stop().sampled());
+            up.ensure_alive()?;
+            let cell = &mut section(results).cells[index];
+            cell.runs.push(run);
+            cell.store_runs.extend(store_run);
+            let r = Repeated::of(&cell.runs);
+            cell.requests_per_s = r.requests_per_s;
+            cell.success_rate = r.success_rate;
+            cell.cpu_avg_pct = r.cpu_avg_pct;
+            cell.store_processes = (!cell.store_runs.is_empty())
+                .then(|| Sampled::over(&cell.store_runs.iter().collect::<Vec<_>>()));
         }
-        bench.save(results)?;
+        bench.release(up).await?;
     }
     Ok(())
 }
