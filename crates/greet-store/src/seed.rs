@@ -27,8 +27,11 @@ pub fn person_name(i: u32) -> String {
 /// Which known person `name` is, if any: `user-00042` → 42.
 pub fn person_index(name: &str) -> Option<u32> {
     let digits = name.strip_prefix("user-")?;
+    if digits.len() != 5 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let i: u32 = digits.parse().ok()?;
-    (digits.len() == 5 && (1..=PEOPLE).contains(&i)).then_some(i)
+    (1..=PEOPLE).contains(&i).then_some(i)
 }
 
 /// The greeting word stored for known person `i`.
