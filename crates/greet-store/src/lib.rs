@@ -123,9 +123,9 @@ impl Stores {
         Ok(())
     }
 
-    /// The stores `settings` describe. SQLite is created and seeded here (synchronously:
-    /// 20,000 rows take milliseconds); PostgreSQL and Redis are connected on first use, so
-    /// call this inside the Tokio runtime that will serve.
+    /// The stores `settings` describe. The SQLite file and tables are made here and the seed
+    /// rows go in on a thread of their own; PostgreSQL and Redis are connected on first use,
+    /// so call this inside the Tokio runtime that will serve.
     pub fn new(settings: &Settings) -> Result<Self, String> {
         settings.check()?;
         let timeout = settings.timeout;
@@ -190,7 +190,10 @@ impl Stores {
     async fn business_of(&self, name: Cow<'static, str>) -> Result<Business, GreetError> {
         let word = within(self.timeout, GreetError::DatabaseUnavailable, async {
             match &self.db {
-                Database::Sqlite(db) => db.word(&name).map_err(postgres::Error::from),
+                Database::Sqlite(db) => {
+                    db.seeded().await?;
+                    db.word(&name).map_err(postgres::Error::from)
+                }
                 Database::Postgres(db) => db.word(&name).await,
             }
         });
@@ -215,7 +218,10 @@ impl Stores {
             .collect();
         within(self.timeout, GreetError::DatabaseUnavailable, async {
             match &self.db {
-                Database::Sqlite(db) => db.worlds(&ids).map_err(postgres::Error::from),
+                Database::Sqlite(db) => {
+                    db.seeded().await?;
+                    db.worlds(&ids).map_err(postgres::Error::from)
+                }
                 Database::Postgres(db) => db.worlds(&ids).await,
             }
         })
@@ -345,6 +351,7 @@ mod tests {
     #[tokio::test]
     async fn embedded_stores_answer_every_endpoint() {
         let stores = Stores::new(&Settings::default()).unwrap();
+        // Asked at once, before the seed thread is done: the request waits for the rows.
         let db = stores.db().await;
         assert_eq!(
             (db.status, db.content_type),
@@ -389,6 +396,8 @@ mod tests {
         };
         let path = db.path().to_owned();
         assert!(path.exists());
+        // The seeding thread holds the database until the rows are in.
+        db.seeded().await.unwrap();
         let clone = stores.clone();
         drop(stores);
         assert!(path.exists(), "a clone still uses it");
