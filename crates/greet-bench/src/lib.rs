@@ -6,8 +6,10 @@
 //! start-up, verifies it against the contract (`greet_conformance::check`), fires 100, 300,
 //! 900 and 2700 concurrent requests (one per fresh connection, the clock started before
 //! connect) while sampling its CPU, memory and threads, and stops it with SIGTERM. The
-//! `loops`, `soak` and `sweep` subcommands reproduce the study's other experiments over
-//! keep-alive load, and `all` runs the four into one report. Every run prints text tables and
+//! `loops`, `soak`, `sweep` and `business` subcommands reproduce the study's other
+//! experiments over keep-alive load (`business` on a real database and cache, which it starts
+//! itself), `rate` loads at fixed request rates (open loop), and `all` runs them all into one
+//! report. Every run prints text tables and
 //! writes JSON, CSV, SVG charts and an HTML report after every step.
 //!
 //! Layout, one module per concern; dependencies point down this list, never up (a test,
@@ -15,14 +17,15 @@
 //! - [`cli`]: flags in, a [`plan::Plan`] out, the outcome as an exit code: the only module
 //!   that sees clap;
 //! - [`run`]: one run from plan to report (servers found once, CPUs split, Ctrl-C);
-//! - [`scenario`]: the ladder, loops, soak and sweep, one module each;
+//! - [`scenario`]: the ladder, loops, soak, sweep, business and rate, one module each;
 //! - [`bench`]: [`bench::Bench`], what scenarios share: start, check, sample and stop a
 //!   server, keep-alive load with progress, saving;
 //! - [`server`]: finding, building, starting (pinned, as a process or a container), timing
 //!   and stopping servers; [`jvm`]: the original's Tomcat and Jetty servers as peers;
 //! - [`load`]: the load generator (fresh connections, or keep-alive users), every response
 //!   validated, every outcome pushed into one [`load::Tally`];
-//! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen);
+//! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen), of one
+//!   process or a group (a database's processes);
 //! - [`report`]: tables, CSV, charts and HTML, by output format over the results;
 //! - [`results`]: the data model of `results.json`, one [`results::Run`] per load;
 //! - [`compare`]: whether two servers differ beyond run-to-run noise (Mann-Whitney U);
