@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// Connections of the database pool unless `--db-pool` says otherwise: the best of 2–32 on
-/// the 2-CPU machine the README's figures come from (`greet-bench business --db-pools`).
+/// Connections of the database pool unless `--db-pool` says otherwise. On the 2-CPU machine
+/// the README's figures come from (`greet-bench business --db-pools 1,2,4,8,16,32`), one
+/// connection served a third of four, and more than four gained nothing beyond the noise.
 pub const DEFAULT_POOL: NonZeroUsize = NonZeroUsize::new(4).expect("non-zero");
 /// How long a request waits for a store before it is answered 503.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(2000);
