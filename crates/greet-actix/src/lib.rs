@@ -67,15 +67,11 @@ fn get_or_head(path: &str, route: actix_web::Route) -> actix_web::Resource {
 }
 
 async fn greetings(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
-    let reply = api.greeter.greetings(req.uri().query());
-    drop(req);
-    respond(reply.await)
+    answer(req, |q| api.greeter.greetings(q)).await
 }
 
 async fn greetings_blocking(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
-    let reply = api.greeter.greetings_blocking(req.uri().query());
-    drop(req);
-    respond(reply.await)
+    answer(req, |q| api.greeter.greetings_blocking(q)).await
 }
 
 async fn db(api: web::Data<Api>) -> HttpResponse {
@@ -83,13 +79,20 @@ async fn db(api: web::Data<Api>) -> HttpResponse {
 }
 
 async fn queries(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
-    let reply = api.stores.queries(req.uri().query());
-    drop(req);
-    respond(reply.await)
+    answer(req, |q| api.stores.queries(q)).await
 }
 
 async fn business(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
-    let reply = api.stores.business(req.uri().query());
+    answer(req, |q| api.stores.business(q)).await
+}
+
+/// The reply `start` makes from the request's query, awaited after the request is let go, so
+/// a delay or a store round trip does not hold the request's buffers.
+async fn answer<F: Future<Output = Reply>>(
+    req: actix_web::HttpRequest,
+    start: impl FnOnce(Option<&str>) -> F,
+) -> HttpResponse {
+    let reply = start(req.uri().query());
     drop(req);
     respond(reply.await)
 }

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{assert_one_line_error, out_dir, BENCH};
+use common::{assert_one_line_error, assert_one_line_exit, out_dir, BENCH};
 
 /// Every refused command line, in one list.
 const BAD: &[&[&str]] = &[
@@ -151,9 +151,7 @@ fn an_installed_harness_finds_servers_beside_it_or_says_how() {
         .current_dir(&root)
         .output()
         .expect("runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let stderr = assert_one_line_exit(&output, 1);
     assert!(
         stderr.contains("greet-hyper") && stderr.contains("--bin-dir"),
         "{stderr}"

@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{out_dir, results, BENCH};
+use common::{assert_one_line_exit, out_dir, results, BENCH};
 use greet_bench::results::{Mode, SampledBy};
 
 fn docker(args: &[&str]) -> bool {
@@ -102,9 +102,7 @@ fn a_missing_network_is_one_line() {
         .args(["--out", out.to_str().expect("utf-8")])
         .output()
         .expect("greet-bench runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let stderr = assert_one_line_exit(&output, 1);
     assert!(
         stderr.contains("docker network create no-such-network-here"),
         "{stderr}"

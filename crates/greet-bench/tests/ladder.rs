@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{assert_balanced, bench, bench_ok, bin_dir_args, out_dir, packages, results, BENCH};
+use common::{
+    assert_balanced, assert_one_line_exit, bench, bench_ok, bin_dir_args, out_dir, packages,
+    results, BENCH,
+};
 use greet_bench::compare::{Figure, Verdict};
 use greet_bench::results::{Mode, RssFrom};
 
@@ -338,10 +341,8 @@ fn docker_mode_without_an_engine_says_so() {
         .current_dir(&empty)
         .output()
         .expect("greet-bench runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let stderr = assert_one_line_exit(&output, 1);
     assert!(stderr.contains("no Docker engine"), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(
         !empty.join("results").exists(),
         "a run refused at once writes no results directory"

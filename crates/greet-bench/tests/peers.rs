@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{bench_ok, bin_dir_args, out_dir, results, BENCH};
+use common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, results, BENCH};
 use greet_bench::jvm::PACKAGES;
 use greet_probe::process::which;
 
@@ -78,9 +78,7 @@ fn without_a_jdk_the_peers_are_skipped_in_one_line_and_the_run_goes_on() {
         .env("PATH", &empty)
         .output()
         .expect("greet-bench runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let stderr = assert_one_line_exit(&output, 1);
     assert!(
         stderr.contains("greet-tomcat") && stderr.contains("apt-get install -y"),
         "{stderr}"

@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
 
-use common::{bench, bench_ok, out_dir, results};
+use common::{assert_one_line_exit, bench, bench_ok, out_dir, results};
 
 /// How a fake server frames its greeting.
 #[derive(Clone, Copy)]
@@ -217,48 +217,23 @@ fn expectations_and_contracts_are_applied() {
     let json = target("json", Style::Json);
     let out = out_dir("target-expect");
     let dir = out.to_str().expect("utf-8");
+    // The same small ladder on the target, with `extra` flags.
+    let with = |extra: &[&'static str]| {
+        let mut args = vec!["--quiet", "--concurrency", "3", "--target", &json];
+        args.extend(extra);
+        args.extend(["--out", dir]);
+        args
+    };
     // A pattern the answers do not match: the light check says so.
-    let run = bench(&[
-        "--quiet",
-        "--concurrency",
-        "3",
-        "--target",
-        &json,
-        "--expect",
-        "^\\{",
-        "--out",
-        dir,
-    ]);
+    let run = bench(&with(&["--expect", "^\\{"]));
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("not what --expect asks for"), "{stderr}");
     // `any` takes any 2xx.
-    bench_ok(&[
-        "--quiet",
-        "--concurrency",
-        "3",
-        "--target",
-        &json,
-        "--expect",
-        "any",
-        "--out",
-        dir,
-    ]);
+    bench_ok(&with(&["--expect", "any"]));
     // The full contract is for servers that keep it: this one does not, in one short line.
-    let run = bench(&[
-        "--quiet",
-        "--concurrency",
-        "3",
-        "--target",
-        &json,
-        "--contract",
-        "full",
-        "--out",
-        dir,
-    ]);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let run = bench(&with(&["--contract", "full"]));
+    let stderr = assert_one_line_exit(&run, 1);
     assert!(
         stderr.contains("contract case(s) failed") && stderr.len() < 700,
         "{stderr}"

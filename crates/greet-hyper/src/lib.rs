@@ -13,7 +13,6 @@ use std::error::Error as StdError;
 use std::future::Future;
 use std::io;
 use std::net::TcpListener;
-use std::pin::Pin;
 use std::time::Duration;
 
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT, MAX_HEAD_BYTES};
@@ -43,23 +42,35 @@ pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
         return response(err.into());
     }
     let get_or_head = matches!(*req.method(), Method::GET | Method::HEAD);
-    let query = req.uri().query();
-    let reply: Pin<Box<dyn Future<Output = Reply> + Send>> = match req.uri().path() {
-        paths::HEALTH if get_or_head => return response(Reply::health()),
-        paths::GREETINGS if get_or_head => Box::pin(api.greeter.greetings(query)),
-        paths::GREETINGS_BLOCKING if get_or_head => Box::pin(api.greeter.greetings_blocking(query)),
-        paths::DB if get_or_head => Box::pin(api.stores.db()),
-        paths::QUERIES if get_or_head => Box::pin(api.stores.queries(query)),
-        paths::BUSINESS if get_or_head => Box::pin(api.stores.business(query)),
+    match req.uri().path() {
+        paths::HEALTH if get_or_head => response(Reply::health()),
+        paths::GREETINGS if get_or_head => answer(req, |q| api.greeter.greetings(q)).await,
+        paths::GREETINGS_BLOCKING if get_or_head => {
+            answer(req, |q| api.greeter.greetings_blocking(q)).await
+        }
+        paths::DB if get_or_head => answer(req, |_| api.stores.db()).await,
+        paths::QUERIES if get_or_head => answer(req, |q| api.stores.queries(q)).await,
+        paths::BUSINESS if get_or_head => answer(req, |q| api.stores.business(q)).await,
         paths::GREETINGS
         | paths::GREETINGS_BLOCKING
         | paths::HEALTH
         | paths::DB
         | paths::QUERIES
-        | paths::BUSINESS => return response(GreetError::MethodNotAllowed.into()),
-        _ => return response(GreetError::NotFound.into()),
-    };
-    // The request pins hyper's read buffer: let it go before the delay.
+        | paths::BUSINESS => response(GreetError::MethodNotAllowed.into()),
+        _ => response(GreetError::NotFound.into()),
+    }
+}
+
+/// The reply `start` makes from the request's query, awaited after the request is let go:
+/// the request pins hyper's read buffer, which a delay or a store round trip would hold.
+async fn answer<B, F>(
+    req: Request<B>,
+    start: impl FnOnce(Option<&str>) -> F,
+) -> Response<Full<Bytes>>
+where
+    F: Future<Output = Reply>,
+{
+    let reply = start(req.uri().query());
     drop(req);
     response(reply.await)
 }

@@ -50,7 +50,7 @@ pub struct ServerConfig {
     /// Database behind /db, /queries and /business: sqlite (embedded, seeded at start-up) or
     /// postgres (a server at --database-url, seeded if empty)
     #[arg(long, env = "STORE", default_value_t = StoreKind::Sqlite,
-          value_parser = PossibleValuesParser::new(["sqlite", "postgres"])
+          value_parser = PossibleValuesParser::new(StoreKind::ALL.map(StoreKind::name))
               .map(|s| s.parse::<StoreKind>().expect("a possible value")))]
     pub store: StoreKind,
 
@@ -65,7 +65,7 @@ pub struct ServerConfig {
 
     /// Cache of /business visit counts: memory (in-process) or redis (at --redis-url)
     #[arg(long, env = "CACHE", default_value_t = CacheKind::Memory,
-          value_parser = PossibleValuesParser::new(["memory", "redis"])
+          value_parser = PossibleValuesParser::new(CacheKind::ALL.map(CacheKind::name))
               .map(|s| s.parse::<CacheKind>().expect("a possible value")))]
     pub cache: CacheKind,
 

@@ -58,7 +58,7 @@ impl Cache {
 }
 
 /// The Redis key of `name`'s visits.
-pub fn key(name: &str) -> String {
+fn key(name: &str) -> String {
     format!("visits:{name}")
 }
 

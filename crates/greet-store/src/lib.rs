@@ -29,7 +29,6 @@ use greet_core::name::name_from_query;
 use greet_core::{GreetError, Reply, WORDS};
 use serde::{Deserialize, Serialize};
 
-pub use cache::key as cache_key;
 pub use settings::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind};
 
 use cache::Cache;

@@ -120,43 +120,68 @@ impl Settings {
     }
 }
 
+impl StoreKind {
+    /// Every store, in the order `--help` lists them.
+    pub const ALL: [Self; 2] = [Self::Sqlite, Self::Postgres];
+
+    /// Its name as a flag value.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+}
+
+impl CacheKind {
+    /// Every cache, in the order `--help` lists them.
+    pub const ALL: [Self; 2] = [Self::Memory, Self::Redis];
+
+    /// Its name as a flag value.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Redis => "redis",
+        }
+    }
+}
+
+/// The one of `all` named `s`, or a line naming them all.
+fn by_name<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+    s: &str,
+) -> Result<T, String> {
+    all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+        format!("unknown {what} '{s}' ({})", names.join(", "))
+    })
+}
+
 impl FromStr for StoreKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "sqlite" => Ok(Self::Sqlite),
-            "postgres" => Ok(Self::Postgres),
-            _ => Err(format!("unknown store '{s}' (sqlite, postgres)")),
-        }
+        by_name(&Self::ALL, Self::name, "store", s)
     }
 }
 
 impl fmt::Display for StoreKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Sqlite => "sqlite",
-            Self::Postgres => "postgres",
-        })
+        f.write_str(self.name())
     }
 }
 
 impl FromStr for CacheKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "memory" => Ok(Self::Memory),
-            "redis" => Ok(Self::Redis),
-            _ => Err(format!("unknown cache '{s}' (memory, redis)")),
-        }
+        by_name(&Self::ALL, Self::name, "cache", s)
     }
 }
 
 impl fmt::Display for CacheKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Memory => "memory",
-            Self::Redis => "redis",
-        })
+        f.write_str(self.name())
     }
 }
 
@@ -276,6 +301,20 @@ mod tests {
         assert!("redis://127.0.0.1:6379".parse::<RedisUrl>().is_ok());
         assert!("http://127.0.0.1:6379".parse::<RedisUrl>().is_err());
         assert!("redis://:6379:x".parse::<RedisUrl>().is_err());
+    }
+
+    #[test]
+    fn kinds_read_their_own_names() {
+        for kind in StoreKind::ALL {
+            assert_eq!(kind.name().parse::<StoreKind>(), Ok(kind));
+        }
+        for kind in CacheKind::ALL {
+            assert_eq!(kind.to_string().parse::<CacheKind>(), Ok(kind));
+        }
+        assert_eq!(
+            "mysql".parse::<StoreKind>(),
+            Err("unknown store 'mysql' (sqlite, postgres)".to_owned())
+        );
     }
 
     #[test]

@@ -35,10 +35,16 @@ struct Inner {
     timeout: Duration,
     /// The file was made for this process (no `--database-url`): removed when dropped.
     owned: bool,
-    /// How the seeding thread ended, once it has.
-    seeded: OnceLock<Result<(), String>>,
-    /// Woken when `seeded` is set.
-    seeded_now: Notify,
+    /// Shared with the seeding thread, which holds no [`Inner`] when it says it is done:
+    /// the last handle dropped after the seed is the one that removes an owned file.
+    seeded: Arc<Seeded>,
+}
+
+/// How the seeding thread ended, and a wake-up for those waiting on it.
+#[derive(Default)]
+struct Seeded {
+    done: OnceLock<Result<(), String>>,
+    now: Notify,
 }
 
 impl Sqlite {
@@ -60,23 +66,33 @@ impl Sqlite {
                 keep,
                 timeout,
                 owned,
-                seeded: OnceLock::new(),
-                seeded_now: Notify::new(),
+                seeded: Arc::default(),
             }),
         };
         let why =
             |e: rusqlite::Error| format!("SQLite database {}: {e}", sqlite.inner.path.display());
-        let conn = sqlite.create().map_err(why)?;
-        let seeding = sqlite.clone();
+        let mut conn = sqlite.create().map_err(why)?;
+        let (inner, seeded) = (
+            Arc::downgrade(&sqlite.inner),
+            Arc::clone(&sqlite.inner.seeded),
+        );
         std::thread::Builder::new()
             .name("sqlite-seed".into())
             .spawn(move || {
-                let done = seeding.seed(conn).map_err(|e| e.to_string());
-                if let Err(err) = &done {
-                    tracing::error!(%err, "SQLite seed failed: /db, /queries and /business will answer 503");
+                let done = seed_rows(&mut conn).map_err(|e| e.to_string());
+                match &done {
+                    Ok(()) => {
+                        if let Some(inner) = inner.upgrade() {
+                            inner.put_back(conn);
+                        }
+                    }
+                    Err(err) => tracing::error!(
+                        %err,
+                        "SQLite seed failed: /db, /queries and /business will answer 503"
+                    ),
                 }
-                let _ = seeding.inner.seeded.set(done);
-                seeding.inner.seeded_now.notify_waiters();
+                let _ = seeded.done.set(done);
+                seeded.now.notify_waiters();
             })
             .map_err(|e| format!("SQLite seed thread: {e}"))?;
         Ok(sqlite)
@@ -84,15 +100,16 @@ impl Sqlite {
 
     /// Waits until the seed rows are in (at once, after the first few milliseconds).
     pub(crate) async fn seeded(&self) -> Result<(), String> {
+        let seeded = &self.inner.seeded;
         loop {
-            if let Some(done) = self.inner.seeded.get() {
+            if let Some(done) = seeded.done.get() {
                 return done.clone();
             }
-            let woken = self.inner.seeded_now.notified();
+            let woken = seeded.now.notified();
             tokio::pin!(woken);
             // Registered before the second look, so a seed that ends in between wakes it.
             woken.as_mut().enable();
-            if self.inner.seeded.get().is_none() {
+            if seeded.done.get().is_none() {
                 woken.await;
             }
         }
@@ -127,31 +144,6 @@ impl Sqlite {
         Ok(conn)
     }
 
-    fn seed(&self, mut conn: Connection) -> rusqlite::Result<()> {
-        let tx = conn.transaction()?;
-        let worlds: i64 = tx.query_row("SELECT count(*) FROM world", [], |r| r.get(0))?;
-        if worlds < i64::from(seed::WORLD_ROWS) {
-            let mut insert = tx.prepare(
-                "INSERT INTO world (id, randomnumber) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-            )?;
-            for id in 1..=seed::WORLD_ROWS {
-                insert.execute((id, seed::world_number(id)))?;
-            }
-        }
-        let people: i64 = tx.query_row("SELECT count(*) FROM person", [], |r| r.get(0))?;
-        if people < i64::from(seed::PEOPLE) {
-            let mut insert = tx.prepare(
-                "INSERT INTO person (name, word) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-            )?;
-            for i in 1..=seed::PEOPLE {
-                insert.execute((seed::person_name(i), seed::person_word(i)))?;
-            }
-        }
-        tx.commit()?;
-        self.put_back(conn);
-        Ok(())
-    }
-
     /// Runs `f` on a connection of the free list (or a new one), then keeps the connection
     /// for the next caller unless `keep` are kept already.
     fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
@@ -166,15 +158,8 @@ impl Sqlite {
             None => self.connect()?,
         };
         let out = f(&conn);
-        self.put_back(conn);
+        self.inner.put_back(conn);
         out
-    }
-
-    fn put_back(&self, conn: Connection) {
-        let mut idle = self.inner.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < self.inner.keep {
-            idle.push(conn);
-        }
     }
 
     /// World rows `ids`, in order.
@@ -203,6 +188,39 @@ impl Sqlite {
                 .optional()
         })
     }
+}
+
+impl Inner {
+    /// Keeps `conn` for the next caller unless `keep` are kept already.
+    fn put_back(&self, conn: Connection) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < self.keep {
+            idle.push(conn);
+        }
+    }
+}
+
+/// The seed rows that are missing, in one transaction.
+fn seed_rows(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    let worlds: i64 = tx.query_row("SELECT count(*) FROM world", [], |r| r.get(0))?;
+    if worlds < i64::from(seed::WORLD_ROWS) {
+        let mut insert = tx.prepare(
+            "INSERT INTO world (id, randomnumber) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+        )?;
+        for id in 1..=seed::WORLD_ROWS {
+            insert.execute((id, seed::world_number(id)))?;
+        }
+    }
+    let people: i64 = tx.query_row("SELECT count(*) FROM person", [], |r| r.get(0))?;
+    if people < i64::from(seed::PEOPLE) {
+        let mut insert =
+            tx.prepare("INSERT INTO person (name, word) VALUES (?1, ?2) ON CONFLICT DO NOTHING")?;
+        for i in 1..=seed::PEOPLE {
+            insert.execute((seed::person_name(i), seed::person_word(i)))?;
+        }
+    }
+    tx.commit()
 }
 
 impl Drop for Inner {

@@ -63,11 +63,8 @@ async fn prepare(store: &Store) -> Result<Ready> {
                     })
                     .await
                     .context("store start-up panicked")??;
-                    let urls = (
-                        database_url.clone().unwrap_or_else(|| pg.url("postgres")),
-                        redis_url.clone().unwrap_or_else(|| redis.url()),
-                    );
-                    (urls.0, urls.1, Some((pg, redis)))
+                    // The CLI takes both URLs or neither: without both, the harness's own.
+                    (pg.url("postgres"), redis.url(), Some((pg, redis)))
                 }
             };
             Ok(Ready {

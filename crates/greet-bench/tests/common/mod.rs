@@ -84,9 +84,15 @@ pub fn assert_one_line_error(args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("greet-bench runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+    let stderr = assert_one_line_exit(&output, 2);
     assert!(stderr.contains("error"), "{args:?}: {stderr}");
+    stderr
+}
+
+/// A run that ended with exit `code` and said why in one line on stderr; that stderr.
+pub fn assert_one_line_exit(output: &Output, code: i32) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(code), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     stderr
 }
