@@ -33,12 +33,32 @@ pub const PG_USER: &str = "greet";
 pub const PG_PACKAGE: &str = "apt-get install -y postgresql";
 /// What to install when Redis is missing.
 pub const REDIS_PACKAGE: &str = "apt-get install -y redis-server";
+/// Redis keeps one visit counter per distinct name: bounded by memory, least recently used
+/// keys evicted first, as `compose.yaml` runs it, so a flood of unique names levels off.
+pub const REDIS_BOUNDS: [&str; 4] = ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"];
+
+/// What to install before [`Postgres::start`] and [`Redis::start`] can run, as one
+/// `apt-get install` line; `None` when both are there.
+pub fn missing_packages() -> Option<String> {
+    let missing: Vec<&str> = [
+        ("postgresql", postgres_bin().is_none()),
+        (
+            "redis-server",
+            crate::process::which("redis-server", []).is_none(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(package, missing)| missing.then_some(package))
+    .collect();
+    (!missing.is_empty()).then(|| format!("apt-get install -y {}", missing.join(" ")))
+}
 
 /// A PostgreSQL server of our own.
 pub struct Postgres {
     server: Server,
     bin: PathBuf,
     data: PathBuf,
+    counting: bool,
 }
 
 /// A Redis server of our own.
@@ -186,6 +206,7 @@ impl Redis {
             "127.0.0.1",
         ])
         .args(["--save", "", "--appendonly", "no"])
+        .args(REDIS_BOUNDS)
         .args(["--dir", path_str(&self.server.dir)?]);
         self.server
             .spawn(cmd, "Ready to accept connections", Signal::SIGTERM)

@@ -47,15 +47,15 @@ pub struct ServerConfig {
     #[arg(long, env = "SHUTDOWN_TIMEOUT_SECS", default_value_t = DEFAULT_SHUTDOWN_TIMEOUT_SECS)]
     pub shutdown_timeout_secs: u64,
 
-    /// Database behind /db, /queries and /business: sqlite (embedded, seeded at start-up) or
-    /// postgres (a server at --database-url, seeded if empty)
+    /// Database behind /db, /queries and /business: sqlite (embedded, made and seeded by the
+    /// first request that needs it) or postgres (a server at --database-url, seeded if empty)
     #[arg(long, env = "STORE", default_value_t = StoreKind::Sqlite,
           value_parser = PossibleValuesParser::new(StoreKind::ALL.map(StoreKind::name))
               .map(|s| s.parse::<StoreKind>().expect("a possible value")))]
     pub store: StoreKind,
 
-    /// sqlite://PATH or postgres://USER[:PASSWORD]@HOST:PORT/DB [sqlite default: a fresh
-    /// file under the temp dir, removed at exit]
+    /// sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DB (the password may be left out)
+    /// [sqlite default: a fresh file under the temp dir, made on first use, removed at exit]
     #[arg(long, env = "DATABASE_URL", value_name = "URL")]
     pub database_url: Option<DatabaseUrl>,
 

@@ -23,17 +23,19 @@ mod sqlite;
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use greet_core::name::name_from_query;
 use greet_core::{GreetError, Reply, WORDS};
 use serde::{Deserialize, Serialize};
 
+pub use cache::MEMORY_NAMES;
 pub use settings::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind};
 
 use cache::Cache;
 use postgres::Postgres;
-use sqlite::Sqlite;
 
 /// Most rows one `/queries` request reads (TechEmpower's bound).
 pub const MAX_QUERIES: usize = 500;
@@ -97,9 +99,14 @@ pub struct Stores {
 
 #[derive(Clone)]
 enum Database {
-    Sqlite(Sqlite),
+    Sqlite(Arc<sqlite::Lazy>),
     Postgres(Postgres),
 }
+
+/// What the endpoints return. Boxed: a store-bound request's future (a timeout, a pool
+/// checkout, a Redis round trip) is kilobytes, and a router that awaits it inline would
+/// carry that size in every request it serves, each sleeping `/greetings` among them.
+pub type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send + 'static>>;
 
 impl Stores {
     /// Start-up, before a server listens: waits for PostgreSQL and Redis (retrying for
@@ -122,59 +129,63 @@ impl Stores {
         Ok(())
     }
 
-    /// The stores `settings` describe. The SQLite file and tables are made here and the seed
-    /// rows go in on a thread of their own; PostgreSQL and Redis are connected on first use,
-    /// so call this inside the Tokio runtime that will serve.
+    /// The stores `settings` describe, nothing opened yet: the embedded database is made and
+    /// seeded by the first request that needs it, PostgreSQL and Redis are connected on first
+    /// use (call this inside the Tokio runtime that will serve). A SQLite file named by the
+    /// settings is opened here, so a path that cannot be written is refused at start-up.
     pub fn new(settings: &Settings) -> Result<Self, String> {
         settings.check()?;
         let timeout = settings.timeout;
+        let keep = settings.pool.get();
         let db = match &settings.database_url {
             Some(DatabaseUrl::Postgres(url)) => {
-                Database::Postgres(Postgres::new(url, settings.pool.get(), timeout)?)
+                Database::Postgres(Postgres::new(url, keep, timeout)?)
             }
             Some(DatabaseUrl::Sqlite(path)) => {
-                Database::Sqlite(Sqlite::open(Some(path), settings.pool.get(), timeout)?)
+                let db = sqlite::Lazy::new(Some(path), keep, timeout);
+                db.get()?;
+                Database::Sqlite(Arc::new(db))
             }
-            None => Database::Sqlite(Sqlite::open(None, settings.pool.get(), timeout)?),
+            None => Database::Sqlite(Arc::new(sqlite::Lazy::new(None, keep, timeout))),
         };
         let cache = match &settings.redis_url {
             Some(RedisUrl(url)) if settings.cache == CacheKind::Redis => {
                 Cache::redis(url, timeout)?
             }
-            _ => Cache::memory(),
+            _ => Cache::memory(cache::MEMORY_NAMES),
         };
         Ok(Self { db, cache, timeout })
     }
 
     /// `GET /db`: one random row.
-    pub fn db(&self) -> impl Future<Output = Reply> + Send + 'static {
+    pub fn db(&self) -> ReplyFuture {
         let stores = self.clone();
-        async move {
+        Box::pin(async move {
             match stores.worlds(1).await {
                 Ok(rows) => json(&rows[0]),
                 Err(err) => err.into(),
             }
-        }
+        })
     }
 
     /// `GET /queries?queries=N`: N random rows, N read as [`queries_from_query`] says.
-    pub fn queries(&self, query: Option<&str>) -> impl Future<Output = Reply> + Send + 'static {
+    pub fn queries(&self, query: Option<&str>) -> ReplyFuture {
         let n = queries_from_query(query);
         let stores = self.clone();
-        async move {
+        Box::pin(async move {
             match stores.worlds(n).await {
                 Ok(rows) => json(&rows),
                 Err(err) => err.into(),
             }
-        }
+        })
     }
 
     /// `GET /business?name=X`: the person's word from the database and a visit counted in
     /// the cache, both at once; names read and refused exactly as `/greetings` does.
-    pub fn business(&self, query: Option<&str>) -> impl Future<Output = Reply> + Send + 'static {
+    pub fn business(&self, query: Option<&str>) -> ReplyFuture {
         let name = name_from_query(query);
         let stores = self.clone();
-        async move {
+        Box::pin(async move {
             let name = match name {
                 Ok(name) => name,
                 Err(err) => return err.into(),
@@ -183,15 +194,14 @@ impl Stores {
                 Ok(body) => json(&body),
                 Err(err) => err.into(),
             }
-        }
+        })
     }
 
     async fn business_of(&self, name: Cow<'static, str>) -> Result<Business, GreetError> {
         let word = within(self.timeout, GreetError::DatabaseUnavailable, async {
             match &self.db {
                 Database::Sqlite(db) => {
-                    db.seeded().await?;
-                    db.word(&name).map_err(postgres::Error::from)
+                    db.ready().await?.word(&name).map_err(postgres::Error::from)
                 }
                 Database::Postgres(db) => db.word(&name).await,
             }
@@ -217,10 +227,11 @@ impl Stores {
             .collect();
         within(self.timeout, GreetError::DatabaseUnavailable, async {
             match &self.db {
-                Database::Sqlite(db) => {
-                    db.seeded().await?;
-                    db.worlds(&ids).map_err(postgres::Error::from)
-                }
+                Database::Sqlite(db) => db
+                    .ready()
+                    .await?
+                    .worlds(&ids)
+                    .map_err(postgres::Error::from),
                 Database::Postgres(db) => db.worlds(&ids).await,
             }
         })
@@ -388,15 +399,15 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_temp_database_goes_when_the_stores_go() {
+    async fn the_temp_database_is_made_on_first_use_and_goes_with_the_stores() {
         let stores = Stores::new(&Settings::default()).unwrap();
         let Database::Sqlite(db) = &stores.db else {
             unreachable!()
         };
-        let path = db.path().to_owned();
+        assert!(!db.is_open(), "nothing is opened before a request needs it");
+        assert_eq!(stores.db().await.status, 200);
+        let path = db.get().unwrap().path().to_owned();
         assert!(path.exists());
-        // The seeding thread holds the database until the rows are in.
-        db.seeded().await.unwrap();
         let clone = stores.clone();
         drop(stores);
         assert!(path.exists(), "a clone still uses it");

@@ -5,10 +5,12 @@
 //! another thread and back. Connections are kept in a small free list (`--db-pool` of them
 //! at most are kept), so each runtime worker reuses one with its prepared statements.
 //!
-//! The file and its tables are made before the server listens (a path that cannot be
-//! written fails start-up); the 20,000 seed rows, about 8 ms of inserts, go in on a thread of
-//! their own while the server starts, and a request that needs them before they are in waits
-//! for them (within the store timeout), so start-up stays a few milliseconds.
+//! The database is opened on first use ([`Lazy`]): a server that only greets makes no file,
+//! seeds nothing and starts no thread. The first store-bound request makes the file and its
+//! tables and starts putting in the 20,000 seed rows (about 8 ms of inserts) on a thread of
+//! its own; it and any request that comes before the rows are in wait for them, within the
+//! store timeout. A file named by `--database-url` is opened at start-up instead, so a path
+//! that cannot be written fails there.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +23,55 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::seed;
 use crate::World;
+
+/// A SQLite database, opened by the first caller.
+pub(crate) struct Lazy {
+    path: Option<PathBuf>,
+    keep: usize,
+    timeout: Duration,
+    db: OnceLock<Result<Sqlite, String>>,
+}
+
+impl Lazy {
+    /// The database at `path` (a fresh file under the temp dir when there is none), not
+    /// opened yet.
+    pub(crate) fn new(path: Option<&Path>, keep: usize, timeout: Duration) -> Self {
+        Self {
+            path: path.map(Path::to_owned),
+            keep,
+            timeout,
+            db: OnceLock::new(),
+        }
+    }
+
+    /// The database, opened by the first call (the file, its tables, the seed thread
+    /// started). A failure is kept and logged once: the file will not appear by retrying.
+    pub(crate) fn get(&self) -> Result<&Sqlite, String> {
+        self.db
+            .get_or_init(|| {
+                let opened = Sqlite::open(self.path.as_deref(), self.keep, self.timeout);
+                if let Err(err) = &opened {
+                    tracing::error!(%err, "/db, /queries and /business will answer 503");
+                }
+                opened
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The database, once its seed rows are in.
+    pub(crate) async fn ready(&self) -> Result<&Sqlite, String> {
+        let db = self.get()?;
+        db.seeded().await?;
+        Ok(db)
+    }
+
+    /// Whether the database has been opened.
+    #[cfg(test)]
+    pub(crate) fn is_open(&self) -> bool {
+        self.db.get().is_some()
+    }
+}
 
 /// A SQLite database file and the connections open on it. Cheap to clone.
 #[derive(Clone)]
@@ -50,11 +101,7 @@ struct Seeded {
 impl Sqlite {
     /// Opens (creating, with the schema) the database at `path`, or at a fresh file under
     /// the temp dir when there is none, and starts putting in the seed rows that are missing.
-    pub(crate) fn open(
-        path: Option<&Path>,
-        keep: usize,
-        timeout: Duration,
-    ) -> Result<Self, String> {
+    fn open(path: Option<&Path>, keep: usize, timeout: Duration) -> Result<Self, String> {
         let (path, owned) = match path {
             Some(path) => (path.to_owned(), false),
             None => (fresh_path(), true),
