@@ -21,6 +21,9 @@ use greet_core::limits::{Target, HEAD_READ_TIMEOUT};
 use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
 use greet_server::{Api, ServerConfig};
 
+/// The binary's name, sent as every answer's `server` header.
+pub const NAME: &str = "greet-actix";
+
 /// Registers the routes (GET and HEAD; any other method is the shared 405) and the greeter
 /// and stores they use.
 pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
@@ -137,11 +140,13 @@ pub fn head_info(req: &ServiceRequest) -> HeadInfo {
     HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
-/// A [`Reply`] as an actix-web response: its content type, `nosniff`, and `Allow` on a 405.
+/// A [`Reply`] as an actix-web response: its content type, `nosniff`, the `server` header,
+/// and `Allow` on a 405. actix-web adds `content-length` and `date`.
 pub fn respond(reply: Reply) -> HttpResponse {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut res = HttpResponse::build(status);
     res.insert_header((header::CONTENT_TYPE, reply.content_type))
+        .insert_header((header::SERVER, NAME))
         .insert_header((greet_core::NOSNIFF_HEADER, greet_core::NOSNIFF_VALUE));
     if let Some(allow) = reply.allow {
         res.insert_header((header::ALLOW, allow));

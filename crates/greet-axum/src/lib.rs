@@ -19,6 +19,9 @@ use greet_core::{check_head, paths, GreetError, Reply};
 use greet_server::{Api, ServerConfig};
 use hyper_util::service::TowerToHyperService;
 
+/// The binary's name, sent as every answer's `server` header.
+pub const NAME: &str = "greet-axum";
+
 /// The API as an axum `Router`.
 pub fn app(api: Api) -> Router {
     Router::new()
@@ -82,7 +85,7 @@ async fn check_request_head(req: Request, next: Next) -> Response {
 }
 
 fn respond(reply: Reply) -> Response {
-    greet_hyper::response(reply).map(Body::new)
+    greet_hyper::response(NAME, reply).map(Body::new)
 }
 
 /// Serves [`app`] on `listener` until `shutdown` resolves, then drains.

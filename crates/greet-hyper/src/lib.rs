@@ -7,6 +7,7 @@
 //! - [`serve_with`]: the accept loop for any hyper service (per-connection tasks, head-read
 //!   timeout, parser limits, graceful drain), shared with `greet-axum`.
 //! - [`head_info`], [`response`]: the glue between `http` 1.x types and `greet-core`.
+//! - [`NAME`]: what the binary is called and what its `server` header says.
 
 use std::convert::Infallible;
 use std::error::Error as StdError;
@@ -20,12 +21,15 @@ use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
 use greet_server::{Api, ServerConfig};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE, SERVER};
 use hyper::server::conn::http1;
 use hyper::service::{service_fn, HttpService};
 use hyper::{Method, Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
+
+/// The binary's name, sent as every answer's `server` header.
+pub const NAME: &str = "greet-hyper";
 
 /// hyper's own parser limit on header fields, the same as actix-web's fixed one, so that
 /// heads past [`greet_core::limits::MAX_HEADERS`] but under this get the shared plain-text
@@ -39,11 +43,11 @@ const _: () = assert!(PARSER_MAX_BUF > MAX_HEAD_BYTES);
 /// input.
 pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
     if let Err(err) = check_head(&head_info(&req)) {
-        return response(err.into());
+        return respond(err.into());
     }
     let get_or_head = matches!(*req.method(), Method::GET | Method::HEAD);
     match req.uri().path() {
-        paths::HEALTH if get_or_head => response(Reply::health()),
+        paths::HEALTH if get_or_head => respond(Reply::health()),
         paths::GREETINGS if get_or_head => answer(req, |q| api.greeter.greetings(q)).await,
         paths::GREETINGS_BLOCKING if get_or_head => {
             answer(req, |q| api.greeter.greetings_blocking(q)).await
@@ -56,8 +60,8 @@ pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
         | paths::HEALTH
         | paths::DB
         | paths::QUERIES
-        | paths::BUSINESS => response(GreetError::MethodNotAllowed.into()),
-        _ => response(GreetError::NotFound.into()),
+        | paths::BUSINESS => respond(GreetError::MethodNotAllowed.into()),
+        _ => respond(GreetError::NotFound.into()),
     }
 }
 
@@ -72,7 +76,7 @@ where
 {
     let reply = start(req.uri().query());
     drop(req);
-    response(reply.await)
+    respond(reply.await)
 }
 
 /// What [`check_head`] needs, read off an `http` 1.x request.
@@ -90,9 +94,14 @@ pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
     HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
-/// A [`Reply`] as an `http` 1.x response: its content type, `nosniff`, and `Allow` on a 405.
-/// hyper adds `content-length` from the body's exact size, and drops the body for HEAD.
-pub fn response(reply: Reply) -> Response<Full<Bytes>> {
+fn respond(reply: Reply) -> Response<Full<Bytes>> {
+    response(NAME, reply)
+}
+
+/// A [`Reply`] as an `http` 1.x response from `server`: its content type, `nosniff`, the
+/// `server` header, and `Allow` on a 405. hyper adds `content-length` from the body's exact
+/// size and `date`, and drops the body for HEAD.
+pub fn response(server: &'static str, reply: Reply) -> Response<Full<Bytes>> {
     let body = match reply.body {
         std::borrow::Cow::Borrowed(s) => Bytes::from_static(s.as_bytes()),
         std::borrow::Cow::Owned(s) => Bytes::from(s),
@@ -102,6 +111,7 @@ pub fn response(reply: Reply) -> Response<Full<Bytes>> {
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = res.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
+    headers.insert(SERVER, HeaderValue::from_static(server));
     headers.insert(
         greet_core::NOSNIFF_HEADER,
         HeaderValue::from_static(greet_core::NOSNIFF_VALUE),
