@@ -74,12 +74,23 @@ fn expect_plain(res: &Response, what: &str) -> Outcome {
     expect_framed(res, CONTENT_TYPE, what)
 }
 
-/// [`expect_plain`] for a body of `content_type`.
+/// [`expect_plain`] for a body of `content_type`. Every answer also names its server and
+/// carries a `date` in HTTP's date format, as TechEmpower's header rules require.
 fn expect_framed(res: &Response, content_type: &str, what: &str) -> Outcome {
     ensure!(
         res.header("content-type") == Some(content_type),
         "{what}: content-type {:?}",
         res.header("content-type")
+    );
+    ensure!(
+        res.header("server").is_some_and(|s| !s.is_empty()),
+        "{what}: no server header"
+    );
+    ensure!(
+        res.header("date")
+            .is_some_and(|d| httpdate::parse_http_date(d).is_ok()),
+        "{what}: date {:?}, want an HTTP date",
+        res.header("date")
     );
     ensure!(
         res.header(NOSNIFF_HEADER) == Some(NOSNIFF_VALUE),
@@ -308,11 +319,53 @@ fn expect_world(row: &World, what: &str) -> Outcome {
     Ok(())
 }
 
+/// TechEmpower's rules on a `/db` or `/queries` answer beyond the rows themselves: each row
+/// an object of exactly the keys `id` and `randomNumber` (their check is case-insensitive and
+/// warns of extra keys; none here), and a `date` of the current second, not one cached
+/// (theirs: two answers 3 s apart must differ).
+fn expect_techempower_json(res: &Response, array: bool, what: &str) -> Outcome {
+    let value: serde_json::Value =
+        serde_json::from_slice(res.body()).map_err(|e| format!("{what}: {e}"))?;
+    let rows = match (&value, array) {
+        (serde_json::Value::Array(rows), true) => rows.iter().collect(),
+        (serde_json::Value::Object(_), false) => vec![&value],
+        _ => {
+            return Err(format!(
+                "{what}: {value}, want a JSON {}",
+                if array { "array" } else { "object" }
+            ))
+        }
+    };
+    for row in rows {
+        let keys: Vec<&str> = row
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        ensure!(
+            keys.len() == 2 && keys.contains(&"id") && keys.contains(&"randomNumber"),
+            "{what}: row {row}, want exactly id and randomNumber"
+        );
+    }
+    let date = res
+        .header("date")
+        .and_then(|d| httpdate::parse_http_date(d).ok())
+        .ok_or_else(|| format!("{what}: no date"))?;
+    let now = std::time::SystemTime::now();
+    let skew = now.duration_since(date).unwrap_or_else(|e| e.duration());
+    ensure!(
+        skew <= Duration::from_secs(2),
+        "{what}: date {:?} is {skew:?} from now",
+        res.header("date")
+    );
+    Ok(())
+}
+
 /// `GET /db` → one seeded `world` row as `{"id":…,"randomNumber":…}`, `application/json`;
 /// `HEAD /db` has its headers and no body.
 pub async fn db_answers_a_world_row(addr: SocketAddr) -> Outcome {
     let body = fetch_get(addr, paths::DB).await?;
     expect_world(&expect_json(&body, "/db")?, "/db")?;
+    expect_techempower_json(&body, false, "/db")?;
     let text = body.text();
     ensure!(
         text.starts_with("{\"id\":") && text.contains(",\"randomNumber\":"),
@@ -323,11 +376,14 @@ pub async fn db_answers_a_world_row(addr: SocketAddr) -> Outcome {
     expect_framed(&res, JSON_CONTENT_TYPE, "HEAD /db")
 }
 
-/// `GET /queries?queries=N` → N seeded rows, N as TechEmpower reads it (missing, not a
-/// number or below 1 → 1; above 500 → 500).
+/// `GET /queries?queries=N` → a JSON array of N seeded rows, N as TechEmpower reads it
+/// (missing, empty, not a number or below 1 → 1; above 500 → 500); their verification's own
+/// cases (`2`, `0`, `foo`, `501`, empty) among them.
 pub async fn queries_follow_techempower(addr: SocketAddr) -> Outcome {
     for (query, n) in [
         ("", 1),
+        ("?queries=", 1),
+        ("?queries=2", 2),
         ("?queries=20", 20),
         ("?queries=0", 1),
         ("?queries=foo", 1),
@@ -336,7 +392,9 @@ pub async fn queries_follow_techempower(addr: SocketAddr) -> Outcome {
         ("?x=%ZZ&queries=2", 2),
     ] {
         let target = format!("{}{query}", paths::QUERIES);
-        let rows: Vec<World> = expect_json(&fetch_get(addr, &target).await?, &target)?;
+        let res = fetch_get(addr, &target).await?;
+        let rows: Vec<World> = expect_json(&res, &target)?;
+        expect_techempower_json(&res, true, &target)?;
         ensure!(rows.len() == n, "{target}: {} rows, want {n}", rows.len());
         for row in &rows {
             expect_world(row, &target)?;

@@ -1,9 +1,12 @@
 //! The store-bound endpoints on every server with real stores: PostgreSQL and Redis from
-//! the machine's packages, started here on loopback ports (see `greet_probe::stores`). A
-//! machine without them fails these tests with the command that installs them.
+//! the machine's packages, started here on loopback ports (see `greet_probe::stores`). The
+//! tests that need them are `#[ignore]`d with the command that installs them: `cargo test`
+//! names them, `cargo test -- --include-ignored` runs them (CI does).
 //!
 //! - the store cases of the contract on PostgreSQL + Redis, each server on a fresh, empty
 //!   database that it creates and seeds itself;
+//! - TechEmpower's query-count rule: PostgreSQL's own statement counters see exactly one
+//!   read of `world` per `/db` and N per `/queries?queries=N`;
 //! - unreachable stores: 503 within the timeout, `/health` and `/greetings` unaffected;
 //! - PostgreSQL, then Redis, stopped under load and started again: 503s within the timeout,
 //!   no request hangs, and the endpoints come back without a restart of the server;
@@ -20,12 +23,13 @@ use greet_probe::stores::{Postgres, Redis};
 use greet_server::ServerConfig;
 use greet_store::{CacheKind, StoreKind};
 
-/// One PostgreSQL and one Redis for the tests that only read and count: each test gets a
-/// database of its own. Their watchdogs stop them when this test binary exits.
+/// One PostgreSQL (counting statements) and one Redis for the tests that only read and
+/// count: each test gets a database of its own. Their watchdogs stop them when this test
+/// binary exits.
 fn shared() -> &'static (Postgres, Redis) {
     static SHARED: OnceLock<(Postgres, Redis)> = OnceLock::new();
     SHARED.get_or_init(|| {
-        let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+        let pg = Postgres::start_counting_statements().unwrap_or_else(|e| panic!("{e}"));
         let redis = Redis::start().unwrap_or_else(|e| panic!("{e}"));
         (pg, redis)
     })
@@ -127,6 +131,40 @@ impl Load {
     }
 }
 
+/// TechEmpower's `verify_queries_count`, run as siege runs it: `CONCURRENCY` clients,
+/// `REPETITIONS` requests each.
+const CONCURRENCY: usize = 64;
+const REPETITIONS: usize = 2;
+
+/// Calls and rows of the statements on `world` in the database at `url`, from
+/// `pg_stat_statements` (as TechEmpower reads them: every statement naming the table for
+/// calls, the SELECTs among them for rows). The table's name goes in as a parameter, so
+/// this query is not one of those it counts.
+async fn world_statements(client: &tokio_postgres::Client) -> (i64, i64) {
+    let row = client
+        .query_one(
+            "SELECT COALESCE(SUM(calls), 0)::bigint, \
+                    COALESCE(SUM(rows) FILTER (WHERE query ~* 'select'), 0)::bigint \
+             FROM pg_stat_statements \
+             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+               AND query ~* ('\\m' || $1 || '\\M')",
+            &[&"world"],
+        )
+        .await
+        .expect("pg_stat_statements");
+    (row.get(0), row.get(1))
+}
+
+/// TechEmpower's rule on a count: at least `expected`, at most 5% over it (rows may fall
+/// short by their 1.1% margin, as TechEmpower allows).
+fn within_techempower_margin(what: &str, got: i64, expected: usize, margin: f64) {
+    let expected = expected as f64;
+    assert!(
+        got as f64 >= expected / margin && got as f64 <= expected * 1.05,
+        "{what}: {got}, want {expected} (TechEmpower: at least that, at most 5% over)"
+    );
+}
+
 macro_rules! store_tests {
     ($($server:ident => $run:path,)*) => {
         $(
@@ -138,6 +176,7 @@ macro_rules! store_tests {
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
                 async fn store_cases_on_postgres_and_redis() {
                     let (pg, redis) = shared();
                     let server = start(on_servers(&fresh_database(pg), &redis.url(), 2000));
@@ -164,6 +203,47 @@ macro_rules! store_tests {
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
+                async fn queries_are_counted_as_techempower_counts_them() {
+                    let (pg, redis) = shared();
+                    let url = fresh_database(pg);
+                    let server = start(on_servers(&url, &redis.url(), 2000));
+                    let addr = server.addr();
+                    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                        .await
+                        .expect("connect");
+                    tokio::spawn(conn);
+                    client
+                        .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                        .await
+                        .expect("pg_stat_statements");
+                    for (target, per_request) in [("/db", 1), ("/queries?queries=20", 20)] {
+                        let before = world_statements(&client).await;
+                        let mut clients = tokio::task::JoinSet::new();
+                        for _ in 0..CONCURRENCY {
+                            clients.spawn(async move {
+                                for _ in 0..REPETITIONS {
+                                    let res = get(addr, target).await.expect("answer");
+                                    assert_eq!(res.status(), 200, "{target}: {}", res.text());
+                                }
+                            });
+                        }
+                        while let Some(done) = clients.join_next().await {
+                            done.expect("no panic");
+                        }
+                        let after = world_statements(&client).await;
+                        let expected = CONCURRENCY * REPETITIONS * per_request;
+                        eprintln!("{target}: {} queries, {} rows; {expected} expected",
+                            after.0 - before.0, after.1 - before.1);
+                        within_techempower_margin(
+                            &format!("{target}: executed queries"), after.0 - before.0, expected, 1.0);
+                        within_techempower_margin(
+                            &format!("{target}: rows read"), after.1 - before.1, expected, 1.011);
+                    }
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
                 async fn stores_stopped_under_load_recover() {
                     let mut pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
                     let mut redis = Redis::start().unwrap_or_else(|e| panic!("{e}"));
@@ -211,6 +291,7 @@ greet_conformance::for_each_server!(store_tests);
 /// Three servers, one of each, started at once on one empty database: each seeds what is
 /// missing under the advisory lock, so all come up and the rows are there exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
 async fn servers_starting_at_once_seed_one_database() {
     let (pg, redis) = shared();
     let url = fresh_database(pg);
