@@ -575,6 +575,7 @@ impl BusinessArgs {
                     _ => Store::Servers {
                         database_url: None,
                         redis_url: None,
+                        optional: false,
                     },
                 })
                 .collect();
@@ -583,6 +584,7 @@ impl BusinessArgs {
             if let Store::Servers {
                 database_url,
                 redis_url,
+                ..
             } = store
             {
                 database_url.clone_from(&self.database_url);

@@ -509,6 +509,9 @@ pub enum Store {
         database_url: Option<String>,
         /// `--redis-url` for the servers.
         redis_url: Option<String>,
+        /// Not asked for by name (the default stores): where PostgreSQL or Redis is not
+        /// installed, skipped in one line with what to install, and the run goes on.
+        optional: bool,
     },
 }
 
@@ -578,7 +581,8 @@ impl Business {
     /// `--quick` runs per setting.
     pub const QUICK_REPEATS: usize = 2;
 
-    /// The defaults, or the `--quick` sizes: both stores, the servers started by the harness.
+    /// The defaults, or the `--quick` sizes: both stores, the servers started by the harness
+    /// where they are installed.
     pub fn defaults(quick: bool) -> Self {
         Self {
             servers: SERVERS.map(String::from).to_vec(),
@@ -587,6 +591,7 @@ impl Business {
                 Store::Servers {
                     database_url: None,
                     redis_url: None,
+                    optional: true,
                 },
             ],
             endpoints: Self::ENDPOINTS.map(String::from).to_vec(),

@@ -1,12 +1,15 @@
 //! `greet-bench business --quick` end to end: every server on SQLite and on PostgreSQL +
-//! Redis started by the harness (a machine without them fails here with what to install),
-//! every JSON answer validated under load (the row as seeded, the count of rows, the
-//! person's greeting, a visit count no other answer had), the fractions of the ceiling, the
-//! best pools and the comparisons written, the store processes sampled.
+//! Redis started by the harness (the tests that need them are `#[ignore]`d with what to
+//! install), every JSON answer validated under load (the row as seeded, the count of rows,
+//! the person's greeting, a visit count no other answer had), the fractions of the ceiling,
+//! the best pools and the comparisons written, the store processes sampled; and, on any
+//! machine, the default run without Redis: skipped in one line, the run goes on.
 
 mod common;
 
-use common::{bench_ok, out_dir, packages, results};
+use std::process::Command;
+
+use common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, packages, results, BENCH};
 use greet_bench::plan::Business;
 use greet_bench::results::BusinessCell;
 use greet_probe::stores::{Postgres, Redis};
@@ -14,6 +17,7 @@ use greet_probe::stores::{Postgres, Redis};
 const STORES: [&str; 2] = ["sqlite", "postgres+redis"];
 
 #[test]
+#[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
 fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
     let out = out_dir("business");
     let run = bench_ok(&[
@@ -133,6 +137,7 @@ fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
 fn stores_given_by_url_are_used_as_they_are() {
     let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
     let redis = Redis::start().unwrap_or_else(|e| panic!("{e}"));
@@ -182,4 +187,47 @@ fn stores_given_by_url_are_used_as_they_are() {
         assert!(cell.store_processes.is_none());
     }
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Where Redis is not installed (here: not on an empty PATH), the default stores run what
+/// they can: SQLite measured, PostgreSQL + Redis skipped in one line that says what to
+/// install, exit 0. Asked for by name, the same store is an error.
+#[test]
+fn default_stores_that_are_not_installed_are_skipped_in_one_line() {
+    let empty = out_dir("no-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = |extra: &[&str], out: &std::path::Path| {
+        Command::new(BENCH)
+            .args(["business", "--quick", "--quiet", "--servers", "hyper"])
+            .args(["--endpoints", "/health,/db"])
+            .args(extra)
+            .args(["--out", out.to_str().unwrap()])
+            .args(bin_dir_args())
+            .env("PATH", &empty)
+            .output()
+            .expect("greet-bench runs")
+    };
+    let out = out_dir("business-skip");
+    let skipped = run(&[], &out);
+    let stderr = assert_one_line_exit(&skipped, 0);
+    assert!(
+        stderr.contains("postgres+redis: skipped") && stderr.contains("apt-get install -y"),
+        "{stderr}"
+    );
+    let business = results(&out.join("results.json"))
+        .business
+        .expect("business");
+    assert_eq!(business.stores, ["sqlite"]);
+    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert!(business
+        .cells
+        .iter()
+        .all(|c| c.store == "sqlite" && !c.runs.is_empty()));
+
+    let asked = run(&["--stores", "postgres"], &out_dir("business-asked"));
+    assert_ne!(asked.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&asked.stderr);
+    assert!(stderr.contains("apt-get install -y"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&empty);
 }

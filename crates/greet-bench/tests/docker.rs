@@ -1,6 +1,7 @@
 //! Containers beyond the host's network, where a Docker engine answers and the images are
 //! built (`docker/build-offline.sh`; `.ci/run` builds them before the tests): on a user-defined
 //! network, loaded at their address there, sampled through the engine's stats beside /proc.
+//! `#[ignore]`d, since they need both: `cargo test -- --include-ignored` runs them.
 
 mod common;
 
@@ -25,13 +26,23 @@ impl Drop for Network {
     }
 }
 
+/// The engine and the image these tests need, or a panic that says how to get them.
+fn engine_and_image() {
+    assert!(
+        docker(&["info"]),
+        "no Docker engine answers (docker info): install and start Docker"
+    );
+    assert!(
+        docker(&["image", "inspect", "greet-hyper:latest"]),
+        "no greet-hyper image: bash docker/build-offline.sh"
+    );
+}
+
 #[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn containers_on_a_network_are_loaded_by_address_and_sampled_by_the_engine() {
-    if !docker(&["info"]) || !docker(&["image", "inspect", "greet-hyper:latest"]) {
-        // What runs without an engine is in ladder.rs (`--docker` says there is none).
-        eprintln!("not run: no Docker engine, or no greet-hyper image (docker/build-offline.sh)");
-        return;
-    }
+    // What runs without an engine is in ladder.rs (`--docker` says there is none).
+    engine_and_image();
     let network = Network(format!("greet-bench-test-{}", std::process::id()));
     assert!(
         docker(&["network", "create", &network.0]),
@@ -85,11 +96,9 @@ fn containers_on_a_network_are_loaded_by_address_and_sampled_by_the_engine() {
 }
 
 #[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn a_missing_network_is_one_line() {
-    if !docker(&["info"]) || !docker(&["image", "inspect", "greet-hyper:latest"]) {
-        eprintln!("not run: no Docker engine, or no greet-hyper image (docker/build-offline.sh)");
-        return;
-    }
+    engine_and_image();
     let out = out_dir("docker-no-network");
     let output = Command::new(BENCH)
         .args([

@@ -102,3 +102,37 @@ fn no_file_cites_a_document_outside_the_repository() {
         }
     }
 }
+
+/// A test that needs an outside program is `#[ignore]`d with a reason that says how to get
+/// it, so `cargo test` passes anywhere and names what it did not run; CI runs them all
+/// (`-- --include-ignored`) and fails if any was left out.
+#[test]
+fn every_ignored_test_says_what_to_install() {
+    let mut files = Vec::new();
+    texts(&root(), &mut files);
+    // Written split, so that this test does not find itself.
+    let attribute = ["#[", "ignore"].concat();
+    let mut ignored = 0;
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        for line in read(file).lines().map(str::trim) {
+            if !line.starts_with(&attribute) {
+                continue;
+            }
+            ignored += 1;
+            assert!(
+                line.starts_with(&format!("{attribute} = \"needs "))
+                    && (line.contains("apt-get install -y ")
+                        || line.contains("docker/build-offline.sh")),
+                "{}: {line}: say what it needs and how to install it",
+                file.display()
+            );
+        }
+    }
+    assert!(
+        ignored > 0,
+        "no ignored test found: is this test still looking?"
+    );
+}

@@ -41,7 +41,8 @@ impl Ready {
     }
 }
 
-/// Starts (or points at) the store `store` names.
+/// Starts (or points at) the store `store` names; `Err(Skipped)` for the default
+/// PostgreSQL + Redis where they are not installed (asked for by name, that is an error).
 async fn prepare(store: &Store) -> Result<Ready> {
     match store {
         Store::Sqlite => Ok(Ready {
@@ -52,7 +53,17 @@ async fn prepare(store: &Store) -> Result<Ready> {
         Store::Servers {
             database_url,
             redis_url,
+            optional,
         } => {
+            if database_url.is_none() || redis_url.is_none() {
+                if let Some(install) = greet_probe::stores::missing_packages() {
+                    let missing = Skipped(install);
+                    if *optional {
+                        return Err(missing.into());
+                    }
+                    anyhow::bail!("{missing}");
+                }
+            }
             let (database_url, redis_url, local) = match (database_url, redis_url) {
                 (Some(db), Some(redis)) => (db.clone(), redis.clone(), None),
                 _ => {
@@ -86,6 +97,18 @@ async fn prepare(store: &Store) -> Result<Ready> {
         }
     }
 }
+
+/// A default store that is not installed: what to install. Not a failure of the run.
+#[derive(Debug)]
+struct Skipped(String);
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PostgreSQL or Redis is not installed: {}", self.0)
+    }
+}
+
+impl std::error::Error for Skipped {}
 
 /// Runs the business scenario into `results.business`; false when a server or store failed.
 pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) -> Result<bool> {
@@ -135,6 +158,12 @@ pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) ->
                 };
                 section(results).store_notes.push(note);
                 stores.push(ready);
+            }
+            Err(err) if err.is::<Skipped>() => {
+                let note = format!("{}: skipped, {err}", store.name());
+                eprintln!("greet-bench: business: {note}");
+                section(results).store_notes.push(note);
+                section(results).stores.retain(|s| s != store.name());
             }
             Err(err) => {
                 let failed = super::failure("business", store.name().to_owned(), &err);
