@@ -1,6 +1,9 @@
 //! Loops, the JMeter experiment: T virtual users each send L requests back to back over their
-//! own keep-alive connection; each shape is run `repeats` times against one server process,
-//! and servers are compared on per-run throughput.
+//! own keep-alive connection; servers are compared on per-run throughput.
+//!
+//! Repeats are the outer loop, then servers: each repeat starts every server afresh and runs
+//! every shape on it, so a slow spell of the machine hits every server alike, where one
+//! server's runs back to back would hand the drift to the comparison between servers.
 
 use anyhow::Result;
 
@@ -28,46 +31,54 @@ pub async fn run(bench: &Bench, plan: &plan::Loops, results: &mut Results) -> Re
             .collect(),
         failures: Vec::new(),
     });
-    let mut all_ok = true;
-    for subject in Subject::all(&plan.servers, &plan.foreign) {
-        let name = subject.name();
-        let outcome = run_subject(bench, plan, workers, &subject, &name, results).await;
-        let loops = section(results);
-        if let Err(err) = outcome {
-            loops
-                .failures
-                .push(super::failure("loops", name.clone(), &err));
-            all_ok = false;
+    let subjects = Subject::all(&plan.servers, &plan.foreign);
+    let mut failed: Vec<String> = Vec::new();
+    for repeat in 1..=plan.repeats {
+        for subject in &subjects {
+            let name = subject.name();
+            if failed.contains(&name) {
+                continue;
+            }
+            let outcome = run_repeat(bench, plan, workers, subject, &name, repeat, results).await;
+            let loops = section(results);
+            if let Err(err) = outcome {
+                loops
+                    .failures
+                    .push(super::failure("loops", name.clone(), &err));
+                failed.push(name);
+            }
+            for shape in &mut loops.shapes {
+                let samples: Vec<(String, Vec<f64>)> = shape
+                    .servers
+                    .iter()
+                    .map(|s| (s.name.clone(), throughputs(&s.runs)))
+                    .collect();
+                shape.comparisons = compare::pairwise(Figure::RequestsPerS, &samples);
+            }
+            bench.save(results)?;
         }
-        for shape in &mut loops.shapes {
-            let samples: Vec<(String, Vec<f64>)> = shape
-                .servers
-                .iter()
-                .map(|s| (s.name.clone(), throughputs(&s.runs)))
-                .collect();
-            shape.comparisons = compare::pairwise(Figure::RequestsPerS, &samples);
-        }
-        bench.save(results)?;
     }
-    Ok(all_ok)
+    Ok(failed.is_empty())
 }
 
 fn section(results: &mut Results) -> &mut Loops {
     results.loops.as_mut().expect("set when loops start")
 }
 
-async fn run_subject(
+/// Repeat `repeat` of every shape on a fresh process of `subject` (checked in the first).
+async fn run_repeat(
     bench: &Bench,
     plan: &plan::Loops,
     workers: usize,
     subject: &Subject,
     name: &str,
+    repeat: usize,
     results: &mut Results,
 ) -> Result<()> {
     let args = server_args(plan.delay_ms, workers, plan::BLOCKING_THREADS);
     let target = greet_core::paths::GREETINGS;
     let mut up = bench
-        .bring_up(subject, &args, &plan.foreign, target, false)
+        .bring_up(subject, &args, &plan.foreign, target, repeat > 1)
         .await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
         let sessions = Sessions {
@@ -78,30 +89,32 @@ async fn run_subject(
             stop: Stop::Each(loops),
             timeout: bench.timeout(),
         };
-        for repeat in 1..=plan.repeats {
-            let label = format!("{name} {users}x{loops} #{repeat}");
-            let (run, _) = bench.keep_alive(&up, &sessions, label).await;
-            bench.say(
-                name,
-                &format!(
-                    "{users} users x {loops} loops, run {repeat}: {:.1} req/s, {:.2}% ok",
-                    run.load.requests_per_s, run.load.success_rate
-                ),
-            );
-            let shape = &mut section(results).shapes[index];
-            if shape.servers.last().is_none_or(|s| s.name != name) {
+        let label = format!("{name} {users}x{loops} #{repeat}");
+        let (run, _) = bench.keep_alive(&up, &sessions, label).await;
+        bench.say(
+            name,
+            &format!(
+                "{users} users x {loops} loops, run {repeat}: {:.1} req/s, {:.2}% ok",
+                run.load.requests_per_s, run.load.success_rate
+            ),
+        );
+        let shape = &mut section(results).shapes[index];
+        let at = match shape.servers.iter().position(|s| s.name == name) {
+            Some(at) => at,
+            None => {
                 shape.servers.push(LoopServer {
                     name: name.to_owned(),
                     ..LoopServer::default()
                 });
+                shape.servers.len() - 1
             }
-            let record = shape.servers.last_mut().expect("pushed");
-            record.runs.push(run);
-            record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
-            bench.save(results)?;
-            up.ensure_alive()?;
-            super::settle().await;
-        }
+        };
+        let record = &mut shape.servers[at];
+        record.runs.push(run);
+        record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
+        bench.save(results)?;
+        up.ensure_alive()?;
+        super::settle().await;
     }
     bench.release(up).await
 }

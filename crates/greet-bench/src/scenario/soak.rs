@@ -2,7 +2,11 @@
 //! request count) on the async and on the blocking endpoint, zero delay, each endpoint on a
 //! freshly started server whose threads are counted throughout: live, peak, and every thread
 //! id seen since start (threads started).
-
+//!
+//! Repeats are the outer loop, then servers, then endpoints: each repeat starts every server
+//! afresh for each endpoint and runs every concurrency on it, so a slow spell of the machine
+//! hits every server alike, where one server's runs back to back would hand the drift to the
+//! comparison between servers.
 use std::collections::BTreeSet;
 
 use anyhow::Result;
@@ -34,27 +38,35 @@ pub async fn run(bench: &Bench, plan: &plan::Soak, results: &mut Results) -> Res
         ..Soak::default()
     });
     let args = server_args(plan.delay_ms, workers, plan.blocking_threads);
-    let mut all_ok = true;
-    for subject in Subject::all(&plan.servers, &plan.foreign) {
-        let name = subject.name();
-        for (i, endpoint) in plan.endpoints.iter().enumerate() {
-            let one = Endpoint {
-                subject: &subject,
-                name: &name,
-                endpoint,
-                check: i == 0,
-            };
-            if let Err(err) = run_endpoint(bench, plan, &one, &args, results).await {
-                let failed = super::failure("soak", format!("{name} {endpoint}"), &err);
-                section(results).failures.push(failed);
-                all_ok = false;
+    let subjects = Subject::all(&plan.servers, &plan.foreign);
+    let mut failed: Vec<String> = Vec::new();
+    for repeat in 1..=plan.repeats {
+        for subject in &subjects {
+            let name = subject.name();
+            for (i, endpoint) in plan.endpoints.iter().enumerate() {
+                let who = format!("{name} {endpoint}");
+                if failed.contains(&who) {
+                    continue;
+                }
+                let one = Endpoint {
+                    subject,
+                    name: &name,
+                    endpoint,
+                    check: i == 0 && repeat == 1,
+                    repeat,
+                };
+                if let Err(err) = run_endpoint(bench, plan, &one, &args, results).await {
+                    let failure = super::failure("soak", who.clone(), &err);
+                    section(results).failures.push(failure);
+                    failed.push(who);
+                }
+                let soak = section(results);
+                soak.comparisons = comparisons(&soak.cells);
+                bench.save(results)?;
             }
-            let soak = section(results);
-            soak.comparisons = comparisons(&soak.cells);
-            bench.save(results)?;
         }
     }
-    Ok(all_ok)
+    Ok(failed.is_empty())
 }
 
 fn section(results: &mut Results) -> &mut Soak {
@@ -66,6 +78,7 @@ struct Endpoint<'a> {
     name: &'a str,
     endpoint: &'a str,
     check: bool,
+    repeat: usize,
 }
 
 async fn run_endpoint(
@@ -100,48 +113,57 @@ async fn run_endpoint(
             stop,
             timeout: bench.timeout(),
         };
-        let mut cell = SoakCell {
-            server: one.name.to_owned(),
-            endpoint: one.endpoint.to_owned(),
-            concurrency,
-            threads_at_start,
-            ..SoakCell::default()
-        };
-        for repeat in 1..=plan.repeats {
-            let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
-            let (run, maxima) = bench.keep_alive(&up, &sessions, label).await;
-            bench.say(
-                one.name,
-                &format!(
-                    "{} c={concurrency} run {repeat}: {:.1} req/s, {:.2}% ok, {} threads",
-                    one.endpoint,
-                    run.load.requests_per_s,
-                    run.load.success_rate,
-                    maxima
-                        .threads_last
-                        .map_or("-".to_owned(), |t| t.to_string())
-                ),
-            );
-            if pid.is_some() {
-                seen.extend(&maxima.thread_ids);
-                cell.threads_live = maxima.threads_last;
-                cell.threads_peak = cell.threads_peak.max(maxima.threads);
-                cell.threads_total = Some(seen.len() as u64);
-            }
-            cell.cpu_max_pct = max_of(cell.cpu_max_pct, run.server.cpu_max_pct);
-            cell.rss_max_mib = max_of(cell.rss_max_mib, run.server.rss_max_mib);
-            cell.runs.push(run);
-            let r = Repeated::of(&cell.runs);
-            cell.hits = r.hits;
-            cell.success_rate = r.success_rate;
-            cell.requests_per_s = r.requests_per_s;
-            cell.average_s = r.average_s;
-            cell.cpu_avg_pct = r.cpu_avg_pct;
-            up.ensure_alive()?;
-            super::settle().await;
+        let repeat = one.repeat;
+        let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
+        let (run, maxima) = bench.keep_alive(&up, &sessions, label).await;
+        bench.say(
+            one.name,
+            &format!(
+                "{} c={concurrency} run {repeat}: {:.1} req/s, {:.2}% ok, {} threads",
+                one.endpoint,
+                run.load.requests_per_s,
+                run.load.success_rate,
+                maxima
+                    .threads_last
+                    .map_or("-".to_owned(), |t| t.to_string())
+            ),
+        );
+        let cells = &mut section(results).cells;
+        let at = cells
+            .iter()
+            .position(|c| {
+                c.server == one.name && c.endpoint == one.endpoint && c.concurrency == concurrency
+            })
+            .unwrap_or_else(|| {
+                cells.push(SoakCell {
+                    server: one.name.to_owned(),
+                    endpoint: one.endpoint.to_owned(),
+                    concurrency,
+                    threads_at_start,
+                    ..SoakCell::default()
+                });
+                cells.len() - 1
+            });
+        let cell = &mut cells[at];
+        if pid.is_some() {
+            // Each repeat is a fresh process: its own thread ids, the most of any repeat kept.
+            seen.extend(&maxima.thread_ids);
+            cell.threads_live = maxima.threads_last;
+            cell.threads_peak = cell.threads_peak.max(maxima.threads);
+            cell.threads_total = cell.threads_total.max(Some(seen.len() as u64));
         }
-        section(results).cells.push(cell);
+        cell.cpu_max_pct = max_of(cell.cpu_max_pct, run.server.cpu_max_pct);
+        cell.rss_max_mib = max_of(cell.rss_max_mib, run.server.rss_max_mib);
+        cell.runs.push(run);
+        let r = Repeated::of(&cell.runs);
+        cell.hits = r.hits;
+        cell.success_rate = r.success_rate;
+        cell.requests_per_s = r.requests_per_s;
+        cell.average_s = r.average_s;
+        cell.cpu_avg_pct = r.cpu_avg_pct;
         bench.save(results)?;
+        up.ensure_alive()?;
+        super::settle().await;
     }
     bench.release(up).await
 }
