@@ -157,14 +157,17 @@ fn workspace_root() -> Option<PathBuf> {
 }
 
 /// Builds the release binaries of `shorts` with cargo (a no-op when they are fresh); cargo's
-/// own progress goes to stderr.
+/// own progress goes to stderr. The harness is named too: the same selection as
+/// `cargo run -p greet-bench` resolves the same features, so nothing it compiled is compiled
+/// again (the harness depends on the servers' libraries for that).
 fn build(shorts: &[String], quiet: bool) -> Result<()> {
     let Some(root) = workspace_root() else {
         return Ok(());
     };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(root).args(["build", "--release"]);
+    cmd.current_dir(root)
+        .args(["build", "--release", "-p", env!("CARGO_PKG_NAME")]);
     if quiet {
         cmd.arg("--quiet");
     }
