@@ -29,7 +29,7 @@ Examples:
 /// Reproduces the Greetings API experiments (Spring Boot's Tomcat / Jetty / Undertow) for
 /// the axum, actix-web and hyper servers: the ladder of 100, 300, 900 and 2700 concurrent
 /// requests by default, or another scenario, or all of them. Results go to
-/// results/<timestamp>/: results.json, CSVs, SVG charts and report.html.
+/// results/TIMESTAMP/: results.json, CSVs, SVG charts and report.html.
 #[derive(Debug, Parser)]
 #[command(
     name = "greet-bench",
@@ -117,7 +117,7 @@ fn millis(d: Duration) -> String {
 #[derive(Debug, Clone, Args)]
 struct CommonArgs {
     /// Directory for results.json, the CSVs, the charts and report.html
-    /// [default: results/<UTC timestamp>]
+    /// [default: results/UTC-TIMESTAMP]
     #[arg(long)]
     out: Option<PathBuf>,
 

@@ -18,7 +18,7 @@
 //!   that sees clap;
 //! - [`run`]: one run from plan to report (servers found once, CPUs split, Ctrl-C);
 //! - [`scenario`]: the ladder, loops, soak, sweep, business and rate, one module each;
-//! - [`bench`]: [`bench::Bench`], what scenarios share: start, check, sample and stop a
+//! - [`bench`](mod@bench): [`bench::Bench`], what scenarios share: start, check, sample and stop a
 //!   server, keep-alive load with progress, saving;
 //! - [`server`]: finding, building, starting (pinned, as a process or a container), timing
 //!   and stopping servers; [`jvm`]: the original's Tomcat and Jetty servers as peers;

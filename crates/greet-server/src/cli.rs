@@ -94,7 +94,7 @@ pub fn parse_args<T: Parser>(program: &str) -> Result<T, ExitCode> {
 }
 
 /// clap's error as one line: what it says before its usage lines, joined, so that the
-/// arguments it names ("the following required arguments were not provided: <URL>...") and
+/// arguments it names ("the following required arguments were not provided: `<URL>...`") and
 /// its tips ("a similar argument exists: '--concurrency'") stay in.
 pub fn one_line(err: &clap::Error) -> String {
     let rendered = err.render().to_string();
