@@ -1,5 +1,6 @@
-//! The ladder, the original experiment: each server in turn started, verified, loaded at
-//! each concurrency level (one request per fresh connection) while sampled, stopped.
+//! The ladder, the original experiment: each server in turn verified (on a process of its
+//! own), started, loaded at each concurrency level (one request per fresh connection) while
+//! sampled, stopped.
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
@@ -149,6 +150,29 @@ fn current(results: &mut Results) -> &mut LadderServer {
         .expect("pushed before it runs")
 }
 
+/// Starts the server `source` names (not a target), pinned, and waits until it answers.
+async fn start(
+    bench: &Bench,
+    plan: &plan::Ladder,
+    args: &[String],
+    source: &Source,
+) -> Result<Server> {
+    let source = source.clone();
+    let args = args.to_vec();
+    let cpus = bench.server_cpus.clone();
+    let network = plan.docker_network.clone();
+    tokio::task::spawn_blocking(move || match source {
+        Source::Container(image) => {
+            Server::start_container(&image, &args, &cpus, network.as_deref())
+        }
+        Source::Spawn(Ok(program)) => Server::start(&program, &args, &cpus),
+        Source::Spawn(Err(why)) => Err(anyhow::Error::msg(why)),
+        Source::Target(_) => unreachable!("targets are not started"),
+    })
+    .await
+    .context("start-up task failed")?
+}
+
 async fn run_entry(
     bench: &Bench,
     plan: &plan::Ladder,
@@ -157,22 +181,25 @@ async fn run_entry(
     results: &mut Results,
 ) -> Result<()> {
     let say = |line: String| bench.say(&entry.name, &line);
-    let (addr, base_url, mut server) = match &entry.source {
+    let (addr, mut server) = match &entry.source {
         Source::Spawn(_) | Source::Container(_) => {
-            let source = entry.source.clone();
-            let args = args.to_vec();
-            let cpus = bench.server_cpus.clone();
-            let network = plan.docker_network.clone();
-            let server = tokio::task::spawn_blocking(move || match source {
-                Source::Container(image) => {
-                    Server::start_container(&image, &args, &cpus, network.as_deref())
-                }
-                Source::Spawn(Ok(program)) => Server::start(&program, &args, &cpus),
-                Source::Spawn(Err(why)) => Err(anyhow::Error::msg(why)),
-                Source::Target(_) => unreachable!("matched above"),
-            })
-            .await
-            .context("start-up task failed")??;
+            // Verified on a process of its own, stopped before the measured one starts: the
+            // contract's cases open the stores, start blocking-pool threads and walk the
+            // parsers' error paths, which the measured process would otherwise carry into its
+            // memory and thread figures.
+            let checked = start(bench, plan, args, &entry.source).await?;
+            let at = (checked.addr(), checked.base_url());
+            bench
+                .verify(
+                    &entry.name,
+                    entry.contract,
+                    (at.0, at.1.as_str()),
+                    &entry.endpoint,
+                    &entry.expect,
+                )
+                .await?;
+            bench.stop(checked).await?;
+            let server = start(bench, plan, args, &entry.source).await?;
             let startup = server.startup();
             let idle = if server.visible() {
                 sample::read(server.pid()).map(|r| r.rss_kib)
@@ -188,26 +215,25 @@ async fn run_entry(
                 startup.as_secs_f64() * 1000.0,
                 server.pid()
             ));
-            (server.addr(), server.base_url(), Some(server))
+            (server.addr(), Some(server))
         }
         Source::Target(url) => {
             let addr = greet_conformance::resolve(url)
                 .await
                 .map_err(anyhow::Error::msg)?;
             current(results).addr = Some(addr.to_string());
-            (addr, url.clone(), None)
+            bench
+                .verify(
+                    &entry.name,
+                    entry.contract,
+                    (addr, url.as_str()),
+                    &entry.endpoint,
+                    &entry.expect,
+                )
+                .await?;
+            (addr, None)
         }
     };
-    let at = (addr, base_url.as_str());
-    bench
-        .verify(
-            &entry.name,
-            entry.contract,
-            at,
-            &entry.endpoint,
-            &entry.expect,
-        )
-        .await?;
 
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
