@@ -330,7 +330,8 @@ impl Drop for TempDir {
 }
 
 /// The stores cost nothing until used: a server that has served `/greetings`,
-/// `/greetings/blocking` and `/health` has made no database file (its temp dir stays empty);
+/// `/greetings/blocking` and `/health` has made no database file (its temp dir stays empty,
+/// and the seed thread comes only with the file);
 /// the first `/db` makes the file, seeds it and answers within the store timeout, and the
 /// file goes when the server stops.
 pub async fn stores_cost_nothing_until_used(bin: &str) -> Outcome {
@@ -401,6 +402,8 @@ pub async fn stores_cost_nothing_until_used(bin: &str) -> Outcome {
 
 /// Distinct names sent to `/business` by [`unique_names_level_off`].
 pub const FLOOD_NAMES: usize = 1_000_000;
+// The flood must fill the counters well before its second half, which must not grow.
+const _: () = assert!(greet_store::MEMORY_NAMES.get() * 2 < FLOOD_NAMES);
 
 /// A client walking through [`FLOOD_NAMES`] distinct names on `/business` (in-process visit
 /// counters): the server's memory levels off once the counters are full
@@ -443,7 +446,8 @@ pub async fn unique_names_level_off(bin: &str) -> Outcome {
     // Full after MEMORY_NAMES names; what the second half of the flood added is churn.
     let half = readings[readings.len() / 2 - 1];
     let last = *readings.last().expect("readings");
-    let filled = readings[greet_store::MEMORY_NAMES.get() / step];
+    // The reading after MEMORY_NAMES names: the counters just full.
+    let filled = readings[greet_store::MEMORY_NAMES.get() / step - 1];
     if last > half + 2 * 1024 {
         return Err(format!(
             "RSS still growing: {half} KiB after {} names, {last} KiB after {FLOOD_NAMES}",

@@ -174,8 +174,9 @@ impl ServerConfig {
         })
     }
 
-    /// What a server's handlers hold. SQLite is created and seeded here; PostgreSQL and
-    /// Redis connect on first use, so call this inside the runtime that serves.
+    /// What a server's handlers hold. Nothing is opened here but a SQLite file named by
+    /// `--database-url`: the embedded database is made on first use, PostgreSQL and Redis
+    /// connect on first use, so call this inside the runtime that serves.
     pub fn api(&self) -> std::io::Result<Api> {
         let stores = Stores::new(&self.store_settings()).map_err(std::io::Error::other)?;
         Ok(Api {

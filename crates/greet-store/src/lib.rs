@@ -112,7 +112,7 @@ impl Stores {
     /// Start-up, before a server listens: waits for PostgreSQL and Redis (retrying for
     /// [`Settings::start_patience`]), creates the tables and seeds them. Idempotent and safe
     /// when several servers start at once. Nothing to do for the embedded stores, which
-    /// [`Stores::new`] prepares. Run it on a runtime of its own: it keeps no connection.
+    /// are made on first use. Run it on a runtime of its own: it keeps no connection.
     pub async fn prepare(settings: &Settings) -> Result<(), String> {
         let deadline = Instant::now() + settings.start_patience();
         if let Some(DatabaseUrl::Postgres(url)) = &settings.database_url {
@@ -413,6 +413,18 @@ mod tests {
         assert!(path.exists(), "a clone still uses it");
         drop(clone);
         assert!(!path.exists(), "{}", path.display());
+    }
+
+    #[test]
+    fn a_sqlite_file_that_cannot_be_made_is_refused_at_once() {
+        let path = std::env::temp_dir().join("greet-no-such-dir/x.sqlite");
+        let settings = Settings {
+            database_url: Some(format!("sqlite://{}", path.display()).parse().unwrap()),
+            ..Settings::default()
+        };
+        let err = Stores::new(&settings).err().expect("refused");
+        assert!(err.starts_with("SQLite database "), "{err}");
+        assert!(err.contains("greet-no-such-dir"), "{err}");
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@
 
 use greet_core::WORDS;
 
-/// The tables, run at start-up on SQLite and PostgreSQL alike.
+/// The tables, on SQLite (when the database is made) and PostgreSQL (at start-up) alike.
 pub const SCHEMA: &str = include_str!("../schema.sql");
 
 /// Rows of `world`: ids `1..=WORLD_ROWS`.

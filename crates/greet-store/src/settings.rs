@@ -19,7 +19,8 @@ pub const START_PATIENCE: u32 = 10;
 /// The database behind `/db`, `/queries` and `/business`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StoreKind {
-    /// Embedded: a file created and seeded at start-up; nothing to install.
+    /// Embedded: a file made and seeded by the first request that needs it; nothing to
+    /// install.
     #[default]
     Sqlite,
     /// A PostgreSQL server at `--database-url`.

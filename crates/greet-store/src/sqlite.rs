@@ -45,12 +45,14 @@ impl Lazy {
     }
 
     /// The database, opened by the first call (the file, its tables, the seed thread
-    /// started). A failure is kept and logged once: the file will not appear by retrying.
+    /// started). A failure is kept: the file will not appear by retrying. A file named by
+    /// the settings is opened at start-up, which a failure ends; the default one is made by
+    /// a request, and its failure is logged once.
     pub(crate) fn get(&self) -> Result<&Sqlite, String> {
         self.db
             .get_or_init(|| {
                 let opened = Sqlite::open(self.path.as_deref(), self.keep, self.timeout);
-                if let Err(err) = &opened {
+                if let (Err(err), None) = (&opened, &self.path) {
                     tracing::error!(%err, "/db, /queries and /business will answer 503");
                 }
                 opened
