@@ -697,7 +697,8 @@ mod tests {
     async fn a_body_longer_than_its_content_length_fails() {
         let addr = fake(Some(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
-              x-content-type-options: nosniff\r\ncontent-length: 2\r\n\r\nok!",
+              x-content-type-options: nosniff\r\nserver: fake\r\n\
+              date: Mon, 30 Nov 2026 17:00:00 GMT\r\ncontent-length: 2\r\n\r\nok!",
         ))
         .await;
         let err = health_is_ok(addr).await.unwrap_err();
@@ -708,10 +709,33 @@ mod tests {
     async fn a_plain_answer_passes() {
         let addr = fake(Some(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
-              x-content-type-options: nosniff\r\ncontent-length: 2\r\n\r\nok",
+              x-content-type-options: nosniff\r\nserver: fake\r\n\
+              date: Mon, 30 Nov 2026 17:00:00 GMT\r\ncontent-length: 2\r\n\r\nok",
         ))
         .await;
         assert_eq!(health_is_ok(addr).await, Ok(()));
+    }
+
+    /// TechEmpower's header rule: an answer that does not name its server, or whose date is
+    /// not an HTTP date, fails.
+    #[tokio::test]
+    async fn an_answer_without_server_or_date_fails() {
+        let addr = fake(Some(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
+              x-content-type-options: nosniff\r\n\
+              date: Mon, 30 Nov 2026 17:00:00 GMT\r\ncontent-length: 2\r\n\r\nok",
+        ))
+        .await;
+        let err = health_is_ok(addr).await.unwrap_err();
+        assert!(err.contains("no server header"), "{err}");
+        let addr = fake(Some(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
+              x-content-type-options: nosniff\r\nserver: fake\r\n\
+              date: yesterday\r\ncontent-length: 2\r\n\r\nok",
+        ))
+        .await;
+        let err = health_is_ok(addr).await.unwrap_err();
+        assert!(err.contains("want an HTTP date"), "{err}");
     }
 
     #[test]
