@@ -138,6 +138,20 @@ fn install(from: &Path, dir: &Path) {
     std::fs::copy(from, dir.join(from.file_name().expect("a file"))).expect("copied");
 }
 
+/// `cmd`'s output. A binary just copied can be refused for a moment ("text file busy"): a
+/// process another test forks meanwhile inherits the copy's write descriptor until it execs.
+fn run(cmd: &mut Command) -> std::process::Output {
+    for _ in 0..100 {
+        match cmd.output() {
+            Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            result => return result.expect("runs"),
+        }
+    }
+    panic!("{cmd:?}: text file busy for 2 s");
+}
+
 #[test]
 fn an_installed_harness_finds_servers_beside_it_or_says_how() {
     let root = out_dir("installed");
@@ -145,12 +159,10 @@ fn an_installed_harness_finds_servers_beside_it_or_says_how() {
     install(Path::new(BENCH), &bin);
     let installed = bin.join("greet-bench");
     // Nothing beside it and nothing on PATH: one line naming the way out.
-    let output = Command::new(&installed)
+    let output = run(Command::new(&installed)
         .args(["--quiet", "--servers", "hyper", "--concurrency", "1"])
         .env("PATH", root.join("empty"))
-        .current_dir(&root)
-        .output()
-        .expect("runs");
+        .current_dir(&root));
     let stderr = assert_one_line_exit(&output, 1);
     assert!(
         stderr.contains("greet-hyper") && stderr.contains("--bin-dir"),
@@ -168,7 +180,7 @@ fn an_installed_harness_finds_servers_beside_it_or_says_how() {
     }
     install(&server, &bin);
     let out = root.join("results");
-    let output = Command::new(&installed)
+    let output = run(Command::new(&installed)
         .args([
             "--quiet",
             "--servers",
@@ -179,9 +191,7 @@ fn an_installed_harness_finds_servers_beside_it_or_says_how() {
             "0",
         ])
         .args(["--out", out.to_str().expect("utf-8")])
-        .env("PATH", root.join("empty"))
-        .output()
-        .expect("runs");
+        .env("PATH", root.join("empty")));
     assert!(
         output.status.success(),
         "{}",
