@@ -40,17 +40,19 @@ pub const REDIS_BOUNDS: [&str; 4] = ["--maxmemory", "64mb", "--maxmemory-policy"
 /// What to install before [`Postgres::start`] and [`Redis::start`] can run, as one
 /// `apt-get install` line; `None` when both are there.
 pub fn missing_packages() -> Option<String> {
+    const APT: &str = "apt-get install -y ";
     let missing: Vec<&str> = [
-        ("postgresql", postgres_bin().is_none()),
+        (PG_PACKAGE, postgres_bin().is_none()),
         (
-            "redis-server",
+            REDIS_PACKAGE,
             crate::process::which("redis-server", []).is_none(),
         ),
     ]
     .into_iter()
-    .filter_map(|(package, missing)| missing.then_some(package))
+    .filter(|&(_, missing)| missing)
+    .map(|(install, _)| install.trim_start_matches(APT))
     .collect();
-    (!missing.is_empty()).then(|| format!("apt-get install -y {}", missing.join(" ")))
+    (!missing.is_empty()).then(|| format!("{APT}{}", missing.join(" ")))
 }
 
 /// A PostgreSQL server of our own.
