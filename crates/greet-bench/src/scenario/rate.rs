@@ -24,6 +24,10 @@ pub const OVER_CAPACITY_BELOW: f64 = 0.95;
 /// closed loop (hyper here: the probe 126k/s at 84% of the client's core, open loop 90k/s at
 /// 94%).
 const CLIENT_HEADROOM: f64 = 0.7;
+/// A probe that used less of the client's CPUs than this is read as having used this much:
+/// extrapolating a near-idle probe a thousandfold says nothing, and an unbounded estimate
+/// would let a level schedule more requests than it could send in hours.
+const MIN_PROBE_SHARE: f64 = 0.001;
 /// A level that used this much of the load generator's CPU measured the client as much as the
 /// server.
 pub const CLIENT_BOUND_PCT: f64 = 90.0;
@@ -64,9 +68,12 @@ fn section(results: &mut Results) -> &mut Rate {
     results.rate.as_mut().expect("set when rate starts")
 }
 
-/// This process's CPU time, seconds.
+/// This process's CPU time, seconds. The kernel's own clock, to the nanosecond: /proc's
+/// 10 ms ticks read a short, light probe as zero.
 fn own_cpu() -> f64 {
-    greet_probe::procfs::stat(std::process::id()).map_or(0.0, |s| s.cpu_seconds())
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_PROCESS_CPUTIME_ID)
+        .map_or(0.0, |t| t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9)
 }
 
 async fn run_subject(
@@ -99,11 +106,7 @@ async fn run_subject(
         let client_share = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus);
         let capacity = run.load.requests_per_s;
         // The rate the client could send with all of its CPUs, as fast as it sent in the probe.
-        let client_max = if client_share > 0.01 {
-            capacity / client_share * CLIENT_HEADROOM
-        } else {
-            f64::INFINITY
-        };
+        let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * CLIENT_HEADROOM;
         bench.say(
             name,
             &format!(
@@ -116,11 +119,7 @@ async fn run_subject(
             endpoint: endpoint.clone(),
             capacity_rps: capacity,
             probe_client_cpu_pct: client_share * 100.0,
-            client_max_rps: if client_max.is_finite() {
-                client_max
-            } else {
-                0.0
-            },
+            client_max_rps: client_max,
             levels: Vec::new(),
         };
         let targets: Vec<(String, f64)> = match &plan.rates {
