@@ -1,0 +1,174 @@
+//! Open-loop load: requests on a fixed schedule, each timed from its intended send.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::stats::rate;
+
+use super::caught;
+use super::check::Expect;
+use super::conn::{request, Connection};
+use super::count::{ErrorKind, Outcome, Tally};
+
+/// Open-loop load: `rate` requests a second on a fixed schedule for `duration`, over
+/// `connections` keep-alive connections (wrk2's `-R`, oha's `-q --latency-correction`).
+#[derive(Debug, Clone)]
+pub struct Paced {
+    /// The server.
+    pub addr: SocketAddr,
+    /// Path and query to GET.
+    pub target: String,
+    /// What a valid response is.
+    pub expect: Expect,
+    /// Requests a second, the schedule's.
+    pub rate: f64,
+    /// How long the schedule runs.
+    pub duration: Duration,
+    /// Keep-alive connections, each carrying one request at a time.
+    pub connections: usize,
+    /// Per-request limit, from its send.
+    pub timeout: Duration,
+}
+
+/// A request sent this long after its intended time counts as late: the client could not
+/// send it on time (every connection busy, or the client itself behind).
+pub const LATE: Duration = Duration::from_millis(1);
+
+/// The schedule's shortest sleep: past 10,000 requests a second they are sent in batches.
+const SLEEP_AT_LEAST: Duration = Duration::from_micros(100);
+
+/// What an open-loop load did.
+#[derive(Debug, Clone, Default)]
+pub struct PacedTally {
+    /// Every request's outcome, latency counted from its *intended* send time: the corrected
+    /// latency, stalls included (no coordinated omission).
+    pub corrected: Tally,
+    /// The valid responses' service time, counted from the actual send: what a closed-loop
+    /// tool would report.
+    pub service: Tally,
+    /// How late each request was sent, intended → actual.
+    pub lag: Tally,
+    /// Requests sent [`LATE`] or later.
+    pub late: u64,
+    /// Most connections busy at once.
+    pub busy_max: usize,
+    /// The first intended send to the last answer.
+    pub span: Duration,
+}
+
+impl PacedTally {
+    /// Adds another load's requests (repeats of one level).
+    pub fn merge(&mut self, other: &PacedTally) {
+        self.corrected.merge(&other.corrected);
+        self.service.merge(&other.service);
+        self.lag.merge(&other.lag);
+        self.late += other.late;
+        self.busy_max = self.busy_max.max(other.busy_max);
+        self.span += other.span;
+        self.corrected.elapsed += other.corrected.elapsed;
+    }
+
+    /// Requests answered (or failed) per second of the load: what the server let through.
+    pub fn achieved_rate(&self) -> f64 {
+        rate(self.corrected.requests(), self.span.as_secs_f64())
+    }
+}
+
+/// Runs open-loop load as `paced` says; `done` is bumped after each request.
+///
+/// A thread of its own keeps the schedule: it hands each request's intended time to whichever
+/// connection is free, sleeping between sends with the kernel's timer slack set to 1 µs
+/// (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
+/// millisecond — the error both anchors carry into every corrected latency). A request that
+/// finds no free connection waits for one and is sent late, counted; none is dropped.
+pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
+    let total = (paced.rate * paced.duration.as_secs_f64()).round().max(1.0) as u64;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    let rx = Arc::new(tokio::sync::Mutex::new(rx));
+    let busy = Arc::new(AtomicUsize::new(0));
+    let busy_max = Arc::new(AtomicUsize::new(0));
+    let request = request(paced.addr, &paced.target);
+    let start = Instant::now() + Duration::from_millis(5);
+    let interval = Duration::from_secs_f64(1.0 / paced.rate);
+    let schedule = std::thread::spawn(move || {
+        let _ = nix::sys::prctl::set_timerslack(1);
+        for i in 0..total {
+            let due = start + interval.mul_f64(i as f64);
+            let now = Instant::now();
+            if due > now {
+                // A sleep (and the wake-up it ends in) costs the load generator's core more
+                // than a request does: under SLEEP_AT_LEAST apart, requests go out in batches,
+                // each still timed from its own intended instant.
+                std::thread::sleep((due - now).max(SLEEP_AT_LEAST));
+            }
+            if tx.send(due).is_err() {
+                return;
+            }
+        }
+    });
+    let workers: Vec<_> = (0..paced.connections.max(1))
+        .map(|_| {
+            let (rx, busy, busy_max, done, request) = (
+                Arc::clone(&rx),
+                Arc::clone(&busy),
+                Arc::clone(&busy_max),
+                Arc::clone(&done),
+                Arc::clone(&request),
+            );
+            let paced = paced.clone();
+            tokio::spawn(async move {
+                let mut tally = PacedTally::default();
+                let mut conn = Connection::new(paced.addr);
+                loop {
+                    let intended = match rx.lock().await.recv().await {
+                        Some(intended) => intended,
+                        None => break,
+                    };
+                    let now = busy.fetch_add(1, Ordering::Relaxed) + 1;
+                    busy_max.fetch_max(now, Ordering::Relaxed);
+                    let sent = Instant::now();
+                    let lag = sent.saturating_duration_since(intended);
+                    tally.lag.push(Outcome::Ok {
+                        latency: lag,
+                        connect: None,
+                    });
+                    if lag >= LATE {
+                        tally.late += 1;
+                    }
+                    let send = conn.send(&request, &paced.expect, paced.timeout, sent, intended);
+                    let attempt = caught(send).await;
+                    match attempt {
+                        Outcome::Ok { .. } => tally.service.push(Outcome::Ok {
+                            latency: sent.elapsed(),
+                            connect: None,
+                        }),
+                        Outcome::Failed {
+                            kind: ErrorKind::Panic,
+                            ..
+                        } => conn.close(),
+                        Outcome::Failed { .. } => {}
+                    }
+                    tally.corrected.push(attempt);
+                    busy.fetch_sub(1, Ordering::Relaxed);
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                tally
+            })
+        })
+        .collect();
+    let mut tally = PacedTally::default();
+    for worker in workers {
+        match worker.await {
+            Ok(part) => tally.merge(&part),
+            Err(_) => tally.corrected.push(Outcome::PANICKED),
+        }
+    }
+    let _ = schedule.join();
+    tally.span = start.elapsed();
+    tally.corrected.elapsed = tally.span;
+    tally.service.elapsed = tally.span;
+    tally.busy_max = busy_max.load(Ordering::Relaxed);
+    tally
+}

@@ -1,0 +1,199 @@
+//! Closed-loop load: virtual users, each on its own keep-alive connection.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::check::Expect;
+use super::conn::{request, Connection};
+use super::count::{ErrorKind, Outcome, Tally};
+use super::{caught, gather};
+
+/// When the virtual users of [`sessions`] stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Each user sends this many requests (JMeter's threads × loops).
+    Each(usize),
+    /// The users send this many requests between them (ab's `-n`).
+    Total(usize),
+    /// The users start no request after this long (siege's `-t`).
+    After(Duration),
+}
+
+/// Keep-alive load: `users` connections, each carrying one request after another.
+#[derive(Debug, Clone)]
+pub struct Sessions {
+    /// The server.
+    pub addr: SocketAddr,
+    /// Path and query to GET.
+    pub target: String,
+    /// What a valid response is.
+    pub expect: Expect,
+    /// Virtual users, each with its own connection.
+    pub users: usize,
+    /// When they stop.
+    pub stop: Stop,
+    /// Per-request limit, a reconnect included.
+    pub timeout: Duration,
+}
+
+/// Runs keep-alive load as `sessions` says; `done` is bumped after each request.
+pub async fn sessions(sessions: &Sessions, done: Arc<AtomicUsize>) -> Tally {
+    let shared = Arc::new(sessions.clone());
+    let request = request(sessions.addr, &sessions.target);
+    let next = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let users: Vec<_> = (0..sessions.users)
+        .map(|_| {
+            let (shared, request, next, done) = (
+                Arc::clone(&shared),
+                Arc::clone(&request),
+                Arc::clone(&next),
+                Arc::clone(&done),
+            );
+            tokio::spawn(async move { user(&shared, &request, &next, start, &done).await })
+        })
+        .collect();
+    gather(users, start).await
+}
+
+/// One virtual user: one connection (reopened when the server closes it or a request
+/// fails), one request at a time.
+async fn user(
+    s: &Sessions,
+    request: &[u8],
+    next: &AtomicUsize,
+    start: Instant,
+    done: &AtomicUsize,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut conn = Connection::new(s.addr);
+    let mut sent = 0usize;
+    loop {
+        let go = match s.stop {
+            Stop::Each(n) => sent < n,
+            Stop::Total(n) => next.fetch_add(1, Ordering::Relaxed) < n,
+            Stop::After(d) => start.elapsed() < d,
+        };
+        if !go {
+            break;
+        }
+        sent += 1;
+        let began = Instant::now();
+        let outcome = caught(conn.send(request, &s.expect, s.timeout, began, began)).await;
+        match outcome {
+            Outcome::Failed {
+                kind: ErrorKind::Panic,
+                ..
+            } => conn.close(),
+            // A server that refuses connections would otherwise be hammered in a tight loop
+            // until the deadline.
+            Outcome::Failed {
+                kind: ErrorKind::Connect,
+                ..
+            } => tokio::time::sleep(Duration::from_millis(1)).await,
+            _ => {}
+        }
+        tally.push(outcome);
+        done.fetch_add(1, Ordering::Relaxed);
+    }
+    tally
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{fresh, Level};
+    use crate::plan;
+    use std::sync::atomic::AtomicU64;
+    use tokio::io::AsyncWriteExt;
+
+    /// A keep-alive server answering `ok` to every request, chunked when asked.
+    async fn fake(chunked: bool) -> SocketAddr {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    loop {
+                        let mut chunk = [0u8; 1024];
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            buf.drain(..end + 4);
+                            let answer: &[u8] = if chunked {
+                                b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\no\r\n1\r\nk\r\n0\r\n\r\n"
+                            } else {
+                                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
+                            };
+                            if stream.write_all(answer).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    fn sessions_of(addr: SocketAddr, expect: Expect) -> Sessions {
+        Sessions {
+            addr,
+            target: "/health".into(),
+            expect,
+            users: 3,
+            stop: Stop::Each(10),
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    #[tokio::test]
+    async fn keep_alive_reads_chunked_answers_on_one_connection() {
+        let addr = fake(true).await;
+        let tally = sessions(
+            &sessions_of(addr, Expect::for_target("/health", &plan::Expect::Greeting)),
+            Arc::default(),
+        )
+        .await;
+        let f = tally.figures();
+        assert_eq!(
+            (f.requests, f.success_rate, f.connects),
+            (30, 100.0, 3),
+            "{f:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panicking_request_counts_as_a_failure() {
+        let addr = fake(false).await;
+        let seen = Arc::new(AtomicU64::new(0));
+        let count = Arc::clone(&seen);
+        let expect = Expect::with(move |_| {
+            if count.fetch_add(1, Ordering::Relaxed) % 3 == 2 {
+                panic!("a bug in validation");
+            }
+            Ok(())
+        });
+        let tally = sessions(&sessions_of(addr, expect.clone()), Arc::default()).await;
+        let f = tally.figures();
+        assert_eq!(f.requests, 30, "every request counted: {f:?}");
+        assert_eq!(f.errors.get("panic"), Some(&10));
+        assert!((f.success_rate - 100.0 * 20.0 / 30.0).abs() < 1e-9);
+        let level = Level {
+            addr,
+            target: "/health".into(),
+            expect,
+            concurrency: 4,
+            requests: 12,
+            timeout: Duration::from_secs(5),
+        };
+        let f = fresh(&level, Arc::default()).await.figures();
+        assert_eq!((f.requests, f.errors.get("panic")), (12, Some(&4)), "{f:?}");
+    }
+}
