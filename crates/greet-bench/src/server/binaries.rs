@@ -1,0 +1,201 @@
+//! Where server programs come from: the workspace's release binaries (built when missing and
+//! the workspace is there), a directory, `PATH`, or the JVM peers.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use greet_probe::process::which;
+
+use crate::jvm::Peers;
+use crate::plan::{is_peer, package, Bins};
+
+/// Where server binaries are looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Where {
+    /// In this directory.
+    Dir(PathBuf),
+    /// Beside the harness, then on `PATH` (an installed harness).
+    Search,
+}
+
+/// A program that becomes a server when given the server flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// The executable.
+    pub path: PathBuf,
+    /// Arguments before the server flags (`-cp … Main` for a JVM peer).
+    pub leading: Vec<String>,
+}
+
+/// Where the servers of a run come from: the workspace's binaries, and the JVM peers when
+/// the run has any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binaries {
+    /// The workspace's server binaries.
+    pub rust: Where,
+    /// The compiled JVM peers, or why there are none.
+    pub peers: Result<Peers, String>,
+}
+
+impl Binaries {
+    /// Where the binaries of `shorts` are, building them first when `bins` says so and the
+    /// harness runs from its workspace's target directory; the JVM peers among `shorts` are
+    /// compiled with the machine's JDK.
+    pub fn prepare(bins: &Bins, shorts: &[String], quiet: bool) -> Result<Self> {
+        let (peers, rust): (Vec<String>, Vec<String>) =
+            shorts.iter().cloned().partition(|s| is_peer(s));
+        let peers = if peers.is_empty() {
+            Err("no JVM peer was asked for".to_owned())
+        } else {
+            build_peers()
+        };
+        let rust = match (bins, workspace_target_dir()) {
+            (Bins::Dir(dir), _) => Where::Dir(dir.clone()),
+            (_, None) => Where::Search,
+            (bins, Some(target)) => {
+                if *bins == Bins::Build && !rust.is_empty() {
+                    if !quiet {
+                        eprintln!(
+                            "greet-bench: building the release servers ({})",
+                            rust.join(", ")
+                        );
+                    }
+                    build(&rust, quiet)?;
+                }
+                Where::Dir(target.join("release"))
+            }
+        };
+        Ok(Self { rust, peers })
+    }
+
+    /// How to start server `short`, or an error that says how to get it.
+    pub fn locate(&self, short: &str) -> Result<Program> {
+        if is_peer(short) {
+            let peers = self
+                .peers
+                .as_ref()
+                .map_err(|why| anyhow::anyhow!("skipped: {why}"))?;
+            let (path, leading) = peers
+                .launch(short)
+                .with_context(|| format!("{} cannot be launched", package(short)))?;
+            return Ok(Program { path, leading });
+        }
+        self.rust.locate(short).map(|path| Program {
+            path,
+            leading: Vec::new(),
+        })
+    }
+}
+
+/// Compiles the JVM peers from the workspace's `peers/jvm` into its target directory.
+fn build_peers() -> Result<Peers, String> {
+    let root = workspace_root().ok_or_else(|| {
+        "the JVM peers are compiled from the workspace's peers/jvm: run greet-bench from the \
+         workspace"
+            .to_owned()
+    })?;
+    let out = workspace_target_dir()
+        .unwrap_or_else(|| root.join("target"))
+        .join("jvm");
+    Peers::build(&root.join("peers/jvm/src"), &out)
+}
+
+impl Where {
+    /// The path of server `short`'s binary, or an error that says how to get it.
+    pub fn locate(&self, short: &str) -> Result<PathBuf> {
+        let name = package(short);
+        match self {
+            Self::Dir(dir) => {
+                let path = dir.join(&name);
+                if path.is_file() {
+                    Ok(path)
+                } else {
+                    bail!(
+                        "{name} not found in {}: build it with `cargo build --release -p {name}`",
+                        dir.display()
+                    )
+                }
+            }
+            Self::Search => {
+                let beside = std::env::current_exe()
+                    .ok()
+                    .and_then(|exe| exe.parent().map(Path::to_path_buf));
+                which(&name, beside).with_context(|| {
+                    format!(
+                        "{name} is neither beside greet-bench nor on PATH: install it \
+                             (`cargo install --path crates/{name}`) or pass --bin-dir DIR"
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// The target directory the harness was built into, when it runs from there and its
+/// workspace is still where it was built: cargo marks a target directory with CACHEDIR.TAG.
+fn workspace_target_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let target = exe.parent()?.parent()?;
+    (target.join("CACHEDIR.TAG").is_file() && workspace_root().is_some())
+        .then(|| target.to_path_buf())
+}
+
+/// The workspace this harness was built from, if it is still there.
+fn workspace_root() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.join("Cargo.toml").is_file().then_some(root)
+}
+
+/// Builds the release binaries of `shorts` with cargo (a no-op when they are fresh); cargo's
+/// own progress goes to stderr. The harness is named too: the same selection as
+/// `cargo run -p greet-bench` resolves the same features, so nothing it compiled is compiled
+/// again (the harness depends on the servers' libraries for that).
+fn build(shorts: &[String], quiet: bool) -> Result<()> {
+    let Some(root) = workspace_root() else {
+        return Ok(());
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args(["build", "--release", "-p", env!("CARGO_PKG_NAME")]);
+    if quiet {
+        cmd.arg("--quiet");
+    }
+    for short in shorts {
+        cmd.args(["-p", &package(short)]);
+    }
+    let status = cmd
+        .status()
+        .context("cannot run cargo to build the servers")?;
+    if !status.success() {
+        bail!("building the servers failed ({status})");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_binary_says_how_to_get_it() {
+        let err = Where::Dir(PathBuf::from("/nonexistent"))
+            .locate("axum")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cargo build --release -p greet-axum"), "{err}");
+        let err = Where::Search
+            .locate("no-such-server")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--bin-dir") && err.contains("PATH"), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+        let none = Binaries {
+            rust: Where::Search,
+            peers: Err("no JDK".into()),
+        };
+        let err = none.locate("tomcat").unwrap_err().to_string();
+        assert_eq!(err, "skipped: no JDK");
+    }
+}

@@ -1,0 +1,181 @@
+//! Servers the harness runs: [`binaries`] finds (or builds) them, [`process`] starts one as a
+//! child process and [`container`] as a container of its image, each pinned to its CPUs;
+//! [`Server`] is what either gives back: its address, its start-up time (spawn or
+//! `docker run` → first 200 on `/health`), and a graceful stop.
+
+mod binaries;
+mod container;
+mod process;
+
+pub use binaries::{Binaries, Program, Where};
+pub use container::{check_docker, docker, CONTAINER_MEMORY, CONTAINER_NOFILE};
+
+use std::net::SocketAddr;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use greet_probe::http1;
+use greet_probe::process::ServerProcess;
+
+use crate::sample::EngineStats;
+
+use container::Container;
+
+/// How long a server may take to answer its first `/health`.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How a server ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exit {
+    /// Exit code 0.
+    pub success: bool,
+    /// The status as people read it, e.g. `exit status: 0` or `signal: 9 (SIGKILL)`.
+    pub text: String,
+}
+
+impl From<ExitStatus> for Exit {
+    fn from(status: ExitStatus) -> Self {
+        Self {
+            success: status.success(),
+            text: status.to_string(),
+        }
+    }
+}
+
+/// What the harness started.
+enum Handle {
+    /// A child process.
+    Process(ServerProcess),
+    /// A container.
+    Container(Container),
+}
+
+/// A server the harness started: a process, or a container running the server's image.
+pub struct Server {
+    handle: Handle,
+    addr: SocketAddr,
+    startup: Duration,
+}
+
+impl Server {
+    /// Polls `/health` at most 1 ms apart until it answers 200: start-up ends there.
+    fn await_health(mut self, started: Instant, what: &str) -> Result<Self> {
+        for attempt in 0u64.. {
+            // Asking docker whether a container is still up costs tens of milliseconds.
+            if attempt % 100 == 0 || matches!(self.handle, Handle::Process(_)) {
+                if let Some(exit) = self.exited() {
+                    bail!(
+                        "{what} exited during start-up ({}): {}",
+                        exit.text,
+                        self.stderr_tail()
+                    );
+                }
+            }
+            let answer = http1::get_blocking(self.addr, "/health", Duration::from_millis(500));
+            if answer.is_ok_and(|res| res.status() == 200) {
+                self.startup = started.elapsed();
+                return Ok(self);
+            }
+            if started.elapsed() > STARTUP_TIMEOUT {
+                bail!("{what} did not answer /health within {STARTUP_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        unreachable!("the loop only ends by returning")
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://addr`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Its process id (for a container, its server's process as the host sees it).
+    pub fn pid(&self) -> u32 {
+        match &self.handle {
+            Handle::Process(process) => process.pid(),
+            Handle::Container(c) => c.pid,
+        }
+    }
+
+    /// Whether its process is this host's, for /proc to sample.
+    pub fn visible(&self) -> bool {
+        match &self.handle {
+            Handle::Process(_) => true,
+            Handle::Container(c) => c.visible,
+        }
+    }
+
+    /// The Docker engine's stats of a container.
+    pub fn engine(&self) -> Option<&EngineStats> {
+        match &self.handle {
+            Handle::Process(_) => None,
+            Handle::Container(c) => c.stats.as_ref(),
+        }
+    }
+
+    /// Spawn (or `docker run`) → first 200 on `/health`.
+    pub fn startup(&self) -> Duration {
+        self.startup
+    }
+
+    /// How it ended, if it has.
+    pub fn exited(&mut self) -> Option<Exit> {
+        match &mut self.handle {
+            Handle::Process(process) => process.exited().map(Exit::from),
+            Handle::Container(c) => c.exited(),
+        }
+    }
+
+    /// Its last lines on stderr, joined.
+    pub fn stderr_tail(&self) -> String {
+        match &self.handle {
+            Handle::Process(process) => process.stderr_tail(20),
+            Handle::Container(c) => c.log.tail(20),
+        }
+    }
+
+    /// SIGTERM, then up to `grace` for a graceful exit, then SIGKILL.
+    pub fn stop(mut self, grace: Duration) -> Result<Exit> {
+        match &mut self.handle {
+            Handle::Process(process) => Ok(process.stop(grace)?.into()),
+            Handle::Container(c) => c.stop(grace),
+        }
+    }
+}
+
+impl Drop for Server {
+    /// A process is stopped by its supervisor; a container is removed.
+    fn drop(&mut self) {
+        if let Handle::Container(c) = &mut self.handle {
+            c.remove();
+        }
+    }
+}
+
+/// Splits `cpus` between the server (the first half, at least one) and the load generator
+/// (the rest); with one CPU there is nothing to split.
+pub fn split_cpus(cpus: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    if cpus.len() < 2 {
+        return (Vec::new(), Vec::new());
+    }
+    let half = cpus.len() / 2;
+    (cpus[..half].to_vec(), cpus[half..].to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_cpus() {
+        assert_eq!(split_cpus(&[0]), (vec![], vec![]));
+        assert_eq!(split_cpus(&[0, 1]), (vec![0], vec![1]));
+        assert_eq!(split_cpus(&[0, 1, 2, 3, 4]), (vec![0, 1], vec![2, 3, 4]));
+    }
+}
