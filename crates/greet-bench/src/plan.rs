@@ -41,31 +41,17 @@ impl Plan {
     /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
     /// [`SERVERS`]).
     pub fn all(common: Common, quick: bool, servers: Option<Vec<String>>) -> Self {
-        let mut ladder = Ladder::defaults(quick);
-        let mut loops = Loops::defaults(quick);
-        let mut soak = Soak::defaults(quick);
-        let mut sweep = Sweep::defaults(quick);
-        let mut rate = Rate::defaults(quick);
-        let mut business = Business::defaults(quick);
-        if let Some(servers) = servers {
-            ladder.servers = servers.iter().map(|s| ServerSpec::new(s)).collect();
-            loops.servers.clone_from(&servers);
-            soak.servers.clone_from(&servers);
-            sweep.servers.clone_from(&servers);
-            business.servers.clone_from(&servers);
-            rate.servers = servers;
-        }
-        Self {
-            common,
-            scenarios: vec![
-                Scenario::Ladder(ladder),
-                Scenario::Loops(loops),
-                Scenario::Soak(soak),
-                Scenario::Sweep(sweep),
-                Scenario::Business(business),
-                Scenario::Rate(rate),
-            ],
-        }
+        let scenarios = ScenarioKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let mut scenario = Scenario::defaults(kind, quick);
+                if let Some(servers) = &servers {
+                    scenario.set_servers(servers);
+                }
+                scenario
+            })
+            .collect();
+        Self { common, scenarios }
     }
 
     /// The servers (short names) the run starts from binaries, each once, sorted.
@@ -133,6 +119,60 @@ pub enum Bins {
     Dir(PathBuf),
 }
 
+/// The scenarios, in the order `all` runs them and the report shows them: the one list the
+/// subcommands, `all`, the sections of results.json and of the report derive from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScenarioKind {
+    /// The original experiment.
+    Ladder,
+    /// The JMeter experiment.
+    Loops,
+    /// The siege / ab experiment.
+    Soak,
+    /// The tuning experiment.
+    Sweep,
+    /// The tuning experiment's business endpoint: store-bound endpoints against the ceiling.
+    Business,
+    /// Open-loop load at fixed rates.
+    Rate,
+}
+
+impl ScenarioKind {
+    /// Every scenario, in order.
+    pub const ALL: [ScenarioKind; 6] = [
+        Self::Ladder,
+        Self::Loops,
+        Self::Soak,
+        Self::Sweep,
+        Self::Business,
+        Self::Rate,
+    ];
+
+    /// Its name: its subcommand, its key in results.json and its anchor in report.html.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ladder => "ladder",
+            Self::Loops => "loops",
+            Self::Soak => "soak",
+            Self::Sweep => "sweep",
+            Self::Business => "business",
+            Self::Rate => "rate",
+        }
+    }
+
+    /// Its heading in the report.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Ladder => "Ladder (the original experiment)",
+            Self::Loops => "Loops (the JMeter experiment)",
+            Self::Soak => "Soak (the siege / ab experiment)",
+            Self::Sweep => "Sweep (the tuning experiment)",
+            Self::Business => "Business (a database and a cache against the ceiling)",
+            Self::Rate => "Rate (open loop: latency at a fixed request rate)",
+        }
+    }
+}
+
 /// One scenario with its settings.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scenario {
@@ -151,15 +191,46 @@ pub enum Scenario {
 }
 
 impl Scenario {
+    /// Its defaults, or its `--quick` sizes.
+    pub fn defaults(kind: ScenarioKind, quick: bool) -> Self {
+        match kind {
+            ScenarioKind::Ladder => Self::Ladder(Ladder::defaults(quick)),
+            ScenarioKind::Loops => Self::Loops(Loops::defaults(quick)),
+            ScenarioKind::Soak => Self::Soak(Soak::defaults(quick)),
+            ScenarioKind::Sweep => Self::Sweep(Sweep::defaults(quick)),
+            ScenarioKind::Business => Self::Business(Business::defaults(quick)),
+            ScenarioKind::Rate => Self::Rate(Rate::defaults(quick)),
+        }
+    }
+
+    /// Which scenario it is.
+    pub fn kind(&self) -> ScenarioKind {
+        match self {
+            Self::Ladder(_) => ScenarioKind::Ladder,
+            Self::Loops(_) => ScenarioKind::Loops,
+            Self::Soak(_) => ScenarioKind::Soak,
+            Self::Sweep(_) => ScenarioKind::Sweep,
+            Self::Business(_) => ScenarioKind::Business,
+            Self::Rate(_) => ScenarioKind::Rate,
+        }
+    }
+
     /// Its name, as a subcommand and a key of `results.json`.
     pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// Runs it on `servers` (short names), in order.
+    fn set_servers(&mut self, servers: &[String]) {
         match self {
-            Self::Ladder(_) => "ladder",
-            Self::Loops(_) => "loops",
-            Self::Soak(_) => "soak",
-            Self::Sweep(_) => "sweep",
-            Self::Business(_) => "business",
-            Self::Rate(_) => "rate",
+            Self::Ladder(plan) => {
+                plan.servers = servers.iter().map(|s| ServerSpec::new(s)).collect()
+            }
+            Self::Loops(plan) => plan.servers = servers.to_vec(),
+            Self::Soak(plan) => plan.servers = servers.to_vec(),
+            Self::Sweep(plan) => plan.servers = servers.to_vec(),
+            Self::Business(plan) => plan.servers = servers.to_vec(),
+            Self::Rate(plan) => plan.servers = servers.to_vec(),
         }
     }
 }

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{Comparison, Figure};
+use crate::plan::ScenarioKind;
 use crate::stats::{max_of, median, percent, Summary};
 
 /// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
@@ -58,6 +59,26 @@ impl Results {
             business: None,
             rate: None,
         }
+    }
+
+    /// Whether `kind` has written its section.
+    pub fn has(&self, kind: ScenarioKind) -> bool {
+        match kind {
+            ScenarioKind::Ladder => self.ladder.is_some(),
+            ScenarioKind::Loops => self.loops.is_some(),
+            ScenarioKind::Soak => self.soak.is_some(),
+            ScenarioKind::Sweep => self.sweep.is_some(),
+            ScenarioKind::Business => self.business.is_some(),
+            ScenarioKind::Rate => self.rate.is_some(),
+        }
+    }
+
+    /// The scenarios that have written their sections, in order.
+    pub fn present(&self) -> Vec<ScenarioKind> {
+        ScenarioKind::ALL
+            .into_iter()
+            .filter(|kind| self.has(*kind))
+            .collect()
     }
 }
 

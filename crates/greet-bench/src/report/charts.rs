@@ -2,7 +2,7 @@
 //! the HTML report places them without guessing from file names.
 
 use super::svg::{render, render_lines, Chart, Line, LineChart, XAxis};
-use super::Section;
+use crate::plan::ScenarioKind;
 use crate::results::{
     Business, Ladder, LadderServer, LoopShape, Loops, Rate, Results, Soak, SoakCell, Sweep,
 };
@@ -12,7 +12,7 @@ use crate::stats::{distinct, Summary};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartFile {
     /// The section it belongs to.
-    pub section: Section,
+    pub section: ScenarioKind,
     /// Its file name, e.g. `soak-threads.svg`.
     pub file: String,
     /// The SVG document.
@@ -22,7 +22,7 @@ pub struct ChartFile {
 /// Every chart of `results`, section by section.
 pub fn charts(results: &Results) -> Vec<ChartFile> {
     let mut out = Vec::new();
-    let mut add = |section: Section, charts: Vec<(String, Chart)>| {
+    let mut add = |section: ScenarioKind, charts: Vec<(String, Chart)>| {
         out.extend(charts.into_iter().map(|(file, chart)| ChartFile {
             section,
             file,
@@ -30,29 +30,29 @@ pub fn charts(results: &Results) -> Vec<ChartFile> {
         }));
     };
     if let Some(ladder) = &results.ladder {
-        add(Section::Ladder, ladder_charts(ladder));
+        add(ScenarioKind::Ladder, ladder_charts(ladder));
     }
     if let Some(loops) = &results.loops {
         add(
-            Section::Loops,
+            ScenarioKind::Loops,
             vec![("loops.svg".into(), loops_chart(loops))],
         );
     }
     if let Some(soak) = &results.soak {
-        add(Section::Soak, soak_charts(soak));
+        add(ScenarioKind::Soak, soak_charts(soak));
     }
     if let Some(sweep) = &results.sweep {
-        add(Section::Sweep, sweep_charts(sweep));
+        add(ScenarioKind::Sweep, sweep_charts(sweep));
     }
     if let Some(business) = &results.business {
-        add(Section::Business, business_charts(business));
+        add(ScenarioKind::Business, business_charts(business));
     }
     if let Some(rate) = &results.rate {
         out.extend(
             rate_charts(rate)
                 .into_iter()
                 .map(|(file, chart)| ChartFile {
-                    section: Section::Rate,
+                    section: ScenarioKind::Rate,
                     file,
                     svg: render_lines(&chart),
                 }),

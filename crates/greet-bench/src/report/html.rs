@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use super::charts::ChartFile;
 use super::svg::esc;
 use super::table::{tables, Table};
-use super::Section;
 use crate::results::Results;
 
 /// The page for `results`, with `charts` inlined in their sections.
@@ -53,11 +52,11 @@ pub fn page(results: &Results, charts: &[ChartFile]) -> String {
         esc(&versions.join(", ")),
         esc(&m.comparison_method),
     );
-    for section in Section::present(results) {
+    for section in results.present() {
         let _ = writeln!(
             out,
             "<h2 id=\"{}\">{}</h2>",
-            section.id(),
+            section.name(),
             esc(section.title())
         );
         for table in tables(results, section) {

@@ -16,74 +16,6 @@ use anyhow::{Context, Result};
 
 use crate::results::Results;
 
-/// A scenario's part of every report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Section {
-    /// The original experiment.
-    Ladder,
-    /// The JMeter experiment.
-    Loops,
-    /// The siege / ab experiment.
-    Soak,
-    /// The tuning experiment.
-    Sweep,
-    /// The tuning experiment's business endpoint: store-bound endpoints against the ceiling.
-    Business,
-    /// Open-loop load at fixed rates.
-    Rate,
-}
-
-impl Section {
-    /// Every section, in report order.
-    pub const ALL: [Section; 6] = [
-        Self::Ladder,
-        Self::Loops,
-        Self::Soak,
-        Self::Sweep,
-        Self::Business,
-        Self::Rate,
-    ];
-
-    /// Its anchor in report.html (and key in results.json).
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::Ladder => "ladder",
-            Self::Loops => "loops",
-            Self::Soak => "soak",
-            Self::Sweep => "sweep",
-            Self::Business => "business",
-            Self::Rate => "rate",
-        }
-    }
-
-    /// Its heading.
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::Ladder => "Ladder (the original experiment)",
-            Self::Loops => "Loops (the JMeter experiment)",
-            Self::Soak => "Soak (the siege / ab experiment)",
-            Self::Sweep => "Sweep (the tuning experiment)",
-            Self::Business => "Business (a database and a cache against the ceiling)",
-            Self::Rate => "Rate (open loop: latency at a fixed request rate)",
-        }
-    }
-
-    /// The sections `results` has, in order.
-    pub fn present(results: &Results) -> Vec<Section> {
-        Self::ALL
-            .into_iter()
-            .filter(|s| match s {
-                Self::Ladder => results.ladder.is_some(),
-                Self::Loops => results.loops.is_some(),
-                Self::Soak => results.soak.is_some(),
-                Self::Sweep => results.sweep.is_some(),
-                Self::Business => results.business.is_some(),
-                Self::Rate => results.rate.is_some(),
-            })
-            .collect()
-    }
-}
-
 /// Writes every output file into `dir` (created if needed). Each file is written beside its
 /// final name and renamed into place, so a reader never sees half a file.
 pub fn write_all(dir: &Path, results: &Results) -> Result<()> {
@@ -115,7 +47,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 /// its title and followed by its notes.
 pub fn text(results: &Results) -> String {
     let mut out = String::new();
-    for section in Section::present(results) {
+    for section in results.present() {
         for table in table::tables(results, section) {
             out.push_str(&format!("\n{}\n\n{}", table.title, table.text()));
             for note in &table.notes {

@@ -9,8 +9,8 @@
 
 use std::fmt::Write as _;
 
-use super::Section;
 use crate::compare::{Comparison, Verdict};
+use crate::plan::ScenarioKind;
 use crate::results::{
     Business, Failure, Gain, Ladder, LadderServer, Level, Loops, Rate, RateServer, Results, Soak,
     Sweep,
@@ -72,14 +72,14 @@ impl Table {
 }
 
 /// The tables of `section` of `results` (none when it did not run).
-pub fn tables(results: &Results, section: Section) -> Vec<Table> {
+pub fn tables(results: &Results, section: ScenarioKind) -> Vec<Table> {
     match section {
-        Section::Ladder => results.ladder.as_ref().map(ladder).unwrap_or_default(),
-        Section::Loops => results.loops.as_ref().map(loops).unwrap_or_default(),
-        Section::Soak => results.soak.as_ref().map(soak).unwrap_or_default(),
-        Section::Sweep => results.sweep.as_ref().map(sweep).unwrap_or_default(),
-        Section::Business => results.business.as_ref().map(business).unwrap_or_default(),
-        Section::Rate => results.rate.as_ref().map(rate).unwrap_or_default(),
+        ScenarioKind::Ladder => results.ladder.as_ref().map(ladder).unwrap_or_default(),
+        ScenarioKind::Loops => results.loops.as_ref().map(loops).unwrap_or_default(),
+        ScenarioKind::Soak => results.soak.as_ref().map(soak).unwrap_or_default(),
+        ScenarioKind::Sweep => results.sweep.as_ref().map(sweep).unwrap_or_default(),
+        ScenarioKind::Business => results.business.as_ref().map(business).unwrap_or_default(),
+        ScenarioKind::Rate => results.rate.as_ref().map(rate).unwrap_or_default(),
     }
 }
 

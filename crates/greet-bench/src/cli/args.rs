@@ -1,0 +1,574 @@
+//! The flags of each scenario, as clap reads them, and the plan each turns into.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::plan::{
+    self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Rate, Rates,
+    ServerSpec, Soak, SoakBound, Store, Sweep, Target,
+};
+
+use super::values::{
+    help, help1, list, millis, parse_any_duration, parse_contract, parse_count, parse_database_url,
+    parse_duration, parse_expect, parse_fraction, parse_level, parse_path, parse_positive,
+    parse_rate, parse_redis_url, parse_repeats, parse_server, parse_shape, parse_short,
+    parse_store, parse_target, percents, refuse_target, shapes,
+};
+
+/// Settings every scenario shares: where results go, pinning, building, output.
+#[derive(Debug, Clone, Args)]
+pub(super) struct CommonArgs {
+    /// Directory for results.json, the CSVs, the charts and report.html
+    /// [default: results/UTC-TIMESTAMP]
+    #[arg(long)]
+    out: Option<PathBuf>,
+
+    /// Do not pin servers and load generator to separate CPUs
+    #[arg(long)]
+    no_pin: bool,
+
+    /// No progress bars or status lines; the tables still go to stdout
+    #[arg(long)]
+    quiet: bool,
+
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..),
+          help = help1("Per-request timeout, connect included, in seconds", Common::TIMEOUT.as_secs()))]
+    timeout_secs: Option<u64>,
+
+    /// Directory holding prebuilt release server binaries (nothing is built); without it, the
+    /// harness builds them in its workspace, or finds them beside itself or on PATH
+    #[arg(long)]
+    bin_dir: Option<PathBuf>,
+
+    /// Do not run `cargo build --release` for the servers first
+    #[arg(long)]
+    no_build: bool,
+}
+
+impl CommonArgs {
+    pub(super) fn plan(self) -> Common {
+        Common {
+            out: self.out,
+            pin: !self.no_pin,
+            quiet: self.quiet,
+            timeout: self
+                .timeout_secs
+                .map_or(Common::TIMEOUT, Duration::from_secs),
+            bins: match (self.bin_dir, self.no_build) {
+                (Some(dir), _) => Bins::Dir(dir),
+                (None, true) => Bins::NoBuild,
+                (None, false) => Bins::Build,
+            },
+        }
+    }
+}
+
+/// The settings of a ladder run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct LadderArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_server,
+          help = help1("Servers to start, in order; an entry may name its own endpoint, e.g. \
+                        axum:/greetings/blocking (none when only --target is given); tomcat and \
+                        jetty are the original's servers, built with the machine's JDK",
+                       list(&plan::SERVERS)))]
+    servers: Option<Vec<ServerSpec>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_level,
+          help = help("Concurrency levels; each sends as many requests as its concurrency",
+                      list(&Ladder::LEVELS), list(&Ladder::QUICK_LEVELS)))]
+    concurrency: Option<Vec<usize>>,
+
+    #[arg(long, value_parser = parse_path,
+          help = help1("Path and query loaded (and validated) on every server without an \
+                        endpoint of its own", greet_core::paths::GREETINGS))]
+    endpoint: Option<String>,
+
+    #[arg(long, help = help("--delay-ms passed to the servers", plan::DELAY_MS, Ladder::QUICK_DELAY_MS))]
+    delay_ms: Option<u64>,
+
+    /// --workers passed to the servers [default: the CPUs each server is pinned to]
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
+
+    #[arg(long, value_parser = parse_count,
+          help = help1("--blocking-threads passed to the servers", plan::BLOCKING_THREADS))]
+    blocking_threads: Option<usize>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each level; with more than one, figures are medians and every \
+                        pair of servers is compared on total time", 1))]
+    repeats: Option<usize>,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    /// Run each server as a container of its image (greet-axum:latest…, built by
+    /// docker/build-offline.sh) with compose.yaml's limits, on the host's network; sampled from
+    /// /proc where its process is this host's, and through the engine's stats always
+    #[arg(long)]
+    docker: bool,
+
+    /// With --docker: run the containers on this Docker network and load them at their
+    /// address there (the engine may be another host's: DOCKER_HOST)
+    #[arg(long, value_name = "NAME", requires = "docker")]
+    docker_network: Option<String>,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl LadderArgs {
+    pub(super) fn plan(self) -> (Common, Ladder) {
+        let mut plan = Ladder::defaults(self.quick);
+        match self.servers {
+            Some(servers) => plan.servers = servers,
+            None if !self.foreign.target.is_empty() => plan.servers.clear(),
+            None => {}
+        }
+        plan.foreign = self.foreign.plan();
+        set(&mut plan.levels, self.concurrency);
+        set(&mut plan.endpoint, self.endpoint);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        set(&mut plan.blocking_threads, self.blocking_threads);
+        set(&mut plan.repeats, self.repeats);
+        plan.docker = self.docker;
+        plan.docker_network = self.docker_network;
+        (self.common.plan(), plan)
+    }
+}
+
+/// Servers the harness did not start, and how every answer is judged.
+#[derive(Debug, Clone, Args)]
+pub(super) struct ForeignArgs {
+    /// Load a server the harness did not start, as NAME=URL (repeatable): a JVM app, a
+    /// compose service, a server on another host. No start-up or /proc figures
+    #[arg(long, value_name = "NAME=URL", value_parser = parse_target)]
+    target: Vec<Target>,
+
+    /// What a valid answer is, under load and in the check: a regular expression its body
+    /// must match (with a 2xx status), or `any` for any 2xx [default: the greeting, `<word>
+    /// <name>!`]
+    #[arg(long, value_name = "REGEX|any", value_parser = parse_expect)]
+    expect: Option<Expect>,
+
+    /// How a --target is verified first: `light` (its endpoint answers 2xx and the expected
+    /// body) or `full` (the whole contract suite, as the workspace's servers get)
+    #[arg(long, value_name = "light|full", value_parser = parse_contract, default_value = "light")]
+    contract: Contract,
+}
+
+impl ForeignArgs {
+    pub(super) fn plan(self) -> Foreign {
+        Foreign {
+            targets: self.target,
+            expect: self.expect.unwrap_or_default(),
+            contract: self.contract,
+        }
+    }
+}
+
+/// An explicit flag wins over the default (and over `--quick`'s size).
+fn set<T>(field: &mut T, given: Option<T>) {
+    if let Some(value) = given {
+        *field = value;
+    }
+}
+
+/// The settings of a loops run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct LoopsArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape,
+          help = help("Shapes as USERSxLOOPS, each user sending LOOPS requests back to back on \
+                       its own keep-alive connection", shapes(&Loops::SHAPES), shapes(&Loops::QUICK_SHAPES)))]
+    shapes: Option<Vec<(usize, usize)>>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each shape per server; 4 or more can tell servers apart", Loops::REPEATS))]
+    repeats: Option<usize>,
+
+    #[arg(long, help = help1("--delay-ms passed to the servers", 0))]
+    delay_ms: Option<u64>,
+
+    /// --workers passed to the servers [default: the CPUs each server is pinned to]
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// A scenario's own servers: those given, none when only targets are, else every one.
+fn own_servers(plan: &mut Vec<String>, given: Option<Vec<String>>, foreign: &Foreign) {
+    match given {
+        Some(servers) => *plan = servers,
+        None if !foreign.targets.is_empty() => plan.clear(),
+        None => {}
+    }
+}
+
+impl LoopsArgs {
+    pub(super) fn plan(self) -> (Common, Loops) {
+        let mut plan = Loops::defaults(self.quick);
+        plan.foreign = self.foreign.plan();
+        own_servers(&mut plan.servers, self.servers, &plan.foreign);
+        set(&mut plan.shapes, self.shapes);
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a soak run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct SoakArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_level,
+          help = help("Connections, one level after another on the same server process",
+                      list(&Soak::LEVELS), list(&Soak::QUICK_LEVELS)))]
+    concurrency: Option<Vec<usize>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded, each on a freshly started server", list(&Soak::ENDPOINTS)))]
+    endpoints: Option<Vec<String>>,
+
+    #[arg(long, value_parser = parse_duration, conflicts_with = "requests",
+          help = help("How long each level runs, e.g. 10s, 500ms, 2m",
+                      format!("{}s", Soak::DURATION.as_secs()), millis(Soak::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    /// Bound each level by a request count instead of a duration (ab's -n)
+    #[arg(long, value_parser = parse_positive)]
+    requests: Option<usize>,
+
+    #[arg(long, value_parser = parse_repeats, help = help1("Runs of each level", 1))]
+    repeats: Option<usize>,
+
+    #[arg(long, help = help1("--delay-ms passed to the servers", 0))]
+    delay_ms: Option<u64>,
+
+    /// --workers passed to the servers [default: the CPUs each server is pinned to]
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
+
+    #[arg(long, value_parser = parse_count,
+          help = help1("--blocking-threads passed to the servers", plan::BLOCKING_THREADS))]
+    blocking_threads: Option<usize>,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl SoakArgs {
+    pub(super) fn plan(self) -> (Common, Soak) {
+        let mut plan = Soak::defaults(self.quick);
+        plan.foreign = self.foreign.plan();
+        own_servers(&mut plan.servers, self.servers, &plan.foreign);
+        set(&mut plan.levels, self.concurrency);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.bound, self.duration.map(SoakBound::Duration));
+        set(&mut plan.bound, self.requests.map(SoakBound::Requests));
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        set(&mut plan.blocking_threads, self.blocking_threads);
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a sweep run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct SweepArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded: /health is the ceiling (no work); /greetings/blocking is \
+                        also swept over --blocking-threads", list(&Sweep::ENDPOINTS)))]
+    endpoints: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          help = help("The --workers grid; the default setting (the CPUs each server is pinned \
+                       to) is always measured", list(&Sweep::WORKERS), list(&Sweep::QUICK_WORKERS)))]
+    workers: Option<Vec<usize>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          help = help("The --blocking-threads grid for /greetings/blocking; the servers' default \
+                       is always measured", list(&Sweep::BLOCKING_THREADS), list(&Sweep::QUICK_BLOCKING_THREADS)))]
+    blocking_threads: Option<Vec<usize>>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections of each load", Sweep::CONCURRENCY, Sweep::QUICK_CONCURRENCY))]
+    concurrency: Option<usize>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("Measured part of each run, e.g. 1s, 500ms",
+                      millis(Sweep::DURATION), millis(Sweep::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_any_duration,
+          help = help("Unmeasured load before each run", millis(Sweep::WARMUP), "none"))]
+    warmup: Option<Duration>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
+                       tell a gain from noise", Sweep::REPEATS, Sweep::QUICK_REPEATS))]
+    repeats: Option<usize>,
+
+    /// Refused: the sweep restarts every server with every setting
+    #[arg(long, hide = true, value_parser = refuse_target)]
+    target: Vec<String>,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl SweepArgs {
+    pub(super) fn plan(self) -> (Common, Sweep) {
+        let mut plan = Sweep::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.workers, self.workers);
+        set(&mut plan.blocking_threads, self.blocking_threads);
+        set(&mut plan.concurrency, self.concurrency);
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.warmup, self.warmup);
+        set(&mut plan.repeats, self.repeats);
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a business run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct BusinessArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    /// Stores, in order: sqlite (embedded, in-process cache) and postgres (PostgreSQL +
+    /// Redis, started by the harness on loopback unless --database-url and --redis-url say
+    /// where they are) [default: sqlite,postgres]
+    #[arg(long, value_delimiter = ',', value_parser = parse_store)]
+    stores: Option<Vec<String>>,
+
+    /// PostgreSQL for the postgres store instead of starting one, postgres://… (the servers
+    /// seed an empty database)
+    #[arg(long, value_name = "URL", requires = "redis_url", value_parser = parse_database_url)]
+    database_url: Option<String>,
+
+    /// Redis for the postgres store instead of starting one, redis://…
+    #[arg(long, value_name = "URL", requires = "database_url", value_parser = parse_redis_url)]
+    redis_url: Option<String>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded on each server; /health is the ceiling the others are \
+                        set against", list(&Business::ENDPOINTS)))]
+    endpoints: Option<Vec<String>>,
+
+    /// The --workers grid; the default setting (the CPUs each server is pinned to) is always
+    /// measured [default: the default only]
+    #[arg(long, value_delimiter = ',', value_parser = parse_count)]
+    workers: Option<Vec<usize>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          help = help("The --db-pool grid; the servers' default is always measured",
+                      list(&Business::DB_POOLS), list(&Business::QUICK_DB_POOLS)))]
+    db_pools: Option<Vec<usize>>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections of each load", Business::CONCURRENCY, Business::QUICK_CONCURRENCY))]
+    concurrency: Option<usize>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("Measured part of each load, e.g. 1s, 500ms",
+                      millis(Business::DURATION), millis(Business::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_any_duration,
+          help = help("Unmeasured load before each", millis(Business::WARMUP), millis(Business::QUICK_WARMUP)))]
+    warmup: Option<Duration>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
+                       tell a difference from noise", Business::REPEATS, Business::QUICK_REPEATS))]
+    repeats: Option<usize>,
+
+    /// Refused: the business run restarts every server with every store and setting
+    #[arg(long, hide = true, value_parser = refuse_target)]
+    target: Vec<String>,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl BusinessArgs {
+    pub(super) fn plan(self) -> (Common, Business) {
+        let mut plan = Business::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        if let Some(stores) = self.stores {
+            plan.stores = stores
+                .iter()
+                .map(|s| match s.as_str() {
+                    "sqlite" => Store::Sqlite,
+                    _ => Store::Servers {
+                        database_url: None,
+                        redis_url: None,
+                        optional: false,
+                    },
+                })
+                .collect();
+        }
+        for store in &mut plan.stores {
+            if let Store::Servers {
+                database_url,
+                redis_url,
+                ..
+            } = store
+            {
+                database_url.clone_from(&self.database_url);
+                redis_url.clone_from(&self.redis_url);
+            }
+        }
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.workers, self.workers);
+        set(&mut plan.db_pools, self.db_pools);
+        set(&mut plan.concurrency, self.concurrency);
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.warmup, self.warmup);
+        set(&mut plan.repeats, self.repeats);
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a rate run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct RateArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded, one after another on each server", greet_core::paths::GREETINGS))]
+    endpoints: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_fraction,
+          help = help("Levels as percentages of each server's capacity (its closed-loop probe)",
+                      percents(&Rate::FRACTIONS), percents(&Rate::QUICK_FRACTIONS)))]
+    of_capacity: Option<Vec<f64>>,
+
+    /// Levels as requests a second, the same for every server, e.g. 5k,20k,50000 (instead of
+    /// --of-capacity)
+    #[arg(long, value_delimiter = ',', value_parser = parse_rate, conflicts_with = "of_capacity")]
+    rates: Option<Vec<f64>>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long each level runs", format!("{}s", Rate::DURATION.as_secs()), millis(Rate::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long the closed-loop probe for the capacity runs",
+                      format!("{}s", Rate::PROBE.as_secs()), millis(Rate::QUICK_PROBE)))]
+    probe: Option<Duration>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections, each carrying one request at a time",
+                      Rate::CONNECTIONS, Rate::QUICK_CONNECTIONS))]
+    connections: Option<usize>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each level; 4 or more can tell servers apart on p99", 1))]
+    repeats: Option<usize>,
+
+    #[arg(long, help = help1("--delay-ms passed to the servers", 0))]
+    delay_ms: Option<u64>,
+
+    /// --workers passed to the servers [default: the CPUs each server is pinned to]
+    #[arg(long, value_parser = parse_count)]
+    workers: Option<usize>,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl RateArgs {
+    pub(super) fn plan(self) -> (Common, Rate) {
+        let mut plan = Rate::defaults(self.quick);
+        plan.foreign = self.foreign.plan();
+        own_servers(&mut plan.servers, self.servers, &plan.foreign);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.rates, self.of_capacity.map(Rates::OfCapacity));
+        set(&mut plan.rates, self.rates.map(Rates::Fixed));
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.probe, self.probe);
+        set(&mut plan.connections, self.connections);
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.delay_ms, self.delay_ms);
+        plan.workers = self.workers;
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of `all`.
+#[derive(Debug, Clone, Args)]
+pub(super) struct AllArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    /// Every scenario smoke-sized, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl AllArgs {
+    pub(super) fn plan(self) -> Plan {
+        Plan::all(self.common.plan(), self.quick, self.servers)
+    }
+}

@@ -1,0 +1,401 @@
+//! The command line: flags in, a [`Plan`] out (every default applied, from [`crate::plan`]'s
+//! constants, which the help text quotes too), then the run's outcome as an exit code. The only
+//! module that sees clap.
+//!
+//! [`args`] holds the flags of each scenario and turns them into its plan; [`values`] parses
+//! and prints flag values (levels, durations, rates, URLs) and formats the help's defaults.
+
+mod args;
+mod values;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::plan::{Common, Plan, Scenario, ScenarioKind};
+use crate::run::{self, Verdict};
+
+use args::{AllArgs, BusinessArgs, LadderArgs, LoopsArgs, RateArgs, SoakArgs, SweepArgs};
+
+const EXAMPLES: &str = "\
+Examples:
+  greet-bench                                   the original experiment on axum, actix-web, hyper
+  greet-bench all                               every scenario, one report (about 11 minutes)
+  greet-bench --servers axum,axum:/greetings/blocking   async against a 200-thread pool
+  greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
+  greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
+  greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
+  greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
+  greet-bench loops --help                      a scenario's own flags
+  greet-bench check http://127.0.0.1:8081       verify a running server against the contract";
+
+/// Reproduces the Greetings API experiments (Spring Boot's Tomcat / Jetty / Undertow) for
+/// the axum, actix-web and hyper servers: the ladder of 100, 300, 900 and 2700 concurrent
+/// requests by default, or another scenario, or all of them. Results go to
+/// results/TIMESTAMP/: results.json, CSVs, SVG charts and report.html.
+#[derive(Debug, Parser)]
+#[command(
+    name = "greet-bench",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    ladder: LadderArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The original experiment, and the default: each server in turn, started, verified,
+    /// loaded at each concurrency level (one request per fresh connection), sampled, stopped
+    Ladder(LadderArgs),
+    /// The JMeter experiment: T users each sending L requests back to back over keep-alive,
+    /// zero delay, repeated; throughput per run, medians, and whether servers differ
+    Loops(LoopsArgs),
+    /// The siege / ab experiment: load for a duration (or a count) at each concurrency on the
+    /// async and the blocking endpoint, zero delay, counting the server's threads
+    Soak(SoakArgs),
+    /// The tuning experiment: zero-delay load on the ceiling (/health) and greeting endpoints
+    /// over a grid of --workers and, on the blocking endpoint, --blocking-threads; the best
+    /// setting per server and its gain over the default
+    Sweep(SweepArgs),
+    /// The tuning experiment's business endpoint: each server's store-bound endpoints (/db,
+    /// /queries, /business) against its own ceiling (/health), on SQLite and on PostgreSQL +
+    /// Redis (started by the harness), over --workers and --db-pool grids
+    Business(BusinessArgs),
+    /// Open-loop load: after a closed-loop probe for each server's capacity, levels at fixed
+    /// request rates (fractions of that capacity, or --rates), each request on a schedule and
+    /// its latency counted from its intended send time (no coordinated omission)
+    Rate(RateArgs),
+    /// Every scenario (ladder, loops, soak, sweep, business, rate) with its defaults, in one
+    /// run and one report
+    All(AllArgs),
+    /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
+    Check {
+        /// Base URLs, e.g. http://127.0.0.1:8081
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+    },
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+enum Action {
+    /// A run of scenarios.
+    Run(Plan),
+    /// `check URL…`.
+    Check(Vec<String>),
+}
+
+impl Cli {
+    /// What the command line asks for, every default applied.
+    fn action(self) -> Action {
+        let one = |(common, scenario): (Common, Scenario)| Plan {
+            common,
+            scenarios: vec![scenario],
+        };
+        let ladder = |args: LadderArgs| {
+            let (common, plan) = args.plan();
+            (common, Scenario::Ladder(plan))
+        };
+        Action::Run(match self.command {
+            None => one(ladder(self.ladder)),
+            Some(Command::Ladder(args)) => one(ladder(args)),
+            Some(Command::Loops(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Loops(plan)))
+            }
+            Some(Command::Soak(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Soak(plan)))
+            }
+            Some(Command::Sweep(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Sweep(plan)))
+            }
+            Some(Command::Business(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Business(plan)))
+            }
+            Some(Command::Rate(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Rate(plan)))
+            }
+            Some(Command::All(args)) => args.plan(),
+            Some(Command::Check { urls }) => return Action::Check(urls),
+        })
+    }
+}
+
+/// The binary's `main`: parses flags, runs, and turns the outcome into an exit code
+/// (0 all servers measured, 1 a server failed or the run could not be made, 2 bad flags,
+/// 130 interrupted).
+pub fn main() -> ExitCode {
+    // Clap would call a stray word an unexpected argument; say what it is meant to be.
+    if let Some(first) = std::env::args().nth(1) {
+        let known = first == "help"
+            || Cli::command()
+                .get_subcommands()
+                .any(|c| c.get_name() == first);
+        if !first.starts_with('-') && !known {
+            let names: Vec<&str> = ScenarioKind::ALL.iter().map(|k| k.name()).collect();
+            eprintln!(
+                "greet-bench: error: unknown scenario {first:?}: the scenarios are {} (ladder is \
+                 the default) and all; check verifies running servers (see --help)",
+                names.join(", ")
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let cli: Cli = match greet_server::cli::parse_args("greet-bench") {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    let plan = match cli.action() {
+        Action::Run(plan) => plan,
+        Action::Check(urls) => return check(&urls),
+    };
+    match run::run(plan) {
+        Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
+        Ok(Verdict::SomeFailed) => ExitCode::FAILURE,
+        Ok(Verdict::Interrupted) => ExitCode::from(130),
+        Err(err) => {
+            eprintln!("greet-bench: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `greet-bench check URL…`: one line per server, exit 1 if any fails.
+fn check(urls: &[String]) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("greet-bench: error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut ok = true;
+    for url in urls {
+        match runtime.block_on(greet_conformance::check(url)) {
+            Ok(()) => println!("{url}: contract check passed"),
+            Err(err) => {
+                ok = false;
+                println!("{url}: {err}");
+            }
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::values::parse_duration;
+    use super::*;
+    use crate::plan::{
+        Bins, Business, Contract, Expect, Ladder, Loops, Rate, Rates, Soak, SoakBound, Sweep,
+    };
+
+    fn plan(args: &[&str]) -> Plan {
+        match Cli::try_parse_from(std::iter::once("greet-bench").chain(args.iter().copied()))
+            .expect("good flags")
+            .action()
+        {
+            Action::Run(plan) => plan,
+            Action::Check(_) => panic!("a plan, not check"),
+        }
+    }
+
+    fn only(plan: Plan) -> Scenario {
+        assert_eq!(plan.scenarios.len(), 1);
+        plan.scenarios.into_iter().next().expect("one")
+    }
+
+    #[test]
+    fn no_flags_are_the_defaults_of_the_plan() {
+        assert_eq!(only(plan(&[])), Scenario::Ladder(Ladder::defaults(false)));
+        assert_eq!(
+            only(plan(&["ladder"])),
+            Scenario::Ladder(Ladder::defaults(false))
+        );
+        assert_eq!(
+            only(plan(&["--quick"])),
+            Scenario::Ladder(Ladder::defaults(true))
+        );
+        assert_eq!(
+            only(plan(&["loops"])),
+            Scenario::Loops(Loops::defaults(false))
+        );
+        assert_eq!(
+            only(plan(&["soak", "--quick"])),
+            Scenario::Soak(Soak::defaults(true))
+        );
+        assert_eq!(
+            only(plan(&["sweep"])),
+            Scenario::Sweep(Sweep::defaults(false))
+        );
+        assert_eq!(
+            only(plan(&["business", "--quick"])),
+            Scenario::Business(Business::defaults(true))
+        );
+        assert_eq!(
+            only(plan(&["rate", "--quick"])),
+            Scenario::Rate(Rate::defaults(true))
+        );
+        let Scenario::Rate(rate) = only(plan(&["rate", "--rates", "5k,2.5k,300"])) else {
+            panic!("not rate")
+        };
+        assert_eq!(rate.rates, Rates::Fixed(vec![5000.0, 2500.0, 300.0]));
+        let Scenario::Rate(rate) = only(plan(&["rate", "--of-capacity", "50,90%"])) else {
+            panic!("not rate")
+        };
+        assert_eq!(rate.rates, Rates::OfCapacity(vec![0.5, 0.9]));
+        assert_eq!(
+            plan(&["all", "--quick"]),
+            Plan::all(Common::default(), true, None)
+        );
+        assert_eq!(plan(&[]).common, Common::default());
+    }
+
+    #[test]
+    fn explicit_flags_win_over_quick_sizes() {
+        let Scenario::Ladder(ladder) = only(plan(&["ladder", "--quick", "--concurrency", "7"]))
+        else {
+            panic!("not a ladder")
+        };
+        assert_eq!(
+            (ladder.levels, ladder.delay_ms),
+            (vec![7], Ladder::QUICK_DELAY_MS)
+        );
+        let Scenario::Soak(soak) = only(plan(&["soak", "--requests", "10"])) else {
+            panic!("not soak")
+        };
+        assert_eq!(soak.bound, SoakBound::Requests(10));
+        let Scenario::Loops(loops) = only(plan(&["loops", "--shapes", "10x5,2X3"])) else {
+            panic!("not loops")
+        };
+        assert_eq!(loops.shapes, [(10, 5), (2, 3)]);
+        assert_eq!((loops.repeats, loops.delay_ms), (Loops::REPEATS, 0));
+        let Scenario::Soak(soak) = only(plan(&["soak", "--duration", "1.5s"])) else {
+            panic!("not soak")
+        };
+        assert_eq!(soak.bound, SoakBound::Duration(Duration::from_millis(1500)));
+        assert_eq!(soak.endpoints, ["/greetings", "/greetings/blocking"]);
+        let Scenario::Sweep(sweep) = only(plan(&["sweep", "--quick", "--workers", "1,3"])) else {
+            panic!("not sweep")
+        };
+        assert_eq!(
+            (sweep.workers, sweep.repeats),
+            (vec![1, 3], Sweep::QUICK_REPEATS)
+        );
+    }
+
+    #[test]
+    fn servers_endpoints_and_targets() {
+        let Scenario::Ladder(ladder) = only(plan(&[
+            "--servers",
+            "axum,greet-hyper,axum:/greetings/blocking",
+        ])) else {
+            panic!("not a ladder")
+        };
+        assert_eq!(ladder.servers[1].short, "hyper");
+        assert_eq!(
+            ladder.servers[2].endpoint.as_deref(),
+            Some("/greetings/blocking")
+        );
+        let Scenario::Ladder(ladder) = only(plan(&["--target", "jvm=http://127.0.0.1:9000/"]))
+        else {
+            panic!("not a ladder")
+        };
+        assert!(ladder.servers.is_empty(), "only the target");
+        assert_eq!(ladder.foreign.targets[0].url, "http://127.0.0.1:9000");
+        assert_eq!(
+            (&ladder.foreign.expect, ladder.foreign.contract),
+            (&Expect::Greeting, Contract::Light)
+        );
+        let Scenario::Soak(soak) = only(plan(&[
+            "soak",
+            "--target",
+            "t=http://h:1",
+            "--expect",
+            "^Hi",
+            "--contract",
+            "full",
+        ])) else {
+            panic!("not soak")
+        };
+        assert!(soak.servers.is_empty(), "only the target");
+        assert_eq!(soak.foreign.expect, Expect::Pattern("^Hi".into()));
+        assert_eq!(soak.foreign.contract, Contract::Full);
+        let Scenario::Loops(loops) = only(plan(&[
+            "loops",
+            "--servers",
+            "hyper",
+            "--expect",
+            "any",
+            "--target",
+            "t=http://h:1",
+        ])) else {
+            panic!("not loops")
+        };
+        assert_eq!(
+            (loops.servers.len(), &loops.foreign.expect),
+            (1, &Expect::Any)
+        );
+        let all = plan(&["all", "--servers", "hyper", "--no-pin", "--bin-dir", "/b"]);
+        assert_eq!(all.binaries(), ["hyper"]);
+        assert_eq!(
+            (all.common.pin, all.common.bins),
+            (false, Bins::Dir("/b".into()))
+        );
+    }
+
+    #[test]
+    fn the_help_quotes_the_plans_defaults() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        assert!(
+            help.contains("[default: 100,300,900,2700; --quick: 10,50]"),
+            "{help}"
+        );
+        assert!(help.contains("Examples:"), "{help}");
+        let mut cli = Cli::command();
+        let sweep = cli
+            .find_subcommand_mut("sweep")
+            .expect("sweep")
+            .render_long_help()
+            .to_string();
+        assert!(sweep.contains("[default: 2,200; --quick: 200]"), "{sweep}");
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn the_subcommands_are_the_scenarios_all_and_check() {
+        let subcommands: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        let mut expected: Vec<String> = ScenarioKind::ALL
+            .iter()
+            .map(|k| k.name().to_owned())
+            .collect();
+        expected.extend(["all".to_owned(), "check".to_owned()]);
+        assert_eq!(subcommands, expected);
+        let all: Vec<&str> = plan(&["all"])
+            .scenarios
+            .iter()
+            .map(Scenario::name)
+            .collect();
+        assert_eq!(all, expected[..ScenarioKind::ALL.len()]);
+    }
+}

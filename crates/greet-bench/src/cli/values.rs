@@ -1,0 +1,245 @@
+//! Flag values: each parser turns one into a typed value or a one-line reason, and the help
+//! helpers print the plan's defaults as the flags would take them.
+
+use std::time::Duration;
+
+use crate::plan::{self, Contract, Expect, ServerSpec, Target};
+
+/// `text [default: normal; --quick: quick]`.
+pub(super) fn help(
+    text: &str,
+    normal: impl std::fmt::Display,
+    quick: impl std::fmt::Display,
+) -> String {
+    format!("{text} [default: {normal}; --quick: {quick}]")
+}
+
+/// `text [default: value]`.
+pub(super) fn help1(text: &str, value: impl std::fmt::Display) -> String {
+    format!("{text} [default: {value}]")
+}
+
+pub(super) fn list<T: std::fmt::Display>(values: &[T]) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub(super) fn shapes(values: &[(usize, usize)]) -> String {
+    values
+        .iter()
+        .map(|(u, l)| format!("{u}x{l}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub(super) fn millis(d: Duration) -> String {
+    format!("{}ms", d.as_millis())
+}
+
+pub(super) fn parse_expect(text: &str) -> Result<Expect, String> {
+    if text == "any" {
+        return Ok(Expect::Any);
+    }
+    regex::bytes::Regex::new(text)
+        .map(|_| Expect::Pattern(text.to_owned()))
+        .map_err(|e| {
+            let why = e.to_string();
+            let why = why.lines().last().unwrap_or("invalid").trim().to_owned();
+            format!("{text:?} is not a regular expression ({why})")
+        })
+}
+
+pub(super) fn refuse_target(_: &str) -> Result<String, String> {
+    Err(
+        "this scenario starts each server afresh with every setting: it cannot load a \
+         --target (ladder, loops, soak and rate can)"
+            .to_owned(),
+    )
+}
+
+pub(super) fn parse_contract(text: &str) -> Result<Contract, String> {
+    match text {
+        "light" => Ok(Contract::Light),
+        "full" => Ok(Contract::Full),
+        _ => Err(format!("{text:?}: the contract checks are light and full")),
+    }
+}
+
+pub(super) fn parse_store(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "sqlite" | "postgres" => Ok(text.trim().to_owned()),
+        _ => Err(format!(
+            "{text:?}: the stores are sqlite and postgres (PostgreSQL + Redis)"
+        )),
+    }
+}
+
+pub(super) fn parse_database_url(text: &str) -> Result<String, String> {
+    match text.parse::<greet_store::DatabaseUrl>()? {
+        greet_store::DatabaseUrl::Postgres(url) => Ok(url),
+        greet_store::DatabaseUrl::Sqlite(_) => {
+            Err("the postgres store needs a postgres:// URL".to_owned())
+        }
+    }
+}
+
+pub(super) fn parse_redis_url(text: &str) -> Result<String, String> {
+    text.parse::<greet_store::RedisUrl>().map(|url| url.0)
+}
+
+pub(super) fn percents(fractions: &[f64]) -> String {
+    fractions
+        .iter()
+        .map(|f| format!("{:.0}", f * 100.0))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `50` (percent) → 0.5; 1 to 1000 percent.
+pub(super) fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (1.0..=1000.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!("{text:?} is not a percentage from 1 to 1000")),
+    }
+}
+
+/// `5000`, `5k`, `1.5k`, `2m` (millions): requests a second, above zero.
+pub(super) fn parse_rate(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix(['m', 'M']) {
+        (n, 1e6)
+    } else {
+        (t, 1.0)
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * scale >= 1.0 && v * scale <= 1e7 => Ok(v * scale),
+        _ => Err(format!(
+            "{text:?} is not a rate (requests a second from 1 to 10m, e.g. 5000, 20k)"
+        )),
+    }
+}
+
+pub(super) fn parse_server(text: &str) -> Result<ServerSpec, String> {
+    let (short, endpoint) = match text.split_once(':') {
+        Some((short, endpoint)) => (short, Some(parse_path(endpoint)?)),
+        None => (text, None),
+    };
+    let short = short.strip_prefix("greet-").unwrap_or(short);
+    if !plan::SERVERS.contains(&short) && !plan::is_peer(short) {
+        return Err(format!(
+            "unknown server {short:?}: known are {}, and the JVM peers {}",
+            plan::SERVERS.join(", "),
+            plan::PEERS.join(", ")
+        ));
+    }
+    Ok(ServerSpec {
+        short: short.to_owned(),
+        endpoint,
+    })
+}
+
+pub(super) fn parse_short(text: &str) -> Result<String, String> {
+    let spec = parse_server(text)?;
+    if spec.endpoint.is_some() {
+        return Err(format!(
+            "{text:?}: only the ladder takes an endpoint per server"
+        ));
+    }
+    Ok(spec.short)
+}
+
+pub(super) fn parse_shape(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("{text:?} is not a shape USERSxLOOPS, e.g. 100x1000");
+    let (users, loops) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    match (users.parse::<usize>(), loops.parse::<usize>()) {
+        (Ok(u), Ok(l)) if (1..=100_000).contains(&u) && l >= 1 => Ok((u, l)),
+        _ => Err(bad()),
+    }
+}
+
+pub(super) fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a thread count from 1 to 4096")),
+    }
+}
+
+pub(super) fn parse_repeats(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of runs from 1 to 1000")),
+    }
+}
+
+pub(super) fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{text:?} is not a count above zero")),
+    }
+}
+
+/// `10s`, `500ms`, `2m`, or plain seconds (`1.5`); zero is refused.
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
+    let d = parse_any_duration(text)?;
+    if d.is_zero() {
+        return Err(format!("{text:?}: a duration must be more than zero"));
+    }
+    Ok(d)
+}
+
+pub(super) fn parse_any_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= 86_400.0 => {
+            Ok(Duration::from_secs_f64(v * scale))
+        }
+        _ => Err(format!(
+            "{text:?} is not a duration (e.g. 10s, 500ms, 2m, up to a day)"
+        )),
+    }
+}
+
+pub(super) fn parse_path(text: &str) -> Result<String, String> {
+    if text.starts_with('/') && !text.contains(char::is_whitespace) {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a path (it must start with /)"))
+    }
+}
+
+pub(super) fn parse_level(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=100_000).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a concurrency from 1 to 100000")),
+    }
+}
+
+pub(super) fn parse_target(text: &str) -> Result<Target, String> {
+    let (name, url) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=URL"))?;
+    if name.is_empty() {
+        return Err(format!("{text:?} has an empty NAME"));
+    }
+    if !url.starts_with("http://") {
+        return Err(format!("{url:?} is not an http:// URL"));
+    }
+    Ok(Target {
+        name: name.to_owned(),
+        url: url.trim_end_matches('/').to_owned(),
+    })
+}
