@@ -71,7 +71,9 @@ fn texts(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
-            if !["target", ".git", "results", "corpus", "artifacts"].contains(&name.as_str()) {
+            // A harness run's output is `results/`; greet-bench's `src/results/` is source.
+            let output = name == "results" && !dir.ends_with("src");
+            if !output && !["target", ".git", "corpus", "artifacts"].contains(&name.as_str()) {
                 texts(&path, out);
             }
         } else if [".rs", ".md", ".toml", ".yaml", ".sh"]

@@ -1,0 +1,141 @@
+//! The data model of a run: what `results.json` holds, what every report is drawn from, and
+//! what other tools read back (`schema_version` says which shape they read).
+//!
+//! One shape everywhere: every load, whatever the scenario, is a [`Run`] (what the load
+//! generator saw, [`Figures`], and what the sampler saw of the server, [`Sampled`]); every
+//! scenario has a section of its own holding its settings, its figures, its comparisons and
+//! its [`Failure`]s.
+
+mod business;
+mod ladder;
+mod loops;
+mod rate;
+mod run;
+mod soak;
+mod sweep;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::ScenarioKind;
+
+pub use business::{Business, BusinessCell, CeilingFraction, PoolBest, PoolSetting};
+pub use ladder::{Ladder, LadderServer, Level, Mode};
+pub use loops::{LoopServer, LoopShape, Loops};
+pub use rate::{Rate, RateLevel, RateRun, RateServer, Spectrum};
+pub use run::{
+    throughputs, Connect, Figures, Gain, Latency, Repeated, RssFrom, Run, Sampled, SampledBy,
+};
+pub use soak::{Soak, SoakCell};
+pub use sweep::{Setting, Sweep, SweepBest, SweepCell};
+
+/// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
+/// under `ladder`), one [`Run`] for every load, failures listed per section.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The whole of `results.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Results {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// Where, when and how the run was made.
+    pub meta: Meta,
+    /// The original experiment, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<Ladder>,
+    /// Fixed-count keep-alive loops (the JMeter experiment), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loops: Option<Loops>,
+    /// Duration-bounded load counting threads (the siege / ab experiment), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<Soak>,
+    /// Zero-delay load over thread-count grids (the tuning experiment), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
+    /// Store-bound endpoints against the ceiling (the tuning experiment's business
+    /// endpoint), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub business: Option<Business>,
+    /// Open-loop load at fixed request rates, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+}
+
+impl Results {
+    /// No scenario has written anything yet.
+    pub fn new(meta: Meta) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            meta,
+            ladder: None,
+            loops: None,
+            soak: None,
+            sweep: None,
+            business: None,
+            rate: None,
+        }
+    }
+
+    /// Whether `kind` has written its section.
+    pub fn has(&self, kind: ScenarioKind) -> bool {
+        match kind {
+            ScenarioKind::Ladder => self.ladder.is_some(),
+            ScenarioKind::Loops => self.loops.is_some(),
+            ScenarioKind::Soak => self.soak.is_some(),
+            ScenarioKind::Sweep => self.sweep.is_some(),
+            ScenarioKind::Business => self.business.is_some(),
+            ScenarioKind::Rate => self.rate.is_some(),
+        }
+    }
+
+    /// The scenarios that have written their sections, in order.
+    pub fn present(&self) -> Vec<ScenarioKind> {
+        ScenarioKind::ALL
+            .into_iter()
+            .filter(|kind| self.has(*kind))
+            .collect()
+    }
+}
+
+/// Where, when and how the run was made.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Meta {
+    /// Host name.
+    pub machine: String,
+    /// CPUs and how they were split.
+    pub cpus: Cpus,
+    /// Kernel release.
+    pub kernel: String,
+    /// Versions of the server crates, from Cargo.lock.
+    pub crate_versions: BTreeMap<String, String>,
+    /// The scenarios run, in order: `ladder`, `loops`, `soak`, `sweep`, `business`, `rate`.
+    pub scenarios: Vec<String>,
+    /// How servers are told apart in every comparison ([`crate::compare::METHOD`]).
+    pub comparison_method: String,
+    /// UTC start time, RFC 3339.
+    pub started_at: String,
+}
+
+/// CPUs of the machine and the split between server and load generator.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cpus {
+    /// CPUs the harness could use.
+    pub count: usize,
+    /// Processor model, from /proc/cpuinfo.
+    pub model: String,
+    /// CPUs each server was pinned to (empty: not pinned).
+    pub server: Vec<usize>,
+    /// CPUs the load generator was pinned to (empty: not pinned).
+    pub load: Vec<usize>,
+}
+
+/// A server that failed in a scenario (start-up, contract check, died mid-run, unclean
+/// exit), and why. What it measured before failing stays in its section.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Failure {
+    /// The server (and endpoint, where the scenario has several).
+    pub server: String,
+    /// What went wrong.
+    pub error: String,
+}

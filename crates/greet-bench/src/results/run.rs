@@ -1,0 +1,349 @@
+//! What one load measured ([`Run`]: [`Figures`] and [`Sampled`]), repeats of it, and the gain
+//! of one setting over another.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::{Comparison, Figure};
+use crate::stats::{max_of, median, percent, Summary};
+
+/// What the load generator saw of one load.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Figures {
+    /// Requests sent (or due), valid or not.
+    pub requests: u64,
+    /// Valid responses (the endpoint's status and body), percent of the requests.
+    pub success_rate: f64,
+    /// First request (connect included) to last response, seconds.
+    pub total_s: f64,
+    /// Valid responses per second of `total_s`: failures, however fast, add nothing.
+    pub requests_per_s: f64,
+    /// Fastest valid request, seconds.
+    pub fastest_s: f64,
+    /// Slowest valid request, seconds.
+    pub slowest_s: f64,
+    /// Mean of the valid requests, seconds.
+    pub average_s: f64,
+    /// Latency percentiles of the valid requests.
+    pub latency_ms: Latency,
+    /// Connections opened (one per request on fresh connections; one per user and
+    /// reconnect on keep-alive).
+    pub connects: u64,
+    /// Time to an established connection.
+    pub connect_ms: Connect,
+    /// Failed requests by kind: connect, timeout, io, status, body, panic.
+    pub errors: BTreeMap<String, u64>,
+}
+
+impl Figures {
+    /// Valid responses.
+    pub fn ok(&self) -> u64 {
+        self.requests.saturating_sub(self.errors.values().sum())
+    }
+}
+
+/// Latency percentiles, milliseconds (HDR histogram, 3 significant digits).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Latency {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+/// Connect times, milliseconds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Connect {
+    /// Mean.
+    pub avg: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+/// What the sampler saw of the server during one load: nothing for a server the harness did
+/// not start.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Sampled {
+    /// Where the figures come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<SampledBy>,
+    /// Highest CPU use over any 200 ms window (an engine interval, from Docker's stats),
+    /// percent of one CPU.
+    pub cpu_max_pct: Option<f64>,
+    /// CPU use over the whole load, percent of one CPU.
+    pub cpu_avg_pct: Option<f64>,
+    /// Highest resident memory, MiB.
+    pub rss_max_mib: Option<f64>,
+    /// How `rss_max_mib` was measured.
+    pub rss_max_from: Option<RssFrom>,
+    /// Most live threads.
+    pub threads_max: Option<u64>,
+    /// Live threads at the end.
+    pub threads_last: Option<u64>,
+}
+
+impl Sampled {
+    /// Repeated runs' samples as one: the maxima the maxima, mean CPU the median, threads at
+    /// the end the last run's; a memory peak read off readings in any run makes the maximum a
+    /// sampled one.
+    pub fn over(runs: &[&Sampled]) -> Sampled {
+        let max_f = |f: fn(&Sampled) -> Option<f64>| runs.iter().copied().map(f).fold(None, max_of);
+        let cpu: Vec<f64> = runs.iter().filter_map(|s| s.cpu_avg_pct).collect();
+        Sampled {
+            from: runs.first().and_then(|s| s.from),
+            cpu_max_pct: max_f(|s| s.cpu_max_pct),
+            cpu_avg_pct: (!cpu.is_empty()).then(|| median(&cpu)),
+            rss_max_mib: max_f(|s| s.rss_max_mib),
+            rss_max_from: runs.iter().filter_map(|s| s.rss_max_from).reduce(|a, b| {
+                if a == RssFrom::Readings {
+                    a
+                } else {
+                    b
+                }
+            }),
+            threads_max: runs.iter().filter_map(|s| s.threads_max).max(),
+            threads_last: runs.last().and_then(|s| s.threads_last),
+        }
+    }
+}
+
+/// What watched the server.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SampledBy {
+    /// The server's /proc entry, every 20 ms: the harness and the server share a machine.
+    Proc,
+    /// The Docker engine's stats, about once a second: a container (on this host or another);
+    /// memory is the engine's count (the cgroup's, less its page cache), threads its tasks.
+    DockerStats,
+}
+
+/// Where a peak resident-memory figure comes from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RssFrom {
+    /// The kernel's peak counter (VmHWM), reset when the load started: exact.
+    PeakCounter,
+    /// The counter could not be reset (no right to the process's clear_refs): the highest of
+    /// the readings taken every 20 ms, which can miss a shorter peak.
+    Readings,
+}
+
+/// One load against one server: the unit of every scenario.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Run {
+    /// What the load generator saw.
+    #[serde(flatten)]
+    pub load: Figures,
+    /// What the sampler saw of the server.
+    #[serde(flatten)]
+    pub server: Sampled,
+    /// A container's figures as the Docker engine's stats gave them, beside /proc's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Sampled>,
+}
+
+impl Run {
+    /// Repeated runs of one load as one: every figure the median over the runs, errors summed
+    /// (and the requests with them), resource maxima the maxima.
+    pub fn median_of(runs: &[Run]) -> Run {
+        if runs.len() <= 1 {
+            return runs.first().cloned().unwrap_or_default();
+        }
+        let med = |f: fn(&Run) -> f64| median(&runs.iter().map(f).collect::<Vec<_>>());
+        let mut errors = BTreeMap::new();
+        for run in runs {
+            for (kind, n) in &run.load.errors {
+                *errors.entry(kind.clone()).or_insert(0) += n;
+            }
+        }
+        let requests: u64 = runs.iter().map(|r| r.load.requests).sum();
+        let failed: u64 = errors.values().sum();
+        Run {
+            load: Figures {
+                requests: requests / runs.len() as u64,
+                success_rate: percent(requests - failed.min(requests), requests),
+                total_s: med(|r| r.load.total_s),
+                requests_per_s: med(|r| r.load.requests_per_s),
+                fastest_s: med(|r| r.load.fastest_s),
+                slowest_s: med(|r| r.load.slowest_s),
+                average_s: med(|r| r.load.average_s),
+                latency_ms: Latency {
+                    p50: med(|r| r.load.latency_ms.p50),
+                    p90: med(|r| r.load.latency_ms.p90),
+                    p99: med(|r| r.load.latency_ms.p99),
+                    p999: med(|r| r.load.latency_ms.p999),
+                    max: med(|r| r.load.latency_ms.max),
+                },
+                connects: runs.iter().map(|r| r.load.connects).sum::<u64>() / runs.len() as u64,
+                connect_ms: Connect {
+                    avg: med(|r| r.load.connect_ms.avg),
+                    max: med(|r| r.load.connect_ms.max),
+                },
+                errors,
+            },
+            server: Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>()),
+            engine: runs.last().and_then(|r| r.engine.clone()),
+        }
+    }
+}
+
+/// Each run's throughput, in order: the sample servers are compared on.
+pub fn throughputs(runs: &[Run]) -> Vec<f64> {
+    runs.iter().map(|r| r.load.requests_per_s).collect()
+}
+
+/// What repeated keep-alive runs add up to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeated {
+    /// Throughput over the runs.
+    pub requests_per_s: Summary,
+    /// Valid responses over all runs.
+    pub hits: u64,
+    /// Valid responses, percent of all requests over all runs.
+    pub success_rate: f64,
+    /// Median of the runs' mean latencies, seconds.
+    pub average_s: f64,
+    /// Median of the runs' mean server CPU, when sampled.
+    pub cpu_avg_pct: Option<f64>,
+}
+
+impl Repeated {
+    /// Sums and medians of `runs`.
+    pub fn of(runs: &[Run]) -> Self {
+        let hits = runs.iter().map(|r| r.load.ok()).sum();
+        let requests = runs.iter().map(|r| r.load.requests).sum();
+        let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
+        Self {
+            requests_per_s: Summary::of(&throughputs(runs)),
+            hits,
+            success_rate: percent(hits, requests),
+            average_s: median(&runs.iter().map(|r| r.load.average_s).collect::<Vec<_>>()),
+            cpu_avg_pct: (!cpu.is_empty()).then(|| median(&cpu)),
+        }
+    }
+}
+
+/// The best of several settings against the default, on throughput.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Gain {
+    /// The best setting's median throughput.
+    pub requests_per_s: f64,
+    /// The default setting's median throughput.
+    pub default_requests_per_s: f64,
+    /// Best / default.
+    pub gain: f64,
+    /// Best against default, on per-run throughput.
+    pub comparison: Comparison,
+}
+
+impl Gain {
+    /// The runs of the best setting (`top`) against the default's (`base`), each named by
+    /// its flags.
+    pub fn of(top: (&str, &[Run]), base: (&str, &[Run])) -> Self {
+        let (a, b) = (throughputs(top.1), throughputs(base.1));
+        let (top_rps, base_rps) = (median(&a), median(&b));
+        Self {
+            requests_per_s: top_rps,
+            default_requests_per_s: base_rps,
+            gain: if base_rps == 0.0 {
+                0.0
+            } else {
+                top_rps / base_rps
+            },
+            comparison: Comparison::new(Figure::RequestsPerS, top.0, &a, base.0, &b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Level;
+    use super::*;
+
+    fn run(requests: u64, failed: u64, total_s: f64, rps: f64, cpu: Option<f64>) -> Run {
+        Run {
+            load: Figures {
+                requests,
+                total_s,
+                requests_per_s: rps,
+                average_s: total_s / 2.0,
+                errors: BTreeMap::from([("io".to_owned(), failed)]),
+                ..Figures::default()
+            },
+            server: Sampled {
+                cpu_avg_pct: cpu,
+                cpu_max_pct: cpu,
+                rss_max_from: Some(RssFrom::PeakCounter),
+                ..Sampled::default()
+            },
+            engine: None,
+        }
+    }
+
+    #[test]
+    fn repeated_runs_add_up() {
+        let r = Repeated::of(&[
+            run(100, 0, 1.0, 10.0, Some(50.0)),
+            run(100, 10, 3.0, 30.0, None),
+            run(200, 0, 2.0, 20.0, Some(70.0)),
+        ]);
+        assert_eq!((r.hits, r.success_rate), (390, 97.5));
+        assert_eq!(
+            (r.requests_per_s.median, r.requests_per_s.min),
+            (20.0, 10.0)
+        );
+        assert_eq!((r.average_s, r.cpu_avg_pct), (1.0, Some(60.0)));
+    }
+
+    #[test]
+    fn medians_of_runs_keep_errors_and_maxima() {
+        let mut sampled = run(10, 1, 1.1, 9.0, Some(60.0));
+        sampled.server.rss_max_from = Some(RssFrom::Readings);
+        let runs = [
+            run(10, 1, 1.2, 8.0, Some(50.0)),
+            run(10, 1, 1.0, 10.0, Some(70.0)),
+            sampled,
+        ];
+        let m = Run::median_of(&runs);
+        assert_eq!((m.load.total_s, m.load.requests_per_s), (1.1, 9.0));
+        assert_eq!(m.load.errors.get("io"), Some(&3));
+        assert_eq!(m.load.requests, 10);
+        assert!((m.load.success_rate - 90.0).abs() < 1e-9);
+        assert_eq!(m.server.cpu_max_pct, Some(70.0));
+        assert_eq!(
+            m.server.rss_max_from,
+            Some(RssFrom::Readings),
+            "one sampled peak taints"
+        );
+        assert_eq!(Run::median_of(&runs[..1]), runs[0]);
+    }
+
+    #[test]
+    fn the_json_of_a_level_is_flat_and_reads_back() {
+        let level = Level {
+            concurrency: 10,
+            run: run(10, 0, 1.0, 10.0, Some(1.0)),
+            runs: Vec::new(),
+        };
+        let json = serde_json::to_value(&level).unwrap();
+        for key in [
+            "concurrency",
+            "requests",
+            "requests_per_s",
+            "cpu_max_pct",
+            "rss_max_from",
+        ] {
+            assert!(json.get(key).is_some(), "{key} in {json}");
+        }
+        assert!(json.get("runs").is_none(), "no runs list for a single run");
+        assert_eq!(serde_json::from_value::<Level>(json).unwrap(), level);
+    }
+}
