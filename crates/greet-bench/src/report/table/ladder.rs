@@ -1,0 +1,212 @@
+//! The ladder's tables: the original experiment's two (same columns and layout) and an
+//! extended one with a row per level.
+
+use crate::results::Ladder;
+
+use super::{comparison_notes, failure_notes, opt, per_level, Table};
+
+/// The ladder's three tables: the original's two and the extended one.
+pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
+    let levels: Vec<String> = ladder.concurrency.iter().map(ToString::to_string).collect();
+    let mut original = Table::new(
+        format!(
+            "Ladder: {} concurrent, one request per fresh connection, --delay-ms {} --workers {}, {} run(s) each{}",
+            levels.join(", "),
+            ladder.delay_ms,
+            ladder.workers,
+            ladder.repeats,
+            if ladder.repeats > 1 { " (figures are medians)" } else { "" }
+        ),
+        &[
+            "Application",
+            "numRequests",
+            "Concurrency",
+            "Success rate(%)",
+            "Total(secs)",
+            "Slowest(secs)",
+            "Fastest(secs)",
+            "Average(secs)",
+            "Requests/sec",
+        ],
+        per_level(&ladder.servers, |s, l| {
+            let f = &l.run.load;
+            vec![
+                s.name.clone(),
+                f.requests.to_string(),
+                l.concurrency.to_string(),
+                format!("{:.2}", f.success_rate),
+                format!("{:.4}", f.total_s),
+                format!("{:.4}", f.slowest_s),
+                format!("{:.4}", f.fastest_s),
+                format!("{:.4}", f.average_s),
+                format!("{:.4}", f.requests_per_s),
+            ]
+        }),
+    );
+    original.notes = failure_notes(&ladder.failures);
+    let resources = Table::new(
+        "Start-up and resources",
+        &[
+            "Application",
+            "StartUpTime(sec)",
+            "Max CPU(%)",
+            "Max Memory(MB)",
+        ],
+        vec![ladder
+            .servers
+            .iter()
+            .map(|s| {
+                vec![
+                    s.name.clone(),
+                    opt(s.startup_s, 4),
+                    opt(s.cpu_max_pct, 2),
+                    opt(s.rss_max_mib, 2),
+                ]
+            })
+            .collect()],
+    );
+    let mut extended = Table::new(
+        "Latency percentiles, connect times, threads, errors",
+        &[
+            "Application",
+            "Concurrency",
+            "p50(ms)",
+            "p90(ms)",
+            "p99(ms)",
+            "p99.9(ms)",
+            "Connect avg(ms)",
+            "Connect max(ms)",
+            "Max threads",
+            "Errors",
+        ],
+        per_level(&ladder.servers, |s, l| {
+            let f = &l.run.load;
+            let errors = if f.errors.is_empty() {
+                "0".to_owned()
+            } else {
+                let kinds: Vec<_> = f.errors.iter().map(|(k, n)| format!("{k}:{n}")).collect();
+                kinds.join(",")
+            };
+            vec![
+                s.name.clone(),
+                l.concurrency.to_string(),
+                format!("{:.1}", f.latency_ms.p50),
+                format!("{:.1}", f.latency_ms.p90),
+                format!("{:.1}", f.latency_ms.p99),
+                format!("{:.1}", f.latency_ms.p999),
+                format!("{:.2}", f.connect_ms.avg),
+                format!("{:.2}", f.connect_ms.max),
+                l.run
+                    .server
+                    .threads_max
+                    .map_or("-".to_owned(), |t| t.to_string()),
+                errors,
+            ]
+        }),
+    );
+    extended.notes = comparison_notes(&ladder.comparisons);
+    vec![original, resources, extended]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Failure, Figures, LadderServer, Level, Mode, Run, Sampled};
+
+    fn ladder_of() -> Ladder {
+        // Figures as the original published them (its req/s came from unrounded totals).
+        let level = |c: usize, total_s, slowest_s, fastest_s, average_s, requests_per_s| Level {
+            concurrency: c,
+            run: Run {
+                load: Figures {
+                    requests: c as u64,
+                    success_rate: 100.0,
+                    total_s,
+                    slowest_s,
+                    fastest_s,
+                    average_s,
+                    requests_per_s,
+                    ..Figures::default()
+                },
+                server: Sampled::default(),
+                engine: None,
+            },
+            runs: Vec::new(),
+        };
+        let server = |name: &str, levels, startup_s, cpu, mem| LadderServer {
+            name: name.to_owned(),
+            endpoint: "/greetings".to_owned(),
+            startup_s,
+            cpu_max_pct: cpu,
+            rss_max_mib: mem,
+            levels,
+            ..LadderServer::default()
+        };
+        Ladder {
+            mode: Mode::Process,
+            delay_ms: 1000,
+            workers: 1,
+            blocking_threads: 200,
+            concurrency: vec![100, 2700],
+            repeats: 1,
+            timeout_s: 60.0,
+            servers: vec![
+                server(
+                    "greetings-api-tomcat",
+                    vec![
+                        level(100, 1.2949, 1.2942, 1.2701, 1.2822, 77.2256),
+                        level(2700, 14.3752, 14.2423, 1.0296, 7.4867, 187.8241),
+                    ],
+                    Some(1.892),
+                    Some(101.26),
+                    Some(269.1),
+                ),
+                server(
+                    "greetings-api-undertow",
+                    vec![level(100, 1.3076, 1.3066, 1.2665, 1.2833, 76.4765)],
+                    None,
+                    None,
+                    None,
+                ),
+            ],
+            comparisons: Vec::new(),
+            failures: vec![Failure {
+                server: "greetings-api-undertow".into(),
+                error: "died".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn ladder_matches_the_original_layout() {
+        let expected = "\
+Application | numRequests | Concurrency | Success rate(%) | Total(secs) | Slowest(secs) | Fastest(secs) | Average(secs) | Requests/sec |
+---------------------- + ----------- + ----------- + --------------- + ----------- + ------------- + ------------- + ------------- + ------------ |
+  greetings-api-tomcat |         100 |         100 |          100.00 |      1.2949 |        1.2942 |        1.2701 |        1.2822 |      77.2256 |
+  greetings-api-tomcat |        2700 |        2700 |          100.00 |     14.3752 |       14.2423 |        1.0296 |        7.4867 |     187.8241 |
+...................... + ........... + ........... + ............... + ........... + ............. + ............. + ............. + ............ |
+greetings-api-undertow |         100 |         100 |          100.00 |      1.3076 |        1.3066 |        1.2665 |        1.2833 |      76.4765 |
+";
+        let tables = tables(&ladder_of());
+        assert_eq!(tables[0].text(), expected);
+        assert_eq!(tables[0].notes, ["greetings-api-undertow FAILED: died"]);
+    }
+
+    #[test]
+    fn resources_matches_the_original_layout() {
+        let expected = "\
+Application | StartUpTime(sec) | Max CPU(%) | Max Memory(MB) |
+---------------------- + ---------------- + ---------- + -------------- |
+  greetings-api-tomcat |           1.8920 |     101.26 |         269.10 |
+greetings-api-undertow |                - |          - |              - |
+";
+        assert_eq!(tables(&ladder_of())[1].text(), expected);
+    }
+
+    #[test]
+    fn extended_has_a_row_per_level() {
+        let text = tables(&ladder_of())[2].text();
+        assert_eq!(text.lines().count(), 2 + 3 + 1);
+        assert!(text.lines().all(|l| l.ends_with(" |")));
+    }
+}

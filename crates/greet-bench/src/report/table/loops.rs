@@ -1,0 +1,54 @@
+//! The loops table.
+
+use crate::results::Loops;
+
+use super::{comparison_notes, failure_notes, run_label, Table};
+
+/// The loops tables: per shape, throughput of each run, the average, median and min–max.
+pub(super) fn tables(loops: &Loops) -> Vec<Table> {
+    let mut out: Vec<Table> = loops
+        .shapes
+        .iter()
+        .map(|shape| {
+            let runs = shape.servers.iter().map(|s| s.runs.len()).max().unwrap_or(0);
+            let mut headers: Vec<String> = vec!["Application".into()];
+            headers.extend((0..runs).map(run_label));
+            headers.extend(["average", "median", "min-max", "Success rate(%)"].map(String::from));
+            let rows = shape
+                .servers
+                .iter()
+                .map(|s| {
+                    let mut row = vec![s.name.clone()];
+                    row.extend((0..runs).map(|i| {
+                        s.runs
+                            .get(i)
+                            .map_or("-".to_owned(), |r| format!("{:.1}", r.load.requests_per_s))
+                    }));
+                    let success = crate::results::Repeated::of(&s.runs).success_rate;
+                    row.extend([
+                        format!("{:.1}", s.requests_per_s.mean),
+                        format!("{:.1}", s.requests_per_s.median),
+                        format!("{:.1}-{:.1}", s.requests_per_s.min, s.requests_per_s.max),
+                        format!("{success:.2}"),
+                    ]);
+                    row
+                })
+                .collect();
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            let mut table = Table::new(
+                format!(
+                    "Loops: {} users x {} requests each, keep-alive, delay {} ms, --workers {}: requests/sec",
+                    shape.users, shape.loops, loops.delay_ms, loops.workers
+                ),
+                &headers,
+                vec![rows],
+            );
+            table.notes = comparison_notes(&shape.comparisons);
+            table
+        })
+        .collect();
+    if let Some(last) = out.last_mut() {
+        last.notes.extend(failure_notes(&loops.failures));
+    }
+    out
+}
