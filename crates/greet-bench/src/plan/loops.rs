@@ -1,0 +1,45 @@
+//! The loops plan: the JMeter experiment's shapes of users × loops.
+
+use super::{Foreign, SERVERS};
+
+/// Loops: T users each sending L requests back to back over keep-alive, repeated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loops {
+    /// Servers, in order.
+    pub servers: Vec<String>,
+    /// Servers already running, and what a valid answer is.
+    pub foreign: Foreign,
+    /// `(users, loops)` shapes.
+    pub shapes: Vec<(usize, usize)>,
+    /// Runs of each shape per server.
+    pub repeats: usize,
+    /// `--delay-ms` for the servers.
+    pub delay_ms: u64,
+    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
+    pub workers: Option<usize>,
+}
+
+impl Loops {
+    /// The original's shapes: 100 threads × 1000 loops, 1000 threads × 100 loops.
+    pub const SHAPES: [(usize, usize); 2] = [(100, 1000), (1000, 100)];
+    /// `--quick` shapes.
+    pub const QUICK_SHAPES: [(usize, usize); 2] = [(10, 100), (50, 20)];
+    /// Runs of each shape: the original averaged three.
+    pub const REPEATS: usize = 3;
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        Self {
+            servers: SERVERS.map(String::from).to_vec(),
+            foreign: Foreign::default(),
+            shapes: if quick {
+                Self::QUICK_SHAPES.to_vec()
+            } else {
+                Self::SHAPES.to_vec()
+            },
+            repeats: Self::REPEATS,
+            delay_ms: 0,
+            workers: None,
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! What a run is to do, as plain values with every default applied. The CLI turns flags into a
+//! [`Plan`] (and `all` builds one from these defaults, without parsing anything twice); nothing
+//! below it sees a flag. Every default and `--quick` size of every scenario is here, and the
+//! CLI's help text is written from these same constants.
+
+mod business;
+mod ladder;
+mod loops;
+mod rate;
+mod soak;
+mod sweep;
+
+pub use business::{Business, Store};
+pub use ladder::Ladder;
+pub use loops::Loops;
+pub use rate::{Rate, Rates};
+pub use soak::{Soak, SoakBound};
+pub use sweep::Sweep;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The servers the harness builds and starts, by short name, in their default order.
+pub const SERVERS: [&str; 3] = ["axum", "actix", "hyper"];
+
+/// The original experiment's own servers, run beside them when asked for: the Greetings API
+/// on embedded Tomcat 10 and Jetty 9 (`peers/jvm`), by short name.
+pub const PEERS: [&str; 2] = ["tomcat", "jetty"];
+
+/// Whether `short` names a JVM peer rather than a server of the workspace.
+pub fn is_peer(short: &str) -> bool {
+    PEERS.contains(&short)
+}
+
+/// The package (and binary) name of server `short`: `axum` → `greet-axum`.
+pub fn package(short: &str) -> String {
+    format!("greet-{short}")
+}
+
+/// The original experiment's delay, in milliseconds.
+pub const DELAY_MS: u64 = greet_core::DEFAULT_DELAY.as_millis() as u64;
+/// The servers' default bound of the blocking pool.
+pub const BLOCKING_THREADS: usize = greet_core::DEFAULT_BLOCKING_THREADS.get();
+
+/// A whole run: the shared settings and the scenarios, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario shares.
+    pub common: Common,
+    /// The scenarios, in order.
+    pub scenarios: Vec<Scenario>,
+}
+
+impl Plan {
+    /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
+    /// [`SERVERS`]).
+    pub fn all(common: Common, quick: bool, servers: Option<Vec<String>>) -> Self {
+        let scenarios = ScenarioKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let mut scenario = Scenario::defaults(kind, quick);
+                if let Some(servers) = &servers {
+                    scenario.set_servers(servers);
+                }
+                scenario
+            })
+            .collect();
+        Self { common, scenarios }
+    }
+
+    /// The servers (short names) the run starts from binaries, each once, sorted.
+    pub fn binaries(&self) -> Vec<String> {
+        let mut shorts: Vec<String> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| match s {
+                Scenario::Ladder(l) if l.docker => Vec::new(),
+                Scenario::Ladder(l) => l.servers.iter().map(|s| s.short.clone()).collect(),
+                Scenario::Loops(l) => l.servers.clone(),
+                Scenario::Soak(s) => s.servers.clone(),
+                Scenario::Sweep(s) => s.servers.clone(),
+                Scenario::Business(b) => b.servers.clone(),
+                Scenario::Rate(r) => r.servers.clone(),
+            })
+            .collect();
+        shorts.sort_unstable();
+        shorts.dedup();
+        shorts
+    }
+}
+
+/// The shared settings: where results go, pinning, output, where the servers come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Common {
+    /// Where results go (`None`: `results/<UTC timestamp>`).
+    pub out: Option<PathBuf>,
+    /// Pin servers and load generator to separate CPUs.
+    pub pin: bool,
+    /// No progress bars or status lines.
+    pub quiet: bool,
+    /// Per-request limit, connect included.
+    pub timeout: Duration,
+    /// Where the server binaries come from.
+    pub bins: Bins,
+}
+
+impl Common {
+    /// The per-request timeout unless told otherwise.
+    pub const TIMEOUT: Duration = Duration::from_secs(60);
+}
+
+impl Default for Common {
+    fn default() -> Self {
+        Self {
+            out: None,
+            pin: true,
+            quiet: false,
+            timeout: Self::TIMEOUT,
+            bins: Bins::Build,
+        }
+    }
+}
+
+/// Where the server binaries come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bins {
+    /// Built with cargo when the harness runs from its workspace, else found beside the
+    /// harness or on `PATH`.
+    Build,
+    /// As `Build`, without building.
+    NoBuild,
+    /// Prebuilt in this directory.
+    Dir(PathBuf),
+}
+
+/// The scenarios, in the order `all` runs them and the report shows them: the one list the
+/// subcommands, `all`, the sections of results.json and of the report derive from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScenarioKind {
+    /// The original experiment.
+    Ladder,
+    /// The JMeter experiment.
+    Loops,
+    /// The siege / ab experiment.
+    Soak,
+    /// The tuning experiment.
+    Sweep,
+    /// The tuning experiment's business endpoint: store-bound endpoints against the ceiling.
+    Business,
+    /// Open-loop load at fixed rates.
+    Rate,
+}
+
+impl ScenarioKind {
+    /// Every scenario, in order.
+    pub const ALL: [ScenarioKind; 6] = [
+        Self::Ladder,
+        Self::Loops,
+        Self::Soak,
+        Self::Sweep,
+        Self::Business,
+        Self::Rate,
+    ];
+
+    /// Its name: its subcommand, its key in results.json and its anchor in report.html.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ladder => "ladder",
+            Self::Loops => "loops",
+            Self::Soak => "soak",
+            Self::Sweep => "sweep",
+            Self::Business => "business",
+            Self::Rate => "rate",
+        }
+    }
+
+    /// Its heading in the report.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Ladder => "Ladder (the original experiment)",
+            Self::Loops => "Loops (the JMeter experiment)",
+            Self::Soak => "Soak (the siege / ab experiment)",
+            Self::Sweep => "Sweep (the tuning experiment)",
+            Self::Business => "Business (a database and a cache against the ceiling)",
+            Self::Rate => "Rate (open loop: latency at a fixed request rate)",
+        }
+    }
+}
+
+/// One scenario with its settings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scenario {
+    /// The original experiment.
+    Ladder(Ladder),
+    /// Fixed-count keep-alive loops.
+    Loops(Loops),
+    /// Duration-bounded load counting threads.
+    Soak(Soak),
+    /// Thread-count grid.
+    Sweep(Sweep),
+    /// Store-bound endpoints against the ceiling, over stores and pool sizes.
+    Business(Business),
+    /// Open-loop load at fixed request rates.
+    Rate(Rate),
+}
+
+impl Scenario {
+    /// Its defaults, or its `--quick` sizes.
+    pub fn defaults(kind: ScenarioKind, quick: bool) -> Self {
+        match kind {
+            ScenarioKind::Ladder => Self::Ladder(Ladder::defaults(quick)),
+            ScenarioKind::Loops => Self::Loops(Loops::defaults(quick)),
+            ScenarioKind::Soak => Self::Soak(Soak::defaults(quick)),
+            ScenarioKind::Sweep => Self::Sweep(Sweep::defaults(quick)),
+            ScenarioKind::Business => Self::Business(Business::defaults(quick)),
+            ScenarioKind::Rate => Self::Rate(Rate::defaults(quick)),
+        }
+    }
+
+    /// Which scenario it is.
+    pub fn kind(&self) -> ScenarioKind {
+        match self {
+            Self::Ladder(_) => ScenarioKind::Ladder,
+            Self::Loops(_) => ScenarioKind::Loops,
+            Self::Soak(_) => ScenarioKind::Soak,
+            Self::Sweep(_) => ScenarioKind::Sweep,
+            Self::Business(_) => ScenarioKind::Business,
+            Self::Rate(_) => ScenarioKind::Rate,
+        }
+    }
+
+    /// Its name, as a subcommand and a key of `results.json`.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// Runs it on `servers` (short names), in order.
+    fn set_servers(&mut self, servers: &[String]) {
+        match self {
+            Self::Ladder(plan) => {
+                plan.servers = servers.iter().map(|s| ServerSpec::new(s)).collect()
+            }
+            Self::Loops(plan) => plan.servers = servers.to_vec(),
+            Self::Soak(plan) => plan.servers = servers.to_vec(),
+            Self::Sweep(plan) => plan.servers = servers.to_vec(),
+            Self::Business(plan) => plan.servers = servers.to_vec(),
+            Self::Rate(plan) => plan.servers = servers.to_vec(),
+        }
+    }
+}
+
+/// A server to start: its short name and, optionally, its own endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// `axum`, `actix` or `hyper`.
+    pub short: String,
+    /// Path to load instead of the scenario's endpoint.
+    pub endpoint: Option<String>,
+}
+
+impl ServerSpec {
+    /// Server `short` on the scenario's endpoint.
+    pub fn new(short: &str) -> Self {
+        Self {
+            short: short.to_owned(),
+            endpoint: None,
+        }
+    }
+}
+
+/// A server someone else started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Its name in the tables.
+    pub name: String,
+    /// Its base URL, `http://host:port`.
+    pub url: String,
+}
+
+/// What a valid answer is, under load and in the light check.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Expect {
+    /// 2xx and `<word> <name>!`, the name read from the endpoint's query (`ok` from
+    /// `/health`): the Greetings API's answer, whoever serves it.
+    #[default]
+    Greeting,
+    /// Any 2xx.
+    Any,
+    /// 2xx and a body this regular expression matches.
+    Pattern(String),
+}
+
+/// How a server is verified before it is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Contract {
+    /// One request to the endpoint: 2xx and the expected body.
+    #[default]
+    Light,
+    /// The whole contract suite, as the workspace's own servers get.
+    Full,
+}
+
+impl Contract {
+    /// The check of server `short`: the whole contract for the workspace's, the light one for
+    /// the original's (they keep the Greetings API, not this workspace's 404s, limits and
+    /// answers to bad input).
+    pub fn for_server(short: &str) -> Self {
+        if is_peer(short) {
+            Self::Light
+        } else {
+            Self::Full
+        }
+    }
+}
+
+/// The servers a scenario loads that the harness did not start, and how they are judged.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Foreign {
+    /// Servers already running.
+    pub targets: Vec<Target>,
+    /// What a valid answer is, for every server of the scenario.
+    pub expect: Expect,
+    /// How the targets are verified.
+    pub contract: Contract,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_is_every_scenario_on_the_chosen_servers() {
+        let plan = Plan::all(Common::default(), true, Some(vec!["hyper".into()]));
+        let names: Vec<_> = plan.scenarios.iter().map(Scenario::name).collect();
+        assert_eq!(
+            names,
+            ["ladder", "loops", "soak", "sweep", "business", "rate"]
+        );
+        assert_eq!(plan.binaries(), ["hyper"]);
+        assert_eq!(
+            plan.scenarios[0],
+            Scenario::Ladder(Ladder {
+                servers: vec![ServerSpec::new("hyper")],
+                ..Ladder::defaults(true)
+            })
+        );
+        let full = Plan::all(Common::default(), false, None);
+        assert_eq!(full.binaries(), ["actix", "axum", "hyper"]);
+        assert_eq!(full.scenarios[3], Scenario::Sweep(Sweep::defaults(false)));
+    }
+
+    #[test]
+    fn the_defaults_are_the_original_experiments() {
+        let ladder = Ladder::defaults(false);
+        assert_eq!(
+            (ladder.levels, ladder.delay_ms),
+            (vec![100, 300, 900, 2700], 1000)
+        );
+        assert_eq!(ladder.blocking_threads, 200);
+        assert_eq!(Loops::defaults(false).shapes, [(100, 1000), (1000, 100)]);
+        assert_eq!(Soak::defaults(false).levels, [50, 100, 200]);
+        assert_eq!(Sweep::defaults(false).blocking_threads, [2, 200]);
+        assert_eq!(package("axum"), "greet-axum");
+    }
+}

@@ -1,0 +1,92 @@
+//! The rate plan: open-loop levels, as fractions of capacity or fixed rates.
+
+use std::time::Duration;
+
+use super::{Foreign, SERVERS};
+
+/// The target rates of an open-loop run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rates {
+    /// Fractions of each server's capacity, as its closed-loop probe measured it.
+    OfCapacity(Vec<f64>),
+    /// Requests a second, the same for every server.
+    Fixed(Vec<f64>),
+}
+
+/// Rate: open-loop load, each request on a fixed schedule, latency counted from its intended
+/// send time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rate {
+    /// Servers, in order.
+    pub servers: Vec<String>,
+    /// Servers already running, and what a valid answer is.
+    pub foreign: Foreign,
+    /// Paths loaded, one after another on each server.
+    pub endpoints: Vec<String>,
+    /// The levels.
+    pub rates: Rates,
+    /// How long each level runs.
+    pub duration: Duration,
+    /// How long the closed-loop probe for the capacity runs.
+    pub probe: Duration,
+    /// Keep-alive connections, for the probe and each level.
+    pub connections: usize,
+    /// Runs of each level.
+    pub repeats: usize,
+    /// `--delay-ms` for the servers.
+    pub delay_ms: u64,
+    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
+    pub workers: Option<usize>,
+}
+
+impl Rate {
+    /// Fractions of the capacity: from idle to just past saturation.
+    pub const FRACTIONS: [f64; 7] = [0.10, 0.25, 0.50, 0.75, 0.90, 1.00, 1.10];
+    /// `--quick` fractions.
+    pub const QUICK_FRACTIONS: [f64; 3] = [0.25, 0.75, 1.10];
+    /// Each level's length.
+    pub const DURATION: Duration = Duration::from_secs(5);
+    /// `--quick` length.
+    pub const QUICK_DURATION: Duration = Duration::from_millis(500);
+    /// The probe's length.
+    pub const PROBE: Duration = Duration::from_secs(2);
+    /// `--quick` probe.
+    pub const QUICK_PROBE: Duration = Duration::from_millis(300);
+    /// Connections: at 90% of a one-core server's capacity (~100k/s) and ~0.5 ms a request,
+    /// about 45 are busy at once; 64 leave the lower levels never waiting for one.
+    pub const CONNECTIONS: usize = 64;
+    /// `--quick` connections.
+    pub const QUICK_CONNECTIONS: usize = 16;
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        Self {
+            servers: SERVERS.map(String::from).to_vec(),
+            foreign: Foreign::default(),
+            endpoints: vec![greet_core::paths::GREETINGS.to_owned()],
+            rates: Rates::OfCapacity(if quick {
+                Self::QUICK_FRACTIONS.to_vec()
+            } else {
+                Self::FRACTIONS.to_vec()
+            }),
+            duration: if quick {
+                Self::QUICK_DURATION
+            } else {
+                Self::DURATION
+            },
+            probe: if quick {
+                Self::QUICK_PROBE
+            } else {
+                Self::PROBE
+            },
+            connections: if quick {
+                Self::QUICK_CONNECTIONS
+            } else {
+                Self::CONNECTIONS
+            },
+            repeats: 1,
+            delay_ms: 0,
+            workers: None,
+        }
+    }
+}
