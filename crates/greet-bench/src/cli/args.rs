@@ -1,13 +1,14 @@
 //! The flags of each scenario, as clap reads them, and the plan each turns into.
 
+use std::marker::PhantomData;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::plan::{
-    self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Plan, Rate, Rates,
-    ServerSpec, Soak, SoakBound, Store, Sweep, Target,
+    self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Measure, Measured,
+    Plan, Rate, Rates, ServerSpec, Soak, SoakBound, Store, Sweep, Target,
 };
 
 use super::values::{
@@ -304,6 +305,47 @@ impl SoakArgs {
     }
 }
 
+/// How each setting of a grid scenario is measured: one flag group for sweep and business,
+/// each quoting its own defaults.
+#[derive(Debug, Clone, Args)]
+pub(super) struct MeasureArgs<S: Measured + Clone + Send + Sync + 'static> {
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections of each load",
+                      S::MEASURE.concurrency, S::QUICK_MEASURE.concurrency))]
+    concurrency: Option<usize>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("Measured part of each load, e.g. 1s, 500ms",
+                      millis(S::MEASURE.duration), millis(S::QUICK_MEASURE.duration)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_any_duration,
+          help = help("Unmeasured load before each",
+                      millis(S::MEASURE.warmup), millis(S::QUICK_MEASURE.warmup)))]
+    warmup: Option<Duration>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
+                       tell a difference from noise", S::MEASURE.repeats, S::QUICK_MEASURE.repeats))]
+    repeats: Option<usize>,
+
+    /// Refused: the scenario restarts every server with every setting
+    #[arg(long, hide = true, value_parser = refuse_target)]
+    target: Vec<String>,
+
+    #[arg(skip)]
+    scenario: PhantomData<S>,
+}
+
+impl<S: Measured + Clone + Send + Sync + 'static> MeasureArgs<S> {
+    fn apply(self, measure: &mut Measure) {
+        set(&mut measure.concurrency, self.concurrency);
+        set(&mut measure.duration, self.duration);
+        set(&mut measure.warmup, self.warmup);
+        set(&mut measure.repeats, self.repeats);
+    }
+}
+
 /// The settings of a sweep run.
 #[derive(Debug, Clone, Args)]
 pub(super) struct SweepArgs {
@@ -326,27 +368,8 @@ pub(super) struct SweepArgs {
                        is always measured", list(&Sweep::BLOCKING_THREADS), list(&Sweep::QUICK_BLOCKING_THREADS)))]
     blocking_threads: Option<Vec<usize>>,
 
-    #[arg(long, value_parser = parse_level,
-          help = help("Keep-alive connections of each load", Sweep::CONCURRENCY, Sweep::QUICK_CONCURRENCY))]
-    concurrency: Option<usize>,
-
-    #[arg(long, value_parser = parse_duration,
-          help = help("Measured part of each run, e.g. 1s, 500ms",
-                      millis(Sweep::DURATION), millis(Sweep::QUICK_DURATION)))]
-    duration: Option<Duration>,
-
-    #[arg(long, value_parser = parse_any_duration,
-          help = help("Unmeasured load before each run", millis(Sweep::WARMUP), "none"))]
-    warmup: Option<Duration>,
-
-    #[arg(long, value_parser = parse_repeats,
-          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
-                       tell a gain from noise", Sweep::REPEATS, Sweep::QUICK_REPEATS))]
-    repeats: Option<usize>,
-
-    /// Refused: the sweep restarts every server with every setting
-    #[arg(long, hide = true, value_parser = refuse_target)]
-    target: Vec<String>,
+    #[command(flatten)]
+    measure: MeasureArgs<Sweep>,
 
     /// A smoke-sized run, for tests
     #[arg(long)]
@@ -363,10 +386,7 @@ impl SweepArgs {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.workers, self.workers);
         set(&mut plan.blocking_threads, self.blocking_threads);
-        set(&mut plan.concurrency, self.concurrency);
-        set(&mut plan.duration, self.duration);
-        set(&mut plan.warmup, self.warmup);
-        set(&mut plan.repeats, self.repeats);
+        self.measure.apply(&mut plan.measure);
         (self.common.plan(), plan)
     }
 }
@@ -408,27 +428,8 @@ pub(super) struct BusinessArgs {
                       list(&Business::DB_POOLS), list(&Business::QUICK_DB_POOLS)))]
     db_pools: Option<Vec<usize>>,
 
-    #[arg(long, value_parser = parse_level,
-          help = help("Keep-alive connections of each load", Business::CONCURRENCY, Business::QUICK_CONCURRENCY))]
-    concurrency: Option<usize>,
-
-    #[arg(long, value_parser = parse_duration,
-          help = help("Measured part of each load, e.g. 1s, 500ms",
-                      millis(Business::DURATION), millis(Business::QUICK_DURATION)))]
-    duration: Option<Duration>,
-
-    #[arg(long, value_parser = parse_any_duration,
-          help = help("Unmeasured load before each", millis(Business::WARMUP), millis(Business::QUICK_WARMUP)))]
-    warmup: Option<Duration>,
-
-    #[arg(long, value_parser = parse_repeats,
-          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
-                       tell a difference from noise", Business::REPEATS, Business::QUICK_REPEATS))]
-    repeats: Option<usize>,
-
-    /// Refused: the business run restarts every server with every store and setting
-    #[arg(long, hide = true, value_parser = refuse_target)]
-    target: Vec<String>,
+    #[command(flatten)]
+    measure: MeasureArgs<Business>,
 
     /// A smoke-sized run, for tests
     #[arg(long)]
@@ -469,10 +470,7 @@ impl BusinessArgs {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.workers, self.workers);
         set(&mut plan.db_pools, self.db_pools);
-        set(&mut plan.concurrency, self.concurrency);
-        set(&mut plan.duration, self.duration);
-        set(&mut plan.warmup, self.warmup);
-        set(&mut plan.repeats, self.repeats);
+        self.measure.apply(&mut plan.measure);
         (self.common.plan(), plan)
     }
 }

@@ -202,7 +202,8 @@ mod tests {
     use super::values::parse_duration;
     use super::*;
     use crate::plan::{
-        Bins, Business, Contract, Expect, Ladder, Loops, Rate, Rates, Soak, SoakBound, Sweep,
+        Bins, Business, Contract, Expect, Ladder, Loops, Measured, Rate, Rates, Soak, SoakBound,
+        Sweep,
     };
 
     fn plan(args: &[&str]) -> Plan {
@@ -294,8 +295,8 @@ mod tests {
             panic!("not sweep")
         };
         assert_eq!(
-            (sweep.workers, sweep.repeats),
-            (vec![1, 3], Sweep::QUICK_REPEATS)
+            (sweep.workers, sweep.measure.repeats),
+            (vec![1, 3], Sweep::QUICK_MEASURE.repeats)
         );
     }
 

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::SERVERS;
+use super::{Measure, Measured, SERVERS};
 
 /// The stores a business run loads the servers on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,14 +45,8 @@ pub struct Business {
     pub workers: Vec<usize>,
     /// The `--db-pool` grid (the servers' default is always added).
     pub db_pools: Vec<usize>,
-    /// Keep-alive connections of each load.
-    pub concurrency: usize,
-    /// Measured part of each load.
-    pub duration: Duration,
-    /// Unmeasured load before it.
-    pub warmup: Duration,
-    /// Runs of each setting, each on a fresh server.
-    pub repeats: usize,
+    /// How each setting is measured.
+    pub measure: Measure,
 }
 
 impl Business {
@@ -70,23 +64,6 @@ impl Business {
     pub const QUICK_DB_POOLS: [usize; 1] = [2];
     /// The servers' default pool.
     pub const DEFAULT_DB_POOL: usize = greet_store::settings::DEFAULT_POOL.get();
-    /// Connections: the original's 100.
-    pub const CONCURRENCY: usize = 100;
-    /// `--quick` connections.
-    pub const QUICK_CONCURRENCY: usize = 10;
-    /// Measured part of each load.
-    pub const DURATION: Duration = Duration::from_millis(500);
-    /// `--quick` measured part.
-    pub const QUICK_DURATION: Duration = Duration::from_millis(100);
-    /// Warm-up before each load: fills the pool and the statement caches.
-    pub const WARMUP: Duration = Duration::from_millis(200);
-    /// `--quick` warm-up.
-    pub const QUICK_WARMUP: Duration = Duration::from_millis(50);
-    /// Runs per setting: 4 a side is the fewest a rank test can separate at 0.05.
-    pub const REPEATS: usize = 4;
-    /// `--quick` runs per setting.
-    pub const QUICK_REPEATS: usize = 2;
-
     /// The defaults, or the `--quick` sizes: both stores, the servers started by the harness
     /// where they are installed.
     pub fn defaults(quick: bool) -> Self {
@@ -107,26 +84,24 @@ impl Business {
             } else {
                 Self::DB_POOLS.to_vec()
             },
-            concurrency: if quick {
-                Self::QUICK_CONCURRENCY
-            } else {
-                Self::CONCURRENCY
-            },
-            duration: if quick {
-                Self::QUICK_DURATION
-            } else {
-                Self::DURATION
-            },
-            warmup: if quick {
-                Self::QUICK_WARMUP
-            } else {
-                Self::WARMUP
-            },
-            repeats: if quick {
-                Self::QUICK_REPEATS
-            } else {
-                Self::REPEATS
-            },
+            measure: Self::measure(quick),
         }
     }
+}
+
+impl Measured for Business {
+    /// The original's 100 connections.
+    const MEASURE: Measure = Measure {
+        concurrency: 100,
+        duration: Duration::from_millis(500),
+        // Fills the pool and the statement caches.
+        warmup: Duration::from_millis(200),
+        repeats: 4,
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        concurrency: 10,
+        duration: Duration::from_millis(100),
+        warmup: Duration::from_millis(50),
+        repeats: 2,
+    };
 }

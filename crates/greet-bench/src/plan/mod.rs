@@ -249,6 +249,38 @@ impl Scenario {
     }
 }
 
+/// How each setting of a grid scenario (sweep, business) is measured: keep-alive load on a
+/// freshly started server, warmed up, measured, repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measure {
+    /// Keep-alive connections of each load.
+    pub concurrency: usize,
+    /// Measured part of each load.
+    pub duration: Duration,
+    /// Unmeasured load before it.
+    pub warmup: Duration,
+    /// Runs of each setting, each on a fresh server: 4 a side is the fewest a rank test can
+    /// separate at 0.05.
+    pub repeats: usize,
+}
+
+/// A grid scenario's [`Measure`]: its default and its `--quick` size.
+pub trait Measured {
+    /// The default.
+    const MEASURE: Measure;
+    /// The `--quick` size.
+    const QUICK_MEASURE: Measure;
+
+    /// The default, or the `--quick` size.
+    fn measure(quick: bool) -> Measure {
+        if quick {
+            Self::QUICK_MEASURE
+        } else {
+            Self::MEASURE
+        }
+    }
+}
+
 /// A server to start: its short name and, optionally, its own endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {

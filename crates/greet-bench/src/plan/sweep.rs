@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{BLOCKING_THREADS, SERVERS};
+use super::{Measure, Measured, BLOCKING_THREADS, SERVERS};
 
 /// Sweep: zero-delay load on the ceiling and the greeting endpoints over thread-count grids.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,14 +15,8 @@ pub struct Sweep {
     pub workers: Vec<usize>,
     /// The `--blocking-threads` grid (the default is always added).
     pub blocking_threads: Vec<usize>,
-    /// Keep-alive connections of each load.
-    pub concurrency: usize,
-    /// Measured part of each run.
-    pub duration: Duration,
-    /// Unmeasured load before it.
-    pub warmup: Duration,
-    /// Runs of each setting, each on a fresh server.
-    pub repeats: usize,
+    /// How each setting is measured.
+    pub measure: Measure,
 }
 
 impl Sweep {
@@ -40,20 +34,6 @@ impl Sweep {
     pub const BLOCKING_THREADS: [usize; 2] = [2, BLOCKING_THREADS];
     /// `--quick` `--blocking-threads` grid.
     pub const QUICK_BLOCKING_THREADS: [usize; 1] = [BLOCKING_THREADS];
-    /// Connections: the original's 100.
-    pub const CONCURRENCY: usize = 100;
-    /// `--quick` connections.
-    pub const QUICK_CONCURRENCY: usize = 20;
-    /// Measured part of each run.
-    pub const DURATION: Duration = Duration::from_millis(500);
-    /// `--quick` measured part.
-    pub const QUICK_DURATION: Duration = Duration::from_millis(100);
-    /// Warm-up before each run.
-    pub const WARMUP: Duration = Duration::from_millis(200);
-    /// Runs per setting: 4 a side is the fewest a rank test can separate at 0.05.
-    pub const REPEATS: usize = 4;
-    /// `--quick` runs per setting.
-    pub const QUICK_REPEATS: usize = 2;
 
     /// The defaults, or the `--quick` sizes.
     pub fn defaults(quick: bool) -> Self {
@@ -70,22 +50,23 @@ impl Sweep {
             } else {
                 Self::BLOCKING_THREADS.to_vec()
             },
-            concurrency: if quick {
-                Self::QUICK_CONCURRENCY
-            } else {
-                Self::CONCURRENCY
-            },
-            duration: if quick {
-                Self::QUICK_DURATION
-            } else {
-                Self::DURATION
-            },
-            warmup: if quick { Duration::ZERO } else { Self::WARMUP },
-            repeats: if quick {
-                Self::QUICK_REPEATS
-            } else {
-                Self::REPEATS
-            },
+            measure: Self::measure(quick),
         }
     }
+}
+
+impl Measured for Sweep {
+    /// The original's 100 connections.
+    const MEASURE: Measure = Measure {
+        concurrency: 100,
+        duration: Duration::from_millis(500),
+        warmup: Duration::from_millis(200),
+        repeats: 4,
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        concurrency: 20,
+        duration: Duration::from_millis(100),
+        warmup: Duration::ZERO,
+        repeats: 2,
+    };
 }

@@ -128,10 +128,10 @@ pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) ->
         })
         .collect();
     results.business = Some(Business {
-        concurrency: plan.concurrency,
-        duration_s: plan.duration.as_secs_f64(),
-        warmup_s: plan.warmup.as_secs_f64(),
-        repeats: plan.repeats,
+        concurrency: plan.measure.concurrency,
+        duration_s: plan.measure.duration.as_secs_f64(),
+        warmup_s: plan.measure.warmup.as_secs_f64(),
+        repeats: plan.measure.repeats,
         stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
         workers,
         db_pools: pools,
@@ -188,7 +188,7 @@ pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) ->
         // every server and setting alike, where runs of one server back to back would hand
         // the drift to the comparison between servers.
         let mut failed: Vec<&str> = Vec::new();
-        for repeat in 1..=plan.repeats {
+        for repeat in 1..=plan.measure.repeats {
             for (short, name) in &servers {
                 if failed.contains(&name.as_str()) {
                     continue;
@@ -310,7 +310,7 @@ async fn run_repeat(
                 addr: up.addr,
                 target: endpoint.clone(),
                 expect: Expect::for_target(&endpoint, &plan::Expect::Greeting),
-                users: plan.concurrency,
+                users: plan.measure.concurrency,
                 stop,
                 timeout: bench.timeout(),
             };
@@ -318,8 +318,8 @@ async fn run_repeat(
                 "{} {} {endpoint} w={} pool={} #{}",
                 one.name, one.store.name, setting.workers, setting.db_pool, one.repeat
             );
-            if !plan.warmup.is_zero() {
-                let warm = sessions(Stop::After(plan.warmup));
+            if !plan.measure.warmup.is_zero() {
+                let warm = sessions(Stop::After(plan.measure.warmup));
                 bench
                     .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
@@ -327,7 +327,7 @@ async fn run_repeat(
             let pids = one.store.pids();
             let stores = (!pids.is_empty()).then(|| Sampler::start_processes(pids));
             let (run, _) = bench
-                .keep_alive(&up, &sessions(Stop::After(plan.duration)), label)
+                .keep_alive(&up, &sessions(Stop::After(plan.measure.duration)), label)
                 .await;
             let store_run = stores.map(|s| s.stop().sampled());
             up.ensure_alive()?;

@@ -4,13 +4,11 @@
 //! then measures; repeats are interleaved across settings so a slow spell of the machine hits
 //! them all alike. Per server and endpoint: the best setting and its gain over the default.
 
-use std::time::Duration;
-
 use anyhow::Result;
 
 use crate::bench::{server_args, Bench, Subject};
 use crate::load::{Expect, Sessions, Stop};
-use crate::plan::{self, package, BLOCKING_THREADS};
+use crate::plan::{self, package, Measure, BLOCKING_THREADS};
 use crate::results::{Gain, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
 
 /// Runs the sweep into `results.sweep`; false when a server failed.
@@ -21,8 +19,12 @@ pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Re
     };
     let workers = super::grid_with(&plan.workers, default.workers);
     let blocking = super::grid_with(&plan.blocking_threads, BLOCKING_THREADS);
-    let (concurrency, duration, warmup, repeats) =
-        (plan.concurrency, plan.duration, plan.warmup, plan.repeats);
+    let Measure {
+        concurrency,
+        duration,
+        warmup,
+        repeats,
+    } = plan.measure;
     results.sweep = Some(Sweep {
         concurrency,
         duration_s: duration.as_secs_f64(),
@@ -62,10 +64,7 @@ pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Re
                 name: &name,
                 endpoint,
                 settings: &settings,
-                concurrency,
-                duration,
-                warmup,
-                repeats,
+                measure: plan.measure,
             };
             if let Err(err) = run_endpoint(bench, &one, &mut checked, results).await {
                 let failed = super::failure("sweep", format!("{name} {endpoint}"), &err);
@@ -101,10 +100,7 @@ struct Endpoint<'a> {
     name: &'a str,
     endpoint: &'a str,
     settings: &'a [Setting],
-    concurrency: usize,
-    duration: Duration,
-    warmup: Duration,
-    repeats: usize,
+    measure: Measure,
 }
 
 async fn run_endpoint(
@@ -122,7 +118,7 @@ async fn run_endpoint(
             ..SweepCell::default()
         });
     }
-    for repeat in 1..=plan.repeats {
+    for repeat in 1..=plan.measure.repeats {
         for (i, setting) in plan.settings.iter().enumerate() {
             let blocking = setting.blocking_threads.unwrap_or(BLOCKING_THREADS);
             let subject = Subject::Server(plan.short.to_owned());
@@ -136,7 +132,7 @@ async fn run_endpoint(
                 addr: up.addr,
                 target: plan.endpoint.to_owned(),
                 expect: Expect::for_target(plan.endpoint, &plan::Expect::Greeting),
-                users: plan.concurrency,
+                users: plan.measure.concurrency,
                 stop,
                 timeout: bench.timeout(),
             };
@@ -144,13 +140,13 @@ async fn run_endpoint(
                 "{} {} w={} b={blocking} #{repeat}",
                 plan.name, plan.endpoint, setting.workers
             );
-            if !plan.warmup.is_zero() {
-                let warm = sessions(Stop::After(plan.warmup));
+            if !plan.measure.warmup.is_zero() {
+                let warm = sessions(Stop::After(plan.measure.warmup));
                 bench
                     .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
             }
-            let measured = sessions(Stop::After(plan.duration));
+            let measured = sessions(Stop::After(plan.measure.duration));
             let (run, _) = bench.keep_alive(&up, &measured, label).await;
             up.ensure_alive()?;
             bench.release(up).await?;
