@@ -13,17 +13,18 @@
 //! writes JSON, CSV, SVG charts and an HTML report after every step.
 //!
 //! Layout, one module per concern; dependencies point down this list, never up (a test,
-//! `tests/layering.rs`, holds them to it):
+//! `tests/layering.rs`, holds them to it, and within each directory module too):
 //! - [`cli`]: flags in, a [`plan::Plan`] out, the outcome as an exit code: the only module
-//!   that sees clap;
+//!   that sees clap (`args`: each scenario's flags; `values`: parsers and help defaults);
 //! - [`run`]: one run from plan to report (servers found once, CPUs split, Ctrl-C);
 //! - [`scenario`]: the ladder, loops, soak, sweep, business and rate, one module each;
-//! - [`bench`](mod@bench): [`bench::Bench`], what scenarios share: start, check, sample and stop a
+//! - [`harness`]: [`harness::Harness`], what scenarios share: start, check, sample and stop a
 //!   server, keep-alive load with progress, saving;
-//! - [`server`]: finding, building, starting (pinned, as a process or a container), timing
-//!   and stopping servers; [`jvm`]: the original's Tomcat and Jetty servers as peers;
-//! - [`load`]: the load generator (fresh connections, or keep-alive users), every response
-//!   validated, every outcome pushed into one [`load::Tally`];
+//! - [`server`]: servers as processes or containers, pinned, timed and stopped (`binaries`,
+//!   `process`, `container`); [`jvm`]: the original's Tomcat and Jetty servers as peers;
+//! - [`load`]: the load generator, one loop per shape (`fresh`, `sessions`, `paced`) over one
+//!   connection (`conn`), every response validated (`check`), every outcome pushed into one
+//!   [`load::Tally`] (`count`);
 //! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen), of one
 //!   process or a group (a database's processes);
 //! - [`report`]: tables, CSV, charts and HTML, by output format over the results;
@@ -31,10 +32,14 @@
 //! - [`compare`]: whether two servers differ beyond run-to-run noise (Mann-Whitney U);
 //! - [`stats`]: medians, summaries, percentages;
 //! - [`plan`]: what a run is to do, every default and `--quick` size, as plain values.
+//!
+//! The scenarios are one list, [`plan::ScenarioKind`]. Each has a file of its own in every
+//! layer it touches: `plan/`, `scenario/`, `results/` and `report/table/` (CONTRIBUTING.md
+//! lists them).
 
-pub mod bench;
 pub mod cli;
 pub mod compare;
+pub mod harness;
 pub mod jvm;
 pub mod load;
 pub mod plan;

@@ -10,8 +10,8 @@ use anyhow::{bail, Result};
 use greet_probe::process::{allowed_cpus, pin_current_thread};
 use greet_probe::procfs;
 
-use crate::bench::Bench;
 use crate::compare;
+use crate::harness::Harness;
 use crate::plan::{Plan, Scenario};
 use crate::report;
 use crate::results::{Cpus, Meta, Results};
@@ -56,7 +56,7 @@ pub fn run(plan: Plan) -> Result<Verdict> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(timestamp_dir()));
-    let bench = Bench {
+    let harness = Harness {
         common,
         server_cpus,
         load_cpus,
@@ -64,9 +64,9 @@ pub fn run(plan: Plan) -> Result<Verdict> {
         binaries,
         out,
     };
-    let mut results = Results::new(meta(&bench, &scenarios));
+    let mut results = Results::new(meta(&harness, &scenarios));
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(bench.load_cpu_count())
+        .worker_threads(harness.load_cpu_count())
         // The open-loop schedule is kept by a thread of its own, whose hand-offs land in the
         // runtime's global queue: polled every 61 ticks by default, a busy runtime would send
         // a request scheduled now up to a millisecond late.
@@ -75,36 +75,40 @@ pub fn run(plan: Plan) -> Result<Verdict> {
         .build()?;
     runtime.block_on(async {
         tokio::select! {
-            verdict = run_all(&bench, &scenarios, &mut results) => verdict,
+            verdict = run_all(&harness, &scenarios, &mut results) => verdict,
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("\ngreet-bench: interrupted; results so far are in {}", bench.out.display());
+                eprintln!("\ngreet-bench: interrupted; results so far are in {}", harness.out.display());
                 Ok(Verdict::Interrupted)
             }
         }
     })
 }
 
-async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -> Result<Verdict> {
+async fn run_all(
+    harness: &Harness,
+    scenarios: &[Scenario],
+    results: &mut Results,
+) -> Result<Verdict> {
     // Nothing is written before a scenario has checked its plan: a run refused at once (no
     // Docker engine, nothing to benchmark) leaves no empty results directory behind.
     let mut all_ok = true;
     for scenario in scenarios {
         let ok = match scenario {
-            Scenario::Ladder(plan) => scenario::ladder::run(bench, plan, results).await?,
-            Scenario::Loops(plan) => scenario::loops::run(bench, plan, results).await?,
-            Scenario::Soak(plan) => scenario::soak::run(bench, plan, results).await?,
-            Scenario::Sweep(plan) => scenario::sweep::run(bench, plan, results).await?,
-            Scenario::Business(plan) => scenario::business::run(bench, plan, results).await?,
-            Scenario::Rate(plan) => scenario::rate::run(bench, plan, results).await?,
+            Scenario::Ladder(plan) => scenario::ladder::run(harness, plan, results).await?,
+            Scenario::Loops(plan) => scenario::loops::run(harness, plan, results).await?,
+            Scenario::Soak(plan) => scenario::soak::run(harness, plan, results).await?,
+            Scenario::Sweep(plan) => scenario::sweep::run(harness, plan, results).await?,
+            Scenario::Business(plan) => scenario::business::run(harness, plan, results).await?,
+            Scenario::Rate(plan) => scenario::rate::run(harness, plan, results).await?,
         };
         all_ok &= ok;
-        bench.save(results)?;
+        harness.save(results)?;
     }
     print!("{}", report::text(results));
-    if !bench.common.quiet {
+    if !harness.common.quiet {
         eprintln!(
             "greet-bench: results, charts and report.html in {}",
-            bench.out.display()
+            harness.out.display()
         );
     }
     Ok(if all_ok {
@@ -114,7 +118,7 @@ async fn run_all(bench: &Bench, scenarios: &[Scenario], results: &mut Results) -
     })
 }
 
-fn meta(bench: &Bench, scenarios: &[Scenario]) -> Meta {
+fn meta(harness: &Harness, scenarios: &[Scenario]) -> Meta {
     let (machine, kernel) = procfs::host_and_kernel();
     let crate_versions: BTreeMap<String, String> = env!("GREET_CRATE_VERSIONS")
         .split(',')
@@ -124,10 +128,10 @@ fn meta(bench: &Bench, scenarios: &[Scenario]) -> Meta {
     Meta {
         machine,
         cpus: Cpus {
-            count: bench.cpus.len(),
+            count: harness.cpus.len(),
             model: procfs::cpu_model(),
-            server: bench.server_cpus.clone(),
-            load: bench.load_cpus.clone(),
+            server: harness.server_cpus.clone(),
+            load: harness.load_cpus.clone(),
         },
         kernel,
         crate_versions,

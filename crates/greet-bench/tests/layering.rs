@@ -1,4 +1,5 @@
-//! The harness's modules depend on each other one way only, and only the CLI sees clap.
+//! The harness's modules depend on each other one way only, so do the files inside each
+//! directory module, and only the CLI sees clap.
 //! `cargo test -p greet-bench --test layering -- --nocapture` prints the module graph.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -117,6 +118,109 @@ fn modules_depend_one_way() {
     // The bottom of the harness knows nothing above it.
     assert!(graph["stats"].is_empty(), "{:?}", graph["stats"]);
     assert!(graph["plan"].is_empty(), "{:?}", graph["plan"]);
+}
+
+/// Inside each directory module (`load/`, `server/`, …): which sibling files each file's code
+/// names, as `super::x` or `crate::<dir>::x`, tests left out. `mod.rs` is the parent that
+/// re-exports them, not a sibling.
+fn inner_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = BTreeMap::new();
+    let mut dirs = vec![src.clone()];
+    while let Some(dir) = dirs.pop() {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("readable").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path.clone());
+                files.push((
+                    path.file_name().unwrap().to_string_lossy().into_owned(),
+                    path.join("mod.rs"),
+                ));
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+                if name != "mod" {
+                    files.push((name, path));
+                }
+            }
+        }
+        if dir == src {
+            continue;
+        }
+        let names: BTreeSet<String> = files.iter().map(|(n, _)| n.clone()).collect();
+        let module = dir
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('/', "::");
+        let mut graph = BTreeMap::new();
+        for (name, file) in &files {
+            let text = std::fs::read_to_string(file).expect("readable");
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            let mut deps = BTreeSet::new();
+            for prefix in ["super::".to_owned(), format!("crate::{module}::")] {
+                for (i, _) in code.match_indices(prefix.as_str()) {
+                    let rest = &code[i + prefix.len()..];
+                    let rest = rest.strip_prefix('{').unwrap_or(rest);
+                    for part in rest.split(['}', ';']).next().unwrap_or_default().split(',') {
+                        let word: String = part
+                            .trim()
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        if names.contains(&word) && word != *name {
+                            deps.insert(word);
+                        }
+                    }
+                }
+            }
+            graph.insert(name.clone(), deps);
+        }
+        out.insert(module, graph);
+    }
+    out
+}
+
+#[test]
+fn files_in_a_module_depend_one_way() {
+    let graphs = inner_graphs();
+    for module in [
+        "cli",
+        "load",
+        "plan",
+        "report",
+        "report::table",
+        "results",
+        "scenario",
+        "server",
+    ] {
+        assert!(
+            graphs.contains_key(module),
+            "{module}/ read: {:?}",
+            graphs.keys()
+        );
+    }
+    for (module, graph) in &graphs {
+        println!("{module}/");
+        for (file, deps) in graph {
+            let deps: Vec<&str> = deps.iter().map(String::as_str).collect();
+            println!("  {file:>10} -> {}", deps.join(", "));
+        }
+        for node in graph.keys() {
+            if let Some(found) = cycle(graph, node, &mut Vec::new()) {
+                panic!("import cycle in {module}/: {}", found.join(" -> "));
+            }
+        }
+    }
+    // The load loops share the connection, checking and counting beneath them, and nothing
+    // beneath them knows a loop.
+    let load = &graphs["load"];
+    for lower in ["count", "check", "conn"] {
+        for shape in ["fresh", "sessions", "paced"] {
+            assert!(!load[lower].contains(shape), "{lower} uses {shape}");
+        }
+    }
+    assert!(load["conn"].contains("check") && load["check"].contains("count"));
 }
 
 #[test]

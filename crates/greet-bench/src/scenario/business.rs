@@ -13,8 +13,8 @@
 use anyhow::{Context, Result};
 use greet_probe::stores::{Postgres, Redis};
 
-use crate::bench::{server_args, Bench, Subject};
 use crate::compare::{pairwise, Figure};
+use crate::harness::{server_args, Harness, Subject};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, Store, BLOCKING_THREADS};
 use crate::results::{
@@ -111,9 +111,9 @@ impl std::fmt::Display for Skipped {
 impl std::error::Error for Skipped {}
 
 /// Runs the business scenario into `results.business`; false when a server or store failed.
-pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) -> Result<bool> {
+pub async fn run(harness: &Harness, plan: &plan::Business, results: &mut Results) -> Result<bool> {
     let default = PoolSetting {
-        workers: bench.workers(None),
+        workers: harness.workers(None),
         db_pool: plan::Business::DEFAULT_DB_POOL,
     };
     let workers = super::grid_with(&plan.workers, default.workers);
@@ -200,7 +200,7 @@ pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) ->
                     settings: &settings,
                     repeat,
                 };
-                if let Err(err) = run_repeat(bench, plan, &one, results).await {
+                if let Err(err) = run_repeat(harness, plan, &one, results).await {
                     let who = format!("{name} {}", store.name);
                     let failure = super::failure("business", who, &err);
                     let business = section(results);
@@ -213,15 +213,15 @@ pub async fn run(bench: &Bench, plan: &plan::Business, results: &mut Results) ->
                     all_ok = false;
                 }
             }
-            bench.save(results)?;
+            harness.save(results)?;
         }
         for (_, name) in &servers {
             summarise(section(results), name, store.name, default);
         }
-        bench.save(results)?;
+        harness.save(results)?;
     }
     compare_servers(section(results), default);
-    bench.save(results)?;
+    harness.save(results)?;
     Ok(all_ok)
 }
 
@@ -276,7 +276,7 @@ fn is_ceiling(endpoint: &str) -> bool {
 /// Every setting of one server on one store, once: a fresh server per setting, each
 /// endpoint loaded on it in turn. The first of them passes the whole contract first.
 async fn run_repeat(
-    bench: &Bench,
+    harness: &Harness,
     plan: &plan::Business,
     one: &Server<'_>,
     results: &mut Results,
@@ -287,7 +287,7 @@ async fn run_repeat(
         args.extend(one.store.args.iter().cloned());
         let subject = Subject::Server(one.short.to_owned());
         let again = one.repeat > 1 || i > 0;
-        let mut up = bench
+        let mut up = harness
             .bring_up(
                 &subject,
                 &args,
@@ -312,7 +312,7 @@ async fn run_repeat(
                 expect: Expect::for_target(&endpoint, &plan::Expect::Greeting),
                 users: plan.measure.concurrency,
                 stop,
-                timeout: bench.timeout(),
+                timeout: harness.timeout(),
             };
             let label = format!(
                 "{} {} {endpoint} w={} pool={} #{}",
@@ -320,13 +320,13 @@ async fn run_repeat(
             );
             if !plan.measure.warmup.is_zero() {
                 let warm = sessions(Stop::After(plan.measure.warmup));
-                bench
+                harness
                     .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
             }
             let pids = one.store.pids();
             let stores = (!pids.is_empty()).then(|| Sampler::start_processes(pids));
-            let (run, _) = bench
+            let (run, _) = harness
                 .keep_alive(&up, &sessions(Stop::After(plan.measure.duration)), label)
                 .await;
             let store_run = stores.map(|s| s.stop().sampled());
@@ -341,7 +341,7 @@ async fn run_repeat(
             cell.store_processes = (!cell.store_runs.is_empty())
                 .then(|| Sampled::over(&cell.store_runs.iter().collect::<Vec<_>>()));
         }
-        bench.release(up).await?;
+        harness.release(up).await?;
     }
     Ok(())
 }

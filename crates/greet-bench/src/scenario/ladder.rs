@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::bench::{server_args, Bench, Bound};
 use crate::compare::{self, Comparison, Figure};
+use crate::harness::{server_args, Bound, Harness};
 use crate::load::{self, Expect, Level as LoadLevel};
 use crate::plan::{self, is_peer, package, Contract};
 use crate::results::{self, LadderServer, Level, Mode, Results, Run};
@@ -40,7 +40,7 @@ struct Entry {
 }
 
 /// The entries to run, binaries located.
-fn entries(bench: &Bench, plan: &plan::Ladder) -> Result<Vec<Entry>> {
+fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
     if plan.servers.is_empty() && plan.foreign.targets.is_empty() {
         bail!("nothing to benchmark: --servers is empty and no --target was given");
     }
@@ -56,13 +56,13 @@ fn entries(bench: &Bench, plan: &plan::Ladder) -> Result<Vec<Entry>> {
         } else if is_peer(&spec.short) {
             // A peer that cannot run is skipped, with the reason: the run goes on.
             Source::Spawn(
-                bench
+                harness
                     .binaries
                     .locate(&spec.short)
                     .map_err(|e| format!("{e:#}")),
             )
         } else {
-            Source::Spawn(Ok(bench.binaries.locate(&spec.short)?))
+            Source::Spawn(Ok(harness.binaries.locate(&spec.short)?))
         };
         let contract = Contract::for_server(&spec.short);
         let (name, endpoint) = match &spec.endpoint {
@@ -98,9 +98,9 @@ fn image(short: &str) -> String {
 }
 
 /// Runs the ladder into `results.ladder`; false when a server failed.
-pub async fn run(bench: &Bench, plan: &plan::Ladder, results: &mut Results) -> Result<bool> {
-    let entries = entries(bench, plan)?;
-    let workers = bench.workers(plan.workers);
+pub async fn run(harness: &Harness, plan: &plan::Ladder, results: &mut Results) -> Result<bool> {
+    let entries = entries(harness, plan)?;
+    let workers = harness.workers(plan.workers);
     results.ladder = Some(results::Ladder {
         mode: if plan.docker {
             Mode::Docker
@@ -112,7 +112,7 @@ pub async fn run(bench: &Bench, plan: &plan::Ladder, results: &mut Results) -> R
         blocking_threads: plan.blocking_threads,
         concurrency: plan.levels.clone(),
         repeats: plan.repeats,
-        timeout_s: bench.timeout().as_secs_f64(),
+        timeout_s: harness.timeout().as_secs_f64(),
         servers: Vec::new(),
         comparisons: Vec::new(),
         failures: Vec::new(),
@@ -126,14 +126,14 @@ pub async fn run(bench: &Bench, plan: &plan::Ladder, results: &mut Results) -> R
             endpoint: entry.endpoint.clone(),
             ..LadderServer::default()
         });
-        if let Err(err) = run_entry(bench, plan, &args, &entry, results).await {
+        if let Err(err) = run_entry(harness, plan, &args, &entry, results).await {
             let failed = super::failure("ladder", entry.name.clone(), &err);
             section(results).failures.push(failed);
             all_ok = false;
         }
         let ladder = section(results);
         ladder.comparisons = comparisons(&ladder.servers, &plan.levels);
-        bench.save(results)?;
+        harness.save(results)?;
     }
     Ok(all_ok)
 }
@@ -152,14 +152,14 @@ fn current(results: &mut Results) -> &mut LadderServer {
 
 /// Starts the server `source` names (not a target), pinned, and waits until it answers.
 async fn start(
-    bench: &Bench,
+    harness: &Harness,
     plan: &plan::Ladder,
     args: &[String],
     source: &Source,
 ) -> Result<Server> {
     let source = source.clone();
     let args = args.to_vec();
-    let cpus = bench.server_cpus.clone();
+    let cpus = harness.server_cpus.clone();
     let network = plan.docker_network.clone();
     tokio::task::spawn_blocking(move || match source {
         Source::Container(image) => {
@@ -174,22 +174,22 @@ async fn start(
 }
 
 async fn run_entry(
-    bench: &Bench,
+    harness: &Harness,
     plan: &plan::Ladder,
     args: &[String],
     entry: &Entry,
     results: &mut Results,
 ) -> Result<()> {
-    let say = |line: String| bench.say(&entry.name, &line);
+    let say = |line: String| harness.say(&entry.name, &line);
     let (addr, mut server) = match &entry.source {
         Source::Spawn(_) | Source::Container(_) => {
             // Verified on a process of its own, stopped before the measured one starts: the
             // contract's cases open the stores, start blocking-pool threads and walk the
             // parsers' error paths, which the measured process would otherwise carry into its
             // memory and thread figures.
-            let checked = start(bench, plan, args, &entry.source).await?;
+            let checked = start(harness, plan, args, &entry.source).await?;
             let at = (checked.addr(), checked.base_url());
-            bench
+            harness
                 .verify(
                     &entry.name,
                     entry.contract,
@@ -198,8 +198,8 @@ async fn run_entry(
                     &entry.expect,
                 )
                 .await?;
-            bench.stop(checked).await?;
-            let server = start(bench, plan, args, &entry.source).await?;
+            harness.stop(checked).await?;
+            let server = start(harness, plan, args, &entry.source).await?;
             let startup = server.startup();
             let idle = if server.visible() {
                 sample::read(server.pid()).map(|r| r.rss_kib)
@@ -222,7 +222,7 @@ async fn run_entry(
                 .await
                 .map_err(anyhow::Error::msg)?;
             current(results).addr = Some(addr.to_string());
-            bench
+            harness
                 .verify(
                     &entry.name,
                     entry.contract,
@@ -238,7 +238,7 @@ async fn run_entry(
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
         for _ in 0..plan.repeats {
-            let run = measure(bench, entry, addr, concurrency, server.as_ref()).await;
+            let run = measure(harness, entry, addr, concurrency, server.as_ref()).await;
             say(format!(
                 "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s",
                 run.load.success_rate, run.load.total_s, run.load.average_s
@@ -255,13 +255,13 @@ async fn run_entry(
             }
         }
         record_level(results, concurrency, runs);
-        bench.save(results)?;
+        harness.save(results)?;
         // Let the last level's connections close before the next one.
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
     if let Some(server) = server {
-        bench.stop(server).await?;
+        harness.stop(server).await?;
     }
     Ok(())
 }
@@ -278,7 +278,7 @@ fn record_level(results: &mut Results, concurrency: usize, runs: Vec<Run>) {
 
 /// One run of one level, with the server sampled throughout when the harness started it.
 async fn measure(
-    bench: &Bench,
+    harness: &Harness,
     entry: &Entry,
     addr: SocketAddr,
     concurrency: usize,
@@ -290,7 +290,7 @@ async fn measure(
         expect: entry.expect.clone(),
         concurrency,
         requests: concurrency,
-        timeout: bench.timeout(),
+        timeout: harness.timeout(),
     };
     // /proc where the server's process is this host's; the engine's stats for a container,
     // beside /proc's figures, or instead of them for a container on another host.
@@ -300,7 +300,7 @@ async fn measure(
     let engine = server.and_then(Server::engine);
     let from = Instant::now();
     let done = Arc::new(AtomicUsize::new(0));
-    let bar = bench.progress(
+    let bar = harness.progress(
         format!("{} c={}", entry.name, level.concurrency),
         Bound::Requests(level.requests as u64),
         Arc::clone(&done),

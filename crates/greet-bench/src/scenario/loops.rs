@@ -7,15 +7,15 @@
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench, Subject};
 use crate::compare::{self, Figure};
+use crate::harness::{server_args, Harness, Subject};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan;
 use crate::results::{throughputs, LoopServer, LoopShape, Loops, Repeated, Results};
 
 /// Runs loops into `results.loops`; false when a server failed.
-pub async fn run(bench: &Bench, plan: &plan::Loops, results: &mut Results) -> Result<bool> {
-    let workers = bench.workers(plan.workers);
+pub async fn run(harness: &Harness, plan: &plan::Loops, results: &mut Results) -> Result<bool> {
+    let workers = harness.workers(plan.workers);
     results.loops = Some(Loops {
         delay_ms: plan.delay_ms,
         workers,
@@ -39,7 +39,7 @@ pub async fn run(bench: &Bench, plan: &plan::Loops, results: &mut Results) -> Re
             if failed.contains(&name) {
                 continue;
             }
-            let outcome = run_repeat(bench, plan, workers, subject, &name, repeat, results).await;
+            let outcome = run_repeat(harness, plan, workers, subject, &name, repeat, results).await;
             let loops = section(results);
             if let Err(err) = outcome {
                 loops
@@ -55,7 +55,7 @@ pub async fn run(bench: &Bench, plan: &plan::Loops, results: &mut Results) -> Re
                     .collect();
                 shape.comparisons = compare::pairwise(Figure::RequestsPerS, &samples);
             }
-            bench.save(results)?;
+            harness.save(results)?;
         }
     }
     Ok(failed.is_empty())
@@ -67,7 +67,7 @@ fn section(results: &mut Results) -> &mut Loops {
 
 /// Repeat `repeat` of every shape on a fresh process of `subject` (checked in the first).
 async fn run_repeat(
-    bench: &Bench,
+    harness: &Harness,
     plan: &plan::Loops,
     workers: usize,
     subject: &Subject,
@@ -77,7 +77,7 @@ async fn run_repeat(
 ) -> Result<()> {
     let args = server_args(plan.delay_ms, workers, plan::BLOCKING_THREADS);
     let target = greet_core::paths::GREETINGS;
-    let mut up = bench
+    let mut up = harness
         .bring_up(subject, &args, &plan.foreign, target, repeat > 1)
         .await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
@@ -87,11 +87,11 @@ async fn run_repeat(
             expect: Expect::for_target(target, &plan.foreign.expect),
             users,
             stop: Stop::Each(loops),
-            timeout: bench.timeout(),
+            timeout: harness.timeout(),
         };
         let label = format!("{name} {users}x{loops} #{repeat}");
-        let (run, _) = bench.keep_alive(&up, &sessions, label).await;
-        bench.say(
+        let (run, _) = harness.keep_alive(&up, &sessions, label).await;
+        harness.say(
             name,
             &format!(
                 "{users} users x {loops} loops, run {repeat}: {:.1} req/s, {:.2}% ok",
@@ -112,9 +112,9 @@ async fn run_repeat(
         let record = &mut shape.servers[at];
         record.runs.push(run);
         record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
-        bench.save(results)?;
+        harness.save(results)?;
         up.ensure_alive()?;
         super::settle().await;
     }
-    bench.release(up).await
+    harness.release(up).await
 }

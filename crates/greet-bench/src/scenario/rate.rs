@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench, Bound, Subject, Up};
 use crate::compare::{self, Comparison, Figure};
+use crate::harness::{server_args, Bound, Harness, Subject, Up};
 use crate::load::{self, Expect, Paced, PacedTally, Sessions, Stop, Tally, LATE, SPECTRUM};
 use crate::plan::{self, Rates, BLOCKING_THREADS};
 use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Sampled, Spectrum};
@@ -33,8 +33,8 @@ const MIN_PROBE_SHARE: f64 = 0.001;
 pub const CLIENT_BOUND_PCT: f64 = 90.0;
 
 /// Runs the rate scenario into `results.rate`; false when a server failed.
-pub async fn run(bench: &Bench, plan: &plan::Rate, results: &mut Results) -> Result<bool> {
-    let workers = bench.workers(plan.workers);
+pub async fn run(harness: &Harness, plan: &plan::Rate, results: &mut Results) -> Result<bool> {
+    let workers = harness.workers(plan.workers);
     results.rate = Some(Rate {
         delay_ms: plan.delay_ms,
         workers,
@@ -51,7 +51,7 @@ pub async fn run(bench: &Bench, plan: &plan::Rate, results: &mut Results) -> Res
     let mut all_ok = true;
     for subject in Subject::all(&plan.servers, &plan.foreign) {
         let name = subject.name();
-        if let Err(err) = run_subject(bench, plan, &subject, &name, &args, results).await {
+        if let Err(err) = run_subject(harness, plan, &subject, &name, &args, results).await {
             section(results)
                 .failures
                 .push(super::failure("rate", name.clone(), &err));
@@ -59,7 +59,7 @@ pub async fn run(bench: &Bench, plan: &plan::Rate, results: &mut Results) -> Res
         }
         let rate = section(results);
         rate.comparisons = comparisons(&rate.servers);
-        bench.save(results)?;
+        harness.save(results)?;
     }
     Ok(all_ok)
 }
@@ -77,7 +77,7 @@ fn own_cpu() -> f64 {
 }
 
 async fn run_subject(
-    bench: &Bench,
+    harness: &Harness,
     plan: &plan::Rate,
     subject: &Subject,
     name: &str,
@@ -85,10 +85,10 @@ async fn run_subject(
     results: &mut Results,
 ) -> Result<()> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
-    let mut up = bench
+    let mut up = harness
         .bring_up(subject, args, &plan.foreign, first, false)
         .await?;
-    let load_cpus = bench.load_cpu_count() as f64;
+    let load_cpus = harness.load_cpu_count() as f64;
     for endpoint in &plan.endpoints {
         let expect = Expect::for_target(endpoint, &plan.foreign.expect);
         let probe = Sessions {
@@ -97,17 +97,17 @@ async fn run_subject(
             expect: expect.clone(),
             users: plan.connections,
             stop: Stop::After(plan.probe),
-            timeout: bench.timeout(),
+            timeout: harness.timeout(),
         };
         let (cpu, at) = (own_cpu(), Instant::now());
-        let (run, _) = bench
+        let (run, _) = harness
             .keep_alive(&up, &probe, format!("{name} {endpoint} probe"))
             .await;
         let client_share = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus);
         let capacity = run.load.requests_per_s;
         // The rate the client could send with all of its CPUs, as fast as it sent in the probe.
         let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * CLIENT_HEADROOM;
-        bench.say(
+        harness.say(
             name,
             &format!(
                 "{endpoint}: capacity {capacity:.0}/s closed-loop, {:.0}% of the load generator's CPU",
@@ -144,7 +144,7 @@ async fn run_subject(
                     "{target:.0}/s is more than the load generator can send on its {load_cpus} \
                      CPU(s): about {client_max:.0}/s, from the probe"
                 );
-                bench.say(name, &format!("{endpoint} {label}: refused: {why}"));
+                harness.say(name, &format!("{endpoint} {label}: refused: {why}"));
                 record.levels.push(RateLevel {
                     label,
                     target_rps: target,
@@ -160,20 +160,20 @@ async fn run_subject(
                 rate: target,
                 duration: plan.duration,
                 connections: plan.connections,
-                timeout: bench.timeout(),
+                timeout: harness.timeout(),
             };
             let mut merged = PacedTally::default();
             let mut runs = Vec::new();
             for repeat in 1..=plan.repeats {
                 let (tally, run) = paced_run(
-                    bench,
+                    harness,
                     &up,
                     &level,
                     load_cpus,
                     format!("{name} {endpoint} {label} #{repeat}"),
                 )
                 .await;
-                bench.say(
+                harness.say(
                     name,
                     &format!(
                         "{endpoint} {label} ({target:.0}/s): achieved {:.0}/s, p99 {:.3} ms, late {}",
@@ -188,14 +188,14 @@ async fn run_subject(
             record.levels.push(level_of(label, target, &merged, runs));
         }
         section(results).servers.push(record);
-        bench.save(results)?;
+        harness.save(results)?;
     }
-    bench.release(up).await
+    harness.release(up).await
 }
 
 /// One run of one level, the server sampled and the load generator's CPU measured.
 async fn paced_run(
-    bench: &Bench,
+    harness: &Harness,
     up: &Up,
     level: &Paced,
     load_cpus: f64,
@@ -203,7 +203,7 @@ async fn paced_run(
 ) -> (PacedTally, RateRun) {
     let sampler = up.pid().map(Sampler::start);
     let done = Arc::new(AtomicUsize::new(0));
-    let bar = bench.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
+    let bar = harness.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
     let (cpu, at) = (own_cpu(), Instant::now());
     let tally = load::paced(level, done).await;
     let client = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus) * 100.0;

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench, Subject};
 use crate::compare::{self, Comparison, Figure};
+use crate::harness::{server_args, Harness, Subject};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, SoakBound};
 use crate::results::{throughputs, Repeated, Results, Soak, SoakCell};
@@ -20,8 +20,8 @@ use crate::sample;
 use crate::stats::{distinct, max_of};
 
 /// Runs soak into `results.soak`; false when a server failed.
-pub async fn run(bench: &Bench, plan: &plan::Soak, results: &mut Results) -> Result<bool> {
-    let workers = bench.workers(plan.workers);
+pub async fn run(harness: &Harness, plan: &plan::Soak, results: &mut Results) -> Result<bool> {
+    let workers = harness.workers(plan.workers);
     results.soak = Some(Soak {
         duration_s: match plan.bound {
             SoakBound::Duration(d) => Some(d.as_secs_f64()),
@@ -55,14 +55,14 @@ pub async fn run(bench: &Bench, plan: &plan::Soak, results: &mut Results) -> Res
                     check: i == 0 && repeat == 1,
                     repeat,
                 };
-                if let Err(err) = run_endpoint(bench, plan, &one, &args, results).await {
+                if let Err(err) = run_endpoint(harness, plan, &one, &args, results).await {
                     let failure = super::failure("soak", who.clone(), &err);
                     section(results).failures.push(failure);
                     failed.push(who);
                 }
                 let soak = section(results);
                 soak.comparisons = comparisons(&soak.cells);
-                bench.save(results)?;
+                harness.save(results)?;
             }
         }
     }
@@ -82,7 +82,7 @@ struct Endpoint<'a> {
 }
 
 async fn run_endpoint(
-    bench: &Bench,
+    harness: &Harness,
     plan: &plan::Soak,
     one: &Endpoint<'_>,
     args: &[String],
@@ -90,7 +90,7 @@ async fn run_endpoint(
 ) -> Result<()> {
     // The endpoint after the first is checked on a server of the workspace by the contract
     // already passed; a target, which is not restarted, is checked once.
-    let mut up = bench
+    let mut up = harness
         .bring_up(one.subject, args, &plan.foreign, one.endpoint, !one.check)
         .await?;
     let pid = up.pid();
@@ -111,12 +111,12 @@ async fn run_endpoint(
             expect: Expect::for_target(one.endpoint, &plan.foreign.expect),
             users: concurrency,
             stop,
-            timeout: bench.timeout(),
+            timeout: harness.timeout(),
         };
         let repeat = one.repeat;
         let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
-        let (run, maxima) = bench.keep_alive(&up, &sessions, label).await;
-        bench.say(
+        let (run, maxima) = harness.keep_alive(&up, &sessions, label).await;
+        harness.say(
             one.name,
             &format!(
                 "{} c={concurrency} run {repeat}: {:.1} req/s, {:.2}% ok, {} threads",
@@ -161,11 +161,11 @@ async fn run_endpoint(
         cell.requests_per_s = r.requests_per_s;
         cell.average_s = r.average_s;
         cell.cpu_avg_pct = r.cpu_avg_pct;
-        bench.save(results)?;
+        harness.save(results)?;
         up.ensure_alive()?;
         super::settle().await;
     }
-    bench.release(up).await
+    harness.release(up).await
 }
 
 /// Every pair of servers at each endpoint and concurrency.

@@ -6,15 +6,15 @@
 
 use anyhow::Result;
 
-use crate::bench::{server_args, Bench, Subject};
+use crate::harness::{server_args, Harness, Subject};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, package, Measure, BLOCKING_THREADS};
 use crate::results::{Gain, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
 
 /// Runs the sweep into `results.sweep`; false when a server failed.
-pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Result<bool> {
+pub async fn run(harness: &Harness, plan: &plan::Sweep, results: &mut Results) -> Result<bool> {
     let default = Setting {
-        workers: bench.workers(None),
+        workers: harness.workers(None),
         blocking_threads: Some(BLOCKING_THREADS),
     };
     let workers = super::grid_with(&plan.workers, default.workers);
@@ -66,7 +66,7 @@ pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Re
                 settings: &settings,
                 measure: plan.measure,
             };
-            if let Err(err) = run_endpoint(bench, &one, &mut checked, results).await {
+            if let Err(err) = run_endpoint(harness, &one, &mut checked, results).await {
                 let failed = super::failure("sweep", format!("{name} {endpoint}"), &err);
                 section(results).failures.push(failed);
                 all_ok = false;
@@ -74,7 +74,7 @@ pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Re
             }
             let sweep = section(results);
             if let Some(best) = best(&sweep.cells, &name, endpoint, default) {
-                bench.say(
+                harness.say(
                     &name,
                     &format!(
                         "{endpoint}: best {} at {:.0} req/s, {:.3}x the default",
@@ -85,7 +85,7 @@ pub async fn run(bench: &Bench, plan: &plan::Sweep, results: &mut Results) -> Re
                 );
                 sweep.best.push(best);
             }
-            bench.save(results)?;
+            harness.save(results)?;
         }
     }
     Ok(all_ok)
@@ -104,7 +104,7 @@ struct Endpoint<'a> {
 }
 
 async fn run_endpoint(
-    bench: &Bench,
+    harness: &Harness,
     plan: &Endpoint<'_>,
     checked: &mut bool,
     results: &mut Results,
@@ -124,7 +124,7 @@ async fn run_endpoint(
             let subject = Subject::Server(plan.short.to_owned());
             let args = server_args(0, setting.workers, blocking);
             let foreign = plan::Foreign::default();
-            let mut up = bench
+            let mut up = harness
                 .bring_up(&subject, &args, &foreign, plan.endpoint, *checked)
                 .await?;
             *checked = true;
@@ -134,7 +134,7 @@ async fn run_endpoint(
                 expect: Expect::for_target(plan.endpoint, &plan::Expect::Greeting),
                 users: plan.measure.concurrency,
                 stop,
-                timeout: bench.timeout(),
+                timeout: harness.timeout(),
             };
             let label = format!(
                 "{} {} w={} b={blocking} #{repeat}",
@@ -142,14 +142,14 @@ async fn run_endpoint(
             );
             if !plan.measure.warmup.is_zero() {
                 let warm = sessions(Stop::After(plan.measure.warmup));
-                bench
+                harness
                     .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
             }
             let measured = sessions(Stop::After(plan.measure.duration));
-            let (run, _) = bench.keep_alive(&up, &measured, label).await;
+            let (run, _) = harness.keep_alive(&up, &measured, label).await;
             up.ensure_alive()?;
-            bench.release(up).await?;
+            harness.release(up).await?;
             let cell = &mut section(results).cells[first + i];
             cell.runs.push(run);
             let r = Repeated::of(&cell.runs);
@@ -157,7 +157,7 @@ async fn run_endpoint(
             cell.success_rate = r.success_rate;
             cell.cpu_avg_pct = r.cpu_avg_pct;
         }
-        bench.save(results)?;
+        harness.save(results)?;
     }
     Ok(())
 }

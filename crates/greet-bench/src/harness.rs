@@ -1,4 +1,4 @@
-//! [`Bench`]: what every scenario shares. The CPU split, where the server binaries are and where
+//! [`Harness`]: what every scenario shares. The CPU split, where the server binaries are and where
 //! results go; starting, checking, stopping and sampling a server; keep-alive load with a
 //! progress bar; writing every output file.
 
@@ -20,7 +20,7 @@ use crate::sample::{Maxima, Sampler};
 use crate::server::{Binaries, Server};
 
 /// What every scenario shares.
-pub struct Bench {
+pub struct Harness {
     /// The shared settings.
     pub common: Common,
     /// CPUs the servers are pinned to (empty: not pinned).
@@ -35,7 +35,7 @@ pub struct Bench {
     pub out: PathBuf,
 }
 
-impl Bench {
+impl Harness {
     /// `--workers` for a server: `chosen`, or the CPUs a server runs on.
     pub fn workers(&self, chosen: Option<usize>) -> usize {
         chosen.unwrap_or(if self.server_cpus.is_empty() {
