@@ -11,7 +11,7 @@ use greet_probe::http1::{self, Options};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::cases::Outcome;
+use crate::Outcome;
 
 /// What a server may answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

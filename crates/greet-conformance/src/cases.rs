@@ -21,8 +21,7 @@ use tokio::net::TcpStream;
 pub use crate::bad_input::bad_inputs_get_their_answers;
 use crate::client::{exchange, exchange_within, get, get_request, request, Response};
 
-/// What a case returns: `Err` says what differed from the contract.
-pub type Outcome = Result<(), String>;
+pub use crate::Outcome;
 
 /// Every route of the API.
 pub const ROUTES: [&str; 6] = [

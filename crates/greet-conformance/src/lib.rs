@@ -75,7 +75,12 @@ macro_rules! for_each_server {
     };
 }
 
-type CaseFuture = Pin<Box<dyn Future<Output = cases::Outcome> + Send>>;
+/// What a case returns: `Err` says what differed from the contract, in one line for a person
+/// to read ([`CheckError`] quotes it). A `String` is enough: no caller branches on why a case
+/// failed, only on whether it did.
+pub type Outcome = Result<(), String>;
+
+type CaseFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
 macro_rules! registry {
     ($($case:ident,)*) => {

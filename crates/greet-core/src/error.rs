@@ -61,7 +61,11 @@ impl GreetError {
         match self {
             Self::BadPercentEncoding => "bad request: name is not valid percent-encoding\n",
             Self::NotUtf8 => "bad request: name is not valid UTF-8\n",
-            Self::NameTooLong => "bad request: name is longer than 256 characters\n",
+            Self::NameTooLong => concat!(
+                "bad request: name is longer than ",
+                crate::name::max_name_chars!(),
+                " characters\n"
+            ),
             Self::ControlCharacter => "bad request: name contains a control character\n",
             Self::MissingHost => "bad request: HTTP/1.1 request without Host header\n",
             Self::RepeatedHost => "bad request: more than one Host header\n",

@@ -7,8 +7,17 @@ use crate::GreetError;
 
 /// The name used when the query has none, or an empty one.
 pub const DEFAULT_NAME: &str = "World";
+/// [`MAX_NAME_CHARS`] as a literal, for the messages that quote it (`concat!` takes only
+/// literals).
+macro_rules! max_name_chars {
+    () => {
+        256
+    };
+}
+pub(crate) use max_name_chars;
+
 /// Longest accepted name, in characters (Unicode scalar values), after decoding and joining.
-pub const MAX_NAME_CHARS: usize = 256;
+pub const MAX_NAME_CHARS: usize = max_name_chars!();
 
 /// Extracts the name from a raw query string (the part after `?`, not decoded).
 ///
