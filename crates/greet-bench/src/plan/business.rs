@@ -54,7 +54,7 @@ impl Business {
     /// person, so the greeting is the stored one).
     pub const ENDPOINTS: [&'static str; 4] = [
         greet_core::paths::HEALTH,
-        "/db",
+        greet_core::paths::DB,
         "/queries?queries=20",
         "/business?name=user-00042",
     ];

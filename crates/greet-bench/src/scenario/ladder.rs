@@ -256,8 +256,7 @@ async fn run_entry(
         }
         record_level(results, concurrency, runs);
         harness.save(results)?;
-        // Let the last level's connections close before the next one.
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        super::settle(super::Leftover::Fresh).await;
     }
 
     if let Some(server) = server {

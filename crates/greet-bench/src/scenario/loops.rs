@@ -114,7 +114,7 @@ async fn run_repeat(
         record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
         harness.save(results)?;
         up.ensure_alive()?;
-        super::settle().await;
+        super::settle(super::Leftover::KeepAlive).await;
     }
     harness.release(up).await
 }

@@ -19,9 +19,22 @@ pub fn failure(scenario: &str, who: String, err: &anyhow::Error) -> Failure {
     Failure { server: who, error }
 }
 
+/// The connections a load leaves behind when it ends.
+#[derive(Debug, Clone, Copy)]
+pub enum Leftover {
+    /// A keep-alive load's: one per user.
+    KeepAlive,
+    /// A ladder level's: up to its concurrency in fresh connections, closing at once.
+    Fresh,
+}
+
 /// Lets the last load's connections close before the next one starts.
-pub async fn settle() {
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+pub async fn settle(leftover: Leftover) {
+    let wait = match leftover {
+        Leftover::KeepAlive => std::time::Duration::from_millis(100),
+        Leftover::Fresh => std::time::Duration::from_millis(250),
+    };
+    tokio::time::sleep(wait).await;
 }
 
 /// `grid` with `always` in it, sorted, each value once: a grid always holds the default.

@@ -183,7 +183,7 @@ async fn run_subject(
                 merged.merge(&tally);
                 runs.push(run);
                 up.ensure_alive()?;
-                super::settle().await;
+                super::settle(super::Leftover::KeepAlive).await;
             }
             record.levels.push(level_of(label, target, &merged, runs));
         }

@@ -163,7 +163,7 @@ async fn run_endpoint(
         cell.cpu_avg_pct = r.cpu_avg_pct;
         harness.save(results)?;
         up.ensure_alive()?;
-        super::settle().await;
+        super::settle(super::Leftover::KeepAlive).await;
     }
     harness.release(up).await
 }
