@@ -2,15 +2,15 @@
 //! results go; starting, checking, stopping and sampling a server; keep-alive load with a
 //! progress bar; writing every output file.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use greet_server::ServerFlag;
 use indicatif::{ProgressBar, ProgressStyle};
-
-use std::net::SocketAddr;
 
 use crate::load::{self, Expect, Sessions, Stop};
 use crate::plan::{package, Common, Contract, Foreign, Target};
@@ -360,14 +360,11 @@ impl Progress {
 
 /// The server flags every scenario passes: the delay and the thread counts.
 pub fn server_args(delay_ms: u64, workers: usize, blocking_threads: usize) -> Vec<String> {
-    vec![
-        "--delay-ms".into(),
-        delay_ms.to_string(),
-        "--workers".into(),
-        workers.to_string(),
-        "--blocking-threads".into(),
-        blocking_threads.to_string(),
-    ]
+    ServerFlag::command_line(&[
+        ServerFlag::DelayMs(delay_ms),
+        ServerFlag::Workers(workers),
+        ServerFlag::BlockingThreads(blocking_threads),
+    ])
 }
 
 #[cfg(test)]

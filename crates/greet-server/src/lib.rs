@@ -10,7 +10,9 @@
 
 pub mod cli;
 pub mod config;
+pub mod flag;
 pub mod net;
 pub mod shutdown;
 
 pub use config::{Api, ServerConfig};
+pub use flag::ServerFlag;

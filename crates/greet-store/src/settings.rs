@@ -210,6 +210,15 @@ impl FromStr for DatabaseUrl {
 }
 
 impl DatabaseUrl {
+    /// The URL as given, password included: for a command line that hands it on, never for a
+    /// log (`Display` leaves the password out).
+    pub fn unredacted(&self) -> String {
+        match self {
+            Self::Sqlite(path) => format!("sqlite://{}", path.display()),
+            Self::Postgres(url) => url.clone(),
+        }
+    }
+
     /// The parsed PostgreSQL configuration (checked when the URL was parsed).
     pub(crate) fn postgres_config(url: &str) -> tokio_postgres::Config {
         tokio_postgres::Config::from_str(url).expect("checked by DatabaseUrl::from_str")

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use greet_store::{DatabaseUrl, RedisUrl};
 
 use crate::plan::{
     self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Measure, Measured,
@@ -407,11 +408,11 @@ pub(super) struct BusinessArgs {
     /// PostgreSQL for the postgres store instead of starting one, postgres://… (the servers
     /// seed an empty database)
     #[arg(long, value_name = "URL", requires = "redis_url", value_parser = parse_database_url)]
-    database_url: Option<String>,
+    database_url: Option<DatabaseUrl>,
 
     /// Redis for the postgres store instead of starting one, redis://…
     #[arg(long, value_name = "URL", requires = "database_url", value_parser = parse_redis_url)]
-    redis_url: Option<String>,
+    redis_url: Option<RedisUrl>,
 
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
           help = help1("Paths loaded on each server; /health is the ceiling the others are \

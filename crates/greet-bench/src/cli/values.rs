@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use greet_store::{DatabaseUrl, RedisUrl};
+
 use crate::plan::{self, Contract, Expect, ServerSpec, Target};
 
 /// `text [default: normal; --quick: quick]`.
@@ -77,17 +79,15 @@ pub(super) fn parse_store(text: &str) -> Result<String, String> {
     }
 }
 
-pub(super) fn parse_database_url(text: &str) -> Result<String, String> {
-    match text.parse::<greet_store::DatabaseUrl>()? {
-        greet_store::DatabaseUrl::Postgres(url) => Ok(url),
-        greet_store::DatabaseUrl::Sqlite(_) => {
-            Err("the postgres store needs a postgres:// URL".to_owned())
-        }
+pub(super) fn parse_database_url(text: &str) -> Result<DatabaseUrl, String> {
+    match text.parse::<DatabaseUrl>()? {
+        url @ DatabaseUrl::Postgres(_) => Ok(url),
+        DatabaseUrl::Sqlite(_) => Err("the postgres store needs a postgres:// URL".to_owned()),
     }
 }
 
-pub(super) fn parse_redis_url(text: &str) -> Result<String, String> {
-    text.parse::<greet_store::RedisUrl>().map(|url| url.0)
+pub(super) fn parse_redis_url(text: &str) -> Result<RedisUrl, String> {
+    text.parse()
 }
 
 pub(super) fn percents(fractions: &[f64]) -> String {

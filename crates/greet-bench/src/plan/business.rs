@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use greet_store::{DatabaseUrl, RedisUrl};
+
 use super::{Measure, Measured, SERVERS};
 
 /// The stores a business run loads the servers on.
@@ -11,10 +13,10 @@ pub enum Store {
     Sqlite,
     /// PostgreSQL and Redis: at these URLs, or (`None`) started by the harness.
     Servers {
-        /// `--database-url` for the servers.
-        database_url: Option<String>,
-        /// `--redis-url` for the servers.
-        redis_url: Option<String>,
+        /// PostgreSQL's URL for the servers.
+        database_url: Option<DatabaseUrl>,
+        /// Redis's URL for the servers.
+        redis_url: Option<RedisUrl>,
         /// Not asked for by name (the default stores): where PostgreSQL or Redis is not
         /// installed, skipped in one line with what to install, and the run goes on.
         optional: bool,

@@ -12,6 +12,8 @@
 
 use anyhow::{Context, Result};
 use greet_probe::stores::{Postgres, Redis};
+use greet_server::ServerFlag;
+use greet_store::{CacheKind, StoreKind};
 
 use crate::compare::{pairwise, Figure};
 use crate::harness::{server_args, Harness, Subject};
@@ -75,23 +77,19 @@ async fn prepare(store: &Store) -> Result<Ready> {
                     .await
                     .context("store start-up panicked")??;
                     // The CLI takes both URLs or neither: without both, the harness's own.
-                    (pg.url("postgres"), redis.url(), Some((pg, redis)))
+                    let database_url = pg.url("postgres").parse().map_err(anyhow::Error::msg)?;
+                    let redis_url = redis.url().parse().map_err(anyhow::Error::msg)?;
+                    (database_url, redis_url, Some((pg, redis)))
                 }
             };
             Ok(Ready {
                 name: store.name(),
-                args: [
-                    "--store",
-                    "postgres",
-                    "--database-url",
-                    &database_url,
-                    "--cache",
-                    "redis",
-                    "--redis-url",
-                    &redis_url,
-                ]
-                .map(String::from)
-                .to_vec(),
+                args: ServerFlag::command_line(&[
+                    ServerFlag::Store(StoreKind::Postgres),
+                    ServerFlag::DatabaseUrl(database_url),
+                    ServerFlag::Cache(CacheKind::Redis),
+                    ServerFlag::RedisUrl(redis_url),
+                ]),
                 local,
             })
         }
@@ -283,7 +281,7 @@ async fn run_repeat(
 ) -> Result<()> {
     for (i, setting) in one.settings.iter().enumerate() {
         let mut args = server_args(0, setting.workers, BLOCKING_THREADS);
-        args.extend(["--db-pool".to_owned(), setting.db_pool.to_string()]);
+        args.extend(ServerFlag::DbPool(setting.db_pool).args());
         args.extend(one.store.args.iter().cloned());
         let subject = Subject::Server(one.short.to_owned());
         let again = one.repeat > 1 || i > 0;

@@ -1,0 +1,110 @@
+//! [`ServerFlag`]: a server's settings as a program that starts servers (the harness) passes
+//! them, typed, and spelled with the flag names [`ServerConfig`] defines: nobody copies a flag
+//! name, and a renamed flag breaks no caller.
+
+use clap::CommandFactory;
+use greet_store::{CacheKind, DatabaseUrl, RedisUrl, StoreKind};
+
+use crate::ServerConfig;
+
+/// One setting of a server's command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerFlag {
+    /// `--delay-ms`.
+    DelayMs(u64),
+    /// `--workers`.
+    Workers(usize),
+    /// `--blocking-threads`.
+    BlockingThreads(usize),
+    /// `--store`.
+    Store(StoreKind),
+    /// `--database-url`, password included.
+    DatabaseUrl(DatabaseUrl),
+    /// `--db-pool`.
+    DbPool(usize),
+    /// `--cache`.
+    Cache(CacheKind),
+    /// `--redis-url`, password included.
+    RedisUrl(RedisUrl),
+}
+
+impl ServerFlag {
+    /// Its field in [`ServerConfig`], which is clap's id of the flag.
+    fn id(&self) -> &'static str {
+        match self {
+            Self::DelayMs(_) => "delay_ms",
+            Self::Workers(_) => "workers",
+            Self::BlockingThreads(_) => "blocking_threads",
+            Self::Store(_) => "store",
+            Self::DatabaseUrl(_) => "database_url",
+            Self::DbPool(_) => "db_pool",
+            Self::Cache(_) => "cache",
+            Self::RedisUrl(_) => "redis_url",
+        }
+    }
+
+    fn value(&self) -> String {
+        match self {
+            Self::DelayMs(n) => n.to_string(),
+            Self::Workers(n) | Self::BlockingThreads(n) | Self::DbPool(n) => n.to_string(),
+            Self::Store(kind) => kind.name().to_owned(),
+            Self::DatabaseUrl(url) => url.unredacted(),
+            Self::Cache(kind) => kind.name().to_owned(),
+            Self::RedisUrl(url) => url.0.clone(),
+        }
+    }
+
+    /// `["--delay-ms", "1000"]`: the flag as [`ServerConfig`] names it, and its value.
+    pub fn args(&self) -> [String; 2] {
+        let command = ServerConfig::command();
+        let long = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == self.id())
+            .and_then(|arg| arg.get_long())
+            .expect("every ServerFlag is a flag of ServerConfig");
+        [format!("--{long}"), self.value()]
+    }
+
+    /// The command line of `flags`, in order.
+    pub fn command_line(flags: &[ServerFlag]) -> Vec<String> {
+        flags.iter().flat_map(ServerFlag::args).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn every_flag_reads_back_as_the_setting_it_names() {
+        let db: DatabaseUrl = "postgres://greet:secret@127.0.0.1:5432/greet"
+            .parse()
+            .unwrap();
+        let redis: RedisUrl = "redis://:secret@127.0.0.1:6379/0".parse().unwrap();
+        let flags = [
+            ServerFlag::DelayMs(7),
+            ServerFlag::Workers(3),
+            ServerFlag::BlockingThreads(5),
+            ServerFlag::Store(StoreKind::Postgres),
+            ServerFlag::DatabaseUrl(db.clone()),
+            ServerFlag::DbPool(9),
+            ServerFlag::Cache(CacheKind::Redis),
+            ServerFlag::RedisUrl(redis.clone()),
+        ];
+        let line = ServerFlag::command_line(&flags);
+        assert_eq!(line[..2], ["--delay-ms", "7"]);
+        let config =
+            ServerConfig::try_parse_from(std::iter::once("greet-x".to_owned()).chain(line))
+                .expect("the server reads what ServerFlag writes");
+        assert_eq!(config.delay_ms, 7);
+        assert_eq!(config.workers.get(), 3);
+        assert_eq!(config.blocking_threads.get(), 5);
+        assert_eq!(config.store, StoreKind::Postgres);
+        assert_eq!(config.database_url, Some(db));
+        assert_eq!(config.db_pool.get(), 9);
+        assert_eq!(config.cache, CacheKind::Redis);
+        assert_eq!(config.redis_url, Some(redis));
+    }
+}
