@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use greet_probe::process::which;
+use greet_launch::process::which;
 
 /// The Debian packages the peers need.
 pub const PACKAGES: &str =

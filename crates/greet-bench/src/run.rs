@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
-use greet_probe::process::{allowed_cpus, pin_current_thread};
+use greet_launch::process::{allowed_cpus, pin_current_thread};
 use greet_probe::procfs;
 
 use crate::compare;

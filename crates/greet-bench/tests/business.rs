@@ -12,7 +12,7 @@ use std::process::Command;
 use common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, packages, results, BENCH};
 use greet_bench::plan::Business;
 use greet_bench::results::BusinessCell;
-use greet_probe::stores::{Postgres, Redis};
+use greet_launch::stores::{Postgres, Redis};
 
 const STORES: [&str; 2] = ["sqlite", "postgres+redis"];
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::BENCH;
 use greet_bench::load::{paced, Expect, Paced};
 use greet_bench::plan;
-use greet_probe::process::{Launch, ServerProcess, Signal};
+use greet_launch::process::{Launch, ServerProcess, Signal};
 
 /// greet-hyper (built beside the harness by `cargo test --workspace`, else the release one),
 /// on one worker.

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, results, BENCH};
 use greet_bench::jvm::PACKAGES;
-use greet_probe::process::which;
+use greet_launch::process::which;
 
 #[test]
 #[ignore = "needs a JDK and Debian's jars: apt-get install -y default-jdk-headless libtomcat10-embed-java libjetty9-java libjakarta-annotation-api-java"]

@@ -5,8 +5,8 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use greet_probe::process::Launch;
-pub use greet_probe::process::{ServerProcess, Signal};
+use greet_launch::process::Launch;
+pub use greet_launch::process::{ServerProcess, Signal};
 use greet_probe::procfs;
 
 use crate::cases::{self, Outcome};

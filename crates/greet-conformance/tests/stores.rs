@@ -1,5 +1,5 @@
 //! The store-bound endpoints on every server with real stores: PostgreSQL and Redis from
-//! the machine's packages, started here on loopback ports (see `greet_probe::stores`). The
+//! the machine's packages, started here on loopback ports (see `greet_launch::stores`). The
 //! tests that need them are `#[ignore]`d with the command that installs them: `cargo test`
 //! names them, `cargo test -- --include-ignored` runs them (CI does).
 //!
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use greet_conformance::cases::{self, Outcome};
 use greet_conformance::client::get;
 use greet_conformance::spawn::{quick, spawn, spawn_unprepared, Spawned};
-use greet_probe::stores::{Postgres, Redis};
+use greet_launch::stores::{Postgres, Redis};
 use greet_server::ServerConfig;
 use greet_store::{CacheKind, StoreKind};
 

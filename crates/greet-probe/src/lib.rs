@@ -7,12 +7,8 @@
 //!   connection reuse).
 //! - [`procfs`]: a process's CPU time, memory, threads and parent from /proc, and the
 //!   machine's facts a report names.
-//! - [`process`]: starting a server binary with `--port 0` and learning its address from its
-//!   start-up log line; signals, graceful stop, the last lines of its stderr; CPU pinning.
-//! - [`stores`]: real PostgreSQL and Redis servers from the machine's packages, on loopback
-//!   ports in a temporary directory, for the tests and the harness.
+//!
+//! Starting servers and stores is `greet-launch`'s.
 
 pub mod http1;
-pub mod process;
 pub mod procfs;
-pub mod stores;

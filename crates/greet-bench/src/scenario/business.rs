@@ -11,7 +11,7 @@
 //! load generator (they are not pinned).
 
 use anyhow::{Context, Result};
-use greet_probe::stores::{Postgres, Redis};
+use greet_launch::stores::{Postgres, Redis};
 use greet_server::ServerFlag;
 use greet_store::{CacheKind, StoreKind};
 
@@ -58,7 +58,7 @@ async fn prepare(store: &Store) -> Result<Ready> {
             optional,
         } => {
             if database_url.is_none() || redis_url.is_none() {
-                if let Some(install) = greet_probe::stores::missing_packages() {
+                if let Some(install) = greet_launch::stores::missing_packages() {
                     let missing = Skipped(install);
                     if *optional {
                         return Err(missing.into());

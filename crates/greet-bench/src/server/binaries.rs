@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use greet_probe::process::which;
+use greet_launch::process::which;
 
 use crate::jvm::Peers;
 use crate::plan::{is_peer, package, Bins};

@@ -5,7 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use greet_probe::process::Log;
+use greet_launch::process::Log;
 
 use crate::sample::EngineStats;
 

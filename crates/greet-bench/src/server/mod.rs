@@ -15,8 +15,8 @@ use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
+use greet_launch::process::ServerProcess;
 use greet_probe::http1;
-use greet_probe::process::ServerProcess;
 
 use crate::sample::EngineStats;
 

@@ -1,11 +1,11 @@
 //! A server as a child process: started through the workspace's one supervisor
-//! (`greet_probe::process`) with `--port 0`, its address read from its start-up line, pinned to
+//! (`greet_launch::process`) with `--port 0`, its address read from its start-up line, pinned to
 //! its CPUs.
 
 use std::time::Duration;
 
 use anyhow::Result;
-use greet_probe::process::Launch;
+use greet_launch::process::Launch;
 
 use super::binaries::Program;
 use super::{Handle, Server, STARTUP_TIMEOUT};

@@ -481,7 +481,7 @@ mod tests {
         let pid = pg.pid().unwrap();
         pg.stop();
         assert!(TcpStream::connect(pg.addr()).is_err());
-        assert!(crate::procfs::stat(pid).is_none(), "stopped");
+        assert!(greet_probe::procfs::stat(pid).is_none(), "stopped");
         pg.restart().expect("restart");
         pg.create_database("t2").expect("createdb after restart");
     }
