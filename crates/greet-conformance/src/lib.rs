@@ -14,6 +14,9 @@
 //!   runtime, and stops it gracefully on drop.
 //! - [`process`] and [`process_tests!`]: tests of a server *binary* (signals, exit codes, bad
 //!   flags), invoked by each server crate with its own executable.
+//!
+//! A case's [`Outcome`] and the helpers beneath it fail with a `String`: one line saying what
+//! differed from the contract, for a person; [`check`] collects them into a [`CheckError`].
 
 pub mod bad_input;
 pub mod cases;

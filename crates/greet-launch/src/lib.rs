@@ -6,6 +6,10 @@
 //!   start-up log line; signals, graceful stop, the last lines of its stderr; CPU pinning.
 //! - [`stores`]: real PostgreSQL and Redis servers from the machine's packages, on loopback
 //!   ports in a temporary directory, stopped and removed with their owner.
+//!
+//! Their errors are one `String` line that says what failed and, for a missing program, the
+//! `apt-get install` line: every caller prints it or fails a test with it, and none branches
+//! on the cause.
 
 pub mod process;
 pub mod stores;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use greet_store::StoreError;
 
 use crate::{net, ServerConfig};
 
@@ -38,14 +39,17 @@ where
         };
     }
 
-    if let Err(why) = config.store_settings().check() {
-        eprintln!("{server}: error: {why} (see --help)");
-        return ExitCode::from(2);
-    }
     init_tracing();
-    if let Err(why) = config.prepare_stores() {
-        eprintln!("{server}: error: {why}");
-        return ExitCode::FAILURE;
+    match config.prepare_stores() {
+        Ok(()) => {}
+        Err(StoreError::Settings(why)) => {
+            eprintln!("{server}: error: {why} (see --help)");
+            return ExitCode::from(2);
+        }
+        Err(StoreError::Unavailable(why)) => {
+            eprintln!("{server}: error: {why}");
+            return ExitCode::FAILURE;
+        }
     }
     let listener = match net::bind(config.addr(), config.backlog.get()) {
         Ok(listener) => listener,

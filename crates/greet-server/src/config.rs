@@ -9,7 +9,7 @@ use clap::Parser;
 
 use greet_core::{Greeter, DEFAULT_BLOCKING_THREADS};
 use greet_store::settings::{DEFAULT_POOL, DEFAULT_TIMEOUT};
-use greet_store::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind, Stores};
+use greet_store::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreError, StoreKind, Stores};
 
 /// Configuration shared by the three servers; each flag can also come from its environment
 /// variable. Defaults are the original experiment's (a 1 s delay, 200 blocking threads).
@@ -153,7 +153,7 @@ impl ServerConfig {
 
     /// Start-up, before binding: waits for PostgreSQL and Redis when they are configured
     /// and seeds the database, on a thread and runtime of its own ([`Stores::prepare`]).
-    pub fn prepare_stores(&self) -> Result<(), String> {
+    pub fn prepare_stores(&self) -> Result<(), StoreError> {
         let settings = self.store_settings();
         settings.check()?;
         if !settings.has_servers() {
@@ -166,11 +166,15 @@ impl ServerConfig {
                     tokio::runtime::Builder::new_current_thread()
                         .enable_all()
                         .build()
-                        .map_err(|e| format!("runtime: {e}"))?
+                        .map_err(|e| StoreError::Unavailable(format!("runtime: {e}")))?
                         .block_on(Stores::prepare(&settings))
                 })
                 .join()
-                .unwrap_or_else(|_| Err("store preparation panicked".to_owned()))
+                .unwrap_or_else(|_| {
+                    Err(StoreError::Unavailable(
+                        "store preparation panicked".to_owned(),
+                    ))
+                })
         })
     }
 

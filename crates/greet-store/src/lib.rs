@@ -6,6 +6,7 @@
 //! - [`settings`]: [`Settings`] (which database and cache, pool size, timeout) and the
 //!   parsing of their URLs; the flags themselves are `greet-server`'s.
 //! - [`seed`]: the one schema file (`schema.sql`) and the seed rows, a function of their key.
+//! - `body`: the JSON the endpoints send ([`World`], [`Business`]), and what a valid one is.
 //! - `sqlite` / `postgres`: the two databases; `cache`: in-process counters or Redis.
 //! - [`Stores`]: what a server holds, with [`Stores::prepare`] (start-up: wait for the
 //!   servers, create and seed the tables) and the three endpoints, each a future that owns
@@ -17,7 +18,9 @@
 pub mod seed;
 pub mod settings;
 
+mod body;
 mod cache;
+mod error;
 mod postgres;
 mod sqlite;
 
@@ -29,9 +32,11 @@ use std::time::{Duration, Instant};
 
 use greet_core::name::name_from_query;
 use greet_core::{GreetError, Reply, WORDS};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+pub use body::{Business, World};
 pub use cache::MEMORY_NAMES;
+pub use error::StoreError;
 pub use settings::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind};
 
 use cache::Cache;
@@ -39,55 +44,6 @@ use postgres::Postgres;
 
 /// Most rows one `/queries` request reads (TechEmpower's bound).
 pub const MAX_QUERIES: usize = 500;
-
-/// A row of `world`, as `/db` and `/queries` send it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct World {
-    /// `1..=10000`.
-    pub id: i32,
-    /// `1..=10000`.
-    #[serde(rename = "randomNumber")]
-    pub random_number: i32,
-}
-
-impl World {
-    /// Whether this is a row as seeded: id in range, and the number the seed gives it.
-    pub fn is_seeded(&self) -> bool {
-        (1..=seed::WORLD_ROWS).contains(&self.id)
-            && self.random_number == seed::world_number(self.id)
-    }
-}
-
-/// The body of `/business`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Business {
-    /// The name, as `/greetings` reads it.
-    pub name: String,
-    /// `"<word> <name>!"`: the person's stored word, or a random one for an unknown name.
-    pub greeting: String,
-    /// Visits of this name so far, this one included.
-    pub visits: u64,
-}
-
-impl Business {
-    /// Whether this answers `name`: the name itself, and a greeting of the person's stored word
-    /// (a known person) or of any of the five words (anyone else).
-    pub fn greets(&self, name: &str) -> bool {
-        let Some(word) = self
-            .greeting
-            .strip_suffix('!')
-            .and_then(|g| g.strip_suffix(name))
-            .and_then(|g| g.strip_suffix(' '))
-        else {
-            return false;
-        };
-        self.name == name
-            && match seed::person_index(name) {
-                Some(i) => word == seed::person_word(i),
-                None => WORDS.contains(&word),
-            }
-    }
-}
 
 /// The database and cache a server answers from. Cheap to clone; clones share connections.
 #[derive(Clone)]
@@ -113,18 +69,21 @@ impl Stores {
     /// [`Settings::start_patience`]), creates the tables and seeds them. Idempotent and safe
     /// when several servers start at once. Nothing to do for the embedded stores, which
     /// are made on first use. Run it on a runtime of its own: it keeps no connection.
-    pub async fn prepare(settings: &Settings) -> Result<(), String> {
+    pub async fn prepare(settings: &Settings) -> Result<(), StoreError> {
+        settings.check()?;
         let deadline = Instant::now() + settings.start_patience();
         if let Some(DatabaseUrl::Postgres(url)) = &settings.database_url {
-            let pg = Postgres::new(url, 1, settings.timeout)?;
-            retry(deadline, || pg.seed())
-                .await
-                .map_err(|e| format!("PostgreSQL at {}: {}", redacted(url), chain(&*e)))?;
+            let pg = Postgres::new(url, 1, settings.timeout).map_err(StoreError::Unavailable)?;
+            retry(deadline, || pg.seed()).await.map_err(|e| {
+                StoreError::Unavailable(format!("PostgreSQL at {}: {}", redacted(url), chain(&*e)))
+            })?;
         }
         if let (CacheKind::Redis, Some(RedisUrl(url))) = (settings.cache, &settings.redis_url) {
             retry(deadline, || cache::ping(url, settings.timeout))
                 .await
-                .map_err(|e| format!("Redis at {}: {}", redacted(url), chain(&*e)))?;
+                .map_err(|e| {
+                    StoreError::Unavailable(format!("Redis at {}: {}", redacted(url), chain(&*e)))
+                })?;
         }
         Ok(())
     }
@@ -133,24 +92,24 @@ impl Stores {
     /// seeded by the first request that needs it, PostgreSQL and Redis are connected on first
     /// use (call this inside the Tokio runtime that will serve). A SQLite file named by the
     /// settings is opened here, so a path that cannot be written is refused at start-up.
-    pub fn new(settings: &Settings) -> Result<Self, String> {
+    pub fn new(settings: &Settings) -> Result<Self, StoreError> {
         settings.check()?;
         let timeout = settings.timeout;
         let keep = settings.pool.get();
         let db = match &settings.database_url {
-            Some(DatabaseUrl::Postgres(url)) => {
-                Database::Postgres(Postgres::new(url, keep, timeout)?)
-            }
+            Some(DatabaseUrl::Postgres(url)) => Database::Postgres(
+                Postgres::new(url, keep, timeout).map_err(StoreError::Unavailable)?,
+            ),
             Some(DatabaseUrl::Sqlite(path)) => {
                 let db = sqlite::Lazy::new(Some(path), keep, timeout);
-                db.get()?;
+                db.get().map_err(StoreError::Unavailable)?;
                 Database::Sqlite(Arc::new(db))
             }
             None => Database::Sqlite(Arc::new(sqlite::Lazy::new(None, keep, timeout))),
         };
         let cache = match &settings.redis_url {
             Some(RedisUrl(url)) if settings.cache == CacheKind::Redis => {
-                Cache::redis(url, timeout)?
+                Cache::redis(url, timeout).map_err(StoreError::Unavailable)?
             }
             _ => Cache::memory(cache::MEMORY_NAMES),
         };
@@ -423,6 +382,8 @@ mod tests {
             ..Settings::default()
         };
         let err = Stores::new(&settings).err().expect("refused");
+        assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+        let err = err.to_string();
         assert!(err.starts_with("SQLite database "), "{err}");
         assert!(err.contains("greet-no-such-dir"), "{err}");
     }
@@ -453,6 +414,8 @@ mod tests {
 
         let start = Instant::now();
         let err = Stores::prepare(&settings).await.unwrap_err();
+        assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+        let err = err.to_string();
         assert!(
             err.starts_with("PostgreSQL at postgres://greet@127.0.0.1:1/greet: "),
             "{err}"

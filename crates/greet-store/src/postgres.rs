@@ -12,9 +12,9 @@ use futures_util::future::try_join_all;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::NoTls;
 
+use crate::body::World;
 use crate::seed;
 use crate::settings::DatabaseUrl;
-use crate::World;
 
 const SELECT_WORLD: &str = "SELECT id, randomnumber FROM world WHERE id = $1";
 const SELECT_WORD: &str = "SELECT word FROM person WHERE name = $1";

@@ -1,11 +1,16 @@
 //! [`Settings`]: which database and cache a server uses, how many connections, how long it
 //! waits; and the parsing of their URLs, so a bad URL is refused before anything starts.
+//!
+//! Parsing errors are `String`s: one line that clap prints beside the flag it belongs to;
+//! nothing branches on them.
 
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
+
+use crate::StoreError;
 
 /// Connections of the database pool unless `--db-pool` says otherwise. On the 2-CPU machine
 /// the README's figures come from (`greet-bench business --db-pools 1,2,4,8,16,32`), one
@@ -95,7 +100,11 @@ impl Settings {
 
     /// Refuses settings that do not fit together, in one line: a PostgreSQL store without
     /// a PostgreSQL URL, a Redis cache without a Redis URL, a URL of the other kind.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), StoreError> {
+        self.fits().map_err(StoreError::Settings)
+    }
+
+    fn fits(&self) -> Result<(), String> {
         match (self.store, &self.database_url) {
             (StoreKind::Postgres, None) => {
                 return Err(
@@ -357,7 +366,7 @@ mod tests {
             },
         ];
         for s in cases {
-            assert!(s.check().is_err(), "{s:?}");
+            assert!(matches!(s.check(), Err(StoreError::Settings(_))), "{s:?}");
         }
         assert_eq!(Settings::default().check(), Ok(()));
     }

@@ -21,8 +21,8 @@ use tokio::sync::Notify;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+use crate::body::World;
 use crate::seed;
-use crate::World;
 
 /// A SQLite database, opened by the first caller.
 pub(crate) struct Lazy {
