@@ -20,6 +20,7 @@ pub const CLOSE_REQUEST: &[u8] =
     b"GET /greetings HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n";
 
 /// A blocking client connection that reads one response per request.
+#[derive(Debug)]
 pub struct Client {
     stream: TcpStream,
     buf: Vec<u8>,

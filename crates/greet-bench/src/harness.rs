@@ -20,6 +20,7 @@ use crate::sample::{Maxima, Sampler};
 use crate::server::{Binaries, Server};
 
 /// What every scenario shares.
+#[derive(Debug)]
 pub struct Harness {
     /// The shared settings.
     pub common: Common,
@@ -277,6 +278,7 @@ impl Subject {
 }
 
 /// A subject ready for load: where it listens, and the server when the harness started it.
+#[derive(Debug)]
 pub struct Up {
     /// Where it listens.
     pub addr: SocketAddr,
@@ -346,6 +348,7 @@ fn millis(d: Duration) -> u64 {
 }
 
 /// A progress bar and the task feeding it.
+#[derive(Debug)]
 pub struct Progress(Option<(ProgressBar, tokio::task::JoinHandle<()>)>);
 
 impl Progress {

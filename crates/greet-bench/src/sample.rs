@@ -91,6 +91,7 @@ pub struct Maxima {
 }
 
 /// A thread reading /proc every [`INTERVAL`] until stopped.
+#[derive(Debug)]
 pub struct Sampler {
     stop: Arc<AtomicBool>,
     thread: JoinHandle<Maxima>,
@@ -168,6 +169,7 @@ impl Sampler {
 }
 
 /// Folds readings into [`Maxima`]; CPU % over sliding windows of at least [`CPU_WINDOW`].
+#[derive(Debug)]
 pub struct Tracker {
     window: std::collections::VecDeque<(Instant, u64)>,
     first: Option<(Instant, u64)>,
@@ -276,6 +278,7 @@ pub struct EngineReading {
 
 /// The engine's stats of one container, streamed by `docker stats` for as long as it lives:
 /// the original tool's figures, and the way to see a container on another host.
+#[derive(Debug)]
 pub struct EngineStats {
     child: Child,
     readings: Arc<Mutex<Vec<(Instant, EngineReading)>>>,

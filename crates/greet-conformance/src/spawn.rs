@@ -25,6 +25,7 @@ pub fn quick() -> ServerConfig {
 pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// A server running on a thread of its own.
+#[derive(Debug)]
 pub struct Spawned {
     addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,

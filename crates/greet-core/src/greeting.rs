@@ -89,7 +89,7 @@ impl From<Result<String, GreetError>> for Reply {
 }
 
 /// The greeting service: a delay, then a greeting. Cheap to clone; clones share the pool.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Greeter {
     delay: Duration,
     pool: BlockingPool,

@@ -22,6 +22,14 @@ pub struct BlockingPool {
     shared: Arc<Shared>,
 }
 
+impl std::fmt::Debug for BlockingPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockingPool")
+            .field("max_threads", &self.shared.max_threads)
+            .finish_non_exhaustive()
+    }
+}
+
 struct Shared {
     state: Mutex<State>,
     wake: Condvar,

@@ -201,6 +201,7 @@ pub fn allowed_cpus() -> Vec<usize> {
 }
 
 /// A server running as a child process.
+#[derive(Debug)]
 pub struct ServerProcess {
     child: Child,
     addr: SocketAddr,
@@ -285,7 +286,7 @@ impl Drop for ServerProcess {
 }
 
 /// The last lines a server wrote, collected by a thread of their own.
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Log(Arc<Mutex<VecDeque<String>>>);
 
 impl Log {
@@ -399,8 +400,7 @@ mod tests {
         let err = Launch::new(&bin)
             .before(["one"])
             .start()
-            .err()
-            .expect("never listens");
+            .expect_err("never listens");
         let text = err.to_string();
         assert!(text.contains("exited during start-up"), "{text}");
         assert!(text.contains("one | --port 0"), "{text}");
@@ -426,8 +426,7 @@ mod tests {
         let err = Launch::new(&bin)
             .timeout(Duration::from_millis(100))
             .start()
-            .err()
-            .expect("never listens");
+            .expect_err("never listens");
         assert_eq!(err.kind(), io::ErrorKind::TimedOut, "{err}");
     }
 }

@@ -56,6 +56,7 @@ pub fn missing_packages() -> Option<String> {
 }
 
 /// A PostgreSQL server of our own.
+#[derive(Debug)]
 pub struct Postgres {
     server: Server,
     bin: PathBuf,
@@ -64,12 +65,14 @@ pub struct Postgres {
 }
 
 /// A Redis server of our own.
+#[derive(Debug)]
 pub struct Redis {
     server: Server,
     bin: PathBuf,
 }
 
 /// A store process with its directory, port and log.
+#[derive(Debug)]
 struct Server {
     dir: PathBuf,
     port: u16,

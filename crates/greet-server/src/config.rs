@@ -192,7 +192,7 @@ impl ServerConfig {
 
 /// What every server's handlers hold: the greeter and the stores. Cheap to clone; clones
 /// share the blocking pool and the connections.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Api {
     /// `/greetings` and `/greetings/blocking`.
     pub greeter: Greeter,

@@ -53,6 +53,25 @@ pub struct Stores {
     timeout: Duration,
 }
 
+impl std::fmt::Debug for Stores {
+    /// Which database and cache, not their connections.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let db = match self.db {
+            Database::Sqlite(_) => StoreKind::Sqlite,
+            Database::Postgres(_) => StoreKind::Postgres,
+        };
+        let cache = match self.cache {
+            Cache::Memory(_) => CacheKind::Memory,
+            Cache::Redis(_) => CacheKind::Redis,
+        };
+        f.debug_struct("Stores")
+            .field("db", &db)
+            .field("cache", &cache)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
 #[derive(Clone)]
 enum Database {
     Sqlite(Arc<sqlite::Lazy>),
@@ -381,7 +400,7 @@ mod tests {
             database_url: Some(format!("sqlite://{}", path.display()).parse().unwrap()),
             ..Settings::default()
         };
-        let err = Stores::new(&settings).err().expect("refused");
+        let err = Stores::new(&settings).expect_err("refused");
         assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
         let err = err.to_string();
         assert!(err.starts_with("SQLite database "), "{err}");

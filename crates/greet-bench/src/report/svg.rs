@@ -15,6 +15,7 @@ const PALETTE: [&str; 6] = [
 ];
 
 /// One chart's data: groups along the x axis, a bar per series in each group.
+#[derive(Debug)]
 pub struct Chart {
     /// Title on top.
     pub title: String,

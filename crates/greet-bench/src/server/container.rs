@@ -18,6 +18,7 @@ pub const CONTAINER_NOFILE: &str = "16384:16384";
 
 /// A container of a server's image, the `docker logs --follow` that reads its stderr, and
 /// the engine's stats of it.
+#[derive(Debug)]
 pub(super) struct Container {
     name: String,
     /// Its server's process as the engine's host sees it.

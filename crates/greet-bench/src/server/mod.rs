@@ -44,6 +44,7 @@ impl From<ExitStatus> for Exit {
 }
 
 /// What the harness started.
+#[derive(Debug)]
 enum Handle {
     /// A child process.
     Process(ServerProcess),
@@ -52,6 +53,7 @@ enum Handle {
 }
 
 /// A server the harness started: a process, or a container running the server's image.
+#[derive(Debug)]
 pub struct Server {
     handle: Handle,
     addr: SocketAddr,

@@ -10,12 +10,12 @@ use std::process::{Command, Output, Stdio};
 use greet_bench::plan::{package, SERVERS};
 use greet_bench::results::Results;
 
-pub const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
+pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 
 /// The servers' binaries: the debug ones `cargo test --workspace` built next to this harness
 /// when they are all there (a small ladder needs no optimisation), else none, and the harness
 /// builds the release ones itself.
-pub fn bin_dir_args() -> Vec<String> {
+pub(crate) fn bin_dir_args() -> Vec<String> {
     let dir = Path::new(BENCH).parent().expect("target dir").to_path_buf();
     let all = SERVERS.iter().all(|s| dir.join(package(s)).is_file());
     if all {
@@ -25,13 +25,13 @@ pub fn bin_dir_args() -> Vec<String> {
     }
 }
 
-pub fn out_dir(name: &str) -> PathBuf {
+pub(crate) fn out_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("greet-bench-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
-pub fn bench(args: &[&str]) -> Output {
+pub(crate) fn bench(args: &[&str]) -> Output {
     Command::new(BENCH)
         .args(args)
         .args(bin_dir_args())
@@ -41,7 +41,7 @@ pub fn bench(args: &[&str]) -> Output {
 }
 
 /// `greet-bench args…`, which must succeed (else its stderr says why).
-pub fn bench_ok(args: &[&str]) -> Output {
+pub(crate) fn bench_ok(args: &[&str]) -> Output {
     let run = bench(args);
     assert!(
         run.status.success(),
@@ -52,12 +52,12 @@ pub fn bench_ok(args: &[&str]) -> Output {
 }
 
 /// The packages of the servers, in their default order.
-pub fn packages() -> Vec<String> {
+pub(crate) fn packages() -> Vec<String> {
     SERVERS.iter().map(|s| package(s)).collect()
 }
 
 /// `results.json` of a run, read into the harness's types.
-pub fn results(path: &Path) -> Results {
+pub(crate) fn results(path: &Path) -> Results {
     let text = std::fs::read_to_string(path).expect("results.json");
     let results: Results = serde_json::from_str(&text).expect("results.json has the schema");
     assert_eq!(results.schema_version, greet_bench::results::SCHEMA_VERSION);
@@ -65,7 +65,7 @@ pub fn results(path: &Path) -> Results {
 }
 
 /// Every opened element is closed, in order (what an XML parser would check first).
-pub fn assert_balanced(doc: &str, what: &str) {
+pub(crate) fn assert_balanced(doc: &str, what: &str) {
     let mut open: Vec<&str> = Vec::new();
     for tag in doc.split('<').skip(1) {
         let tag = tag.split('>').next().unwrap_or_default();
@@ -79,7 +79,7 @@ pub fn assert_balanced(doc: &str, what: &str) {
 }
 
 /// `greet-bench args…` is refused with a one-line error and exit 2; its stderr.
-pub fn assert_one_line_error(args: &[&str]) -> String {
+pub(crate) fn assert_one_line_error(args: &[&str]) -> String {
     let output = Command::new(BENCH)
         .args(args)
         .output()
@@ -90,7 +90,7 @@ pub fn assert_one_line_error(args: &[&str]) -> String {
 }
 
 /// A run that ended with exit `code` and said why in one line on stderr; that stderr.
-pub fn assert_one_line_exit(output: &Output, code: i32) -> String {
+pub(crate) fn assert_one_line_exit(output: &Output, code: i32) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(output.status.code(), Some(code), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");

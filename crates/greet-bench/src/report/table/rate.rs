@@ -9,11 +9,11 @@ use super::{failure_notes, opt, Table};
 /// The latency budget the rate tables rank levels by: a p99 of 1 ms is what a service
 /// answering from memory on loopback keeps until it saturates, so the rate where it breaks is
 /// the knee.
-pub const P99_BUDGET_MS: f64 = 1.0;
+pub(super) const P99_BUDGET_MS: f64 = 1.0;
 
 /// The highest achieved rate of `record` with a p99 within [`P99_BUDGET_MS`], not over
 /// capacity.
-pub fn within_budget(record: &RateServer) -> Option<f64> {
+pub(super) fn within_budget(record: &RateServer) -> Option<f64> {
     record
         .levels
         .iter()
