@@ -13,7 +13,7 @@
 //! writes JSON, CSV, SVG charts and an HTML report after every step.
 //!
 //! Layout, one module per concern; dependencies point down this list, never up (a test,
-//! `tests/layering.rs`, holds them to it, and within each directory module too):
+//! `tests/harness/layering.rs`, holds them to it, and within each directory module too):
 //! - [`cli`]: flags in, a [`plan::Plan`] out, the outcome as an exit code: the only module
 //!   that sees clap (`args`: each scenario's flags; `values`: parsers and help defaults);
 //! - [`run`]: one run from plan to report (servers found once, CPUs split, Ctrl-C);

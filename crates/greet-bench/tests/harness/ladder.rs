@@ -5,9 +5,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{
+use crate::common::{
     assert_balanced, assert_one_line_exit, bench, bench_ok, bin_dir_args, out_dir, packages,
     results, BENCH,
 };

@@ -3,11 +3,9 @@
 //! and stopped alike (`#[ignore]`d: it needs the JDK and jars its reason names); skipped in
 //! one line where there is no JDK.
 
-mod common;
-
 use std::process::Command;
 
-use common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, results, BENCH};
+use crate::common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, results, BENCH};
 use greet_bench::jvm::PACKAGES;
 use greet_launch::process::which;
 

@@ -1,11 +1,9 @@
-//! The loops, soak, sweep and all scenarios end to end (business has tests/business.rs), each at its `--quick` size against
+//! The loops, soak, sweep and all scenarios end to end (business has tests/harness/business.rs), each at its `--quick` size against
 //! the real server binaries.
-
-mod common;
 
 use std::process::Output;
 
-use common::{assert_balanced, bench, out_dir, packages, results};
+use crate::common::{assert_balanced, bench, out_dir, packages, results};
 use greet_bench::compare::{Comparison, Figure, Verdict};
 use greet_bench::results::{Results, Run};
 use greet_bench::stats::Summary;

@@ -2,13 +2,11 @@
 //! intended send time, so a stall of the server shows in the corrected latencies even though
 //! the few requests in flight at the time are all a closed-loop tool would see.
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::BENCH;
+use crate::common::BENCH;
 use greet_bench::load::{paced, Expect, Paced};
 use greet_bench::plan;
 use greet_launch::process::{Launch, ServerProcess, Signal};

@@ -1,6 +1,6 @@
 //! The harness's modules depend on each other one way only, so do the files inside each
 //! directory module, and only the CLI sees clap.
-//! `cargo test -p greet-bench --test layering -- --nocapture` prints the module graph.
+//! `cargo test -p greet-bench --test harness layering:: -- --nocapture` prints the module graph.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3,11 +3,9 @@
 //! network, loaded at their address there, sampled through the engine's stats beside /proc.
 //! `#[ignore]`d, since they need both: `cargo test -- --include-ignored` runs them.
 
-mod common;
-
 use std::process::Command;
 
-use common::{assert_one_line_exit, out_dir, results, BENCH};
+use crate::common::{assert_one_line_exit, out_dir, results, BENCH};
 use greet_bench::results::{Mode, SampledBy};
 
 fn docker(args: &[&str]) -> bool {

@@ -5,11 +5,11 @@
 //! the best pools and the comparisons written, the store processes sampled; and, on any
 //! machine, the default run without Redis: skipped in one line, the run goes on.
 
-mod common;
-
 use std::process::Command;
 
-use common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, packages, results, BENCH};
+use crate::common::{
+    assert_one_line_exit, bench_ok, bin_dir_args, out_dir, packages, results, BENCH,
+};
 use greet_bench::plan::Business;
 use greet_bench::results::BusinessCell;
 use greet_launch::stores::{Postgres, Redis};

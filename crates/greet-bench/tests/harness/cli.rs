@@ -1,12 +1,10 @@
 //! The command line as a user meets it: every bad flag is one line and exit 2, the errors name
 //! what is wrong, and an installed harness finds installed servers.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{assert_one_line_error, assert_one_line_exit, out_dir, BENCH};
+use crate::common::{assert_one_line_error, assert_one_line_exit, out_dir, BENCH};
 
 /// Every refused command line, in one list.
 const BAD: &[&[&str]] = &[
@@ -197,7 +195,7 @@ fn an_installed_harness_finds_servers_beside_it_or_says_how() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let ladder = common::results(&out.join("results.json"))
+    let ladder = crate::common::results(&out.join("results.json"))
         .ladder
         .expect("ladder");
     assert_eq!(ladder.servers[0].levels[0].run.load.success_rate, 100.0);

@@ -3,13 +3,11 @@
 //! get the light check and load like the workspace's own; one that answers wrong fails in one
 //! short line and the run goes on.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
 
-use common::{assert_one_line_exit, bench, bench_ok, out_dir, results};
+use crate::common::{assert_one_line_exit, bench, bench_ok, out_dir, results};
 
 /// How a fake server frames its greeting.
 #[derive(Clone, Copy)]

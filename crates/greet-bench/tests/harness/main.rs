@@ -1,0 +1,14 @@
+//! greet-bench's integration tests, one binary (as ripgrep's are): the harness is linked once
+//! rather than once per file. `cargo test -p greet-bench --test harness MODULE::` runs one file.
+
+mod common;
+
+mod business;
+mod cli;
+mod docker;
+mod ladder;
+mod layering;
+mod open_loop;
+mod peers;
+mod scenarios;
+mod targets;
