@@ -1,0 +1,92 @@
+//! The rate charts.
+
+use crate::report::svg::{Line, LineChart, XAxis};
+use crate::results::Rate;
+use crate::stats::distinct;
+
+use super::slug;
+
+/// Per endpoint, p50 and p99 against the achieved rate, a colour per server; per server and
+/// endpoint, the corrected latency by percentile, a line per level.
+pub(super) fn charts(rate: &Rate) -> Vec<(String, LineChart)> {
+    let mut out = Vec::new();
+    let servers = distinct(rate.servers.iter().map(|s| s.server.clone()));
+    for endpoint in distinct(rate.servers.iter().map(|s| s.endpoint.clone())) {
+        let mut lines = Vec::new();
+        for (colour, server) in servers.iter().enumerate() {
+            let Some(record) = rate
+                .servers
+                .iter()
+                .find(|s| &s.server == server && s.endpoint == endpoint)
+            else {
+                continue;
+            };
+            let mut levels: Vec<_> = record
+                .levels
+                .iter()
+                .filter(|l| l.refused.is_none())
+                .collect();
+            levels.sort_by(|a, b| a.achieved_rps.total_cmp(&b.achieved_rps));
+            for (quantile, dashed) in [("p50", false), ("p99", true)] {
+                lines.push(Line {
+                    name: format!("{server} {quantile}"),
+                    points: levels
+                        .iter()
+                        .map(|l| {
+                            let y = if dashed {
+                                l.latency_ms.p99
+                            } else {
+                                l.latency_ms.p50
+                            };
+                            (l.achieved_rps, y)
+                        })
+                        .collect(),
+                    colour,
+                    dashed,
+                });
+            }
+        }
+        out.push((
+            format!("rate-{}.svg", slug(&endpoint)),
+            LineChart {
+                title: format!("Latency against throughput: {endpoint}"),
+                x_label: "achieved requests/sec".into(),
+                y_label: "ms from the intended send (log)".into(),
+                x_axis: XAxis::Linear,
+                lines,
+            },
+        ));
+    }
+    for record in &rate.servers {
+        let lines = record
+            .levels
+            .iter()
+            .filter(|l| l.refused.is_none())
+            .enumerate()
+            .map(|(colour, l)| Line {
+                name: format!("{} ({:.0}/s)", l.label, l.achieved_rps),
+                points: l.distribution.iter().map(|[p, ms]| (*p, *ms)).collect(),
+                colour,
+                dashed: l.over_capacity,
+            })
+            .collect();
+        out.push((
+            format!(
+                "rate-{}-{}.svg",
+                slug(&record.server),
+                slug(&record.endpoint)
+            ),
+            LineChart {
+                title: format!(
+                    "Latency by percentile: {} {}",
+                    record.server, record.endpoint
+                ),
+                x_label: "percentile (dashed: over capacity)".into(),
+                y_label: "ms from the intended send (log)".into(),
+                x_axis: XAxis::Nines,
+                lines,
+            },
+        ));
+    }
+    out
+}
