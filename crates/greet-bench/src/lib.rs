@@ -34,8 +34,8 @@
 //! - [`plan`]: what a run is to do, every default and `--quick` size, as plain values.
 //!
 //! The scenarios are one list, [`plan::ScenarioKind`]. Each has a file of its own in every
-//! layer it touches: `plan/`, `scenario/`, `results/` and `report/table/` (CONTRIBUTING.md
-//! lists them).
+//! layer it touches: `plan/`, `scenario/`, `results/`, `report/table/` and `report/charts/`
+//! (CONTRIBUTING.md lists them).
 
 pub mod cli;
 pub mod compare;

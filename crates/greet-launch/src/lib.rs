@@ -7,9 +7,9 @@
 //! - [`stores`]: real PostgreSQL and Redis servers from the machine's packages, on loopback
 //!   ports in a temporary directory, stopped and removed with their owner.
 //!
-//! Their errors are one `String` line that says what failed and, for a missing program, the
-//! `apt-get install` line: every caller prints it or fails a test with it, and none branches
-//! on the cause.
+//! The supervisor fails with an `io::Error` (its kind tells a timeout from the rest); the
+//! store launcher with one `String` line that says what failed and, for a missing program,
+//! the `apt-get install` line: every caller prints it or fails a test with it.
 
 pub mod process;
 pub mod stores;

@@ -375,7 +375,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
         let dir = DIR.get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("greet-probe-{}", std::process::id()));
+            let dir = std::env::temp_dir().join(format!("greet-launch-{}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             for (name, body) in [
                 ("exits", "echo $1 >&2; echo \"$2 $3\" >&2; exit 3"),

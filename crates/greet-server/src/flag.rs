@@ -56,18 +56,26 @@ impl ServerFlag {
 
     /// `["--delay-ms", "1000"]`: the flag as [`ServerConfig`] names it, and its value.
     pub fn args(&self) -> [String; 2] {
+        self.args_of(&ServerConfig::command())
+    }
+
+    /// The command line of `flags`, in order.
+    pub fn command_line(flags: &[ServerFlag]) -> Vec<String> {
         let command = ServerConfig::command();
+        flags
+            .iter()
+            .flat_map(|flag| flag.args_of(&command))
+            .collect()
+    }
+
+    fn args_of(&self, command: &clap::Command) -> [String; 2] {
+        // `id()` is checked against clap's ids by the test below: a renamed field fails it.
         let long = command
             .get_arguments()
             .find(|arg| arg.get_id() == self.id())
             .and_then(|arg| arg.get_long())
             .expect("every ServerFlag is a flag of ServerConfig");
         [format!("--{long}"), self.value()]
-    }
-
-    /// The command line of `flags`, in order.
-    pub fn command_line(flags: &[ServerFlag]) -> Vec<String> {
-        flags.iter().flat_map(ServerFlag::args).collect()
     }
 }
 

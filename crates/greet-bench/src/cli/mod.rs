@@ -2,7 +2,7 @@
 //! constants, which the help text quotes too), then the run's outcome as an exit code. The only
 //! module that sees clap.
 //!
-//! [`args`] holds the flags of each scenario and turns them into its plan; [`values`] parses
+//! `args` holds the flags of each scenario and turns them into its plan; `values` parses
 //! and prints flag values (levels, durations, rates, URLs) and formats the help's defaults.
 
 mod args;

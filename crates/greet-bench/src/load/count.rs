@@ -61,7 +61,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// A request lost to a panic in the load generator itself, outside [`caught`] when a
+    /// A request lost to a panic in the load generator itself, outside `caught` when a
     /// whole worker was lost.
     pub(super) const PANICKED: Outcome = Outcome::Failed {
         kind: ErrorKind::Panic,

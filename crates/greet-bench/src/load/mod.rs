@@ -2,20 +2,21 @@
 //! reader (`greet_probe::http1`) and validated, every outcome pushed into one [`Tally`].
 //!
 //! Three shapes of load, one module each:
-//! - [`fresh`], the ladder's: `requests` GETs, `concurrency` at a time, each on a fresh
+//! - [`fresh()`], the ladder's: `requests` GETs, `concurrency` at a time, each on a fresh
 //!   connection with the clock started before connect (the original tool's
 //!   `--disable-keepalive` semantics); the client closes each connection after its response.
-//! - [`sessions`], the closed-loop scenarios' (loops, soak, sweep, business): virtual users,
+//! - [`sessions()`], the closed-loop scenarios' (loops, soak, sweep, business): virtual users,
 //!   each on its own keep-alive connection sending one request after another (JMeter threads,
 //!   siege and ab clients), until each has sent its count, the users a total, or a deadline.
-//! - [`paced`], the rate scenario's: open loop, requests sent on a fixed schedule whether or
+//! - [`paced()`], the rate scenario's: open loop, requests sent on a fixed schedule whether or
 //!   not earlier ones were answered, each timed from its intended send.
 //!
 //! A [`Tally`] is oha's one result type: each task pushes its outcomes into its own, the tallies
-//! are merged, and [`Tally::figures`] is the one place outcomes become [`Figures`].
+//! are merged, and [`Tally::figures`] is the one place outcomes become
+//! [`Figures`](crate::results::Figures).
 //!
-//! Beneath them: [`count`] (outcomes and tallies), [`check`] (what a valid answer is) and
-//! [`conn`] (the connection every shape sends through). Each module uses only those below
+//! Beneath them: `count` (outcomes and tallies), `check` (what a valid answer is) and
+//! `conn` (the connection every shape sends through). Each module uses only those below
 //! it in this list: `fresh`, `sessions`, `paced`, `conn`, `check`, `count`.
 
 mod check;

@@ -9,104 +9,129 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::results::{Results, Run};
+use crate::plan::ScenarioKind;
+use crate::results::{Business, Ladder, Loops, Rate, Results, Run, Soak, Sweep};
 
 /// `(file name, contents)` of every CSV file of `results`.
 pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    if let Some(ladder) = &results.ladder {
-        let levels = ladder.servers.iter().flat_map(|s| {
-            s.levels.iter().map(move |l| {
-                let key = LevelKey {
-                    server: &s.name,
-                    endpoint: &s.endpoint,
-                    concurrency: l.concurrency,
-                };
-                (key, RunColumns::of(&l.run))
-            })
-        });
-        out.push(("ladder.csv".to_owned(), write(levels)?));
-        let servers = ladder.servers.iter().map(|s| ResourceRow {
-            server: &s.name,
-            endpoint: &s.endpoint,
-            startup_s: s.startup_s,
-            idle_rss_mib: s.idle_rss_mib,
-            cpu_max_pct: s.cpu_max_pct,
-            rss_max_mib: s.rss_max_mib,
-            threads_max: s.threads_max,
-            error: ladder
-                .failures
-                .iter()
-                .find(|f| f.server == s.name)
-                .map(|f| f.error.as_str()),
-        });
-        out.push(("resources.csv".to_owned(), write(servers)?));
-    }
-    if let Some(loops) = &results.loops {
-        let rows = loops.shapes.iter().flat_map(|shape| {
-            shape.servers.iter().flat_map(move |s| {
-                s.runs.iter().enumerate().map(move |(i, r)| {
-                    let key = LoopKey {
-                        users: shape.users,
-                        loops: shape.loops,
-                        server: &s.name,
-                        repeat: i + 1,
-                    };
-                    (key, RunColumns::of(r))
-                })
-            })
-        });
-        out.push(("loops.csv".to_owned(), write(rows)?));
-    }
-    if let Some(soak) = &results.soak {
-        let rows = soak.cells.iter().flat_map(|c| {
-            CellKey::rows(&c.server, &c.endpoint, c.concurrency.to_string(), &c.runs)
-        });
-        out.push(("soak.csv".to_owned(), write(rows)?));
-    }
-    if let Some(sweep) = &results.sweep {
-        let rows = sweep
-            .cells
-            .iter()
-            .flat_map(|c| CellKey::rows(&c.server, &c.endpoint, c.setting.label(), &c.runs));
-        out.push(("sweep.csv".to_owned(), write(rows)?));
-    }
-    if let Some(business) = &results.business {
-        let rows = business.cells.iter().flat_map(|c| {
-            let setting = format!("{} {}", c.store, c.setting.label());
-            CellKey::rows(&c.server, &c.endpoint, setting, &c.runs)
-        });
-        out.push(("business.csv".to_owned(), write(rows)?));
-    }
-    if let Some(rate) = &results.rate {
-        let rows = rate.servers.iter().flat_map(|s| {
-            s.levels.iter().map(move |l| RateRow {
-                server: &s.server,
-                endpoint: &s.endpoint,
-                level: &l.label,
-                target_rps: l.target_rps,
-                achieved_rps: l.achieved_rps,
-                over_capacity: l.over_capacity,
-                refused: l.refused.as_deref(),
-                requests: l.requests,
-                success_rate: l.success_rate,
-                p50_ms: l.latency_ms.p50,
-                p90_ms: l.latency_ms.p90,
-                p99_ms: l.latency_ms.p99,
-                p999_ms: l.latency_ms.p999,
-                p9999_ms: l.latency_ms.p9999,
-                max_ms: l.latency_ms.max,
-                service_p50_ms: l.service_ms.p50,
-                service_p99_ms: l.service_ms.p99,
-                late: l.late,
-                busy_max: l.busy_max,
-                client_cpu_pct: l.client_cpu_pct,
-                server_cpu_avg_pct: l.server.cpu_avg_pct,
-            })
-        });
-        out.push(("rate.csv".to_owned(), write(rows)?));
+    for kind in ScenarioKind::ALL {
+        match kind {
+            ScenarioKind::Ladder => results.ladder.as_ref().map(|s| ladder(s, &mut out)),
+            ScenarioKind::Loops => results.loops.as_ref().map(|s| loops(s, &mut out)),
+            ScenarioKind::Soak => results.soak.as_ref().map(|s| soak(s, &mut out)),
+            ScenarioKind::Sweep => results.sweep.as_ref().map(|s| sweep(s, &mut out)),
+            ScenarioKind::Business => results.business.as_ref().map(|s| business(s, &mut out)),
+            ScenarioKind::Rate => results.rate.as_ref().map(|s| rate(s, &mut out)),
+        }
+        .transpose()?;
     }
     Ok(out)
+}
+
+fn ladder(ladder: &Ladder, out: &mut Vec<(String, String)>) -> Result<()> {
+    let levels = ladder.servers.iter().flat_map(|s| {
+        s.levels.iter().map(move |l| {
+            let key = LevelKey {
+                server: &s.name,
+                endpoint: &s.endpoint,
+                concurrency: l.concurrency,
+            };
+            (key, RunColumns::of(&l.run))
+        })
+    });
+    out.push(("ladder.csv".to_owned(), write(levels)?));
+    let servers = ladder.servers.iter().map(|s| ResourceRow {
+        server: &s.name,
+        endpoint: &s.endpoint,
+        startup_s: s.startup_s,
+        idle_rss_mib: s.idle_rss_mib,
+        cpu_max_pct: s.cpu_max_pct,
+        rss_max_mib: s.rss_max_mib,
+        threads_max: s.threads_max,
+        error: ladder
+            .failures
+            .iter()
+            .find(|f| f.server == s.name)
+            .map(|f| f.error.as_str()),
+    });
+    out.push(("resources.csv".to_owned(), write(servers)?));
+    Ok(())
+}
+
+fn loops(loops: &Loops, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = loops.shapes.iter().flat_map(|shape| {
+        shape.servers.iter().flat_map(move |s| {
+            s.runs.iter().enumerate().map(move |(i, r)| {
+                let key = LoopKey {
+                    users: shape.users,
+                    loops: shape.loops,
+                    server: &s.name,
+                    repeat: i + 1,
+                };
+                (key, RunColumns::of(r))
+            })
+        })
+    });
+    out.push(("loops.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
+fn soak(soak: &Soak, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = soak
+        .cells
+        .iter()
+        .flat_map(|c| CellKey::rows(&c.server, &c.endpoint, c.concurrency.to_string(), &c.runs));
+    out.push(("soak.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
+fn sweep(sweep: &Sweep, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = sweep
+        .cells
+        .iter()
+        .flat_map(|c| CellKey::rows(&c.server, &c.endpoint, c.setting.label(), &c.runs));
+    out.push(("sweep.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
+fn business(business: &Business, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = business.cells.iter().flat_map(|c| {
+        let setting = format!("{} {}", c.store, c.setting.label());
+        CellKey::rows(&c.server, &c.endpoint, setting, &c.runs)
+    });
+    out.push(("business.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
+fn rate(rate: &Rate, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = rate.servers.iter().flat_map(|s| {
+        s.levels.iter().map(move |l| RateRow {
+            server: &s.server,
+            endpoint: &s.endpoint,
+            level: &l.label,
+            target_rps: l.target_rps,
+            achieved_rps: l.achieved_rps,
+            over_capacity: l.over_capacity,
+            refused: l.refused.as_deref(),
+            requests: l.requests,
+            success_rate: l.success_rate,
+            p50_ms: l.latency_ms.p50,
+            p90_ms: l.latency_ms.p90,
+            p99_ms: l.latency_ms.p99,
+            p999_ms: l.latency_ms.p999,
+            p9999_ms: l.latency_ms.p9999,
+            max_ms: l.latency_ms.max,
+            service_p50_ms: l.service_ms.p50,
+            service_p99_ms: l.service_ms.p99,
+            late: l.late,
+            busy_max: l.busy_max,
+            client_cpu_pct: l.client_cpu_pct,
+            server_cpu_avg_pct: l.server.cpu_avg_pct,
+        })
+    });
+    out.push(("rate.csv".to_owned(), write(rows)?));
+    Ok(())
 }
 
 fn write<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<String> {

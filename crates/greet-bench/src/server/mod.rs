@@ -1,5 +1,5 @@
-//! Servers the harness runs: [`binaries`] finds (or builds) them, [`process`] starts one as a
-//! child process and [`container`] as a container of its image, each pinned to its CPUs;
+//! Servers the harness runs: `binaries` finds (or builds) them, `process` starts one as a
+//! child process and `container` as a container of its image, each pinned to its CPUs;
 //! [`Server`] is what either gives back: its address, its start-up time (spawn or
 //! `docker run` → first 200 on `/health`), and a graceful stop.
 

@@ -2,8 +2,6 @@
 //! test build made, a scratch results directory, reading what it wrote into the harness's own
 //! types (a renamed field fails to compile or to read, where a JSON lookup would pass as null).
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -6,7 +6,12 @@ use crate::stats::distinct;
 
 use super::{series, whiskers};
 
-pub(super) fn charts(loops: &Loops) -> Chart {
+/// `loops.svg`.
+pub(super) fn charts(loops: &Loops) -> Vec<(String, Chart)> {
+    vec![("loops.svg".into(), chart(loops))]
+}
+
+fn chart(loops: &Loops) -> Chart {
     let names = distinct(
         loops
             .shapes

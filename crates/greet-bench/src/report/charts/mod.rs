@@ -1,5 +1,5 @@
-//! What each scenario draws (one module each): its figures as [`Chart`]s, each named by its section and file, so
-//! the HTML report places them without guessing from file names.
+//! What each scenario draws, in a module of its name: its figures as [`Chart`]s, each named by
+//! its section and file, so the HTML report places them without guessing from file names.
 
 mod business;
 mod ladder;
@@ -26,41 +26,32 @@ pub struct ChartFile {
 
 /// Every chart of `results`, section by section.
 pub fn charts(results: &Results) -> Vec<ChartFile> {
-    let mut out = Vec::new();
-    let mut add = |section: ScenarioKind, charts: Vec<(String, Chart)>| {
-        out.extend(charts.into_iter().map(|(file, chart)| ChartFile {
-            section,
-            file,
-            svg: render(&chart),
-        }));
+    let bars = |charts: Vec<(String, Chart)>| -> Vec<(String, String)> {
+        charts
+            .into_iter()
+            .map(|(file, chart)| (file, render(&chart)))
+            .collect()
     };
-    if let Some(ladder) = &results.ladder {
-        add(ScenarioKind::Ladder, ladder::charts(ladder));
-    }
-    if let Some(loops) = &results.loops {
-        add(
-            ScenarioKind::Loops,
-            vec![("loops.svg".into(), loops::charts(loops))],
-        );
-    }
-    if let Some(soak) = &results.soak {
-        add(ScenarioKind::Soak, soak::charts(soak));
-    }
-    if let Some(sweep) = &results.sweep {
-        add(ScenarioKind::Sweep, sweep::charts(sweep));
-    }
-    if let Some(business) = &results.business {
-        add(ScenarioKind::Business, business::charts(business));
-    }
-    if let Some(rate) = &results.rate {
+    let mut out = Vec::new();
+    for section in ScenarioKind::ALL {
+        let drawn = match section {
+            ScenarioKind::Ladder => results.ladder.as_ref().map(|s| bars(ladder::charts(s))),
+            ScenarioKind::Loops => results.loops.as_ref().map(|s| bars(loops::charts(s))),
+            ScenarioKind::Soak => results.soak.as_ref().map(|s| bars(soak::charts(s))),
+            ScenarioKind::Sweep => results.sweep.as_ref().map(|s| bars(sweep::charts(s))),
+            ScenarioKind::Business => results.business.as_ref().map(|s| bars(business::charts(s))),
+            ScenarioKind::Rate => results.rate.as_ref().map(|s| {
+                rate::charts(s)
+                    .into_iter()
+                    .map(|(file, chart)| (file, render_lines(&chart)))
+                    .collect()
+            }),
+        };
         out.extend(
-            rate::charts(rate)
+            drawn
                 .into_iter()
-                .map(|(file, chart)| ChartFile {
-                    section: ScenarioKind::Rate,
-                    file,
-                    svg: render_lines(&chart),
-                }),
+                .flatten()
+                .map(|(file, svg)| ChartFile { section, file, svg }),
         );
     }
     out

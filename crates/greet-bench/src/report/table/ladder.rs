@@ -1,9 +1,9 @@
 //! The ladder's tables: the original experiment's two (same columns and layout) and an
 //! extended one with a row per level.
 
-use crate::results::Ladder;
+use crate::results::{Ladder, LadderServer, Level};
 
-use super::{comparison_notes, failure_notes, opt, per_level, Table};
+use super::{comparison_notes, failure_notes, opt, Table};
 
 /// The ladder's three tables: the original's two and the extended one.
 pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
@@ -108,10 +108,21 @@ pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
     vec![original, resources, extended]
 }
 
+/// One group of rows per server, one row per level, with `cells` for each row.
+fn per_level(
+    servers: &[LadderServer],
+    cells: impl Fn(&LadderServer, &Level) -> Vec<String>,
+) -> Vec<Vec<Vec<String>>> {
+    servers
+        .iter()
+        .map(|s| s.levels.iter().map(|l| cells(s, l)).collect())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Failure, Figures, LadderServer, Level, Mode, Run, Sampled};
+    use crate::results::{Failure, Figures, Mode, Run, Sampled};
 
     fn ladder_of() -> Ladder {
         // Figures as the original published them (its req/s came from unrounded totals).

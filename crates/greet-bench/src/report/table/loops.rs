@@ -2,7 +2,7 @@
 
 use crate::results::Loops;
 
-use super::{comparison_notes, failure_notes, run_label, Table};
+use super::{comparison_notes, failure_notes, Table};
 
 /// The loops tables: per shape, throughput of each run, the average, median and min–max.
 pub(super) fn tables(loops: &Loops) -> Vec<Table> {
@@ -51,4 +51,14 @@ pub(super) fn tables(loops: &Loops) -> Vec<Table> {
         last.notes.extend(failure_notes(&loops.failures));
     }
     out
+}
+
+/// The original's names for the first three runs.
+fn run_label(i: usize) -> String {
+    match i {
+        0 => "first".to_owned(),
+        1 => "second".to_owned(),
+        2 => "third".to_owned(),
+        _ => format!("run {}", i + 1),
+    }
 }

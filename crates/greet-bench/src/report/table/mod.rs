@@ -1,7 +1,8 @@
-//! Every scenario's tables (one module each) as one model, [`Table`], that the text report aligns and the HTML
-//! report renders as `<table>`s: the original experiment's two tables (same columns and
-//! layout) and an extended one, the loops, soak and sweep tables, each with its comparisons and
-//! failures as notes.
+//! Every scenario's tables as one model, [`Table`], that the text report aligns and the HTML
+//! report renders as `<table>`s, each with its comparisons and failures as notes. Each
+//! scenario builds its own in a module of its name (the ladder's: the original experiment's
+//! two tables, same columns and layout, and an extended one); this one holds [`Table`], the
+//! dispatch by scenario and the cells they share.
 //!
 //! The text layout is the original's: the header line unpadded; a rule of dashes as wide as
 //! each column; rows right aligned to those widths; a dotted rule between groups; every line
@@ -18,7 +19,7 @@ use std::fmt::Write as _;
 
 use crate::compare::{Comparison, Verdict};
 use crate::plan::ScenarioKind;
-use crate::results::{Failure, Gain, LadderServer, Level, Results};
+use crate::results::{Failure, Gain, Results};
 use crate::stats::Summary;
 
 /// One table: a title, column headers, rows in groups (servers), and notes below it.
@@ -147,27 +148,6 @@ fn failure_notes(failures: &[Failure]) -> Vec<String> {
         .iter()
         .map(|f| format!("{} FAILED: {}", f.server, f.error))
         .collect()
-}
-
-/// One group of rows per server, one row per level, with `cells` for each row.
-fn per_level(
-    servers: &[LadderServer],
-    cells: impl Fn(&LadderServer, &Level) -> Vec<String>,
-) -> Vec<Vec<Vec<String>>> {
-    servers
-        .iter()
-        .map(|s| s.levels.iter().map(|l| cells(s, l)).collect())
-        .collect()
-}
-
-/// The original's names for the first three runs.
-fn run_label(i: usize) -> String {
-    match i {
-        0 => "first".to_owned(),
-        1 => "second".to_owned(),
-        2 => "third".to_owned(),
-        _ => format!("run {}", i + 1),
-    }
 }
 
 /// `median (min-max)` of a throughput.
