@@ -39,10 +39,13 @@
 
 pub mod cli;
 pub mod compare;
+pub mod diff;
+pub mod gate;
 pub mod harness;
 pub mod jvm;
 pub mod load;
 pub mod plan;
+pub mod points;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -11,8 +11,10 @@ use greet_launch::process::{allowed_cpus, pin_current_thread};
 use greet_probe::procfs;
 
 use crate::compare;
+use crate::gate;
 use crate::harness::Harness;
 use crate::plan::{Plan, Scenario};
+use crate::points;
 use crate::report;
 use crate::results::{Cpus, Meta, Results};
 use crate::scenario;
@@ -30,6 +32,8 @@ pub enum Verdict {
     SomeFailed,
     /// Ctrl-C: results so far are on disk.
     Interrupted,
+    /// Every server measured, and a `--threshold` breached.
+    ThresholdBreached,
 }
 
 /// Runs `plan`.
@@ -105,16 +109,26 @@ async fn run_all(
         harness.save(results)?;
     }
     print!("{}", report::text(results));
+    let thresholds = &harness.common.thresholds;
+    if !thresholds.is_empty() {
+        results.thresholds = gate::check(thresholds, &points::points(results), false);
+        for checked in &results.thresholds {
+            println!("{checked}");
+        }
+        harness.save(results)?;
+    }
     if !harness.common.quiet {
         eprintln!(
             "greet-bench: results, charts and report.html in {}",
             harness.out.display()
         );
     }
-    Ok(if all_ok {
-        Verdict::AllMeasured
-    } else {
+    Ok(if !all_ok {
         Verdict::SomeFailed
+    } else if results.thresholds.iter().any(|t| !t.held) {
+        Verdict::ThresholdBreached
+    } else {
+        Verdict::AllMeasured
     })
 }
 

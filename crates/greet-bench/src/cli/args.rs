@@ -7,16 +7,18 @@ use std::time::Duration;
 use clap::Args;
 use greet_store::{DatabaseUrl, RedisUrl};
 
+use crate::diff::{self, Format};
 use crate::plan::{
     self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Measure, Measured,
-    Plan, Rate, Rates, ServerSpec, Soak, SoakBound, Store, Sweep, Target,
+    Plan, Rate, Rates, ServerSpec, Soak, SoakBound, Store, Sweep, Target, Threshold,
 };
 
 use super::values::{
     help, help1, list, millis, parse_any_duration, parse_contract, parse_count, parse_database_url,
-    parse_duration, parse_expect, parse_fraction, parse_level, parse_path, parse_positive,
-    parse_rate, parse_redis_url, parse_repeats, parse_server, parse_shape, parse_short,
-    parse_store, parse_target, percents, refuse_target, shapes,
+    parse_duration, parse_expect, parse_format, parse_fraction, parse_level, parse_noise,
+    parse_path, parse_positive, parse_rate, parse_ratio_threshold, parse_redis_url, parse_repeats,
+    parse_server, parse_shape, parse_short, parse_store, parse_target, parse_threshold, percents,
+    refuse_target, shapes,
 };
 
 /// Settings every scenario shares: where results go, pinning, building, output.
@@ -47,6 +49,12 @@ pub(super) struct CommonArgs {
     /// Do not run `cargo build --release` for the servers first
     #[arg(long)]
     no_build: bool,
+
+    /// A condition the run's figures must hold, e.g. 'p99<5ms', 'axum:total<1.2s',
+    /// 'rss<64MiB', 'throughput>50000/s', 'success>=100%' (repeatable; figures: total,
+    /// throughput, p50, p99, p99.9, startup, rss, cpu, success); a breach exits 3
+    #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_threshold)]
+    thresholds: Vec<Threshold>,
 }
 
 impl CommonArgs {
@@ -63,6 +71,7 @@ impl CommonArgs {
                 (None, true) => Bins::NoBuild,
                 (None, false) => Bins::Build,
             },
+            thresholds: self.thresholds,
         }
     }
 }
@@ -570,4 +579,28 @@ impl AllArgs {
     pub(super) fn plan(self) -> Plan {
         Plan::all(self.common.plan(), self.quick, self.servers)
     }
+}
+
+/// The settings of `compare`.
+#[derive(Debug, Clone, Args)]
+pub(super) struct CompareArgs {
+    /// The run compared against: its results.json, or the folder holding it
+    pub(super) old: PathBuf,
+
+    /// The run compared: its results.json, or the folder holding it
+    pub(super) new: PathBuf,
+
+    /// text (aligned columns), md (a Markdown table, for a pull-request comment) or json
+    #[arg(long, default_value = "text", value_parser = parse_format)]
+    pub(super) format: Format,
+
+    #[arg(long, value_parser = parse_noise,
+          help = help1("A ratio within this many percent of 1 is never called a change",
+                       diff::NOISE * 100.0))]
+    pub(super) noise: Option<f64>,
+
+    /// A condition the ratios NEW/OLD must hold, e.g. 'p99<1.10x', 'throughput>0.95x',
+    /// 'axum:total<1.05x' (repeatable); a breach exits 3
+    #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_ratio_threshold)]
+    pub(super) thresholds: Vec<Threshold>,
 }

@@ -12,10 +12,14 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+use crate::diff;
+use crate::gate;
 use crate::plan::{Common, Plan, Scenario, ScenarioKind};
 use crate::run::{self, Verdict};
 
-use args::{AllArgs, BusinessArgs, LadderArgs, LoopsArgs, RateArgs, SoakArgs, SweepArgs};
+use args::{
+    AllArgs, BusinessArgs, CompareArgs, LadderArgs, LoopsArgs, RateArgs, SoakArgs, SweepArgs,
+};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -27,7 +31,16 @@ Examples:
   greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
   greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
   greet-bench loops --help                      a scenario's own flags
-  greet-bench check http://127.0.0.1:8081       verify a running server against the contract";
+  greet-bench check http://127.0.0.1:8081       verify a running server against the contract
+  greet-bench --repeats 5 --out results/main    then, on your branch, --out results/branch, and
+  greet-bench compare results/main results/branch --threshold 'total<1.10x'
+
+Exit codes:
+  0  every server measured (and every --threshold held)
+  1  the run failed: a server failed, or the run could not be made
+  2  bad usage: flags, or a file compare cannot read
+  3  a --threshold was breached
+  130  interrupted (Ctrl-C); what was measured is kept";
 
 /// Reproduces the Greetings API experiments (Spring Boot's Tomcat / Jetty / Undertow) for
 /// the axum, actix-web and hyper servers: the ladder of 100, 300, 900 and 2700 concurrent
@@ -73,6 +86,9 @@ enum Command {
     /// Every scenario (ladder, loops, soak, sweep, business, rate) with its defaults, in one
     /// run and one report
     All(AllArgs),
+    /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
+    /// have runs enough (Mann-Whitney), and what differs between the runs themselves
+    Compare(CompareArgs),
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
         /// Base URLs, e.g. http://127.0.0.1:8081
@@ -88,6 +104,8 @@ enum Action {
     Run(Plan),
     /// `check URL…`.
     Check(Vec<String>),
+    /// `compare OLD NEW`.
+    Compare(CompareArgs),
 }
 
 impl Cli {
@@ -126,13 +144,14 @@ impl Cli {
             }
             Some(Command::All(args)) => args.plan(),
             Some(Command::Check { urls }) => return Action::Check(urls),
+            Some(Command::Compare(args)) => return Action::Compare(args),
         })
     }
 }
 
 /// The binary's `main`: parses flags, runs, and turns the outcome into an exit code
-/// (0 all servers measured, 1 a server failed or the run could not be made, 2 bad flags,
-/// 130 interrupted).
+/// (0 all servers measured, 1 a server failed or the run could not be made, 2 bad usage,
+/// 3 a threshold breached, 130 interrupted).
 pub fn main() -> ExitCode {
     // Clap would call a stray word an unexpected argument; say what it is meant to be.
     if let Some(first) = std::env::args().nth(1) {
@@ -157,15 +176,40 @@ pub fn main() -> ExitCode {
     let plan = match cli.action() {
         Action::Run(plan) => plan,
         Action::Check(urls) => return check(&urls),
+        Action::Compare(args) => return compare(&args),
     };
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
         Ok(Verdict::SomeFailed) => ExitCode::FAILURE,
         Ok(Verdict::Interrupted) => ExitCode::from(130),
+        Ok(Verdict::ThresholdBreached) => ExitCode::from(3),
         Err(err) => {
             eprintln!("greet-bench: error: {err:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `greet-bench compare OLD NEW`: the table, then each threshold; exit 2 when a run cannot
+/// be read, 3 when a threshold is breached.
+fn compare(args: &CompareArgs) -> ExitCode {
+    let (old, new) = match (diff::read(&args.old), diff::read(&args.new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(err), _) | (_, Err(err)) => {
+            eprintln!("greet-bench: error: {err:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let compared = diff::diff(&old, &new, args.noise.unwrap_or(diff::NOISE));
+    print!("{}", diff::render(&compared, args.format));
+    let checked = gate::check(&args.thresholds, &diff::ratios(&compared), true);
+    for threshold in &checked {
+        eprintln!("{threshold}");
+    }
+    if checked.iter().all(|t| t.held) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
     }
 }
 
@@ -212,7 +256,7 @@ mod tests {
             .action()
         {
             Action::Run(plan) => plan,
-            Action::Check(_) => panic!("a plan, not check"),
+            Action::Check(_) | Action::Compare(_) => panic!("a plan, not check or compare"),
         }
     }
 
@@ -390,7 +434,7 @@ mod tests {
             .iter()
             .map(|k| k.name().to_owned())
             .collect();
-        expected.extend(["all".to_owned(), "check".to_owned()]);
+        expected.extend(["all", "compare", "check"].map(String::from));
         assert_eq!(subcommands, expected);
         let all: Vec<&str> = plan(&["all"])
             .scenarios

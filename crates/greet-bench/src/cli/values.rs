@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use crate::plan::{self, Contract, Expect, ServerSpec, Target};
+use crate::diff::Format;
+use crate::plan::{self, Contract, Expect, ServerSpec, Target, Threshold};
 
 /// `text [default: normal; --quick: quick]`.
 pub(super) fn help(
@@ -242,4 +243,44 @@ pub(super) fn parse_target(text: &str) -> Result<Target, String> {
         name: name.to_owned(),
         url: url.trim_end_matches('/').to_owned(),
     })
+}
+
+/// A `--threshold`; ratios (`1.1x`) are `compare`'s.
+pub(super) fn parse_threshold(text: &str) -> Result<Threshold, String> {
+    let threshold: Threshold = text.parse()?;
+    if threshold.ratio {
+        return Err(format!(
+            "{text:?}: a ratio (x) compares two runs: greet-bench compare OLD NEW --threshold …"
+        ));
+    }
+    Ok(threshold)
+}
+
+/// A `compare --threshold`: a ratio of NEW to OLD.
+pub(super) fn parse_ratio_threshold(text: &str) -> Result<Threshold, String> {
+    let threshold: Threshold = text.parse()?;
+    if !threshold.ratio {
+        return Err(format!(
+            "{text:?}: compare holds ratios of NEW to OLD, e.g. 'p99<1.10x', 'throughput>0.95x'"
+        ));
+    }
+    Ok(threshold)
+}
+
+/// `--noise 5` (percent) → 0.05; 0 to 100.
+pub(super) fn parse_noise(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
+    }
+}
+
+/// `--format`: text, md or json.
+pub(super) fn parse_format(text: &str) -> Result<Format, String> {
+    match text.trim() {
+        "text" => Ok(Format::Text),
+        "md" | "markdown" => Ok(Format::Markdown),
+        "json" => Ok(Format::Json),
+        _ => Err(format!("{text:?}: the formats are text, md and json")),
+    }
 }

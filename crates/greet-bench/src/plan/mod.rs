@@ -9,6 +9,7 @@ mod loops;
 mod rate;
 mod soak;
 mod sweep;
+mod threshold;
 
 pub use business::{Business, Store};
 pub use ladder::Ladder;
@@ -16,6 +17,7 @@ pub use loops::Loops;
 pub use rate::{Rate, Rates};
 pub use soak::{Soak, SoakBound};
 pub use sweep::Sweep;
+pub use threshold::{Metric, Op, Threshold};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -102,6 +104,8 @@ pub struct Common {
     pub timeout: Duration,
     /// Where the server binaries come from.
     pub bins: Bins,
+    /// Conditions the run's figures must hold (`--threshold`).
+    pub thresholds: Vec<Threshold>,
 }
 
 impl Common {
@@ -117,6 +121,7 @@ impl Default for Common {
             quiet: false,
             timeout: Self::TIMEOUT,
             bins: Bins::Build,
+            thresholds: Vec::new(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod soak;
 mod sweep;
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +61,9 @@ pub struct Results {
     /// Open-loop load at fixed request rates, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// The `--threshold`s the run was held to, and how each fared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<ThresholdCheck>,
 }
 
 impl Results {
@@ -74,6 +78,7 @@ impl Results {
             sweep: None,
             business: None,
             rate: None,
+            thresholds: Vec::new(),
         }
     }
 
@@ -95,6 +100,39 @@ impl Results {
             .into_iter()
             .filter(|kind| self.has(*kind))
             .collect()
+    }
+}
+
+/// How a threshold fared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdCheck {
+    /// The threshold, as typed.
+    pub threshold: String,
+    /// Whether every figure it names held it.
+    pub held: bool,
+    /// The figures it named.
+    pub figures: usize,
+    /// The figure closest to breaching it (or breaching it most): its place and value.
+    pub worst: Option<String>,
+    /// That figure's value (median of its runs), in the metric's unit or as a ratio.
+    pub value: Option<f64>,
+}
+
+impl fmt::Display for ThresholdCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.held { "held" } else { "BREACHED" };
+        match (&self.worst, self.value) {
+            (Some(worst), Some(value)) => write!(
+                f,
+                "threshold {}: {verdict} ({} figure(s); worst {value:.4} at {worst})",
+                self.threshold, self.figures
+            ),
+            _ => write!(
+                f,
+                "threshold {}: {verdict} (no figure of that name was measured)",
+                self.threshold
+            ),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ mod common;
 
 mod business;
 mod cli;
+mod compare;
 mod docker;
 mod ladder;
 mod layering;

@@ -1,0 +1,355 @@
+//! `greet-bench compare OLD NEW`: every figure both runs have, paired by scenario, server and
+//! place, as the ratio NEW/OLD of their medians with a verdict, and what differs between the
+//! runs themselves (machine, CPUs, kernel, crate versions, each scenario's settings).
+//!
+//! A verdict needs runs on both sides: the per-run values are set against each other with
+//! Mann-Whitney ([`crate::compare::test`]); a figure with one run a side gets none, and neither
+//! does one whose scenario ran under other settings. A change inside the noise band
+//! (`--noise`, 5 % by default) is never called, however small its p.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::compare::{self, Verdict};
+use crate::plan::{Metric, ScenarioKind};
+use crate::points::{points, Point};
+use crate::results::{Results, SCHEMA_VERSION};
+use crate::stats::median;
+
+/// The noise band's default: a ratio within 5 % of 1 is never called a change.
+pub const NOISE: f64 = 0.05;
+
+/// One figure of both runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// The scenario.
+    pub scenario: String,
+    /// The server.
+    pub server: String,
+    /// Where in the scenario.
+    pub at: String,
+    /// What it measures.
+    pub metric: Metric,
+    /// OLD's median.
+    pub old: f64,
+    /// NEW's median.
+    pub new: f64,
+    /// NEW / OLD; none where OLD is 0.
+    pub ratio: Option<f64>,
+    /// Runs on each side.
+    pub runs: [usize; 2],
+    /// Mann-Whitney's two-sided p, where both sides have runs enough.
+    pub p: Option<f64>,
+    /// `better`, `worse`, `within the noise band`, `no difference shown`,
+    /// `one run each: no verdict`, `too few runs: no verdict`, `settings differ: no verdict`.
+    pub verdict: String,
+}
+
+/// Two runs compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    /// What differs between the runs themselves, one line each.
+    pub differences: Vec<String>,
+    /// The noise band, a fraction.
+    pub noise: f64,
+    /// Every figure both runs have.
+    pub rows: Vec<Row>,
+    /// Figures only OLD has, and only NEW.
+    pub unpaired: [usize; 2],
+}
+
+/// Reads a run: its `results.json`, or a folder holding one. Another schema's file is refused
+/// in one line naming its version.
+pub fn read(path: &Path) -> Result<Results> {
+    let file = if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64);
+    if version != Some(u64::from(SCHEMA_VERSION)) {
+        let version = version.map_or("none".to_owned(), |v| v.to_string());
+        bail!(
+            "{} has schema_version {version}; this greet-bench reads {SCHEMA_VERSION}",
+            file.display()
+        );
+    }
+    serde_json::from_value(value)
+        .with_context(|| format!("{} is not a results.json", file.display()))
+}
+
+/// Compares `new` with `old`.
+pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
+    let mut differences = meta_differences(old, new);
+    let mut unlike = Vec::new();
+    for kind in ScenarioKind::ALL {
+        let changed = setting_differences(&section(old, kind), &section(new, kind));
+        if !changed.is_empty() {
+            differences.push(format!("{} settings: {}", kind.name(), changed.join(", ")));
+            unlike.push(kind.name());
+        }
+    }
+    let old_points: BTreeMap<_, Point> = points(old).into_iter().map(|p| (p.key(), p)).collect();
+    let new_points = points(new);
+    let mut rows = Vec::new();
+    for n in &new_points {
+        let Some(o) = old_points.get(&n.key()) else {
+            continue;
+        };
+        let (old_median, new_median) = (median(&o.values), median(&n.values));
+        let ratio = (old_median != 0.0).then(|| new_median / old_median);
+        let (p, verdict) = match ratio {
+            _ if unlike.contains(&n.scenario.as_str()) => {
+                (None, "settings differ: no verdict".to_owned())
+            }
+            None => (None, "old is 0: no ratio".to_owned()),
+            Some(ratio) => verdict(n.metric, &o.values, &n.values, ratio, noise),
+        };
+        rows.push(Row {
+            scenario: n.scenario.clone(),
+            server: n.server.clone(),
+            at: n.at.clone(),
+            metric: n.metric,
+            old: old_median,
+            new: new_median,
+            ratio,
+            runs: [o.values.len(), n.values.len()],
+            p,
+            verdict,
+        });
+    }
+    let paired = rows.len();
+    Diff {
+        differences,
+        noise,
+        rows,
+        unpaired: [old_points.len() - paired, new_points.len() - paired],
+    }
+}
+
+fn verdict(
+    metric: Metric,
+    old: &[f64],
+    new: &[f64],
+    ratio: f64,
+    noise: f64,
+) -> (Option<f64>, String) {
+    if old.len() == 1 && new.len() == 1 {
+        return (None, "one run each: no verdict".to_owned());
+    }
+    let (p, verdict) = compare::test(old, new);
+    let text = match verdict {
+        Verdict::TooFewRuns => return (None, "too few runs: no verdict".to_owned()),
+        _ if !ratio.is_finite() || (ratio - 1.0).abs() <= noise => "within the noise band",
+        Verdict::WithinNoise => "no difference shown",
+        Verdict::Different if (ratio > 1.0) == metric.higher_is_better() => "better",
+        Verdict::Different => "worse",
+    };
+    (Some(p), text.to_owned())
+}
+
+/// A scenario's section of `results` as JSON, or null.
+fn section(results: &Results, kind: ScenarioKind) -> serde_json::Value {
+    serde_json::to_value(results)
+        .ok()
+        .and_then(|v| v.get(kind.name()).cloned())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// The settings two sections of one scenario differ in: every plain field (delay, workers,
+/// durations, mode…) but the number of repeats, which changes how sure a verdict is, not
+/// what it is about.
+fn setting_differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return Vec::new();
+    };
+    let plain = |v: &serde_json::Value| !(v.is_array() || v.is_object());
+    let mut out = Vec::new();
+    for (key, o) in old.iter().filter(|(k, v)| plain(v) && *k != "repeats") {
+        if let Some(n) = new.get(key).filter(|n| plain(n) && *n != o) {
+            out.push(format!("{key} {o} → {n}"));
+        }
+    }
+    out
+}
+
+fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
+    let (o, n) = (&old.meta, &new.meta);
+    let mut out = Vec::new();
+    let mut differ = |what: &str, a: String, b: String| {
+        if a != b {
+            out.push(format!("{what}: {a} → {b}"));
+        }
+    };
+    differ("machine", o.machine.clone(), n.machine.clone());
+    differ("CPUs", o.cpus.count.to_string(), n.cpus.count.to_string());
+    differ("CPU model", o.cpus.model.clone(), n.cpus.model.clone());
+    differ(
+        "server CPUs",
+        format!("{:?}", o.cpus.server),
+        format!("{:?}", n.cpus.server),
+    );
+    differ("kernel", o.kernel.clone(), n.kernel.clone());
+    for (krate, version) in &n.crate_versions {
+        let before = o
+            .crate_versions
+            .get(krate)
+            .cloned()
+            .unwrap_or_else(|| "-".into());
+        differ(krate, before, version.clone());
+    }
+    out
+}
+
+/// How `compare` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned columns for a terminal.
+    Text,
+    /// A Markdown table, for a pull-request comment.
+    Markdown,
+    /// The [`Diff`] as JSON.
+    Json,
+}
+
+/// `diff` in `format`.
+pub fn render(diff: &Diff, format: Format) -> String {
+    if format == Format::Json {
+        return serde_json::to_string_pretty(diff).unwrap_or_default() + "\n";
+    }
+    let headers = [
+        "scenario", "server", "at", "figure", "old", "new", "new/old", "p", "verdict",
+    ];
+    let rows: Vec<[String; 9]> = diff
+        .rows
+        .iter()
+        .map(|r| {
+            [
+                r.scenario.clone(),
+                r.server.clone(),
+                r.at.clone(),
+                format!("{} ({})", r.metric, r.metric.unit()),
+                figure(r.old),
+                figure(r.new),
+                r.ratio
+                    .map_or("-".to_owned(), |ratio| format!("{ratio:.3}")),
+                r.p.map_or("-".to_owned(), |p| format!("{p:.3}")),
+                r.verdict.clone(),
+            ]
+        })
+        .collect();
+    let mut out = String::new();
+    let md = format == Format::Markdown;
+    let _ = writeln!(
+        out,
+        "{}{} figure(s) in both runs ({} only in OLD, {} only in NEW); noise band ±{:.0} %",
+        if md { "**compare**: " } else { "compare: " },
+        diff.rows.len(),
+        diff.unpaired[0],
+        diff.unpaired[1],
+        diff.noise * 100.0
+    );
+    for line in &diff.differences {
+        let _ = writeln!(out, "{}differs: {line}", if md { "- " } else { "  " });
+    }
+    out.push('\n');
+    if md {
+        let _ = writeln!(out, "| {} |", headers.join(" | "));
+        let _ = writeln!(out, "|{}", " --- |".repeat(headers.len()));
+        for row in &rows {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        return out;
+    }
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, &w)| format!("{c:<w$}"))
+            .collect();
+        format!("{}\n", cells.join("  ").trim_end())
+    };
+    out.push_str(&line(&headers.map(String::from)));
+    for row in &rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// A figure with the digits that matter at its size.
+fn figure(v: f64) -> String {
+    if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The ratios of `diff` as points of one value each, for ratio thresholds.
+pub fn ratios(diff: &Diff) -> Vec<Point> {
+    diff.rows
+        .iter()
+        .filter_map(|r| {
+            Some(Point {
+                scenario: r.scenario.clone(),
+                server: r.server.clone(),
+                at: r.at.clone(),
+                metric: r.metric,
+                values: vec![r.ratio?],
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_need_runs_a_difference_and_more_than_the_noise() {
+        let v = |m, o: &[f64], n: &[f64]| {
+            let ratio = median(n) / median(o);
+            verdict(m, o, n, ratio, NOISE).1
+        };
+        let slow = [1.30, 1.31, 1.32, 1.33, 1.34];
+        let fast = [1.00, 1.01, 1.02, 1.03, 1.04];
+        assert_eq!(v(Metric::Total, &fast, &slow), "worse");
+        assert_eq!(v(Metric::Total, &slow, &fast), "better");
+        assert_eq!(v(Metric::Throughput, &fast, &slow), "better");
+        assert_eq!(v(Metric::Total, &[1.0], &[1.3]), "one run each: no verdict");
+        assert_eq!(
+            v(Metric::Total, &[1.0, 1.1], &[1.3, 1.4]),
+            "too few runs: no verdict"
+        );
+        let close = [1.010, 1.011, 1.012, 1.013, 1.014];
+        assert_eq!(v(Metric::Total, &fast, &close), "within the noise band");
+        let mixed = [1.30, 1.00, 1.33, 1.02, 1.31];
+        assert_eq!(v(Metric::Total, &fast, &mixed), "no difference shown");
+    }
+
+    #[test]
+    fn settings_that_differ_are_named_but_repeats_are_not() {
+        let old = serde_json::json!({"delay_ms": 1000, "repeats": 1, "servers": []});
+        let new = serde_json::json!({"delay_ms": 0, "repeats": 5, "servers": [1]});
+        assert_eq!(setting_differences(&old, &new), ["delay_ms 1000 → 0"]);
+        assert!(setting_differences(&old, &old).is_empty());
+    }
+}

@@ -1,0 +1,89 @@
+//! Holding a run's figures (or a comparison's ratios) to the `--threshold`s
+//! ([`crate::plan::Threshold`]), as k6 does, so that a CI job can fail on a regression. A
+//! threshold holds when every figure it names holds it (the median of a figure's runs); one
+//! that names no figure is breached, so a typo cannot pass.
+
+use crate::plan::Threshold;
+use crate::points::Point;
+use crate::results::ThresholdCheck;
+
+/// Holds each threshold to `points` (absolute thresholds to a run's figures, ratio thresholds
+/// to a comparison's ratios, each given as a point of one value); a threshold of the other
+/// kind is breached with nothing named.
+pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<ThresholdCheck> {
+    thresholds
+        .iter()
+        .map(|t| {
+            let named: Vec<(&Point, f64)> = points
+                .iter()
+                .filter(|p| t.ratio == ratios && p.metric == t.metric)
+                .filter(|p| t.server.as_deref().is_none_or(|s| names(&p.server, s)))
+                .map(|p| (p, crate::stats::median(&p.values)))
+                .collect();
+            let worst = named.iter().copied().max_by(|a, b| {
+                let (a, b) = (a.1, b.1);
+                if t.op.is_upper_bound() {
+                    a.total_cmp(&b)
+                } else {
+                    b.total_cmp(&a)
+                }
+            });
+            ThresholdCheck {
+                threshold: t.text.clone(),
+                held: worst.is_some_and(|(_, v)| t.op.holds(v, t.limit)),
+                figures: named.len(),
+                worst: worst.map(|(p, _)| format!("{} {} {}", p.scenario, p.server, p.at)),
+                value: worst.map(|(_, v)| v),
+            }
+        })
+        .collect()
+}
+
+/// Whether `server` (`greet-axum`) is what `name` (`axum` or `greet-axum`) names.
+fn names(server: &str, name: &str) -> bool {
+    server == name || server.strip_prefix("greet-") == Some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Metric;
+
+    fn point(server: &str, metric: Metric, values: &[f64]) -> Point {
+        Point {
+            scenario: "ladder".into(),
+            server: server.into(),
+            at: "c=2700".into(),
+            metric,
+            values: values.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_threshold_holds_when_its_worst_figure_does() {
+        let points = [
+            point("greet-axum", Metric::Total, &[1.1, 1.3, 1.2]),
+            point("greet-hyper", Metric::Total, &[1.0]),
+            point("greet-hyper", Metric::Throughput, &[900.0]),
+        ];
+        let checked = |t: &str| {
+            let t: Threshold = t.parse().unwrap();
+            check(&[t], &points, false).remove(0)
+        };
+        let all = checked("total<1.25s");
+        assert!(all.held && all.figures == 2, "{all}");
+        assert_eq!(
+            all.value,
+            Some(1.2),
+            "the median of axum's runs is the worst"
+        );
+        assert!(!checked("total<1.15s").held);
+        assert!(checked("hyper:total<1.15s").held);
+        assert!(!checked("throughput>1000/s").held);
+        let none = checked("rss<64MiB");
+        assert!(!none.held && none.figures == 0, "{none}");
+        assert!(none.to_string().contains("BREACHED"), "{none}");
+        let wrong_kind = checked("total<1.1x");
+        assert!(!wrong_kind.held, "a ratio on a single run names nothing");
+    }
+}

@@ -1,0 +1,242 @@
+//! `--threshold`: a condition a run's figures must hold, as k6's thresholds are.
+//! `[server:]figure OP value[unit]`, e.g. `p99<5ms`, `axum:total<1.2s`, `rss<64MiB`,
+//! `throughput>50000/s`, `success>=100%`; on `compare`, ratios of new to old: `p99<1.10x`,
+//! `throughput>0.95x`. What each figure is: [`Metric`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// What a figure measures, in the unit thresholds and tables use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// First request to last response of a load, seconds.
+    Total,
+    /// Valid responses a second.
+    Throughput,
+    /// Median latency, ms.
+    P50,
+    /// 99th percentile latency, ms.
+    P99,
+    /// 99.9th percentile latency, ms.
+    P999,
+    /// Spawn to first 200 on `/health`, ms.
+    Startup,
+    /// Peak resident memory, MiB.
+    Rss,
+    /// Peak CPU, percent of one CPU.
+    Cpu,
+    /// Valid responses, percent of the requests.
+    Success,
+}
+
+impl Metric {
+    /// Every metric, in table order.
+    pub const ALL: [Metric; 9] = [
+        Self::Total,
+        Self::Throughput,
+        Self::P50,
+        Self::P99,
+        Self::P999,
+        Self::Startup,
+        Self::Rss,
+        Self::Cpu,
+        Self::Success,
+    ];
+
+    /// Its name in tables and thresholds.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Total => "total",
+            Self::Throughput => "throughput",
+            Self::P50 => "p50",
+            Self::P99 => "p99",
+            Self::P999 => "p99.9",
+            Self::Startup => "startup",
+            Self::Rss => "rss",
+            Self::Cpu => "cpu",
+            Self::Success => "success",
+        }
+    }
+
+    /// Its unit as printed.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Self::Total => "s",
+            Self::Throughput => "/s",
+            Self::P50 | Self::P99 | Self::P999 | Self::Startup => "ms",
+            Self::Rss => "MiB",
+            Self::Cpu | Self::Success => "%",
+        }
+    }
+
+    /// Whether more of it is better (throughput, success), rather than less.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Self::Throughput | Self::Success)
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl Op {
+    /// Whether `value` holds against `limit`.
+    pub fn holds(self, value: f64, limit: f64) -> bool {
+        match self {
+            Self::Lt => value < limit,
+            Self::Le => value <= limit,
+            Self::Gt => value > limit,
+            Self::Ge => value >= limit,
+        }
+    }
+
+    /// Whether larger values are the ones that breach it.
+    pub fn is_upper_bound(self) -> bool {
+        matches!(self, Self::Lt | Self::Le)
+    }
+}
+
+/// One parsed `--threshold`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    /// As typed.
+    pub text: String,
+    /// The server it is about (`axum` also names `greet-axum`), or every server.
+    pub server: Option<String>,
+    /// The figure.
+    pub metric: Metric,
+    /// The comparison.
+    pub op: Op,
+    /// The limit, in the metric's unit (or a ratio).
+    pub limit: f64,
+    /// A ratio of new to old (`1.10x`): for `compare` only.
+    pub ratio: bool,
+}
+
+impl FromStr for Threshold {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let (server, rest) = match compact.split_once(':') {
+            Some((server, rest)) if !server.is_empty() => (Some(server.to_owned()), rest),
+            Some(_) => return Err(format!("{text:?}: an empty server before ':'")),
+            None => (None, compact.as_str()),
+        };
+        let at = rest
+            .find(['<', '>'])
+            .ok_or_else(|| format!("{text:?} is not FIGURE<VALUE or FIGURE>VALUE"))?;
+        let (name, rest) = rest.split_at(at);
+        let (op, value) = if let Some(v) = rest.strip_prefix("<=") {
+            (Op::Le, v)
+        } else if let Some(v) = rest.strip_prefix(">=") {
+            (Op::Ge, v)
+        } else if let Some(v) = rest.strip_prefix('<') {
+            (Op::Lt, v)
+        } else {
+            (Op::Gt, &rest[1..])
+        };
+        let metric = Metric::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+                format!(
+                    "{text:?}: unknown figure {name:?} (one of {})",
+                    names.join(", ")
+                )
+            })?;
+        let (limit, ratio) = limit(metric, value).map_err(|why| format!("{text:?}: {why}"))?;
+        Ok(Self {
+            text: text.to_owned(),
+            server,
+            metric,
+            op,
+            limit,
+            ratio,
+        })
+    }
+}
+
+/// `value` in `metric`'s unit, or as a ratio (`x`).
+fn limit(metric: Metric, value: &str) -> Result<(f64, bool), String> {
+    let split = value
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{value:?} does not start with a number"))?;
+    if unit == "x" {
+        return Ok((number, true));
+    }
+    let scale = match (metric, unit) {
+        (Metric::Total, "s" | "") => 1.0,
+        (Metric::Total, "ms") => 1e-3,
+        (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "ms" | "") => 1.0,
+        (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "s") => 1e3,
+        (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "us" | "µs") => 1e-3,
+        (Metric::Rss, "MiB" | "") => 1.0,
+        (Metric::Rss, "KiB") => 1.0 / 1024.0,
+        (Metric::Rss, "GiB") => 1024.0,
+        (Metric::Throughput, "/s" | "") => 1.0,
+        (Metric::Throughput, "k/s" | "k") => 1e3,
+        (Metric::Cpu | Metric::Success, "%" | "") => 1.0,
+        _ => {
+            return Err(format!(
+                "{unit:?} is not a unit of {metric} (its unit is {}, or x for a ratio)",
+                metric.unit()
+            ))
+        }
+    };
+    Ok((number * scale, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_read_as_typed_in_their_units() {
+        let t: Threshold = "axum:total<1.2s".parse().unwrap();
+        assert_eq!(
+            (t.server.as_deref(), t.metric, t.op, t.limit, t.ratio),
+            (Some("axum"), Metric::Total, Op::Lt, 1.2, false)
+        );
+        let ms = |s: &str| s.parse::<Threshold>().unwrap().limit;
+        assert_eq!(ms("p99<5ms"), 5.0);
+        assert_eq!(ms("p99 < 0.5s"), 500.0);
+        assert_eq!(ms("total<900ms"), 0.9);
+        assert_eq!(ms("rss<1GiB"), 1024.0);
+        assert_eq!(ms("throughput>50k/s"), 50_000.0);
+        let ratio: Threshold = "throughput>=0.95x".parse().unwrap();
+        assert_eq!((ratio.op, ratio.limit, ratio.ratio), (Op::Ge, 0.95, true));
+        for bad in [
+            "p98<5ms", "p99=5ms", "p99<fast", "rss<5ms", ":p99<5ms", "total<",
+        ] {
+            let err = bad.parse::<Threshold>().unwrap_err();
+            assert!(
+                err.starts_with(&format!("{bad:?}")) && !err.contains('\n'),
+                "{err}"
+            );
+        }
+    }
+}

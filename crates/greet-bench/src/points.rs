@@ -1,0 +1,173 @@
+//! Every figure of a run, flat: which scenario, server and place (level, endpoint, setting)
+//! measured it, which [`Metric`] it is, and its value in each run. What thresholds hold to
+//! and what `compare` pairs across two runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::{Metric, ScenarioKind};
+use crate::results::{Results, Run};
+
+/// One figure of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// The scenario that measured it.
+    pub scenario: String,
+    /// The server.
+    pub server: String,
+    /// Where in the scenario: `c=2700`, `/greetings c=100`, `/db --workers 1 --db-pool 4`…
+    pub at: String,
+    /// What it measures.
+    pub metric: Metric,
+    /// Its value in each run, in the metric's unit.
+    pub values: Vec<f64>,
+}
+
+impl Point {
+    /// What identifies it across two runs.
+    pub fn key(&self) -> (String, String, String, Metric) {
+        (
+            self.scenario.clone(),
+            self.server.clone(),
+            self.at.clone(),
+            self.metric,
+        )
+    }
+}
+
+/// Every figure of `results`, scenario by scenario.
+pub fn points(results: &Results) -> Vec<Point> {
+    let mut out = Vec::new();
+    for kind in ScenarioKind::ALL {
+        let mut add = |server: &str, at: String, metric: Metric, values: Vec<f64>| {
+            if !values.is_empty() && values.iter().all(|v| v.is_finite()) {
+                out.push(Point {
+                    scenario: kind.name().to_owned(),
+                    server: server.to_owned(),
+                    at,
+                    metric,
+                    values,
+                });
+            }
+        };
+        match kind {
+            ScenarioKind::Ladder => {
+                for s in results.ladder.iter().flat_map(|l| &l.servers) {
+                    let at = || "server".to_owned();
+                    let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
+                    add(
+                        &s.name,
+                        at(),
+                        Metric::Startup,
+                        one(s.startup_s.map(|v| v * 1e3)),
+                    );
+                    add(&s.name, at(), Metric::Rss, one(s.rss_max_mib));
+                    add(&s.name, at(), Metric::Cpu, one(s.cpu_max_pct));
+                    for level in &s.levels {
+                        let runs = if level.runs.is_empty() {
+                            std::slice::from_ref(&level.run)
+                        } else {
+                            &level.runs[..]
+                        };
+                        for (metric, values) in load_figures(runs) {
+                            add(&s.name, format!("c={}", level.concurrency), metric, values);
+                        }
+                    }
+                }
+            }
+            ScenarioKind::Loops => {
+                for shape in results.loops.iter().flat_map(|l| &l.shapes) {
+                    for s in &shape.servers {
+                        let at = format!("{}x{}", shape.users, shape.loops);
+                        for (metric, values) in load_figures(&s.runs) {
+                            add(&s.name, at.clone(), metric, values);
+                        }
+                    }
+                }
+            }
+            ScenarioKind::Soak => {
+                for c in results.soak.iter().flat_map(|s| &s.cells) {
+                    let at = format!("{} c={}", c.endpoint, c.concurrency);
+                    for (metric, values) in load_figures(&c.runs) {
+                        add(&c.server, at.clone(), metric, values);
+                    }
+                }
+            }
+            ScenarioKind::Sweep => {
+                for c in results.sweep.iter().flat_map(|s| &s.cells) {
+                    let at = format!("{} {}", c.endpoint, c.setting.label());
+                    for (metric, values) in load_figures(&c.runs) {
+                        add(&c.server, at.clone(), metric, values);
+                    }
+                }
+            }
+            ScenarioKind::Business => {
+                for c in results.business.iter().flat_map(|b| &b.cells) {
+                    let at = format!("{} {} {}", c.store, c.endpoint, c.setting.label());
+                    for (metric, values) in load_figures(&c.runs) {
+                        add(&c.server, at.clone(), metric, values);
+                    }
+                }
+            }
+            ScenarioKind::Rate => {
+                for s in results.rate.iter().flat_map(|r| &r.servers) {
+                    for level in s.levels.iter().filter(|l| l.refused.is_none()) {
+                        let at = format!("{} {}", s.endpoint, level.label);
+                        let runs = |f: fn(&crate::results::RateRun) -> f64| {
+                            level.runs.iter().map(f).collect::<Vec<_>>()
+                        };
+                        add(
+                            &s.server,
+                            at.clone(),
+                            Metric::Throughput,
+                            runs(|r| r.achieved_rps),
+                        );
+                        add(
+                            &s.server,
+                            at.clone(),
+                            Metric::P50,
+                            runs(|r| r.latency_ms.p50),
+                        );
+                        add(
+                            &s.server,
+                            at.clone(),
+                            Metric::P99,
+                            runs(|r| r.latency_ms.p99),
+                        );
+                        add(
+                            &s.server,
+                            at.clone(),
+                            Metric::P999,
+                            runs(|r| r.latency_ms.p999),
+                        );
+                        add(&s.server, at, Metric::Success, runs(|r| r.success_rate));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What each run of one load says: its total, throughput, latencies, success, and the
+/// server's peak memory and CPU where they were sampled.
+fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
+    let each = |f: &dyn Fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+    let sampled = |f: &dyn Fn(&Run) -> Option<f64>| {
+        let values: Vec<f64> = runs.iter().filter_map(f).collect();
+        if values.len() == runs.len() {
+            values
+        } else {
+            Vec::new()
+        }
+    };
+    vec![
+        (Metric::Total, each(&|r| r.load.total_s)),
+        (Metric::Throughput, each(&|r| r.load.requests_per_s)),
+        (Metric::P50, each(&|r| r.load.latency_ms.p50)),
+        (Metric::P99, each(&|r| r.load.latency_ms.p99)),
+        (Metric::P999, each(&|r| r.load.latency_ms.p999)),
+        (Metric::Success, each(&|r| r.load.success_rate)),
+        (Metric::Rss, sampled(&|r| r.server.rss_max_mib)),
+        (Metric::Cpu, sampled(&|r| r.server.cpu_max_pct)),
+    ]
+}

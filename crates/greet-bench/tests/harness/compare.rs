@@ -1,0 +1,162 @@
+//! Thresholds on a run and `compare` of two runs, end to end: small ladders of the real
+//! hyper server, held to thresholds, then compared as a CI job would.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::common::{assert_one_line_exit, bench, out_dir, results, BENCH};
+
+/// A ladder of hyper at two small levels, two runs each, into `out`.
+fn ladder(out: &Path, delay_ms: &str, thresholds: &[&str]) -> Output {
+    let mut args = vec![
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--concurrency",
+        "10,20",
+        "--delay-ms",
+        delay_ms,
+        "--repeats",
+        "2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ];
+    for t in thresholds {
+        args.extend(["--threshold", t]);
+    }
+    bench(&args)
+}
+
+fn compare(args: &[&str]) -> Output {
+    Command::new(BENCH)
+        .arg("compare")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs")
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+#[test]
+fn thresholds_gate_a_run_and_compare_pairs_two() {
+    let (a, b, slower) = (out_dir("gate-a"), out_dir("gate-b"), out_dir("gate-slower"));
+    let held = ladder(&a, "20", &["success>=100%", "hyper:total<5s", "p99<2s"]);
+    let stdout = text(&held.stdout);
+    assert!(held.status.success(), "{stdout}\n{}", text(&held.stderr));
+    assert!(
+        stdout.contains("threshold hyper:total<5s: held"),
+        "{stdout}"
+    );
+    let checked = results(&a.join("results.json")).thresholds;
+    assert_eq!(checked.len(), 3);
+    assert!(
+        checked.iter().all(|t| t.held && t.figures > 0),
+        "{checked:?}"
+    );
+
+    // 20 ms of delay cannot be answered in 1 ms; a figure nobody measured breaches too.
+    let breached = ladder(&b, "20", &["total<1ms", "hyper:rss<1KiB"]);
+    assert_eq!(
+        breached.status.code(),
+        Some(3),
+        "{}",
+        text(&breached.stderr)
+    );
+    let stdout = text(&breached.stdout);
+    assert!(stdout.contains("threshold total<1ms: BREACHED"), "{stdout}");
+    let checked = results(&b.join("results.json")).thresholds;
+    assert!(checked.iter().all(|t| !t.held), "{checked:?}");
+
+    // The same settings twice: every figure paired, nothing called worse beyond the noise
+    // band with two runs a side (Mann-Whitney cannot separate 2 and 2).
+    let same = compare(&[a.to_str().unwrap(), b.to_str().unwrap()]);
+    let table = text(&same.stdout);
+    assert!(same.status.success(), "{table}\n{}", text(&same.stderr));
+    assert!(table.starts_with("compare: "), "{table}");
+    assert!(table.contains("hyper") && table.contains("c=20"), "{table}");
+    assert!(table.contains("too few runs: no verdict"), "{table}");
+    assert!(!table.contains("settings differ"), "{table}");
+
+    let json = compare(&["--format", "json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let rows = parsed["rows"].as_array().expect("rows");
+    assert!(
+        rows.len() >= 2 * 6,
+        "two levels, six load figures each: {}",
+        rows.len()
+    );
+    for row in rows {
+        let (old, new) = (row["old"].as_f64().unwrap(), row["new"].as_f64().unwrap());
+        match row["ratio"].as_f64() {
+            Some(ratio) => assert!((ratio - new / old).abs() < 1e-9, "{row}"),
+            None => assert_eq!(old, 0.0, "only a zero has no ratio: {row}"),
+        }
+    }
+    let md = compare(&["--format", "md", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(text(&md.stdout).contains("| scenario | server | at |"));
+
+    // Ratio thresholds: a 1.5x slower total breaches 'total<1.5x'... of a run against itself
+    // it holds, and 'total<0.5x' cannot.
+    let gate = compare(&[
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--threshold",
+        "total<2x",
+        "--threshold",
+        "hyper:total<0.5x",
+    ]);
+    assert_eq!(gate.status.code(), Some(3), "{}", text(&gate.stderr));
+    let lines = text(&gate.stderr);
+    assert!(lines.contains("threshold total<2x: held"), "{lines}");
+    assert!(
+        lines.contains("threshold hyper:total<0.5x: BREACHED"),
+        "{lines}"
+    );
+
+    // Another delay: the figures are shown, never judged, and the header says why.
+    assert!(ladder(&slower, "40", &[]).status.success());
+    let unlike = compare(&[a.to_str().unwrap(), slower.to_str().unwrap()]);
+    let table = text(&unlike.stdout);
+    assert!(
+        table.contains("differs: ladder settings: delay_ms 20 → 40"),
+        "{table}"
+    );
+    assert!(table.contains("settings differ: no verdict"), "{table}");
+    assert!(!table.contains("too few runs"), "{table}");
+}
+
+#[test]
+fn compare_refuses_what_it_cannot_read_in_one_line() {
+    let missing = compare(&["/nonexistent/old", "/nonexistent/new"]);
+    let err = assert_one_line_exit(&missing, 2);
+    assert!(
+        err.contains("cannot read /nonexistent/old/results.json")
+            || err.contains("cannot read /nonexistent/old"),
+        "{err}"
+    );
+
+    let dir = out_dir("gate-old-schema");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("results.json"),
+        r#"{"schema_version": 1, "levels": []}"#,
+    )
+    .unwrap();
+    let old = compare(&[dir.to_str().unwrap(), dir.to_str().unwrap()]);
+    let err = assert_one_line_exit(&old, 2);
+    assert!(
+        err.contains("has schema_version 1; this greet-bench reads 2"),
+        "{err}"
+    );
+
+    // A ratio is for compare, an absolute value for a run.
+    let run = bench(&["--threshold", "total<1.1x", "--quiet"]);
+    let err = assert_one_line_exit(&run, 2);
+    assert!(err.contains("a ratio (x) compares two runs"), "{err}");
+    let ratio = compare(&["--threshold", "p99<5ms", "a", "b"]);
+    let err = assert_one_line_exit(&ratio, 2);
+    assert!(err.contains("compare holds ratios"), "{err}");
+}
