@@ -11,9 +11,10 @@ use greet_launch::process::{allowed_cpus, pin_current_thread};
 use greet_probe::procfs;
 
 use crate::compare;
+use crate::diff::{self, Format};
 use crate::gate;
 use crate::harness::Harness;
-use crate::plan::{Plan, Scenario};
+use crate::plan::{self, Plan, Scenario, Threshold};
 use crate::points;
 use crate::report;
 use crate::results::{Cpus, Meta, Results};
@@ -59,7 +60,7 @@ pub fn run(plan: Plan) -> Result<Verdict> {
     let out = common
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(timestamp_dir()));
+        .unwrap_or_else(|| PathBuf::from(plan::RESULTS_DIR).join(timestamp_dir()));
     let harness = Harness {
         common,
         server_cpus,
@@ -109,13 +110,36 @@ async fn run_all(
         harness.save(results)?;
     }
     print!("{}", report::text(results));
-    let thresholds = &harness.common.thresholds;
-    if !thresholds.is_empty() {
-        results.thresholds = gate::check(thresholds, &points::points(results), false);
+    let mut ratios = Vec::new();
+    if let Some(name) = &harness.common.baseline {
+        let old = diff::read(&plan::baseline_dir(name))?;
+        let compared = diff::diff(&old, results, diff::NOISE);
+        print!(
+            "\nAgainst baseline {name}: {}",
+            diff::render(&compared, Format::Text)
+        );
+        ratios = diff::ratios(&compared);
+    }
+    let (relative, absolute): (Vec<Threshold>, Vec<Threshold>) = harness
+        .common
+        .thresholds
+        .iter()
+        .cloned()
+        .partition(|t| t.ratio);
+    if !(absolute.is_empty() && relative.is_empty()) {
+        results.thresholds = gate::check(&absolute, &points::points(results), false);
+        results
+            .thresholds
+            .extend(gate::check(&relative, &ratios, true));
         for checked in &results.thresholds {
             println!("{checked}");
         }
         harness.save(results)?;
+    }
+    if let Some(name) = &harness.common.save_baseline {
+        let dir = plan::baseline_dir(name);
+        report::write_all(&dir, results)?;
+        eprintln!("greet-bench: baseline {name} saved in {}", dir.display());
     }
     if !harness.common.quiet {
         eprintln!(

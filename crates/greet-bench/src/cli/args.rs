@@ -14,11 +14,11 @@ use crate::plan::{
 };
 
 use super::values::{
-    help, help1, list, millis, parse_any_duration, parse_contract, parse_count, parse_database_url,
-    parse_duration, parse_expect, parse_format, parse_fraction, parse_level, parse_noise,
-    parse_path, parse_positive, parse_rate, parse_ratio_threshold, parse_redis_url, parse_repeats,
-    parse_server, parse_shape, parse_short, parse_store, parse_target, parse_threshold, percents,
-    refuse_target, shapes,
+    help, help1, list, millis, parse_any_duration, parse_baseline_name, parse_contract,
+    parse_count, parse_database_url, parse_duration, parse_expect, parse_format, parse_fraction,
+    parse_level, parse_noise, parse_path, parse_positive, parse_rate, parse_ratio_threshold,
+    parse_redis_url, parse_repeats, parse_server, parse_shape, parse_short, parse_store,
+    parse_target, parse_threshold, percents, refuse_target, shapes,
 };
 
 /// Settings every scenario shares: where results go, pinning, building, output.
@@ -55,6 +55,16 @@ pub(super) struct CommonArgs {
     /// throughput, p50, p99, p99.9, startup, rss, cpu, success); a breach exits 3
     #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_threshold)]
     thresholds: Vec<Threshold>,
+
+    /// Also keep the results as baseline NAME, in results/baselines/NAME, for
+    /// `greet-bench compare --baseline NAME`
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    save_baseline: Option<String>,
+
+    /// At the end, compare the results with baseline NAME (as `compare --baseline NAME`);
+    /// ratio thresholds ('total<1.10x') hold to that comparison
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    baseline: Option<String>,
 }
 
 impl CommonArgs {
@@ -72,6 +82,8 @@ impl CommonArgs {
                 (None, false) => Bins::Build,
             },
             thresholds: self.thresholds,
+            save_baseline: self.save_baseline,
+            baseline: self.baseline,
         }
     }
 }
@@ -584,11 +596,14 @@ impl AllArgs {
 /// The settings of `compare`.
 #[derive(Debug, Clone, Args)]
 pub(super) struct CompareArgs {
-    /// The run compared against: its results.json, or the folder holding it
-    pub(super) old: PathBuf,
+    /// OLD NEW: the run compared against and the run compared, each its results.json or the
+    /// folder holding it; with --baseline, NEW alone
+    #[arg(required = true, num_args = 1..=2, value_name = "RUN")]
+    pub(super) runs: Vec<PathBuf>,
 
-    /// The run compared: its results.json, or the folder holding it
-    pub(super) new: PathBuf,
+    /// Compare against the baseline a run saved with --save-baseline NAME
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    pub(super) baseline: Option<String>,
 
     /// text (aligned columns), md (a Markdown table, for a pull-request comment) or json
     #[arg(long, default_value = "text", value_parser = parse_format)]

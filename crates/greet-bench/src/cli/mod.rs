@@ -14,7 +14,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::diff;
 use crate::gate;
-use crate::plan::{Common, Plan, Scenario, ScenarioKind};
+use crate::plan::{self, Common, Plan, Scenario, ScenarioKind};
 use crate::run::{self, Verdict};
 
 use args::{
@@ -32,8 +32,9 @@ Examples:
   greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
   greet-bench loops --help                      a scenario's own flags
   greet-bench check http://127.0.0.1:8081       verify a running server against the contract
-  greet-bench --repeats 5 --out results/main    then, on your branch, --out results/branch, and
-  greet-bench compare results/main results/branch --threshold 'total<1.10x'
+  greet-bench --repeats 5 --save-baseline main  keep this run as baseline main (results/baselines)
+  greet-bench --repeats 5 --baseline main --threshold 'total<1.10x'   against it; exit 3 if slower
+  greet-bench compare results/A results/B       two runs: ratios and verdicts (--format md|json)
 
 Exit codes:
   0  every server measured (and every --threshold held)
@@ -174,7 +175,12 @@ pub fn main() -> ExitCode {
         Err(code) => return code,
     };
     let plan = match cli.action() {
-        Action::Run(plan) => plan,
+        Action::Run(plan) => {
+            if let Err(why) = check_baseline(&plan.common) {
+                return usage(&why);
+            }
+            plan
+        }
         Action::Check(urls) => return check(&urls),
         Action::Compare(args) => return compare(&args),
     };
@@ -193,12 +199,15 @@ pub fn main() -> ExitCode {
 /// `greet-bench compare OLD NEW`: the table, then each threshold; exit 2 when a run cannot
 /// be read, 3 when a threshold is breached.
 fn compare(args: &CompareArgs) -> ExitCode {
-    let (old, new) = match (diff::read(&args.old), diff::read(&args.new)) {
+    let (old, new) = match (&args.baseline, &args.runs[..]) {
+        (Some(name), [new]) => (plan::baseline_dir(name), new.clone()),
+        (None, [old, new]) => (old.clone(), new.clone()),
+        (Some(_), _) => return usage("compare --baseline NAME takes one run, NEW"),
+        (None, _) => return usage("compare takes two runs, OLD NEW (or --baseline NAME NEW)"),
+    };
+    let (old, new) = match (diff::read(&old), diff::read(&new)) {
         (Ok(old), Ok(new)) => (old, new),
-        (Err(err), _) | (_, Err(err)) => {
-            eprintln!("greet-bench: error: {err:#}");
-            return ExitCode::from(2);
-        }
+        (Err(err), _) | (_, Err(err)) => return usage(&format!("{err:#}")),
     };
     let compared = diff::diff(&old, &new, args.noise.unwrap_or(diff::NOISE));
     print!("{}", diff::render(&compared, args.format));
@@ -211,6 +220,27 @@ fn compare(args: &CompareArgs) -> ExitCode {
     } else {
         ExitCode::from(3)
     }
+}
+
+/// A run's ratio thresholds need a baseline, and the baseline must be readable: said before
+/// anything is measured.
+fn check_baseline(common: &Common) -> Result<(), String> {
+    match (&common.baseline, common.thresholds.iter().find(|t| t.ratio)) {
+        (None, Some(t)) => Err(format!(
+            "{:?}: a ratio (x) compares two runs: add --baseline NAME, or use compare",
+            t.text
+        )),
+        (Some(name), _) => diff::read(&plan::baseline_dir(name))
+            .map(|_| ())
+            .map_err(|err| format!("baseline {name}: {err:#}")),
+        (None, None) => Ok(()),
+    }
+}
+
+/// Bad usage: one line, exit 2.
+fn usage(why: &str) -> ExitCode {
+    eprintln!("greet-bench: error: {why}");
+    ExitCode::from(2)
 }
 
 /// `greet-bench check URL…`: one line per server, exit 1 if any fails.

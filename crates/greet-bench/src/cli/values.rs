@@ -245,15 +245,9 @@ pub(super) fn parse_target(text: &str) -> Result<Target, String> {
     })
 }
 
-/// A `--threshold`; ratios (`1.1x`) are `compare`'s.
+/// A run's `--threshold`: an absolute value, or with `--baseline` a ratio (`1.1x`).
 pub(super) fn parse_threshold(text: &str) -> Result<Threshold, String> {
-    let threshold: Threshold = text.parse()?;
-    if threshold.ratio {
-        return Err(format!(
-            "{text:?}: a ratio (x) compares two runs: greet-bench compare OLD NEW --threshold …"
-        ));
-    }
-    Ok(threshold)
+    text.parse()
 }
 
 /// A `compare --threshold`: a ratio of NEW to OLD.
@@ -282,5 +276,21 @@ pub(super) fn parse_format(text: &str) -> Result<Format, String> {
         "md" | "markdown" => Ok(Format::Markdown),
         "json" => Ok(Format::Json),
         _ => Err(format!("{text:?}: the formats are text, md and json")),
+    }
+}
+
+/// A baseline's name: letters, digits, `.`, `_` and `-`, as a folder name anywhere.
+pub(super) fn parse_baseline_name(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && !text.starts_with('.')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "{text:?} is not a baseline name (letters, digits, '.', '_' and '-')"
+        ))
     }
 }

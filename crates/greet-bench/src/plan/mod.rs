@@ -106,6 +106,19 @@ pub struct Common {
     pub bins: Bins,
     /// Conditions the run's figures must hold (`--threshold`).
     pub thresholds: Vec<Threshold>,
+    /// Also keep the results as this baseline (`--save-baseline`), in [`baseline_dir`].
+    pub save_baseline: Option<String>,
+    /// Compare the results with this baseline at the end (`--baseline`); ratio thresholds
+    /// hold to that comparison.
+    pub baseline: Option<String>,
+}
+
+/// Where runs go unless `--out` says otherwise, relative to the working directory.
+pub const RESULTS_DIR: &str = "results";
+
+/// Where baseline `name` is kept: `results/baselines/NAME`, a run's folder like any other.
+pub fn baseline_dir(name: &str) -> PathBuf {
+    PathBuf::from(RESULTS_DIR).join("baselines").join(name)
 }
 
 impl Common {
@@ -122,6 +135,8 @@ impl Default for Common {
             timeout: Self::TIMEOUT,
             bins: Bins::Build,
             thresholds: Vec::new(),
+            save_baseline: None,
+            baseline: None,
         }
     }
 }

@@ -160,3 +160,76 @@ fn compare_refuses_what_it_cannot_read_in_one_line() {
     let err = assert_one_line_exit(&ratio, 2);
     assert!(err.contains("compare holds ratios"), "{err}");
 }
+
+#[test]
+fn a_saved_baseline_is_compared_and_gated_by_ratio() {
+    let cwd = out_dir("gate-baseline");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--quiet",
+            "--servers",
+            "hyper",
+            "--concurrency",
+            "10",
+            "--delay-ms",
+            "20",
+            "--repeats",
+            "2",
+        ];
+        args.extend(extra);
+        Command::new(BENCH)
+            .args(&args)
+            .args(crate::common::bin_dir_args())
+            .current_dir(&cwd)
+            .stdin(Stdio::null())
+            .output()
+            .expect("greet-bench runs")
+    };
+    let saved = run(&["--save-baseline", "main"]);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    let kept = cwd.join("results/baselines/main/results.json");
+    assert!(kept.is_file(), "{}", kept.display());
+    assert!(text(&saved.stderr).contains("baseline main saved in results/baselines/main"));
+
+    let gated = run(&[
+        "--baseline",
+        "main",
+        "--threshold",
+        "total<2x",
+        "--threshold",
+        "p99<0.5x",
+    ]);
+    assert_eq!(gated.status.code(), Some(3), "{}", text(&gated.stderr));
+    let stdout = text(&gated.stdout);
+    assert!(
+        stdout.contains("Against baseline main: compare: "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("threshold total<2x: held"), "{stdout}");
+    assert!(stdout.contains("threshold p99<0.5x: BREACHED"), "{stdout}");
+
+    let by_name = Command::new(BENCH)
+        .args(["compare", "--baseline", "main", "results/baselines/main"])
+        .current_dir(&cwd)
+        .output()
+        .expect("greet-bench runs");
+    assert!(by_name.status.success(), "{}", text(&by_name.stderr));
+    assert!(
+        text(&by_name.stdout).contains("1.000"),
+        "a run against itself"
+    );
+
+    // Refused before anything runs: a baseline that is not there, a ratio without one.
+    let missing = run(&["--baseline", "nope"]);
+    let err = assert_one_line_exit(&missing, 2);
+    assert!(
+        err.contains("baseline nope: cannot read results/baselines/nope"),
+        "{err}"
+    );
+    let two = Command::new(BENCH)
+        .args(["compare", "--baseline", "main", "a", "b"])
+        .output()
+        .expect("greet-bench runs");
+    assert!(assert_one_line_exit(&two, 2).contains("takes one run, NEW"));
+}
