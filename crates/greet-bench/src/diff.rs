@@ -1,6 +1,7 @@
 //! `greet-bench compare OLD NEW`: every figure both runs have, paired by scenario, server and
 //! place, as the ratio NEW/OLD of their medians with a verdict, and what differs between the
-//! runs themselves (machine, CPUs, kernel, crate versions, each scenario's settings).
+//! runs themselves (machine, CPUs, kernel, crate versions, each scenario's settings). How a
+//! [`Diff`] prints is `report::comparison`'s.
 //!
 //! A verdict needs runs on both sides: the per-run values are set against each other with
 //! Mann-Whitney ([`crate::compare::test`]); a figure with one run a side gets none, and neither
@@ -8,7 +9,6 @@
 //! (`--noise`, 5 % by default) is never called, however small its p.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -40,6 +40,9 @@ pub struct Row {
     pub new: f64,
     /// NEW / OLD; none where OLD is 0.
     pub ratio: Option<f64>,
+    /// The ratios the runs allow, NEW's lowest over OLD's highest to NEW's highest over OLD's
+    /// lowest (the forest plot's whisker).
+    pub spread: [f64; 2],
     /// Runs on each side.
     pub runs: [usize; 2],
     /// Mann-Whitney's two-sided p, where both sides have runs enough.
@@ -123,6 +126,7 @@ pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
             old: old_median,
             new: new_median,
             ratio,
+            spread: spread(&o.values, &n.values),
             runs: [o.values.len(), n.values.len()],
             p,
             verdict,
@@ -156,6 +160,12 @@ fn verdict(
         Verdict::Different => "worse",
     };
     (Some(p), text.to_owned())
+}
+
+fn spread(old: &[f64], new: &[f64]) -> [f64; 2] {
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    [min(new) / max(old), max(new) / min(old)]
 }
 
 /// A scenario's section of `results` as JSON, or null.
@@ -209,98 +219,6 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
         differ(krate, before, version.clone());
     }
     out
-}
-
-/// How `compare` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Aligned columns for a terminal.
-    Text,
-    /// A Markdown table, for a pull-request comment.
-    Markdown,
-    /// The [`Diff`] as JSON.
-    Json,
-}
-
-/// `diff` in `format`.
-pub fn render(diff: &Diff, format: Format) -> String {
-    if format == Format::Json {
-        return serde_json::to_string_pretty(diff).unwrap_or_default() + "\n";
-    }
-    let headers = [
-        "scenario", "server", "at", "figure", "old", "new", "new/old", "p", "verdict",
-    ];
-    let rows: Vec<[String; 9]> = diff
-        .rows
-        .iter()
-        .map(|r| {
-            [
-                r.scenario.clone(),
-                r.server.clone(),
-                r.at.clone(),
-                format!("{} ({})", r.metric, r.metric.unit()),
-                figure(r.old),
-                figure(r.new),
-                r.ratio
-                    .map_or("-".to_owned(), |ratio| format!("{ratio:.3}")),
-                r.p.map_or("-".to_owned(), |p| format!("{p:.3}")),
-                r.verdict.clone(),
-            ]
-        })
-        .collect();
-    let mut out = String::new();
-    let md = format == Format::Markdown;
-    let _ = writeln!(
-        out,
-        "{}{} figure(s) in both runs ({} only in OLD, {} only in NEW); noise band ±{:.0} %",
-        if md { "**compare**: " } else { "compare: " },
-        diff.rows.len(),
-        diff.unpaired[0],
-        diff.unpaired[1],
-        diff.noise * 100.0
-    );
-    for line in &diff.differences {
-        let _ = writeln!(out, "{}differs: {line}", if md { "- " } else { "  " });
-    }
-    out.push('\n');
-    if md {
-        let _ = writeln!(out, "| {} |", headers.join(" | "));
-        let _ = writeln!(out, "|{}", " --- |".repeat(headers.len()));
-        for row in &rows {
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
-        return out;
-    }
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let cells: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| format!("{c:<w$}"))
-            .collect();
-        format!("{}\n", cells.join("  ").trim_end())
-    };
-    out.push_str(&line(&headers.map(String::from)));
-    for row in &rows {
-        out.push_str(&line(row));
-    }
-    out
-}
-
-/// A figure with the digits that matter at its size.
-fn figure(v: f64) -> String {
-    if v.abs() >= 1000.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 /// The ratios of `diff` as points of one value each, for ratio thresholds.

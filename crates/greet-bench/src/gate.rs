@@ -53,7 +53,7 @@ mod tests {
         Point {
             scenario: "ladder".into(),
             server: server.into(),
-            at: "c=2700".into(),
+            at: "/greetings c=2700".into(),
             metric,
             values: values.to_vec(),
         }

@@ -9,8 +9,9 @@
 //! `loops`, `soak`, `sweep` and `business` subcommands reproduce the study's other
 //! experiments over keep-alive load (`business` on a real database and cache, which it starts
 //! itself), `rate` loads at fixed request rates (open loop), and `all` runs them all into one
-//! report. Every run prints text tables and
-//! writes JSON, CSV, SVG charts and an HTML report after every step.
+//! report. Every run prints text tables and writes JSON, CSV, SVG charts and an HTML report
+//! after every step. `--threshold`s gate any run (exit 3), `--save-baseline`/`--baseline`
+//! keep and compare runs, and `compare OLD NEW` sets two runs side by side.
 //!
 //! Layout, one module per concern; dependencies point down this list, never up (a test,
 //! `tests/harness/layering.rs`, holds them to it, and within each directory module too):
@@ -27,9 +28,13 @@
 //!   [`load::Tally`] (`count`);
 //! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen), of one
 //!   process or a group (a database's processes);
-//! - [`report`]: tables, CSV, charts and HTML, by output format over the results;
+//! - [`report`]: tables, CSV, charts and HTML, by output format over the results (and a
+//!   comparison of two runs, `report::comparison`);
 //! - [`results`]: the data model of `results.json`, one [`results::Run`] per load;
-//! - [`compare`]: whether two servers differ beyond run-to-run noise (Mann-Whitney U);
+//! - [`diff`]: `compare OLD NEW`, two runs' figures paired, NEW/OLD with verdicts;
+//! - [`gate`]: `--threshold`s held to a run's figures or a comparison's ratios;
+//! - [`points`]: every figure of a run, flat (scenario, server, place, metric, runs);
+//! - [`compare`]: whether two samples differ beyond run-to-run noise (Mann-Whitney U);
 //! - [`stats`]: medians, summaries, percentages;
 //! - [`plan`]: what a run is to do, every default and `--quick` size, as plain values.
 //!

@@ -14,7 +14,7 @@ pub struct Point {
     pub scenario: String,
     /// The server.
     pub server: String,
-    /// Where in the scenario: `c=2700`, `/greetings c=100`, `/db --workers 1 --db-pool 4`…
+    /// Where in the scenario: `/greetings c=2700`, `4x1000`, `/db --workers 1 --db-pool 4`…
     pub at: String,
     /// What it measures.
     pub metric: Metric,
@@ -52,7 +52,8 @@ pub fn points(results: &Results) -> Vec<Point> {
         match kind {
             ScenarioKind::Ladder => {
                 for s in results.ladder.iter().flat_map(|l| &l.servers) {
-                    let at = || "server".to_owned();
+                    // A server may be loaded on two endpoints in one ladder (`axum:/greetings/blocking`).
+                    let at = || s.endpoint.clone();
                     let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
                     add(
                         &s.name,
@@ -69,7 +70,8 @@ pub fn points(results: &Results) -> Vec<Point> {
                             &level.runs[..]
                         };
                         for (metric, values) in load_figures(runs) {
-                            add(&s.name, format!("c={}", level.concurrency), metric, values);
+                            let at = format!("{} c={}", s.endpoint, level.concurrency);
+                            add(&s.name, at, metric, values);
                         }
                     }
                 }

@@ -11,7 +11,7 @@ use greet_launch::process::{allowed_cpus, pin_current_thread};
 use greet_probe::procfs;
 
 use crate::compare;
-use crate::diff::{self, Format};
+use crate::diff;
 use crate::gate;
 use crate::harness::Harness;
 use crate::plan::{self, Plan, Scenario, Threshold};
@@ -116,7 +116,7 @@ async fn run_all(
         let compared = diff::diff(&old, results, diff::NOISE);
         print!(
             "\nAgainst baseline {name}: {}",
-            diff::render(&compared, Format::Text)
+            report::comparison::render(&compared, report::comparison::Format::Text)
         );
         ratios = diff::ratios(&compared);
     }

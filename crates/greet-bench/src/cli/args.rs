@@ -7,11 +7,12 @@ use std::time::Duration;
 use clap::Args;
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use crate::diff::{self, Format};
+use crate::diff;
 use crate::plan::{
     self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Measure, Measured,
     Plan, Rate, Rates, ServerSpec, Soak, SoakBound, Store, Sweep, Target, Threshold,
 };
+use crate::report::comparison::Format;
 
 use super::values::{
     help, help1, list, millis, parse_any_duration, parse_baseline_name, parse_contract,
@@ -605,7 +606,8 @@ pub(super) struct CompareArgs {
     #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
     pub(super) baseline: Option<String>,
 
-    /// text (aligned columns), md (a Markdown table, for a pull-request comment) or json
+    /// text (aligned columns), md (a Markdown table, for a pull-request comment), json, or
+    /// html (one page: a forest plot of the ratios, then the table)
     #[arg(long, default_value = "text", value_parser = parse_format)]
     pub(super) format: Format,
 

@@ -15,6 +15,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::diff;
 use crate::gate;
 use crate::plan::{self, Common, Plan, Scenario, ScenarioKind};
+use crate::report::comparison;
 use crate::run::{self, Verdict};
 
 use args::{
@@ -210,7 +211,7 @@ fn compare(args: &CompareArgs) -> ExitCode {
         (Err(err), _) | (_, Err(err)) => return usage(&format!("{err:#}")),
     };
     let compared = diff::diff(&old, &new, args.noise.unwrap_or(diff::NOISE));
-    print!("{}", diff::render(&compared, args.format));
+    print!("{}", comparison::render(&compared, args.format));
     let checked = gate::check(&args.thresholds, &diff::ratios(&compared), true);
     for threshold in &checked {
         eprintln!("{threshold}");

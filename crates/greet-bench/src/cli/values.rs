@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use crate::diff::Format;
 use crate::plan::{self, Contract, Expect, ServerSpec, Target, Threshold};
+use crate::report::comparison::Format;
 
 /// `text [default: normal; --quick: quick]`.
 pub(super) fn help(
@@ -269,13 +269,14 @@ pub(super) fn parse_noise(text: &str) -> Result<f64, String> {
     }
 }
 
-/// `--format`: text, md or json.
+/// `--format`: text, md, json or html.
 pub(super) fn parse_format(text: &str) -> Result<Format, String> {
     match text.trim() {
         "text" => Ok(Format::Text),
         "md" | "markdown" => Ok(Format::Markdown),
         "json" => Ok(Format::Json),
-        _ => Err(format!("{text:?}: the formats are text, md and json")),
+        "html" => Ok(Format::Html),
+        _ => Err(format!("{text:?}: the formats are text, md, json and html")),
     }
 }
 

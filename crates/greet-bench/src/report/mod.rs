@@ -5,6 +5,7 @@
 //! it measured.
 
 pub mod charts;
+pub mod comparison;
 pub mod csv;
 pub mod html;
 pub mod svg;
