@@ -1,4 +1,5 @@
-//! Records the versions of the server crates from Cargo.lock, for `results.json`'s meta.
+//! Records the versions of the server crates from Cargo.lock and the compiler's, for
+//! `results.json`'s meta.
 
 use std::path::Path;
 
@@ -30,4 +31,13 @@ fn main() {
         "cargo:rustc-env=GREET_CRATE_VERSIONS={}",
         versions.join(",")
     );
+    // The toolchain that built the harness (and, in one cargo invocation, the servers).
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let version = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=GREET_RUSTC={version}");
 }

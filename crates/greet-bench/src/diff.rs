@@ -210,6 +210,9 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
         format!("{:?}", n.cpus.server),
     );
     differ("kernel", o.kernel.clone(), n.kernel.clone());
+    let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".to_owned());
+    differ("commit", or_unknown(&o.commit), or_unknown(&n.commit));
+    differ("rustc", or_unknown(&o.rustc), or_unknown(&n.rustc));
     for (krate, version) in &n.crate_versions {
         let before = o
             .crate_versions

@@ -19,7 +19,7 @@ use crate::points;
 use crate::report;
 use crate::results::{Cpus, Meta, Results};
 use crate::scenario;
-use crate::server::{split_cpus, Binaries};
+use crate::server::{split_cpus, workspace_root, Binaries};
 
 /// Scheduler ticks between looks at the runtime's global queue (tokio's default: 61).
 const GLOBAL_QUEUE_INTERVAL: u32 = 4;
@@ -176,7 +176,30 @@ fn meta(harness: &Harness, scenarios: &[Scenario]) -> Meta {
         scenarios: scenarios.iter().map(|s| s.name().to_owned()).collect(),
         comparison_method: compare::METHOD.to_owned(),
         started_at: rfc3339(SystemTime::now()),
+        commit: commit(),
+        rustc: Some(env!("GREET_RUSTC").to_owned()).filter(|v| !v.is_empty()),
     }
+}
+
+/// `git rev-parse --short HEAD` of the workspace this harness was built from, `+dirty` with
+/// uncommitted changes; none without git or the workspace.
+fn commit() -> Option<String> {
+    let root = workspace_root()?;
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"]).filter(|h| !h.is_empty())?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{head}+dirty") } else { head })
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for `t`.

@@ -153,6 +153,13 @@ pub struct Meta {
     pub comparison_method: String,
     /// UTC start time, RFC 3339.
     pub started_at: String,
+    /// The workspace's commit the run was made from (`+dirty` with uncommitted changes), when
+    /// the harness runs from its workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The compiler that built the harness (and the servers, built with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rustc: Option<String>,
 }
 
 /// CPUs of the machine and the split between server and load generator.

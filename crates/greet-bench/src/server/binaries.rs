@@ -142,7 +142,7 @@ fn workspace_target_dir() -> Option<PathBuf> {
 }
 
 /// The workspace this harness was built from, if it is still there.
-fn workspace_root() -> Option<PathBuf> {
+pub fn workspace_root() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     root.join("Cargo.toml").is_file().then_some(root)
 }

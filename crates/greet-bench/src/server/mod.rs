@@ -7,7 +7,7 @@ mod binaries;
 mod container;
 mod process;
 
-pub use binaries::{Binaries, Program, Where};
+pub use binaries::{workspace_root, Binaries, Program, Where};
 pub use container::{check_docker, docker, CONTAINER_MEMORY, CONTAINER_NOFILE};
 
 use std::net::SocketAddr;

@@ -50,7 +50,13 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
         stdout.contains("threshold hyper:total<5s: held"),
         "{stdout}"
     );
-    let checked = results(&a.join("results.json")).thresholds;
+    let run_a = results(&a.join("results.json"));
+    assert!(run_a
+        .meta
+        .rustc
+        .as_deref()
+        .is_some_and(|v| v.starts_with("rustc ")));
+    let checked = run_a.thresholds;
     assert_eq!(checked.len(), 3);
     assert!(
         checked.iter().all(|t| t.held && t.figures > 0),
