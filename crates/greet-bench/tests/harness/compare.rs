@@ -104,19 +104,19 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
     let md = compare(&["--format", "md", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert!(text(&md.stdout).contains("| scenario | server | at |"));
 
-    // Ratio thresholds: a 1.5x slower total breaches 'total<1.5x'... of a run against itself
-    // it holds, and 'total<0.5x' cannot.
+    // Ratio thresholds: two runs of one setting stay well within 3x of each other (the totals
+    // are ~22 ms, so a stall of a few ms moves a ratio by 10-20 %), and no total halves.
     let gate = compare(&[
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "--threshold",
-        "total<2x",
+        "total<3x",
         "--threshold",
         "hyper:total<0.5x",
     ]);
     assert_eq!(gate.status.code(), Some(3), "{}", text(&gate.stderr));
     let lines = text(&gate.stderr);
-    assert!(lines.contains("threshold total<2x: held"), "{lines}");
+    assert!(lines.contains("threshold total<3x: held"), "{lines}");
     assert!(
         lines.contains("threshold hyper:total<0.5x: BREACHED"),
         "{lines}"
@@ -202,7 +202,7 @@ fn a_saved_baseline_is_compared_and_gated_by_ratio() {
         "--baseline",
         "main",
         "--threshold",
-        "total<2x",
+        "total<3x",
         "--threshold",
         "p99<0.5x",
     ]);
@@ -212,7 +212,7 @@ fn a_saved_baseline_is_compared_and_gated_by_ratio() {
         stdout.contains("Against baseline main: compare: "),
         "{stdout}"
     );
-    assert!(stdout.contains("threshold total<2x: held"), "{stdout}");
+    assert!(stdout.contains("threshold total<3x: held"), "{stdout}");
     assert!(stdout.contains("threshold p99<0.5x: BREACHED"), "{stdout}");
 
     let by_name = Command::new(BENCH)
