@@ -3,9 +3,10 @@
 //! threshold holds when every figure it names holds it (the median of a figure's runs); one
 //! that names no figure is breached, so a typo cannot pass.
 
-use crate::plan::Threshold;
+use crate::plan::{OfRuns, Threshold};
 use crate::points::Point;
 use crate::results::ThresholdCheck;
+use crate::stats::median;
 
 /// Holds each threshold to `points` (absolute thresholds to a run's figures, ratio thresholds
 /// to a comparison's ratios, each given as a point of one value); a threshold of the other
@@ -18,7 +19,7 @@ pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<Th
                 .iter()
                 .filter(|p| t.ratio == ratios && p.metric == t.metric)
                 .filter(|p| t.server.as_deref().is_none_or(|s| names(&p.server, s)))
-                .map(|p| (p, crate::stats::median(&p.values)))
+                .map(|p| (p, of_runs(t.of_runs, &p.values)))
                 .collect();
             let worst = named.iter().copied().max_by(|a, b| {
                 let (a, b) = (a.1, b.1);
@@ -37,6 +38,15 @@ pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<Th
             }
         })
         .collect()
+}
+
+/// The value of a figure's runs a threshold holds.
+fn of_runs(which: OfRuns, values: &[f64]) -> f64 {
+    match which {
+        OfRuns::Median => median(values),
+        OfRuns::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        OfRuns::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+    }
 }
 
 /// Whether `server` (`greet-axum`) is what `name` (`axum` or `greet-axum`) names.
@@ -80,6 +90,14 @@ mod tests {
         assert!(!checked("total<1.15s").held);
         assert!(checked("hyper:total<1.15s").held);
         assert!(!checked("throughput>1000/s").held);
+        // Every run: axum's slowest is 1.3 s.
+        let every = checked("max(total)<1.25s");
+        assert!(!every.held && every.value == Some(1.3), "{every}");
+        assert!(
+            !checked("min(total)>1.05s").held,
+            "hyper's one run is 1.0 s"
+        );
+        assert!(checked("axum:min(total)>1.05s").held);
         let none = checked("rss<64MiB");
         assert!(!none.held && none.figures == 0, "{none}");
         assert!(none.to_string().contains("BREACHED"), "{none}");

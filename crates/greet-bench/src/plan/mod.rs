@@ -17,7 +17,7 @@ pub use loops::Loops;
 pub use rate::{Rate, Rates};
 pub use soak::{Soak, SoakBound};
 pub use sweep::Sweep;
-pub use threshold::{Metric, Op, Threshold};
+pub use threshold::{Metric, OfRuns, Op, Threshold};
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,7 +1,8 @@
 //! `--threshold`: a condition a run's figures must hold, as k6's thresholds are.
 //! `[server:]figure OP value[unit]`, e.g. `p99<5ms`, `axum:total<1.2s`, `rss<64MiB`,
 //! `throughput>50000/s`, `success>=100%`; on `compare`, ratios of new to old: `p99<1.10x`,
-//! `throughput>0.95x`. What each figure is: [`Metric`].
+//! `throughput>0.95x`. A threshold holds a figure's median over its runs, or with
+//! `max(total)<1.8s` / `min(throughput)>2k/s` every run. What each figure is: [`Metric`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -123,12 +124,25 @@ pub struct Threshold {
     pub server: Option<String>,
     /// The figure.
     pub metric: Metric,
+    /// Which of a figure's runs it holds: their median, or each run (`max(total)<1.8s`).
+    pub of_runs: OfRuns,
     /// The comparison.
     pub op: Op,
     /// The limit, in the metric's unit (or a ratio).
     pub limit: f64,
     /// A ratio of new to old (`1.10x`): for `compare` only.
     pub ratio: bool,
+}
+
+/// Which of a figure's per-run values a threshold holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfRuns {
+    /// Their median: `total<1.2s`.
+    Median,
+    /// The highest: `max(total)<1.8s`, every run under the limit.
+    Max,
+    /// The lowest: `min(throughput)>2000/s`, every run over the limit.
+    Min,
 }
 
 impl FromStr for Threshold {
@@ -154,6 +168,18 @@ impl FromStr for Threshold {
         } else {
             (Op::Gt, &rest[1..])
         };
+        let (of_runs, name) = match name.strip_suffix(')') {
+            Some(inner) => match inner.split_once('(') {
+                Some(("max", figure)) => (OfRuns::Max, figure),
+                Some(("min", figure)) => (OfRuns::Min, figure),
+                _ => {
+                    return Err(format!(
+                        "{text:?}: max(FIGURE) or min(FIGURE), or FIGURE alone"
+                    ))
+                }
+            },
+            None => (OfRuns::Median, name),
+        };
         let metric = Metric::ALL
             .into_iter()
             .find(|m| m.name() == name)
@@ -169,6 +195,7 @@ impl FromStr for Threshold {
             text: text.to_owned(),
             server,
             metric,
+            of_runs,
             op,
             limit,
             ratio,
@@ -227,10 +254,25 @@ mod tests {
         assert_eq!(ms("total<900ms"), 0.9);
         assert_eq!(ms("rss<1GiB"), 1024.0);
         assert_eq!(ms("throughput>50k/s"), 50_000.0);
+        let max: Threshold = "axum:max(total)<1.8s".parse().unwrap();
+        assert_eq!(
+            (max.of_runs, max.metric, max.limit),
+            (OfRuns::Max, Metric::Total, 1.8)
+        );
+        assert_eq!(
+            "p99<5ms".parse::<Threshold>().unwrap().of_runs,
+            OfRuns::Median
+        );
         let ratio: Threshold = "throughput>=0.95x".parse().unwrap();
         assert_eq!((ratio.op, ratio.limit, ratio.ratio), (Op::Ge, 0.95, true));
         for bad in [
-            "p98<5ms", "p99=5ms", "p99<fast", "rss<5ms", ":p99<5ms", "total<",
+            "p98<5ms",
+            "p99=5ms",
+            "p99<fast",
+            "rss<5ms",
+            ":p99<5ms",
+            "total<",
+            "avg(total)<1s",
         ] {
             let err = bad.parse::<Threshold>().unwrap_err();
             assert!(
