@@ -8,7 +8,7 @@
 //! does one whose scenario ran under other settings. A change inside the noise band
 //! (`--noise`, 5 % by default) is never called, however small its p.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -40,6 +40,9 @@ pub struct Row {
     pub new: f64,
     /// NEW / OLD; none where OLD is 0.
     pub ratio: Option<f64>,
+    /// False where the scenario ran under other settings: shown, never judged, and not held
+    /// to ratio thresholds.
+    pub comparable: bool,
     /// The ratios the runs allow, NEW's lowest over OLD's highest to NEW's highest over OLD's
     /// lowest (the forest plot's whisker).
     pub spread: [f64; 2],
@@ -102,19 +105,24 @@ pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
             unlike.push(kind.name());
         }
     }
-    let old_points: BTreeMap<_, Point> = points(old).into_iter().map(|p| (p.key(), p)).collect();
+    // A key may stand twice (`--concurrency 10,10`, `--servers hyper,hyper`): the n-th of OLD
+    // pairs with the n-th of NEW.
+    let old_points = points(old);
+    let mut by_key: BTreeMap<_, VecDeque<&Point>> = BTreeMap::new();
+    for o in &old_points {
+        by_key.entry(o.key()).or_default().push_back(o);
+    }
     let new_points = points(new);
     let mut rows = Vec::new();
     for n in &new_points {
-        let Some(o) = old_points.get(&n.key()) else {
+        let Some(o) = by_key.get_mut(&n.key()).and_then(VecDeque::pop_front) else {
             continue;
         };
+        let comparable = !unlike.contains(&n.scenario.as_str());
         let (old_median, new_median) = (median(&o.values), median(&n.values));
         let ratio = (old_median != 0.0).then(|| new_median / old_median);
         let (p, verdict) = match ratio {
-            _ if unlike.contains(&n.scenario.as_str()) => {
-                (None, "settings differ: no verdict".to_owned())
-            }
+            _ if !comparable => (None, "settings differ: no verdict".to_owned()),
             None => (None, "old is 0: no ratio".to_owned()),
             Some(ratio) => verdict(n.metric, &o.values, &n.values, ratio, noise),
         };
@@ -126,6 +134,7 @@ pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
             old: old_median,
             new: new_median,
             ratio,
+            comparable,
             spread: spread(&o.values, &n.values),
             runs: [o.values.len(), n.values.len()],
             p,
@@ -154,7 +163,8 @@ fn verdict(
     let (p, verdict) = compare::test(old, new);
     let text = match verdict {
         Verdict::TooFewRuns => return (None, "too few runs: no verdict".to_owned()),
-        _ if !ratio.is_finite() || (ratio - 1.0).abs() <= noise => "within the noise band",
+        // A success rate of 95 % is a large change however close its ratio is to 1.
+        _ if metric != Metric::Success && (ratio - 1.0).abs() <= noise => "within the noise band",
         Verdict::WithinNoise => "no difference shown",
         Verdict::Different if (ratio > 1.0) == metric.higher_is_better() => "better",
         Verdict::Different => "worse",
@@ -224,10 +234,12 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
     out
 }
 
-/// The ratios of `diff` as points of one value each, for ratio thresholds.
+/// The ratios of `diff` as points of one value each, for ratio thresholds: only where the
+/// runs' settings agree.
 pub fn ratios(diff: &Diff) -> Vec<Point> {
     diff.rows
         .iter()
+        .filter(|r| r.comparable)
         .filter_map(|r| {
             Some(Point {
                 scenario: r.scenario.clone(),
@@ -264,6 +276,112 @@ mod tests {
         assert_eq!(v(Metric::Total, &fast, &close), "within the noise band");
         let mixed = [1.30, 1.00, 1.33, 1.02, 1.31];
         assert_eq!(v(Metric::Total, &fast, &mixed), "no difference shown");
+    }
+
+    use crate::results::{Cpus, Ladder, LadderServer, Level, Meta, Mode, Run};
+
+    fn run(total_s: f64, valid: bool) -> Run {
+        let mut run = Run::default();
+        run.load.requests = 10;
+        run.load.total_s = total_s;
+        run.load.latency_ms.p99 = total_s * 1e3;
+        if valid {
+            run.load.success_rate = 100.0;
+        } else {
+            run.load.errors.insert("status".into(), 10);
+        }
+        run
+    }
+
+    /// A ladder of one level at 10, a server entry per `(name, total, valid)`.
+    fn ladder(delay_ms: u64, servers: &[(&str, f64, bool)]) -> Results {
+        let meta = Meta {
+            machine: "m".into(),
+            cpus: Cpus {
+                count: 2,
+                model: "cpu".into(),
+                server: vec![0],
+                load: vec![1],
+            },
+            kernel: "k".into(),
+            crate_versions: BTreeMap::new(),
+            scenarios: vec!["ladder".into()],
+            comparison_method: String::new(),
+            started_at: String::new(),
+            commit: None,
+            rustc: None,
+        };
+        let mut results = Results::new(meta);
+        results.ladder = Some(Ladder {
+            mode: Mode::Process,
+            delay_ms,
+            workers: 1,
+            blocking_threads: 200,
+            concurrency: vec![10],
+            repeats: 1,
+            timeout_s: 60.0,
+            servers: servers
+                .iter()
+                .map(|(name, total, valid)| LadderServer {
+                    name: (*name).into(),
+                    endpoint: "/greetings".into(),
+                    levels: vec![Level {
+                        concurrency: 10,
+                        run: run(*total, *valid),
+                        runs: Vec::new(),
+                    }],
+                    ..LadderServer::default()
+                })
+                .collect(),
+            comparisons: Vec::new(),
+            failures: Vec::new(),
+        });
+        results
+    }
+
+    #[test]
+    fn a_figure_that_stands_twice_pairs_in_order() {
+        let twice = ladder(20, &[("hyper", 1.0, true), ("hyper", 2.0, true)]);
+        let d = diff(&twice, &twice, NOISE);
+        let totals: Vec<(f64, Option<f64>)> = d
+            .rows
+            .iter()
+            .filter(|r| r.metric == Metric::Total)
+            .map(|r| (r.old, r.ratio))
+            .collect();
+        assert_eq!(totals, [(1.0, Some(1.0)), (2.0, Some(1.0))]);
+        assert_eq!(d.unpaired, [0, 0]);
+        let once = ladder(20, &[("hyper", 1.0, true)]);
+        assert_eq!(diff(&twice, &once, NOISE).unpaired[0], d.rows.len() / 2);
+    }
+
+    #[test]
+    fn other_settings_are_never_held_to_a_ratio() {
+        let (fast, slow) = (
+            ladder(20, &[("hyper", 0.02, true)]),
+            ladder(1000, &[("hyper", 1.0, true)]),
+        );
+        let d = diff(&slow, &fast, NOISE);
+        assert!(d
+            .differences
+            .iter()
+            .any(|l| l == "ladder settings: delay_ms 1000 → 20"));
+        assert!(d.rows.iter().all(|r| !r.comparable), "{:?}", d.rows);
+        assert!(
+            ratios(&d).is_empty(),
+            "no ratio to hold: a ratio threshold names nothing"
+        );
+        let same = diff(&fast, &fast, NOISE);
+        let with_ratio = same.rows.iter().filter(|r| r.ratio.is_some()).count();
+        assert!(with_ratio > 0 && ratios(&same).len() == with_ratio);
+    }
+
+    #[test]
+    fn a_load_without_one_valid_answer_has_no_latency() {
+        let errors = ladder(20, &[("hyper", 0.001, false)]);
+        let metrics: Vec<Metric> = points(&errors).iter().map(|p| p.metric).collect();
+        assert!(metrics.contains(&Metric::Total) && metrics.contains(&Metric::Success));
+        assert!(!metrics.contains(&Metric::P99), "{metrics:?}");
     }
 
     #[test]

@@ -121,7 +121,8 @@ pub fn points(results: &Results) -> Vec<Point> {
                             &s.server,
                             at.clone(),
                             Metric::Throughput,
-                            runs(|r| r.achieved_rps),
+                            // Valid answers a second, as everywhere else.
+                            runs(|r| r.achieved_rps * r.success_rate / 100.0),
                         );
                         add(
                             &s.server,
@@ -162,12 +163,21 @@ fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
             Vec::new()
         }
     };
+    // Latencies are of valid responses: a run without one has none (its tally says 0), so a
+    // server answering only errors names no latency a threshold could hold as fast.
+    let latency = |f: &dyn Fn(&Run) -> f64| {
+        if runs.iter().all(|r| r.load.ok() > 0) {
+            each(f)
+        } else {
+            Vec::new()
+        }
+    };
     vec![
         (Metric::Total, each(&|r| r.load.total_s)),
         (Metric::Throughput, each(&|r| r.load.requests_per_s)),
-        (Metric::P50, each(&|r| r.load.latency_ms.p50)),
-        (Metric::P99, each(&|r| r.load.latency_ms.p99)),
-        (Metric::P999, each(&|r| r.load.latency_ms.p999)),
+        (Metric::P50, latency(&|r| r.load.latency_ms.p50)),
+        (Metric::P99, latency(&|r| r.load.latency_ms.p99)),
+        (Metric::P999, latency(&|r| r.load.latency_ms.p999)),
         (Metric::Success, each(&|r| r.load.success_rate)),
         (Metric::Rss, sampled(&|r| r.server.rss_max_mib)),
         (Metric::Cpu, sampled(&|r| r.server.cpu_max_pct)),

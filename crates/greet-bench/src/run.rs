@@ -137,9 +137,14 @@ async fn run_all(
         harness.save(results)?;
     }
     if let Some(name) = &harness.common.save_baseline {
-        let dir = plan::baseline_dir(name);
-        report::write_all(&dir, results)?;
-        eprintln!("greet-bench: baseline {name} saved in {}", dir.display());
+        // A baseline missing a server would leave its figures unpaired, and unjudged, later.
+        if all_ok {
+            let dir = plan::baseline_dir(name);
+            report::write_all(&dir, results)?;
+            eprintln!("greet-bench: baseline {name} saved in {}", dir.display());
+        } else {
+            eprintln!("greet-bench: baseline {name} not saved: a server failed");
+        }
     }
     if !harness.common.quiet {
         eprintln!(

@@ -39,7 +39,7 @@ Examples:
 
 Exit codes:
   0  every server measured (and every --threshold held)
-  1  the run failed: a server failed, or the run could not be made
+  1  the run failed: a server failed, or the run could not be made (whatever the thresholds)
   2  bad usage: flags, or a file compare cannot read
   3  a --threshold was breached
   130  interrupted (Ctrl-C); what was measured is kept";

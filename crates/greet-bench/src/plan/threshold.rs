@@ -191,6 +191,27 @@ impl FromStr for Threshold {
                 )
             })?;
         let (limit, ratio) = limit(metric, value).map_err(|why| format!("{text:?}: {why}"))?;
+        // max() and min() hold every run: the highest under an upper bound, the lowest over
+        // a lower one. A comparison's ratio has one value.
+        match (of_runs, op, ratio) {
+            (OfRuns::Median, ..) => {}
+            (_, _, true) => {
+                return Err(format!("{text:?}: max() and min() hold runs, not a ratio"));
+            }
+            (OfRuns::Max, Op::Gt | Op::Ge, _) => {
+                return Err(format!(
+                    "{text:?}: every run over a limit is min({}) > …",
+                    metric
+                ))
+            }
+            (OfRuns::Min, Op::Lt | Op::Le, _) => {
+                return Err(format!(
+                    "{text:?}: every run under a limit is max({}) < …",
+                    metric
+                ))
+            }
+            _ => {}
+        }
         Ok(Self {
             text: text.to_owned(),
             server,
@@ -273,6 +294,9 @@ mod tests {
             ":p99<5ms",
             "total<",
             "avg(total)<1s",
+            "max(throughput)>2k/s",
+            "min(p99)<5ms",
+            "max(total)<1.1x",
         ] {
             let err = bad.parse::<Threshold>().unwrap_err();
             assert!(

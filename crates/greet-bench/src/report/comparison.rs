@@ -160,14 +160,20 @@ fn forest(diff: &Diff) -> String {
         .iter()
         .filter_map(|r| Some((r, r.ratio?)))
         .collect();
+    // A spread over a run of 0 has no finite end: the whisker shrinks to the ratio.
+    let ends = |r: &Row, ratio: f64| {
+        let finite = |v: f64| if v.is_finite() && v > 0.0 { v } else { ratio };
+        [finite(r.spread[0]), finite(r.spread[1])]
+    };
     if rows.is_empty() {
         return String::new();
     }
     let (label_w, plot_w, line_h, top) = (430.0, 520.0, 16.0, 30.0);
     let (mut lo, mut hi) = (1.0 - 2.0 * diff.noise, 1.0 + 2.0 * diff.noise);
-    for (r, _) in &rows {
-        lo = f64::min(lo, r.spread[0]);
-        hi = f64::max(hi, r.spread[1]);
+    for (r, ratio) in &rows {
+        let [low, high] = ends(r, *ratio);
+        lo = f64::min(lo, low);
+        hi = f64::max(hi, high);
     }
     let clamp = |v: f64| v.clamp(1e-3, 1e3).ln();
     let (lo, hi) = (clamp(lo), clamp(hi));
@@ -204,8 +210,8 @@ fn forest(diff: &Diff) -> String {
             label_w - 8.0,
             y + 4.0,
             esc(&label),
-            x(r.spread[0]),
-            x(r.spread[1]),
+            x(ends(r, *ratio)[0]),
+            x(ends(r, *ratio)[1]),
             x(*ratio),
             esc(&r.verdict)
         );
@@ -228,6 +234,7 @@ mod tests {
             old: 1.0,
             new: ratio,
             ratio: Some(ratio),
+            comparable: true,
             spread: [ratio * 0.9, ratio * 1.1],
             runs: [5, 5],
             p: Some(0.01),

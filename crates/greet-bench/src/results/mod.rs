@@ -114,7 +114,8 @@ pub struct ThresholdCheck {
     pub figures: usize,
     /// The figure closest to breaching it (or breaching it most): its place and value.
     pub worst: Option<String>,
-    /// That figure's value (median of its runs), in the metric's unit or as a ratio.
+    /// That figure's value (the median of its runs, or with `max()`/`min()` their highest or
+    /// lowest), in the metric's unit or as a ratio.
     pub value: Option<f64>,
 }
 
