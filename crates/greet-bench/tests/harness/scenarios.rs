@@ -292,7 +292,10 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
 
 #[test]
 fn rates_over_capacity_are_marked_and_rates_the_client_cannot_send_are_refused() {
-    // Each request waits 50 ms and 16 connections carry one each: 320 a second at most.
+    // Each request waits 50 ms and 16 connections carry one each: 320 a second at most. The
+    // over-capacity level asks three times that: the client's probe (2-3 % of a CPU for
+    // 320/s in a debug build) puts what it can send near 7,700/s, and a level above that
+    // would be refused, so 1000/s stays clear of it even when parallel tests slow the probe.
     let (_, results, _) = scenario(
         "rate-over",
         &[
@@ -304,7 +307,7 @@ fn rates_over_capacity_are_marked_and_rates_the_client_cannot_send_are_refused()
             "--connections",
             "16",
             "--rates",
-            "100,3000,10m",
+            "100,1000,10m",
             "--duration",
             "1s",
         ],
@@ -325,10 +328,10 @@ fn rates_over_capacity_are_marked_and_rates_the_client_cannot_send_are_refused()
         "{over:?}"
     );
     assert_eq!(
-        over.requests, 3000,
+        over.requests, 1000,
         "every request due was sent, late, and counted"
     );
-    assert!(over.late > 2000, "{over:?}");
+    assert!(over.late > 600, "{over:?}");
     assert!(
         over.latency_ms.p99 > 1000.0,
         "the queue shows in the corrected latency: {over:?}"
