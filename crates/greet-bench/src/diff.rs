@@ -18,7 +18,7 @@ use crate::compare::{self, Verdict};
 use crate::plan::{Metric, ScenarioKind};
 use crate::points::{points, Point};
 use crate::results::{Results, SCHEMA_VERSION};
-use crate::stats::median;
+use crate::stats::{median, Summary};
 
 /// The noise band's default: a ratio within 5 % of 1 is never called a change.
 pub const NOISE: f64 = 0.05;
@@ -173,9 +173,8 @@ fn verdict(
 }
 
 fn spread(old: &[f64], new: &[f64]) -> [f64; 2] {
-    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    [min(new) / max(old), max(new) / min(old)]
+    let (old, new) = (Summary::of(old), Summary::of(new));
+    [new.min / old.max, new.max / old.min]
 }
 
 /// A scenario's section of `results` as JSON, or null.

@@ -6,7 +6,7 @@
 use crate::plan::{OfRuns, Threshold};
 use crate::points::Point;
 use crate::results::ThresholdCheck;
-use crate::stats::median;
+use crate::stats::Summary;
 
 /// Holds each threshold to `points` (absolute thresholds to a run's figures, ratio thresholds
 /// to a comparison's ratios, each given as a point of one value); a threshold of the other
@@ -43,9 +43,9 @@ pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<Th
 /// The value of a figure's runs a threshold holds.
 fn of_runs(which: OfRuns, values: &[f64]) -> f64 {
     match which {
-        OfRuns::Median => median(values),
-        OfRuns::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        OfRuns::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+        OfRuns::Median => Summary::of(values).median,
+        OfRuns::Max => Summary::of(values).max,
+        OfRuns::Min => Summary::of(values).min,
     }
 }
 
