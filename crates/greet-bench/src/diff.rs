@@ -5,8 +5,11 @@
 //!
 //! A verdict needs runs on both sides: the per-run values are set against each other with
 //! Mann-Whitney ([`crate::compare::test`]); a figure with one run a side gets none, and neither
-//! does one whose scenario ran under other settings. A change inside the noise band
-//! (`--noise`, 5 % by default) is never called, however small its p.
+//! does one whose scenario ran under other settings, unless the comparison is about those
+//! settings (`--vary workers`: an A/B of one setting, a deliberate change that is the point).
+//! `--vary endpoint` pairs a figure with the same one on another path (`/greetings` against
+//! `/greetings/blocking`). A change inside the noise band (`--noise`, 5 % by default) is never
+//! called, however small its p.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -15,13 +18,16 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::compare::{self, Verdict};
-use crate::plan::{Metric, ScenarioKind};
-use crate::points::{points, Point};
+use crate::plan::{Metric, OfRuns, ScenarioKind};
+use crate::points::{join, points, Point};
 use crate::results::{Results, SCHEMA_VERSION};
 use crate::stats::{median, Summary};
 
 /// The noise band's default: a ratio within 5 % of 1 is never called a change.
 pub const NOISE: f64 = 0.05;
+
+/// What `--vary` may name besides a scenario's settings: the path loaded.
+pub const ENDPOINT: &str = "endpoint";
 
 /// One figure of both runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,7 +36,7 @@ pub struct Row {
     pub scenario: String,
     /// The server.
     pub server: String,
-    /// Where in the scenario.
+    /// Where in the scenario; `OLD → NEW` for the endpoint under `--vary endpoint`.
     pub at: String,
     /// What it measures.
     pub metric: Metric,
@@ -40,8 +46,12 @@ pub struct Row {
     pub new: f64,
     /// NEW / OLD; none where OLD is 0.
     pub ratio: Option<f64>,
-    /// False where the scenario ran under other settings: shown, never judged, and not held
-    /// to ratio thresholds.
+    /// OLD's lowest and highest run.
+    pub old_range: [f64; 2],
+    /// NEW's lowest and highest run.
+    pub new_range: [f64; 2],
+    /// False where the scenario ran under other settings than `--vary` names: shown, never
+    /// judged, and not held to ratio thresholds.
     pub comparable: bool,
     /// The ratios the runs allow, NEW's lowest over OLD's highest to NEW's highest over OLD's
     /// lowest (the forest plot's whisker).
@@ -60,6 +70,8 @@ pub struct Row {
 pub struct Diff {
     /// What differs between the runs themselves, one line each.
     pub differences: Vec<String>,
+    /// The settings (and `endpoint`) `--vary` allowed to differ.
+    pub varied: Vec<String>,
     /// The noise band, a fraction.
     pub noise: f64,
     /// Every figure both runs have.
@@ -94,29 +106,54 @@ pub fn read(path: &Path) -> Result<Results> {
         .with_context(|| format!("{} is not a results.json", file.display()))
 }
 
-/// Compares `new` with `old`.
-pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
+/// Compares `new` with `old`, judging figures whose scenario's settings differ only in what
+/// `vary` names; a name in `vary` the runs do not differ in is refused in one line (a typo
+/// would otherwise leave every verdict out).
+pub fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) -> Result<Diff> {
     let mut differences = meta_differences(old, new);
     let mut unlike = Vec::new();
+    let mut differing = Vec::new();
     for kind in ScenarioKind::ALL {
         let changed = setting_differences(&section(old, kind), &section(new, kind));
-        if !changed.is_empty() {
-            differences.push(format!("{} settings: {}", kind.name(), changed.join(", ")));
+        if changed.is_empty() {
+            continue;
+        }
+        let lines: Vec<String> = changed
+            .iter()
+            .map(|(key, line)| {
+                let on_purpose = if vary.contains(key) { " (varied)" } else { "" };
+                format!("{line}{on_purpose}")
+            })
+            .collect();
+        differences.push(format!("{} settings: {}", kind.name(), lines.join(", ")));
+        if changed.iter().any(|(key, _)| !vary.contains(key)) {
             unlike.push(kind.name());
         }
+        differing.extend(changed.into_iter().map(|(key, _)| key));
     }
+    let by_endpoint = !vary.iter().any(|v| v == ENDPOINT);
     // A key may stand twice (`--concurrency 10,10`, `--servers hyper,hyper`): the n-th of OLD
     // pairs with the n-th of NEW.
     let old_points = points(old);
     let mut by_key: BTreeMap<_, VecDeque<&Point>> = BTreeMap::new();
     for o in &old_points {
-        by_key.entry(o.key()).or_default().push_back(o);
+        by_key.entry(o.key(by_endpoint)).or_default().push_back(o);
     }
     let new_points = points(new);
     let mut rows = Vec::new();
     for n in &new_points {
-        let Some(o) = by_key.get_mut(&n.key()).and_then(VecDeque::pop_front) else {
+        let Some(o) = by_key
+            .get_mut(&n.key(by_endpoint))
+            .and_then(VecDeque::pop_front)
+        else {
             continue;
+        };
+        let at = if o.endpoint == n.endpoint {
+            n.at()
+        } else {
+            differing.push(ENDPOINT.to_owned());
+            let path = |p: &Point| p.endpoint.clone().unwrap_or_else(|| "-".to_owned());
+            join(Some(&format!("{} → {}", path(o), path(n))), &n.place)
         };
         let comparable = !unlike.contains(&n.scenario.as_str());
         let (old_median, new_median) = (median(&o.values), median(&n.values));
@@ -129,11 +166,13 @@ pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
         rows.push(Row {
             scenario: n.scenario.clone(),
             server: n.server.clone(),
-            at: n.at.clone(),
+            at,
             metric: n.metric,
             old: old_median,
             new: new_median,
             ratio,
+            old_range: range(&o.values),
+            new_range: range(&n.values),
             comparable,
             spread: spread(&o.values, &n.values),
             runs: [o.values.len(), n.values.len()],
@@ -141,13 +180,24 @@ pub fn diff(old: &Results, new: &Results, noise: f64) -> Diff {
             verdict,
         });
     }
+    if let Some(unused) = vary.iter().find(|v| !differing.contains(v)) {
+        differing.sort();
+        differing.dedup();
+        let differ = if differing.is_empty() {
+            "nothing".to_owned()
+        } else {
+            differing.join(", ")
+        };
+        bail!("--vary {unused}: the runs do not differ in it (they differ in: {differ})");
+    }
     let paired = rows.len();
-    Diff {
+    Ok(Diff {
         differences,
+        varied: vary.to_vec(),
         noise,
         rows,
         unpaired: [old_points.len() - paired, new_points.len() - paired],
-    }
+    })
 }
 
 fn verdict(
@@ -172,6 +222,11 @@ fn verdict(
     (Some(p), text.to_owned())
 }
 
+fn range(values: &[f64]) -> [f64; 2] {
+    let s = Summary::of(values);
+    [s.min, s.max]
+}
+
 fn spread(old: &[f64], new: &[f64]) -> [f64; 2] {
     let (old, new) = (Summary::of(old), Summary::of(new));
     [new.min / old.max, new.max / old.min]
@@ -185,10 +240,10 @@ fn section(results: &Results, kind: ScenarioKind) -> serde_json::Value {
         .unwrap_or(serde_json::Value::Null)
 }
 
-/// The settings two sections of one scenario differ in: every plain field (delay, workers,
-/// durations, mode…) but the number of repeats, which changes how sure a verdict is, not
-/// what it is about.
-fn setting_differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
+/// The settings two sections of one scenario differ in, each as its name and `name old → new`:
+/// every plain field (delay, workers, durations, mode…) but the number of repeats, which
+/// changes how sure a verdict is, not what it is about.
+fn setting_differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<(String, String)> {
     let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
         return Vec::new();
     };
@@ -196,7 +251,7 @@ fn setting_differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<
     let mut out = Vec::new();
     for (key, o) in old.iter().filter(|(k, v)| plain(v) && *k != "repeats") {
         if let Some(n) = new.get(key).filter(|n| plain(n) && *n != o) {
-            out.push(format!("{key} {o} → {n}"));
+            out.push((key.clone(), format!("{key} {o} → {n}")));
         }
     }
     out
@@ -234,20 +289,29 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
 }
 
 /// The ratios of `diff` as points of one value each, for ratio thresholds: only where the
-/// runs' settings agree.
-pub fn ratios(diff: &Diff) -> Vec<Point> {
+/// runs' settings agree. NEW's median over OLD's, or with `max()`/`min()` NEW's highest (or
+/// lowest) run over OLD's: a change that slows one run of eight (a listen backlog of 128
+/// slows the first) moves no median.
+pub fn ratios(diff: &Diff, of_runs: OfRuns) -> Vec<Point> {
     diff.rows
         .iter()
         .filter(|r| r.comparable)
         .filter_map(|r| {
+            let ratio = match of_runs {
+                OfRuns::Median => r.ratio?,
+                OfRuns::Max => r.new_range[1] / r.old_range[1],
+                OfRuns::Min => r.new_range[0] / r.old_range[0],
+            };
             Some(Point {
                 scenario: r.scenario.clone(),
                 server: r.server.clone(),
-                at: r.at.clone(),
+                endpoint: None,
+                place: r.at.clone(),
                 metric: r.metric,
-                values: vec![r.ratio?],
+                values: vec![ratio],
             })
         })
+        .filter(|p| p.values[0].is_finite())
         .collect()
 }
 
@@ -341,7 +405,7 @@ mod tests {
     #[test]
     fn a_figure_that_stands_twice_pairs_in_order() {
         let twice = ladder(20, &[("hyper", 1.0, true), ("hyper", 2.0, true)]);
-        let d = diff(&twice, &twice, NOISE);
+        let d = diff(&twice, &twice, NOISE, &[]).unwrap();
         let totals: Vec<(f64, Option<f64>)> = d
             .rows
             .iter()
@@ -351,7 +415,10 @@ mod tests {
         assert_eq!(totals, [(1.0, Some(1.0)), (2.0, Some(1.0))]);
         assert_eq!(d.unpaired, [0, 0]);
         let once = ladder(20, &[("hyper", 1.0, true)]);
-        assert_eq!(diff(&twice, &once, NOISE).unpaired[0], d.rows.len() / 2);
+        assert_eq!(
+            diff(&twice, &once, NOISE, &[]).unwrap().unpaired[0],
+            d.rows.len() / 2
+        );
     }
 
     #[test]
@@ -360,19 +427,68 @@ mod tests {
             ladder(20, &[("hyper", 0.02, true)]),
             ladder(1000, &[("hyper", 1.0, true)]),
         );
-        let d = diff(&slow, &fast, NOISE);
+        let d = diff(&slow, &fast, NOISE, &[]).unwrap();
         assert!(d
             .differences
             .iter()
             .any(|l| l == "ladder settings: delay_ms 1000 → 20"));
         assert!(d.rows.iter().all(|r| !r.comparable), "{:?}", d.rows);
         assert!(
-            ratios(&d).is_empty(),
+            ratios(&d, OfRuns::Median).is_empty(),
             "no ratio to hold: a ratio threshold names nothing"
         );
-        let same = diff(&fast, &fast, NOISE);
+        let same = diff(&fast, &fast, NOISE, &[]).unwrap();
         let with_ratio = same.rows.iter().filter(|r| r.ratio.is_some()).count();
-        assert!(with_ratio > 0 && ratios(&same).len() == with_ratio);
+        assert!(with_ratio > 0 && ratios(&same, OfRuns::Median).len() == with_ratio);
+    }
+
+    #[test]
+    fn a_setting_varied_on_purpose_is_judged_and_a_typo_is_refused() {
+        let (one, two) = (
+            ladder(20, &[("hyper", 1.0, true)]),
+            ladder(1000, &[("hyper", 1.3, true)]),
+        );
+        let vary = ["delay_ms".to_owned()];
+        let d = diff(&one, &two, NOISE, &vary).unwrap();
+        assert!(d.rows.iter().all(|r| r.comparable), "{:?}", d.rows);
+        assert!(
+            d.differences
+                .iter()
+                .any(|l| l.ends_with("delay_ms 20 → 1000 (varied)")),
+            "{:?}",
+            d.differences
+        );
+        assert!(!ratios(&d, OfRuns::Median).is_empty());
+        let err = diff(&one, &two, NOISE, &["worker".to_owned()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--vary worker: the runs do not differ in it (they differ in: delay_ms)"
+        );
+    }
+
+    #[test]
+    fn vary_endpoint_pairs_one_path_with_another() {
+        let (async_, mut blocking) = (
+            ladder(20, &[("hyper", 1.0, true)]),
+            ladder(20, &[("hyper", 9.0, true)]),
+        );
+        blocking.ladder.as_mut().unwrap().servers[0].endpoint = "/greetings/blocking".into();
+        let apart = diff(&async_, &blocking, NOISE, &[]).unwrap();
+        assert!(apart.rows.is_empty(), "another path is another place");
+        let vary = [ENDPOINT.to_owned()];
+        let paired = diff(&async_, &blocking, NOISE, &vary).unwrap();
+        let total = paired
+            .rows
+            .iter()
+            .find(|r| r.metric == Metric::Total)
+            .unwrap();
+        assert_eq!(total.at, "/greetings → /greetings/blocking c=10");
+        assert_eq!(total.ratio, Some(9.0));
+        assert_eq!(paired.unpaired, [0, 0]);
+        assert!(
+            diff(&async_, &async_, NOISE, &vary).is_err(),
+            "no endpoint differs"
+        );
     }
 
     #[test]
@@ -387,7 +503,10 @@ mod tests {
     fn settings_that_differ_are_named_but_repeats_are_not() {
         let old = serde_json::json!({"delay_ms": 1000, "repeats": 1, "servers": []});
         let new = serde_json::json!({"delay_ms": 0, "repeats": 5, "servers": [1]});
-        assert_eq!(setting_differences(&old, &new), ["delay_ms 1000 → 0"]);
+        assert_eq!(
+            setting_differences(&old, &new),
+            [("delay_ms".to_owned(), "delay_ms 1000 → 0".to_owned())]
+        );
         assert!(setting_differences(&old, &old).is_empty());
     }
 }

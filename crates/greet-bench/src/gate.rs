@@ -3,6 +3,7 @@
 //! threshold holds when every figure it names holds it (the median of a figure's runs); one
 //! that names no figure is breached, so a typo cannot pass.
 
+use crate::diff::{ratios, Diff};
 use crate::plan::{OfRuns, Threshold};
 use crate::points::Point;
 use crate::results::ThresholdCheck;
@@ -33,9 +34,21 @@ pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<Th
                 threshold: t.text.clone(),
                 held: worst.is_some_and(|(_, v)| t.op.holds(v, t.limit)),
                 figures: named.len(),
-                worst: worst.map(|(p, _)| format!("{} {} {}", p.scenario, p.server, p.at)),
+                worst: worst.map(|(p, _)| format!("{} {} {}", p.scenario, p.server, p.at())),
                 value: worst.map(|(_, v)| v),
             }
+        })
+        .collect()
+}
+
+/// Holds each ratio threshold to `diff`'s ratios: of medians, or of the highest (`max()`)
+/// or lowest (`min()`) runs. Without a comparison, each names nothing and is breached.
+pub fn check_ratios(thresholds: &[Threshold], diff: Option<&Diff>) -> Vec<ThresholdCheck> {
+    thresholds
+        .iter()
+        .flat_map(|t| {
+            let ratios = diff.map_or_else(Vec::new, |d| ratios(d, t.of_runs));
+            check(std::slice::from_ref(t), &ratios, true)
         })
         .collect()
 }
@@ -63,7 +76,8 @@ mod tests {
         Point {
             scenario: "ladder".into(),
             server: server.into(),
-            at: "/greetings c=2700".into(),
+            endpoint: Some("/greetings".into()),
+            place: "c=2700".into(),
             metric,
             values: values.to_vec(),
         }

@@ -1,5 +1,5 @@
-//! Every figure of a run, flat: which scenario, server and place (level, endpoint, setting)
-//! measured it, which [`Metric`] it is, and its value in each run. What thresholds hold to
+//! Every figure of a run, flat: which scenario, server, endpoint and place (level, shape,
+//! setting) measured it, which [`Metric`] it is, and its value in each run. What thresholds hold to
 //! and what `compare` pairs across two runs.
 
 use serde::{Deserialize, Serialize};
@@ -14,8 +14,12 @@ pub struct Point {
     pub scenario: String,
     /// The server.
     pub server: String,
-    /// Where in the scenario: `/greetings c=2700`, `4x1000`, `/db --workers 1 --db-pool 4`…
-    pub at: String,
+    /// The path loaded, where the scenario names one (the ladder, soak, sweep, business,
+    /// rate; not loops, which only loads `/greetings`).
+    pub endpoint: Option<String>,
+    /// Where else in the scenario: `c=2700`, `4x1000`, `postgres --workers 1 --db-pool 4`…;
+    /// empty for a server's own figures (start-up, peak memory).
+    pub place: String,
     /// What it measures.
     pub metric: Metric,
     /// Its value in each run, in the metric's unit.
@@ -23,14 +27,30 @@ pub struct Point {
 }
 
 impl Point {
-    /// What identifies it across two runs.
-    pub fn key(&self) -> (String, String, String, Metric) {
+    /// Where it was measured, as the tables name it: `/greetings c=2700`.
+    pub fn at(&self) -> String {
+        join(self.endpoint.as_deref(), &self.place)
+    }
+
+    /// What identifies it across two runs; without its endpoint where `compare --vary
+    /// endpoint` pairs one path with another.
+    pub fn key(&self, endpoint: bool) -> (String, String, Option<String>, String, Metric) {
         (
             self.scenario.clone(),
             self.server.clone(),
-            self.at.clone(),
+            self.endpoint.clone().filter(|_| endpoint),
+            self.place.clone(),
             self.metric,
         )
+    }
+}
+
+/// `endpoint place`, either part possibly absent.
+pub fn join(endpoint: Option<&str>, place: &str) -> String {
+    match endpoint {
+        Some(e) if !place.is_empty() => format!("{e} {place}"),
+        Some(e) => e.to_owned(),
+        None => place.to_owned(),
     }
 }
 
@@ -38,12 +58,13 @@ impl Point {
 pub fn points(results: &Results) -> Vec<Point> {
     let mut out = Vec::new();
     for kind in ScenarioKind::ALL {
-        let mut add = |server: &str, at: String, metric: Metric, values: Vec<f64>| {
+        let mut add = |server: &str, at: (&str, String), metric: Metric, values: Vec<f64>| {
             if !values.is_empty() && values.iter().all(|v| v.is_finite()) {
                 out.push(Point {
                     scenario: kind.name().to_owned(),
                     server: server.to_owned(),
-                    at,
+                    endpoint: (!at.0.is_empty()).then(|| at.0.to_owned()),
+                    place: at.1,
                     metric,
                     values,
                 });
@@ -53,7 +74,7 @@ pub fn points(results: &Results) -> Vec<Point> {
             ScenarioKind::Ladder => {
                 for s in results.ladder.iter().flat_map(|l| &l.servers) {
                     // A server may be loaded on two endpoints in one ladder (`axum:/greetings/blocking`).
-                    let at = || s.endpoint.clone();
+                    let at = || (s.endpoint.as_str(), String::new());
                     let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
                     add(
                         &s.name,
@@ -70,7 +91,7 @@ pub fn points(results: &Results) -> Vec<Point> {
                             &level.runs[..]
                         };
                         for (metric, values) in load_figures(runs) {
-                            let at = format!("{} c={}", s.endpoint, level.concurrency);
+                            let at = (s.endpoint.as_str(), format!("c={}", level.concurrency));
                             add(&s.name, at, metric, values);
                         }
                     }
@@ -79,7 +100,7 @@ pub fn points(results: &Results) -> Vec<Point> {
             ScenarioKind::Loops => {
                 for shape in results.loops.iter().flat_map(|l| &l.shapes) {
                     for s in &shape.servers {
-                        let at = format!("{}x{}", shape.users, shape.loops);
+                        let at = ("", format!("{}x{}", shape.users, shape.loops));
                         for (metric, values) in load_figures(&s.runs) {
                             add(&s.name, at.clone(), metric, values);
                         }
@@ -88,7 +109,7 @@ pub fn points(results: &Results) -> Vec<Point> {
             }
             ScenarioKind::Soak => {
                 for c in results.soak.iter().flat_map(|s| &s.cells) {
-                    let at = format!("{} c={}", c.endpoint, c.concurrency);
+                    let at = (c.endpoint.as_str(), format!("c={}", c.concurrency));
                     for (metric, values) in load_figures(&c.runs) {
                         add(&c.server, at.clone(), metric, values);
                     }
@@ -96,7 +117,7 @@ pub fn points(results: &Results) -> Vec<Point> {
             }
             ScenarioKind::Sweep => {
                 for c in results.sweep.iter().flat_map(|s| &s.cells) {
-                    let at = format!("{} {}", c.endpoint, c.setting.label());
+                    let at = (c.endpoint.as_str(), c.setting.label());
                     for (metric, values) in load_figures(&c.runs) {
                         add(&c.server, at.clone(), metric, values);
                     }
@@ -104,7 +125,10 @@ pub fn points(results: &Results) -> Vec<Point> {
             }
             ScenarioKind::Business => {
                 for c in results.business.iter().flat_map(|b| &b.cells) {
-                    let at = format!("{} {} {}", c.store, c.endpoint, c.setting.label());
+                    let at = (
+                        c.endpoint.as_str(),
+                        format!("{} {}", c.store, c.setting.label()),
+                    );
                     for (metric, values) in load_figures(&c.runs) {
                         add(&c.server, at.clone(), metric, values);
                     }
@@ -113,7 +137,7 @@ pub fn points(results: &Results) -> Vec<Point> {
             ScenarioKind::Rate => {
                 for s in results.rate.iter().flat_map(|r| &r.servers) {
                     for level in s.levels.iter().filter(|l| l.refused.is_none()) {
-                        let at = format!("{} {}", s.endpoint, level.label);
+                        let at = (s.endpoint.as_str(), level.label.clone());
                         let runs = |f: fn(&crate::results::RateRun) -> f64| {
                             level.runs.iter().map(f).collect::<Vec<_>>()
                         };

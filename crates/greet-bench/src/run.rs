@@ -110,15 +110,15 @@ async fn run_all(
         harness.save(results)?;
     }
     print!("{}", report::text(results));
-    let mut ratios = Vec::new();
+    let mut compared = None;
     if let Some(name) = &harness.common.baseline {
         let old = diff::read(&plan::baseline_dir(name))?;
-        let compared = diff::diff(&old, results, diff::NOISE);
+        let diff = diff::diff(&old, results, diff::NOISE, &[])?;
         print!(
             "\nAgainst baseline {name}: {}",
-            report::comparison::render(&compared, report::comparison::Format::Text)
+            report::comparison::render(&diff, report::comparison::Format::Text)
         );
-        ratios = diff::ratios(&compared);
+        compared = Some(diff);
     }
     let (relative, absolute): (Vec<Threshold>, Vec<Threshold>) = harness
         .common
@@ -130,7 +130,7 @@ async fn run_all(
         results.thresholds = gate::check(&absolute, &points::points(results), false);
         results
             .thresholds
-            .extend(gate::check(&relative, &ratios, true));
+            .extend(gate::check_ratios(&relative, compared.as_ref()));
         for checked in &results.thresholds {
             println!("{checked}");
         }

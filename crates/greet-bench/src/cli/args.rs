@@ -618,8 +618,15 @@ pub(super) struct CompareArgs {
                        diff::NOISE * 100.0))]
     pub(super) noise: Option<f64>,
 
+    /// A setting the runs differ in on purpose (workers, delay_ms, …, or endpoint to pair one
+    /// path with another): its figures are judged rather than shown as "settings differ"
+    /// (repeatable)
+    #[arg(long, value_name = "SETTING")]
+    pub(super) vary: Vec<String>,
+
     /// A condition the ratios NEW/OLD must hold, e.g. 'p99<1.10x', 'throughput>0.95x',
-    /// 'axum:total<1.05x' (repeatable); a breach exits 3
+    /// 'axum:total<1.05x' (of medians), 'max(total)<1.5x' (NEW's slowest run over OLD's)
+    /// (repeatable); a breach exits 3
     #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_ratio_threshold)]
     pub(super) thresholds: Vec<Threshold>,
 }

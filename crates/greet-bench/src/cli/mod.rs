@@ -210,9 +210,13 @@ fn compare(args: &CompareArgs) -> ExitCode {
         (Ok(old), Ok(new)) => (old, new),
         (Err(err), _) | (_, Err(err)) => return usage(&format!("{err:#}")),
     };
-    let compared = diff::diff(&old, &new, args.noise.unwrap_or(diff::NOISE));
+    let noise = args.noise.unwrap_or(diff::NOISE);
+    let compared = match diff::diff(&old, &new, noise, &args.vary) {
+        Ok(compared) => compared,
+        Err(err) => return usage(&format!("{err:#}")),
+    };
     print!("{}", comparison::render(&compared, args.format));
-    let checked = gate::check(&args.thresholds, &diff::ratios(&compared), true);
+    let checked = gate::check_ratios(&args.thresholds, Some(&compared));
     for threshold in &checked {
         eprintln!("{threshold}");
     }

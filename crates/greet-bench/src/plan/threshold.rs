@@ -192,12 +192,9 @@ impl FromStr for Threshold {
             })?;
         let (limit, ratio) = limit(metric, value).map_err(|why| format!("{text:?}: {why}"))?;
         // max() and min() hold every run: the highest under an upper bound, the lowest over
-        // a lower one. A comparison's ratio has one value.
+        // a lower one. As ratios they set NEW's slowest (or lowest) run against OLD's.
         match (of_runs, op, ratio) {
             (OfRuns::Median, ..) => {}
-            (_, _, true) => {
-                return Err(format!("{text:?}: max() and min() hold runs, not a ratio"));
-            }
             (OfRuns::Max, Op::Gt | Op::Ge, _) => {
                 return Err(format!(
                     "{text:?}: every run over a limit is min({}) > …",
@@ -286,6 +283,8 @@ mod tests {
         );
         let ratio: Threshold = "throughput>=0.95x".parse().unwrap();
         assert_eq!((ratio.op, ratio.limit, ratio.ratio), (Op::Ge, 0.95, true));
+        let slowest: Threshold = "max(total)<1.5x".parse().unwrap();
+        assert_eq!((slowest.of_runs, slowest.ratio), (OfRuns::Max, true));
         for bad in [
             "p98<5ms",
             "p99=5ms",
@@ -296,7 +295,7 @@ mod tests {
             "avg(total)<1s",
             "max(throughput)>2k/s",
             "min(p99)<5ms",
-            "max(total)<1.1x",
+            "max(total)>1.1x",
         ] {
             let err = bad.parse::<Threshold>().unwrap_err();
             assert!(

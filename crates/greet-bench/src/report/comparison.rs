@@ -51,15 +51,19 @@ fn cells(r: &Row) -> [String; 9] {
     ]
 }
 
-/// The summary line: how many figures, the noise band.
+/// The summary line: how many figures, the noise band, what differs on purpose.
 fn summary(diff: &Diff) -> String {
-    format!(
+    let mut line = format!(
         "{} figure(s) in both runs ({} only in OLD, {} only in NEW); noise band ±{:.0} %",
         diff.rows.len(),
         diff.unpaired[0],
         diff.unpaired[1],
         diff.noise * 100.0
-    )
+    );
+    if !diff.varied.is_empty() {
+        let _ = write!(line, "; varied on purpose: {}", diff.varied.join(", "));
+    }
+    line
 }
 
 fn table(diff: &Diff, md: bool) -> String {
@@ -234,6 +238,8 @@ mod tests {
             old: 1.0,
             new: ratio,
             ratio: Some(ratio),
+            old_range: [1.0, 1.0],
+            new_range: [ratio, ratio],
             comparable: true,
             spread: [ratio * 0.9, ratio * 1.1],
             runs: [5, 5],
@@ -246,12 +252,14 @@ mod tests {
     fn every_format_shows_every_row() {
         let diff = Diff {
             differences: vec!["kernel: 6.1 → 6.2 <rc>".into()],
+            varied: vec!["workers".into()],
             noise: 0.05,
             rows: vec![row(1.3, "worse"), row(0.7, "better")],
             unpaired: [0, 1],
         };
         let text = render(&diff, Format::Text);
         assert!(text.contains("differs: kernel: 6.1 → 6.2"), "{text}");
+        assert!(text.contains("varied on purpose: workers"), "{text}");
         assert_eq!(text.matches("greet-hyper").count(), 2, "{text}");
         let md = render(&diff, Format::Markdown);
         assert_eq!(md.matches("\n| ladder |").count(), 2, "{md}");

@@ -135,6 +135,31 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
     );
     assert!(table.contains("settings differ: no verdict"), "{table}");
     assert!(!table.contains("too few runs"), "{table}");
+
+    // The same two runs as a deliberate A/B of the delay: judged (as far as two runs a side
+    // allow), held to ratios, and marked; a setting they do not differ in is refused.
+    let ab = [a.to_str().unwrap(), slower.to_str().unwrap()];
+    let varied = compare(
+        &[
+            &ab[..],
+            &["--vary", "delay_ms", "--threshold", "min(p50)>1.5x"],
+        ]
+        .concat(),
+    );
+    let table = text(&varied.stdout);
+    assert!(varied.status.success(), "{table}\n{}", text(&varied.stderr));
+    assert!(table.contains("delay_ms 20 → 40 (varied)"), "{table}");
+    assert!(!table.contains("settings differ"), "{table}");
+    assert!(
+        text(&varied.stderr).contains("threshold min(p50)>1.5x: held"),
+        "the fastest median latency behind a 40 ms delay is over 1.5 times one behind 20 ms"
+    );
+    let typo = compare(&[&ab[..], &["--vary", "workers"]].concat());
+    let err = assert_one_line_exit(&typo, 2);
+    assert!(
+        err.contains("--vary workers: the runs do not differ in it (they differ in: delay_ms)"),
+        "{err}"
+    );
 }
 
 #[test]
