@@ -6,14 +6,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use greet_benches::{Client, CLOSE_REQUEST, KEEP_ALIVE_REQUEST};
-use greet_conformance::spawn::{spawn, Spawned};
+use greet_conformance::spawn::{spawn, Run, Spawned};
 use greet_server::ServerConfig;
-
-type Run = fn(
-    std::net::TcpListener,
-    ServerConfig,
-    greet_conformance::spawn::Shutdown,
-) -> std::io::Result<()>;
 
 fn servers() -> Vec<(&'static str, Spawned)> {
     let config = ServerConfig {

@@ -10,7 +10,6 @@
 
 use std::future::Future;
 use std::io;
-use std::net::TcpListener;
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -19,7 +18,12 @@ use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, Error, HttpResponse, HttpServer};
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT};
 use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
-use greet_server::{Api, ServerConfig};
+use greet_server::{Api, Listener, ServerConfig};
+
+/// TLS handshakes under way at once per worker before actix-web stops accepting: as many as
+/// connections it keeps (its default `max_connections`), so that, as on hyper and axum, only
+/// the handshake timeout limits them.
+const MAX_PENDING_HANDSHAKES: usize = 25_000;
 
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-actix";
@@ -154,29 +158,39 @@ pub fn respond(reply: Reply) -> HttpResponse {
     res.body(reply.body)
 }
 
-/// Serves [`app`] on `listener` with `config.workers` workers until `shutdown` resolves,
-/// then drains for up to `config.shutdown_timeout()`. actix's own signal handling is
+/// Serves [`app`] on `listener` (HTTP/1.1 and h2c, or TLS) with `config.workers` workers
+/// until `shutdown` resolves, then drains for up to `config.shutdown_timeout()`. actix's own signal handling is
 /// replaced by `shutdown`, so SIGINT drains as SIGTERM does, as on the other servers.
 pub async fn serve(
-    listener: TcpListener,
+    listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let api = config.api()?;
-    HttpServer::new(move || app(api.clone()))
+    let server = HttpServer::new(move || app(api.clone()))
         .workers(config.workers.get())
         .client_request_timeout(HEAD_READ_TIMEOUT)
+        .tls_handshake_timeout(HEAD_READ_TIMEOUT)
+        // actix-web lets 256 handshakes per worker be under way and stops accepting beyond
+        // them; hyper and axum set no such bound. Stalled handshakes would otherwise hold
+        // new clients back for up to the handshake timeout.
+        .max_connection_rate(MAX_PENDING_HANDSHAKES)
         .tcp_nodelay(true)
         .shutdown_timeout(config.shutdown_timeout_secs)
-        .shutdown_signal(shutdown)
-        .listen(listener)?
-        .run()
-        .await
+        .shutdown_signal(shutdown);
+    // Cleartext: HTTP/1.1, or HTTP/2 when the first bytes are its preface (h2c); TLS: what
+    // ALPN agreed. actix-web sets none of HTTP/2's limits but the window sizes: h2's
+    // defaults hold (see greet_core::limits).
+    let server = match listener.tls {
+        None => server.listen_auto_h2c(listener.tcp)?,
+        Some(tls) => server.listen_rustls_0_23(listener.tcp, (*tls.config).clone())?,
+    };
+    server.run().await
 }
 
 /// Starts an actix system and serves on it until `shutdown`.
 pub fn run(
-    listener: TcpListener,
+    listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {

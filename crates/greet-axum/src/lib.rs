@@ -1,13 +1,12 @@
 //! The Greetings API on axum: routing and extractors are axum's, served through the same
 //! hyper accept loop as `greet-hyper` ([`greet_hyper::serve_with`]), because `axum::serve`
-//! has no head-read timeout and no parser limits to set.
+//! has no head-read timeout, no parser or HTTP/2 limits to set, and no TLS.
 //!
 //! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`).
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
 
 use std::future::Future;
 use std::io;
-use std::net::TcpListener;
 
 use axum::body::Body;
 use axum::extract::{RawQuery, Request, State};
@@ -16,7 +15,7 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use axum::Router;
 use greet_core::{check_head, paths, GreetError, Reply};
-use greet_server::{Api, ServerConfig};
+use greet_server::{Api, Listener, ServerConfig};
 use hyper_util::service::TowerToHyperService;
 
 /// The binary's name, sent as every answer's `server` header.
@@ -90,7 +89,7 @@ fn respond(reply: Reply) -> Response {
 
 /// Serves [`app`] on `listener` until `shutdown` resolves, then drains.
 pub async fn serve(
-    listener: TcpListener,
+    listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
@@ -100,7 +99,7 @@ pub async fn serve(
 
 /// Builds the runtime `config` asks for and serves on it until `shutdown`.
 pub fn run(
-    listener: TcpListener,
+    listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use greet_probe::http1::{self, Options};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::Outcome;
@@ -20,9 +20,11 @@ pub enum Answer {
     Status(u16),
     /// The connection closed without a response.
     Closed,
+    /// HTTP/2: the server's SETTINGS frame, as after a client's connection preface.
+    Http2,
 }
 
-use Answer::{Closed, Status};
+use Answer::{Http2, Status};
 
 /// One row: a raw request and the answers allowed.
 #[derive(Debug, Clone)]
@@ -98,12 +100,13 @@ pub fn table() -> Vec<BadInput> {
         row("asterisk target on GET", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 404),
         row("CONNECT", "CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n", 404),
         row("OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-        differs(
-            "HTTP/2 connection preface",
-            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-            &[Status(400), Closed],
-            "hyper (and axum) recognise the preface and close, as an HTTP/1-only server; actix-web answers 400",
-        ),
+        // The cleartext port speaks h2c: the preface starts an HTTP/2 connection.
+        BadInput {
+            name: "HTTP/2 connection preface",
+            request: b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec(),
+            expect: vec![Http2],
+            why: "",
+        },
         row("TLS ClientHello", &b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"[..], 400),
         row("binary garbage", &b"\x00\x01\x02\x03\xff\xfe\r\n\r\n"[..], 400),
         // Host.
@@ -193,8 +196,18 @@ pub async fn answer(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer>
         let mut stream = TcpStream::connect(addr).await?;
         // A server may answer and close before reading all of an oversized request.
         let _ = stream.write_all(request).await;
+        let mut first = vec![0; 9];
+        let read = match stream.read(&mut first).await {
+            Ok(0) | Err(_) => return Ok(Answer::Closed),
+            Ok(n) => n,
+        };
+        first.truncate(read);
+        // An HTTP/2 frame header: 3 bytes of length, then the type, SETTINGS being 4.
+        if read == 9 && first[3] == 4 {
+            return Ok(Answer::Http2);
+        }
         let mut res = http1::Response::new();
-        match http1::read(&mut stream, &mut Vec::new(), &mut res, Options::default()).await {
+        match http1::read(&mut stream, &mut first, &mut res, Options::default()).await {
             Ok(()) => Ok(Answer::Status(res.status())),
             // Closed, or reset, before any answer.
             Err(http1::Error::Closed | http1::Error::Io(_)) => Ok(Answer::Closed),
@@ -228,6 +241,7 @@ pub fn markdown(servers: &[&str], answers: &[Vec<std::io::Result<Answer>>]) -> S
             .map(|server| match server.get(i) {
                 Some(Ok(Answer::Status(s))) => s.to_string(),
                 Some(Ok(Answer::Closed)) => "closed".to_owned(),
+                Some(Ok(Answer::Http2)) => "HTTP/2".to_owned(),
                 Some(Err(err)) => format!("error: {err}"),
                 None => "-".to_owned(),
             })

@@ -4,6 +4,10 @@
 //! - [`client`]: a raw HTTP/1.1 client, able to send what well-behaved clients never do, reading
 //!   answers with `greet_probe::http1`.
 //! - [`cases`]: the contract, one async function per rule, each against a server address.
+//! - [`protocols`]: the same requests over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2 over
+//!   TLS (hyper's client, rustls), answered alike.
+//! - [`h2_attacks`]: hostile HTTP/2 clients frame by frame (rapid reset, CONTINUATION,
+//!   SETTINGS, PING and HPACK floods, a window overflow, stalled TLS handshakes).
 //! - [`bad_input`]: the bad-input table (raw requests and the answer each server gives).
 //! - [`for_each_server!`]: the list of the server crates, for code that links them.
 //! - [`for_each_case!`]: the list of quick cases, so the test suite (one test per case and
@@ -21,7 +25,9 @@
 pub mod bad_input;
 pub mod cases;
 pub mod client;
+pub mod h2_attacks;
 pub mod process;
+pub mod protocols;
 pub mod spawn;
 
 use std::fmt;

@@ -177,6 +177,15 @@ pub fn bad_flags_are_one_line(bin: &str) -> Outcome {
             "sqlite:///tmp/x.db",
         ],
         &["--database-url", "postgres://u@127.0.0.1/db"],
+        &["--tls-cert", "cert.pem"],
+        &["--tls-key", "key.pem"],
+        &[
+            "--tls-self-signed",
+            "--tls-cert",
+            "c.pem",
+            "--tls-key",
+            "k.pem",
+        ],
     ] {
         expect_one_line_failure(bin, args, "error", 2)?;
     }
@@ -264,6 +273,129 @@ pub fn health_check_flag(bin: &str) -> Outcome {
     Ok(())
 }
 
+/// `--tls-self-signed`: the start-up line gives the certificate's SHA-256 fingerprint, the
+/// port speaks TLS (`--health-check` with the same flag passes, without it fails), and
+/// certificate files that cannot be used are one line naming the file, exit 2.
+pub fn tls_start_up(bin: &str) -> Outcome {
+    let server = start(bin, &["--tls-self-signed"])?;
+    let line = server.stderr();
+    let print = line
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix("sha256="))
+        .ok_or_else(|| format!("no sha256= in the start-up line: {line:?}"))?;
+    let hex = print
+        .split(':')
+        .all(|b| b.len() == 2 && b.chars().all(|c| c.is_ascii_hexdigit()));
+    if print.split(':').count() != 32 || !hex {
+        return Err(format!("sha256={print} is not a SHA-256 fingerprint"));
+    }
+    let port = server.addr().port().to_string();
+    let probe = |tls: bool| {
+        let mut args = vec!["--health-check", "--port", &port];
+        if tls {
+            args.push("--tls-self-signed");
+        }
+        Command::new(bin)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map(|out| out.status.code())
+            .map_err(|e| e.to_string())
+    };
+    if probe(true)? != Some(0) || probe(false)? != Some(1) {
+        return Err(format!(
+            "--health-check on a TLS port: {:?} with TLS, {:?} without; want 0 and 1",
+            probe(true)?,
+            probe(false)?
+        ));
+    }
+    let dir = std::env::temp_dir().join(format!("greet-tls-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let junk = dir.join("junk.pem");
+    std::fs::write(&junk, "not a certificate\n").map_err(|e| e.to_string())?;
+    let junk = junk.to_string_lossy().into_owned();
+    let missing = dir.join("missing.pem").to_string_lossy().into_owned();
+    let outcome = expect_one_line_failure(
+        bin,
+        &["--tls-cert", &missing, "--tls-key", &junk],
+        &format!("--tls-cert {missing}: "),
+        2,
+    )
+    .and_then(|()| {
+        expect_one_line_failure(
+            bin,
+            &["--tls-cert", &junk, "--tls-key", &junk],
+            &format!("--tls-cert {junk}: "),
+            2,
+        )
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+}
+
+/// Every attack of [`crate::h2_attacks`] for 1.5 s on a fresh server (its cleartext port, or
+/// a `--tls-self-signed` one for the handshake attack): the process lives, every `/health`
+/// probe on a fresh connection answers 200 within a second, its peak memory grows by less
+/// than 64 MiB and it uses at most 1.5 s of CPU per second of attack. Prints what it saw.
+pub async fn h2_attacks_are_survived(bin: &str) -> Outcome {
+    use crate::h2_attacks::{attack, Attack};
+    let duration = Duration::from_millis(1500);
+    for kind in Attack::ALL {
+        let args: &[&str] = if kind.tls() {
+            &["--tls-self-signed"]
+        } else {
+            &[]
+        };
+        let mut server = start(bin, args)?;
+        let pid = server.pid();
+        let before = procfs::status(pid).map(|s| s.hwm_kib).unwrap_or(0);
+        let cpu_before = cpu_seconds(pid).unwrap_or(0.0);
+        let tls = kind.tls().then(|| server.addr());
+        let report = attack(kind, server.addr(), tls, duration).await?;
+        let peak = procfs::status(pid).map(|s| s.hwm_kib).unwrap_or(0);
+        let cpu = cpu_seconds(pid).unwrap_or(0.0) - cpu_before;
+        eprintln!(
+            "{bin}: {}: {} after {} sent; slowest /health {:?}, {} failed; peak RSS +{} KiB; \
+             CPU {cpu:.2} s",
+            kind.name(),
+            report.answer,
+            report.sent,
+            report.slowest_probe,
+            report.failed_probes,
+            peak.saturating_sub(before),
+        );
+        if let Some(status) = server.exited() {
+            return Err(format!("{}: the server exited ({status})", kind.name()));
+        }
+        if report.failed_probes > 0 {
+            return Err(format!(
+                "{}: {} /health probe(s) failed or took over 1 s (slowest {:?})",
+                kind.name(),
+                report.failed_probes,
+                report.slowest_probe
+            ));
+        }
+        if peak.saturating_sub(before) > 64 * 1024 {
+            return Err(format!(
+                "{}: peak RSS grew from {before} to {peak} KiB",
+                kind.name()
+            ));
+        }
+        if cpu > 1.5 * duration.as_secs_f64() + 0.5 {
+            return Err(format!("{}: {cpu:.2} s of CPU", kind.name()));
+        }
+        if server.stderr().contains("panicked") {
+            return Err(format!(
+                "{}: a panic: {}",
+                kind.name(),
+                server.stderr_tail(5)
+            ));
+        }
+        let _ = server.stop(Duration::from_secs(5));
+    }
+    Ok(())
+}
+
 /// `--help` lists every flag and exits 0.
 pub fn help_lists_flags(bin: &str) -> Outcome {
     let out = Command::new(bin)
@@ -286,6 +418,9 @@ pub fn help_lists_flags(bin: &str) -> Outcome {
         "--cache",
         "--redis-url",
         "--db-timeout-ms",
+        "--tls-cert",
+        "--tls-key",
+        "--tls-self-signed",
     ] {
         if !text.contains(flag) {
             return Err(format!("--help does not mention {flag}"));
@@ -557,6 +692,16 @@ macro_rules! process_tests {
         #[test]
         fn unreachable_stores_are_one_line() {
             ok($crate::process::unreachable_stores_are_one_line($bin));
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn h2_attacks_are_survived() {
+            ok($crate::process::h2_attacks_are_survived($bin).await);
+        }
+
+        #[test]
+        fn tls_start_up() {
+            ok($crate::process::tls_start_up($bin));
         }
 
         #[test]

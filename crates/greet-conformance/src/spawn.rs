@@ -3,11 +3,12 @@
 
 use std::future::Future;
 use std::io;
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::thread::JoinHandle;
 
-use greet_server::ServerConfig;
+use greet_server::{Listener, ServerConfig};
+use rustls::pki_types::CertificateDer;
 use tokio::sync::oneshot;
 
 /// The configuration of the quick cases: port 0, delay 0, two workers, a 2 s drain.
@@ -24,21 +25,26 @@ pub fn quick() -> ServerConfig {
 /// The shutdown future handed to a server's `run`.
 pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// A server crate's `run(listener, config, shutdown)` as a function pointer, for lists of the
+/// servers ([`crate::for_each_server!`]).
+pub type Run = fn(Listener, ServerConfig, Shutdown) -> io::Result<()>;
+
 /// A server running on a thread of its own.
 #[derive(Debug)]
 pub struct Spawned {
     addr: SocketAddr,
+    certificate: Option<CertificateDer<'static>>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<io::Result<()>>>,
 }
 
 /// Prepares the stores as a server binary does ([`ServerConfig::prepare_stores`]: waits for
-/// PostgreSQL and Redis, seeds), binds `config.addr()` (use port 0) with the configured
+/// PostgreSQL and Redis, seeds), reads or makes its TLS certificate if it asks for TLS, binds `config.addr()` (use port 0) with the configured
 /// backlog and runs `run` on a new thread; `run` is a server crate's
 /// `run(listener, config, shutdown)`.
 pub fn spawn<F>(run: F, config: ServerConfig) -> io::Result<Spawned>
 where
-    F: FnOnce(TcpListener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
+    F: FnOnce(Listener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
 {
     config.prepare_stores().map_err(io::Error::other)?;
     spawn_unprepared(run, config)
@@ -47,10 +53,13 @@ where
 /// [`spawn`] without preparing the stores: for a server whose stores are down on purpose.
 pub fn spawn_unprepared<F>(run: F, config: ServerConfig) -> io::Result<Spawned>
 where
-    F: FnOnce(TcpListener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
+    F: FnOnce(Listener, ServerConfig, Shutdown) -> io::Result<()> + Send + 'static,
 {
-    let listener = greet_server::net::bind(config.addr(), config.backlog.get())?;
-    let addr = listener.local_addr()?;
+    let tls = config.tls().map_err(io::Error::other)?;
+    let certificate = tls.as_ref().map(|tls| tls.certificate.clone());
+    let tcp = greet_server::net::bind(config.addr(), config.backlog.get())?;
+    let addr = tcp.local_addr()?;
+    let listener = Listener { tcp, tls };
     let (stop, stopped) = oneshot::channel::<()>();
     let shutdown: Shutdown = Box::pin(async move {
         let _ = stopped.await;
@@ -60,6 +69,7 @@ where
         .spawn(move || run(listener, config, shutdown))?;
     Ok(Spawned {
         addr,
+        certificate,
         stop: Some(stop),
         thread: Some(thread),
     })
@@ -71,9 +81,19 @@ impl Spawned {
         self.addr
     }
 
-    /// `http://addr`.
+    /// `http://addr`, or `https://addr` with TLS.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.certificate.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
+    }
+
+    /// The certificate it serves TLS with, if it does: what a client trusts.
+    pub fn certificate(&self) -> Option<&CertificateDer<'static>> {
+        self.certificate.as_ref()
     }
 }
 

@@ -23,8 +23,19 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 /// Most header fields in one request: more is 431. Below actix-web's fixed parser limit
 /// (96), so all three servers answer the same way.
 pub const MAX_HEADERS: usize = 64;
-/// A client that has not sent a complete request head within this time is disconnected.
+/// A client that has not sent a complete request head within this time is disconnected; a
+/// TLS handshake not done within it is cut too.
 pub const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// HTTP/2: most streams a client may have open on one connection (hyper's default; actix-web
+/// 4 cannot set it and advertises none).
+pub const H2_MAX_CONCURRENT_STREAMS: u32 = 200;
+/// HTTP/2: the largest header list a request may send, as SETTINGS_MAX_HEADER_LIST_SIZE
+/// counts it: the HTTP/1 head limit (actix-web 4 cannot set it: h2's default, 16 MiB).
+pub const H2_MAX_HEADER_LIST_BYTES: u32 = MAX_HEAD_BYTES as u32;
+/// HTTP/2: the largest frame a client may send, the protocol's smallest choice (16 KiB; the
+/// same on actix-web, where it is h2's default).
+pub const H2_MAX_FRAME_BYTES: u32 = 16 * 1024;
 
 /// What [`check_head`] needs to know of a parsed request head.
 #[derive(Debug, Clone, Copy, Default)]

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -505,19 +506,42 @@ pub fn read_blocking<R: Read>(
 }
 
 /// `GET target` on a fresh blocking connection (`Connection: close`), with `timeout` for the
-/// connect and for each read and write.
-pub fn get_blocking(addr: SocketAddr, target: &str, timeout: Duration) -> Result<Response, Error> {
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
+/// connect and for each read and write; over TLS with `tls` (which should offer `http/1.1`).
+pub fn get_blocking(
+    addr: SocketAddr,
+    target: &str,
+    timeout: Duration,
+    tls: Option<Arc<rustls::ClientConfig>>,
+) -> Result<Response, Error> {
+    let stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
     let _ = stream.set_nodelay(true);
-    write!(
-        stream,
-        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )?;
+    let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     let mut res = Response::new();
-    read_blocking(&mut stream, &mut Vec::new(), &mut res, Options::default())?;
+    match tls {
+        None => exchange_blocking(stream, &request, &mut res)?,
+        Some(config) => {
+            let connection = rustls::ClientConnection::new(config, crate::tls::server_name(addr))
+                .map_err(io::Error::other)?;
+            exchange_blocking(
+                rustls::StreamOwned::new(connection, stream),
+                &request,
+                &mut res,
+            )?;
+        }
+    }
     Ok(res)
+}
+
+fn exchange_blocking(
+    mut io: impl Read + Write,
+    request: &str,
+    res: &mut Response,
+) -> Result<(), Error> {
+    io.write_all(request.as_bytes())?;
+    io.flush()?;
+    read_blocking(&mut io, &mut Vec::new(), res, Options::default())
 }
 
 #[cfg(test)]

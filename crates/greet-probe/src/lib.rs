@@ -5,6 +5,7 @@
 //! - [`http1`]: the HTTP/1 response reader, a sans-IO [`http1::Parser`] with blocking and
 //!   async drivers (content-length, chunked and close-delimited bodies, interim answers,
 //!   connection reuse).
+//! - [`tls`]: the client side of TLS (rustls on ring): trust one certificate, or any.
 //! - [`procfs`]: a process's CPU time, memory, threads and parent from /proc, and the
 //!   machine's facts a report names.
 //!
@@ -12,3 +13,4 @@
 
 pub mod http1;
 pub mod procfs;
+pub mod tls;

@@ -2,14 +2,14 @@
 //! one-line rendering of flag errors every binary of the workspace uses.
 
 use std::io;
-use std::net::TcpListener;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use greet_probe::tls::Trust;
 use greet_store::StoreError;
 
-use crate::{net, ServerConfig};
+use crate::{net, Listener, ServerConfig};
 
 /// How long `--health-check` waits for `/health`.
 const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
@@ -18,11 +18,12 @@ const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 /// answers `--help`, `--version` and `--health-check`, sets up logging, binds with the
 /// configured backlog, and hands the listener to `serve`, which blocks until the server has
 /// shut down. Before binding it waits for the database and cache servers, if any, and seeds
-/// the database. Bad flags are one line on stderr and exit 2; stores that do not come up
-/// and bind failures one line and exit 1.
+/// the database, and reads or makes the TLS certificate. Bad flags and certificate files are
+/// one line on stderr and exit 2; stores that do not come up and bind failures one line and
+/// exit 1.
 pub fn main<F>(server: &str, serve: F) -> ExitCode
 where
-    F: FnOnce(TcpListener, ServerConfig) -> io::Result<()>,
+    F: FnOnce(Listener, ServerConfig) -> io::Result<()>,
 {
     let config: ServerConfig = match parse_args(server) {
         Ok(config) => config,
@@ -31,7 +32,11 @@ where
 
     if config.health_check {
         let target = net::local_target(config.addr());
-        let answer = greet_probe::http1::get_blocking(target, "/health", HEALTH_CHECK_TIMEOUT);
+        // Its own server, on its own port: any certificate will do.
+        let tls = (config.tls_cert.is_some() || config.tls_self_signed)
+            .then(|| greet_probe::tls::client_config(&Trust::Any, &[b"http/1.1"]).ok())
+            .flatten();
+        let answer = greet_probe::http1::get_blocking(target, "/health", HEALTH_CHECK_TIMEOUT, tls);
         return if answer.is_ok_and(|res| res.status() == 200) {
             ExitCode::SUCCESS
         } else {
@@ -51,16 +56,33 @@ where
             return ExitCode::FAILURE;
         }
     }
-    let listener = match net::bind(config.addr(), config.backlog.get()) {
+    let tls = match config.tls() {
+        Ok(tls) => tls,
+        Err(why) => {
+            eprintln!("{server}: error: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let tcp = match net::bind(config.addr(), config.backlog.get()) {
         Ok(listener) => listener,
         Err(err) => {
             eprintln!("{server}: error: cannot listen on {}: {err}", config.addr());
             return ExitCode::FAILURE;
         }
     };
-    let addr = listener.local_addr().unwrap_or_else(|_| config.addr());
+    let addr = tcp.local_addr().unwrap_or_else(|_| config.addr());
+    let protocols = match &tls {
+        Some(_) => "https: h2, http/1.1 by ALPN",
+        None => "http: http/1.1, h2c",
+    };
+    // Absent (not empty) in cleartext.
+    let fingerprint = tls
+        .as_ref()
+        .map(|tls| tracing::field::display(tls.fingerprint()));
     tracing::info!(
         %addr,
+        protocols,
+        sha256 = fingerprint,
         workers = config.workers,
         delay_ms = config.delay_ms,
         blocking_threads = config.blocking_threads,
@@ -70,7 +92,7 @@ where
         db_pool = config.db_pool,
         "{server} listening"
     );
-    match serve(listener, config) {
+    match serve(Listener { tcp, tls }, config) {
         Ok(()) => {
             tracing::info!("{server} stopped");
             ExitCode::SUCCESS

@@ -2,11 +2,13 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::{NonZeroU32, NonZeroUsize};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
+use crate::tls::Tls;
 use greet_core::{Greeter, DEFAULT_BLOCKING_THREADS};
 use greet_store::settings::{DEFAULT_POOL, DEFAULT_TIMEOUT};
 use greet_store::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreError, StoreKind, Stores};
@@ -79,6 +81,20 @@ pub struct ServerConfig {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub db_timeout_ms: u64,
 
+    /// Serve TLS 1.3/1.2 (HTTP/2 or HTTP/1.1 by ALPN) with this PEM certificate chain
+    /// instead of cleartext; needs --tls-key
+    #[arg(long, env = "TLS_CERT", value_name = "PATH", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The PEM private key of --tls-cert
+    #[arg(long, env = "TLS_KEY", value_name = "PATH", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Serve TLS with a certificate made at start-up for localhost and 127.0.0.1; its SHA-256
+    /// fingerprint is in the start-up line
+    #[arg(long, conflicts_with_all = ["tls_cert", "tls_key"])]
+    pub tls_self_signed: bool,
+
     /// Probe this server's /health on --port (on 127.0.0.1 when --host is 0.0.0.0) and exit
     /// 0 if it answers 200, 1 otherwise; for images without curl
     #[arg(long)]
@@ -113,6 +129,9 @@ impl Default for ServerConfig {
             cache: CacheKind::Memory,
             redis_url: None,
             db_timeout_ms: DEFAULT_DB_TIMEOUT_MS,
+            tls_cert: None,
+            tls_key: None,
+            tls_self_signed: false,
             health_check: false,
         }
     }
@@ -132,6 +151,16 @@ impl ServerConfig {
     /// How long a graceful shutdown waits for in-flight requests.
     pub fn shutdown_timeout(&self) -> Duration {
         Duration::from_secs(self.shutdown_timeout_secs)
+    }
+
+    /// The TLS these settings ask for, if any: read from the PEM files, or made now
+    /// (`--tls-self-signed`, a new certificate each call). Errors name the file and reason.
+    pub fn tls(&self) -> Result<Option<Tls>, String> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Tls::from_pem_files(cert, key).map(Some),
+            _ if self.tls_self_signed => Tls::self_signed().map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// The greeter these settings describe.
@@ -233,6 +262,16 @@ mod tests {
             &["greet", "--db-timeout-ms", "0"],
             &["greet", "--database-url", "mysql://h/db"],
             &["greet", "--redis-url", "http://h"],
+            &["greet", "--tls-cert", "c.pem"],
+            &["greet", "--tls-key", "k.pem"],
+            &[
+                "greet",
+                "--tls-self-signed",
+                "--tls-cert",
+                "c.pem",
+                "--tls-key",
+                "k.pem",
+            ],
         ] {
             assert!(ServerConfig::try_parse_from(args).is_err(), "{args:?}");
         }

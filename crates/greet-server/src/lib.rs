@@ -3,7 +3,10 @@
 //!
 //! - [`config`]: [`ServerConfig`], the flags and environment variables of every server
 //!   binary, and the [`Api`] (greeter and stores) they describe.
-//! - [`net`]: binding with an explicit listen backlog.
+//! - [`net`]: binding with an explicit listen backlog, and the [`Listener`] a server serves
+//!   on (a socket, with TLS or without).
+//! - [`tls`]: [`Tls`], the rustls configuration every server terminates TLS with (PEM files
+//!   or a self-signed certificate, ALPN `h2` and `http/1.1`).
 //! - [`shutdown`]: the SIGTERM / Ctrl-C future every server drains on.
 //! - [`cli`]: the shared `main` of the server binaries (flags, `--health-check`, logging,
 //!   binding, exit code), and the one-line rendering of flag errors the harness uses too.
@@ -13,6 +16,9 @@ pub mod config;
 pub mod flag;
 pub mod net;
 pub mod shutdown;
+pub mod tls;
 
 pub use config::{Api, ServerConfig};
 pub use flag::ServerFlag;
+pub use net::Listener;
+pub use tls::Tls;

@@ -1,9 +1,29 @@
-//! Listening with an explicit backlog.
+//! Listening with an explicit backlog, and what a server serves on.
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener};
 
 use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::Tls;
+
+/// What a server serves on: a bound socket, and the TLS its connections are accepted with, if
+/// any. Cleartext connections speak HTTP/1.1 or HTTP/2 with prior knowledge (h2c), told apart
+/// by their first bytes; TLS connections speak what ALPN chose.
+#[derive(Debug)]
+pub struct Listener {
+    /// The bound, non-blocking socket.
+    pub tcp: TcpListener,
+    /// TLS for every connection, or none for cleartext.
+    pub tls: Option<Tls>,
+}
+
+impl From<TcpListener> for Listener {
+    /// Cleartext on `tcp`.
+    fn from(tcp: TcpListener) -> Self {
+        Self { tcp, tls: None }
+    }
+}
 
 /// Binds `addr` and listens with `backlog`, returning a non-blocking std listener that any
 /// runtime can adopt.

@@ -74,7 +74,8 @@ impl Server {
                     );
                 }
             }
-            let answer = http1::get_blocking(self.addr, "/health", Duration::from_millis(500));
+            let answer =
+                http1::get_blocking(self.addr, "/health", Duration::from_millis(500), None);
             if answer.is_ok_and(|res| res.status() == 200) {
                 self.startup = started.elapsed();
                 return Ok(self);

@@ -1,0 +1,323 @@
+//! One contract on every protocol: the same requests over HTTP/1.1, h2c (HTTP/2 with prior
+//! knowledge on the cleartext port), HTTP/1.1 over TLS and HTTP/2 over TLS get the same
+//! statuses, the same contract headers and the same bodies (a greeting's random word aside).
+//!
+//! The client is hyper's, over tokio-rustls for TLS, and checks the protocol it got: a server
+//! that answers an h2 client with HTTP/1.1 (or ALPN that settles on another protocol) fails
+//! here rather than counting as an answer. The raw HTTP/1 cases of [`crate::cases`] stay
+//! HTTP/1-only: what they send (no `Host`, broken heads) has no HTTP/2 spelling.
+//!
+//! Where HTTP/2 itself differs, the comparison leaves it out: HTTP/2 has no `Connection`
+//! header (and hyper's client refuses a response with one), `:authority` stands for `Host`,
+//! and a response's length may come from its frames alone.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use greet_core::{paths, WORDS};
+use greet_probe::tls::{client_config, server_name, Trust};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper::{Request, Version};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+/// How long one exchange may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A protocol a client speaks to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// HTTP/1.1 in cleartext.
+    Http1,
+    /// HTTP/2 in cleartext, with prior knowledge.
+    H2c,
+    /// HTTP/1.1 over TLS (ALPN `http/1.1`).
+    Https,
+    /// HTTP/2 over TLS (ALPN `h2`).
+    H2,
+}
+
+impl Protocol {
+    /// All four, cleartext first.
+    pub const ALL: [Protocol; 4] = [Self::Http1, Self::H2c, Self::Https, Self::H2];
+
+    /// `http1`, `h2c`, `https`, `h2`: its name on command lines and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Http1 => "http1",
+            Self::H2c => "h2c",
+            Self::Https => "https",
+            Self::H2 => "h2",
+        }
+    }
+
+    /// Over TLS.
+    pub fn tls(self) -> bool {
+        matches!(self, Self::Https | Self::H2)
+    }
+
+    /// HTTP/2 rather than HTTP/1.1.
+    pub fn http2(self) -> bool {
+        matches!(self, Self::H2c | Self::H2)
+    }
+
+    /// The ALPN id it asks for over TLS.
+    pub fn alpn(self) -> &'static [u8] {
+        if self.http2() {
+            b"h2"
+        } else {
+            b"http/1.1"
+        }
+    }
+
+    fn version(self) -> Version {
+        if self.http2() {
+            Version::HTTP_2
+        } else {
+            Version::HTTP_11
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A response as the comparison needs it.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The protocol it came over.
+    pub version: Version,
+    /// Its status.
+    pub status: u16,
+    /// Its headers.
+    pub headers: hyper::HeaderMap,
+    /// Its body.
+    pub body: Bytes,
+}
+
+impl Answer {
+    /// Header `name`'s value as text, or `-`.
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-")
+    }
+}
+
+/// `method target` to the server at `addr` over `protocol`, on a connection of its own;
+/// `trust` is what a TLS client accepts. Fails on anything but an answer over `protocol`.
+pub async fn fetch(
+    addr: SocketAddr,
+    protocol: Protocol,
+    trust: &Trust,
+    method: &str,
+    target: &str,
+) -> Result<Answer, String> {
+    tokio::time::timeout(TIMEOUT, exchange(addr, protocol, trust, method, target))
+        .await
+        .map_err(|_| format!("{protocol} {method} {target}: no answer within {TIMEOUT:?}"))?
+        .map_err(|why| format!("{protocol} {method} {target}: {why}"))
+}
+
+async fn exchange(
+    addr: SocketAddr,
+    protocol: Protocol,
+    trust: &Trust,
+    method: &str,
+    target: &str,
+) -> Result<Answer, String> {
+    let scheme = if protocol.tls() { "https" } else { "http" };
+    let builder = Request::builder().method(method);
+    // HTTP/2 names scheme and authority in pseudo-headers; HTTP/1.1 sends `Host`.
+    let builder = if protocol.http2() {
+        builder.uri(format!("{scheme}://{addr}{target}"))
+    } else {
+        builder.uri(target).header("host", addr.to_string())
+    };
+    let request = builder
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| format!("bad request: {e}"))?;
+    let tcp = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let _ = tcp.set_nodelay(true);
+    let answer = if protocol.tls() {
+        let config = client_config(trust, &[protocol.alpn()]).map_err(|e| e.to_string())?;
+        let stream = TlsConnector::from(config)
+            .connect(server_name(addr), tcp)
+            .await
+            .map_err(|e| format!("TLS handshake: {e}"))?;
+        let alpn = stream.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+        if alpn.as_deref() != Some(protocol.alpn()) {
+            return Err(format!(
+                "ALPN settled on {:?}, not {:?}",
+                alpn.map(|p| String::from_utf8_lossy(&p).into_owned()),
+                String::from_utf8_lossy(protocol.alpn())
+            ));
+        }
+        send(TokioIo::new(stream), protocol.http2(), request).await?
+    } else {
+        send(TokioIo::new(tcp), protocol.http2(), request).await?
+    };
+    if answer.version != protocol.version() {
+        return Err(format!("answered over {:?}", answer.version));
+    }
+    Ok(answer)
+}
+
+async fn send<I>(io: I, http2: bool, request: Request<Empty<Bytes>>) -> Result<Answer, String>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let response = if http2 {
+        let (mut sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+            .await
+            .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
+        tokio::spawn(conn);
+        sender.send_request(request).await
+    } else {
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
+            .await
+            .map_err(|e| format!("HTTP/1.1 handshake: {e}"))?;
+        tokio::spawn(conn);
+        sender.send_request(request).await
+    }
+    .map_err(|e| format!("request: {e}"))?;
+    let (parts, body) = response.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes();
+    Ok(Answer {
+        version: parts.version,
+        status: parts.status.as_u16(),
+        headers: parts.headers,
+        body,
+    })
+}
+
+/// The requests every protocol must answer alike, one per rule they exercise: a greeting, a
+/// HEAD, bad input (a bad escape, a long name), a method not allowed, health, an unknown
+/// path, and the store-bound routes.
+pub fn requests() -> Vec<(&'static str, String)> {
+    let long = "a".repeat(greet_core::name::MAX_NAME_CHARS + 1);
+    vec![
+        ("GET", format!("{}?name=Ana", paths::GREETINGS)),
+        ("HEAD", format!("{}?name=Ana", paths::GREETINGS)),
+        ("GET", format!("{}?name=Ana", paths::GREETINGS_BLOCKING)),
+        ("GET", format!("{}?name=%ZZ", paths::GREETINGS)),
+        ("GET", format!("{}?name={long}", paths::GREETINGS)),
+        ("POST", paths::GREETINGS.to_owned()),
+        ("GET", paths::HEALTH.to_owned()),
+        ("GET", "/nowhere".to_owned()),
+        ("GET", paths::DB.to_owned()),
+        ("GET", format!("{}?queries=3", paths::QUERIES)),
+        ("GET", format!("{}?name=user-00001", paths::BUSINESS)),
+    ]
+}
+
+/// The headers of the contract, compared across protocols.
+const CONTRACT_HEADERS: [&str; 5] = [
+    "content-type",
+    "content-length",
+    "server",
+    greet_core::NOSNIFF_HEADER,
+    "allow",
+];
+
+/// What of `answer` must be the same on every protocol: status, contract headers, and the
+/// body with what is random in it replaced by its shape (a greeting's word and length, a
+/// row's numbers, a visit count).
+pub fn essence(answer: &Answer) -> String {
+    let headers: Vec<String> = CONTRACT_HEADERS
+        .iter()
+        .map(|&name| {
+            let value = answer.header(name);
+            // A greeting's length follows its random word: what must hold is that it is the
+            // body's (or, answering HEAD, there).
+            let value = match value.parse::<usize>() {
+                Ok(n) if name == "content-length" && n == answer.body.len() => "the body's",
+                Ok(_) if name == "content-length" && answer.body.is_empty() => "given",
+                _ => value,
+            };
+            format!("{name}: {value}")
+        })
+        .collect();
+    let body = String::from_utf8_lossy(&answer.body);
+    let body = match body.split_once(' ') {
+        // `<word> Ana!`: the word is random, and must be one of the list.
+        Some((word, rest)) if WORDS.contains(&word) => format!("<word> {rest}"),
+        _ => digits_as_n(&body),
+    };
+    format!("{} | {} | {body}", answer.status, headers.join(" | "))
+}
+
+/// `text` with each run of digits as `N`: a row's id and number, a visit count.
+fn digits_as_n(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('N');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Checks that `protocols` each answer every one of [`requests`] as HTTP/1.1 in cleartext does
+/// at `cleartext`; `tls` is the same server's TLS port, if any, with what its client trusts.
+pub async fn answers_alike(
+    cleartext: SocketAddr,
+    tls: Option<(SocketAddr, Trust)>,
+) -> Result<(), String> {
+    for (method, target) in requests() {
+        let reference = fetch(cleartext, Protocol::Http1, &Trust::Any, method, &target).await?;
+        let expected = essence(&reference);
+        for protocol in Protocol::ALL.into_iter().skip(1) {
+            let (addr, trust) = match (&tls, protocol.tls()) {
+                (_, false) => (cleartext, Trust::Any),
+                (Some((addr, trust)), true) => (*addr, trust.clone()),
+                (None, true) => continue,
+            };
+            let answer = fetch(addr, protocol, &trust, method, &target).await?;
+            let got = essence(&answer);
+            if got != expected {
+                return Err(format!(
+                    "{protocol} {method} {}: {got:?}, HTTP/1.1 gave {expected:?}",
+                    crate::cases::elide(&target, 40)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn essence_keeps_the_contract_and_drops_the_random() {
+        assert_eq!(
+            digits_as_n(r#"{"id":4211,"randomNumber":77}"#),
+            r#"{"id":N,"randomNumber":N}"#
+        );
+        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names, ["http1", "h2c", "https", "h2"]);
+        assert!(Protocol::H2.tls() && Protocol::H2.http2() && !Protocol::Https.http2());
+    }
+}

@@ -1,0 +1,51 @@
+//! One contract on every protocol, per server: the cleartext port answers HTTP/1.1 and h2c,
+//! the TLS port (a certificate made at start-up, trusted alone) HTTP/1.1 and HTTP/2 by ALPN,
+//! and every request of `greet_conformance::protocols::requests` gets the same answer on all
+//! four.
+
+use greet_conformance::protocols::{answers_alike, fetch, Protocol};
+use greet_conformance::spawn::{quick, spawn, Spawned};
+use greet_probe::tls::Trust;
+use greet_server::ServerConfig;
+
+macro_rules! protocol_tests {
+    ($($server:ident => $run:path,)*) => {
+        $(
+            mod $server {
+                use super::*;
+
+                fn start(config: ServerConfig) -> Spawned {
+                    spawn(|listener, config, shutdown| $run(listener, config, shutdown), config)
+                        .expect("server starts")
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn every_protocol_answers_alike() {
+                    let plain = start(quick());
+                    let tls = start(ServerConfig { tls_self_signed: true, ..quick() });
+                    let trust = Trust::Certificate(tls.certificate().expect("TLS").clone());
+                    if let Err(why) = answers_alike(plain.addr(), Some((tls.addr(), trust))).await {
+                        panic!("{why}");
+                    }
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn a_tls_port_speaks_no_cleartext_and_trusts_matter() {
+                    let tls = start(ServerConfig { tls_self_signed: true, ..quick() });
+                    let err = fetch(tls.addr(), Protocol::Http1, &Trust::Any, "GET", "/health")
+                        .await
+                        .expect_err("cleartext on a TLS port");
+                    assert!(err.starts_with("http1 GET /health: "), "{err}");
+                    let other = start(ServerConfig { tls_self_signed: true, ..quick() });
+                    let stranger = Trust::Certificate(other.certificate().unwrap().clone());
+                    let err = fetch(tls.addr(), Protocol::H2, &stranger, "GET", "/health")
+                        .await
+                        .expect_err("another server's certificate");
+                    assert!(err.contains("TLS handshake"), "{err}");
+                }
+            }
+        )*
+    };
+}
+
+greet_conformance::for_each_server!(protocol_tests);
