@@ -202,10 +202,7 @@ impl Builders {
     }
 
     /// Serves `io` over HTTP/2 or HTTP/1.1 on a task of its own until it closes, or until
-    /// `watcher`'s shutdown has let its requests finish. A task of its own, sized for its
-    /// protocol alone: a task that first waited for the preface or a TLS handshake and then
-    /// served in place kept room for all of it beside every HTTP/1 connection (2.7 KiB
-    /// against 0.9 KiB, and 5 KiB more resident per connection at 2700).
+    /// `watcher`'s shutdown has let its requests finish.
     fn spawn<I, S, B>(&self, io: I, http2: bool, service: S, watcher: Watcher)
     where
         I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
@@ -232,36 +229,32 @@ impl Builders {
 /// second time and cost about 12 KiB a connection (32 MiB at 2700).
 async fn opens_with_h2_preface(stream: &tokio::net::TcpStream) -> Option<bool> {
     const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-    let look = async {
-        let mut first = [0u8; PREFACE.len()];
-        loop {
-            let n = match stream.peek(&mut first).await {
-                Ok(0) | Err(_) => return None,
-                Ok(n) => n,
-            };
-            if first[..n] != PREFACE[..n] {
-                return Some(false);
-            }
-            if n == PREFACE.len() {
-                return Some(true);
-            }
-            // A preface split across segments: rare, and bounded by the timeout.
-            tokio::time::sleep(Duration::from_millis(10)).await;
+    let deadline = tokio::time::Instant::now() + HEAD_READ_TIMEOUT;
+    let mut first = [0u8; PREFACE.len()];
+    loop {
+        let n = match tokio::time::timeout_at(deadline, stream.peek(&mut first)).await {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return None,
+        };
+        if first[..n] != PREFACE[..n] {
+            return Some(false);
         }
-    };
-    tokio::time::timeout(HEAD_READ_TIMEOUT, look)
-        .await
-        .ok()
-        .flatten()
+        if n == PREFACE.len() {
+            return Some(true);
+        }
+        // A preface split across segments: rare, and bounded by the deadline.
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
-/// A new connection's first task: on cleartext, HTTP/2 when it opens with the preface and
-/// HTTP/1.1 otherwise; on TLS, the handshake within [`HEAD_READ_TIMEOUT`], then what ALPN
-/// agreed; then the connection is served on a task of its own ([`Builders::spawn`]). Client
-/// resets, cut slow heads and failed handshakes end here; none of them concern the server.
-async fn connection<S, B>(
+/// A cleartext connection's task: HTTP/1.1 served in place, or, when it opens with the
+/// preface, HTTP/2 handed to a task of its own. The task is sized for an HTTP/1 connection
+/// alone (1.1 KiB): a first task that held room for a TLS handshake too, and handed every
+/// connection on to a second task, left 1.4-1.7 KiB more resident per HTTP/1 connection
+/// (4 MiB at 2700). Client resets and cut slow heads end here; none of them
+/// concern the server.
+async fn cleartext_connection<S, B>(
     stream: tokio::net::TcpStream,
-    acceptor: Option<TlsAcceptor>,
     builders: Arc<Builders>,
     service: S,
     watcher: Watcher,
@@ -273,19 +266,39 @@ async fn connection<S, B>(
     B::Data: Send,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
-    match acceptor {
-        None => {
-            if let Some(http2) = opens_with_h2_preface(&stream).await {
-                builders.spawn(TokioIo::new(stream), http2, service, watcher);
-            }
+    match opens_with_h2_preface(&stream).await {
+        Some(false) => {
+            let http1 = builders
+                .http1
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = watcher.watch(http1).await;
         }
-        Some(acceptor) => {
-            let accept = tokio::time::timeout(HEAD_READ_TIMEOUT, acceptor.accept(stream));
-            if let Ok(Ok(stream)) = accept.await {
-                let http2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
-                builders.spawn(TokioIo::new(stream), http2, service, watcher);
-            }
-        }
+        Some(true) => builders.spawn(TokioIo::new(stream), true, service, watcher),
+        None => {}
+    }
+}
+
+/// A TLS connection's first task: the handshake within [`HEAD_READ_TIMEOUT`], then what ALPN
+/// agreed on a task of its own, which does not keep the handshake's room (rustls' state is
+/// over a kilobyte). Failed and stalled handshakes end here.
+async fn tls_connection<S, B>(
+    stream: tokio::net::TcpStream,
+    acceptor: TlsAcceptor,
+    builders: Arc<Builders>,
+    service: S,
+    watcher: Watcher,
+) where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let handshake = tokio::time::timeout(HEAD_READ_TIMEOUT, acceptor.accept(stream));
+    if let Ok(Ok(stream)) = handshake.await {
+        let http2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
+        builders.spawn(TokioIo::new(stream), http2, service, watcher);
     }
 }
 
@@ -327,14 +340,17 @@ where
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let conn = connection(
-            stream,
-            acceptor.clone(),
-            builders.clone(),
-            service.clone(),
-            graceful.watcher(),
-        );
-        tokio::spawn(conn);
+        let (builders, service, watcher) = (builders.clone(), service.clone(), graceful.watcher());
+        match &acceptor {
+            None => tokio::spawn(cleartext_connection(stream, builders, service, watcher)),
+            Some(acceptor) => tokio::spawn(tls_connection(
+                stream,
+                acceptor.clone(),
+                builders,
+                service,
+                watcher,
+            )),
+        };
     }
 
     drop(listener);
@@ -384,5 +400,39 @@ mod tests {
             std::mem::size_of_val(&*business)
         );
         assert!(size <= 1024, "{size} bytes");
+    }
+
+    /// A cleartext connection's task holds an HTTP/1 connection and little more: the room a
+    /// TLS handshake or an HTTP/2 connection takes is elsewhere (see `cleartext_connection`).
+    #[tokio::test]
+    async fn a_connection_task_is_sized_for_http1() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let accept = || async {
+            let _client = tokio::net::TcpStream::connect(addr).await.expect("connect");
+            listener.accept().await.expect("accept").0
+        };
+        let api = ServerConfig::default().api().expect("api");
+        let service = service_fn(move |req| {
+            let api = api.clone();
+            async move { Ok::<_, Infallible>(handle(&api, req).await) }
+        });
+        let (builders, graceful) = (Arc::new(Builders::new()), GracefulShutdown::new());
+        let task = cleartext_connection(
+            accept().await,
+            builders.clone(),
+            service.clone(),
+            graceful.watcher(),
+        );
+        let http1 = graceful.watcher().watch(
+            builders
+                .http1
+                .serve_connection(TokioIo::new(accept().await), service),
+        );
+        let (task, http1) = (size_of_val(&task), size_of_val(&http1));
+        eprintln!("a connection's task: {task} bytes; its HTTP/1 connection: {http1} bytes");
+        assert!(task <= http1 + 256, "{task} bytes against {http1}");
     }
 }
