@@ -376,6 +376,7 @@ mod tests {
         };
         let mut results = Results::new(meta);
         results.ladder = Some(Ladder {
+            transport: Default::default(),
             mode: Mode::Process,
             delay_ms,
             workers: 1,

@@ -12,10 +12,10 @@ use anyhow::{bail, Context, Result};
 use greet_server::ServerFlag;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::load::{self, Expect, Sessions, Stop};
+use crate::load::{self, Expect, Sessions, Stop, Wire};
 use crate::plan::{package, Common, Contract, Foreign, Target};
 use crate::report;
-use crate::results::{Results, Run};
+use crate::results::{Results, Run, Transport};
 use crate::sample::{Maxima, Sampler};
 use crate::server::{Binaries, Server};
 
@@ -34,6 +34,9 @@ pub struct Harness {
     pub binaries: Binaries,
     /// Where results go.
     pub out: PathBuf,
+    /// What the load goes over (`--protocol`): over TLS, any certificate is trusted (the
+    /// servers make their own; a `--target`'s is its owner's), signatures still checked.
+    pub wire: Wire,
 }
 
 impl Harness {
@@ -67,6 +70,44 @@ impl Harness {
         self.common.timeout
     }
 
+    /// The protocol a scenario's section records.
+    pub fn transport(&self) -> Transport {
+        Transport {
+            protocol: self.common.protocol.name().to_owned(),
+            streams: self.common.streams,
+        }
+    }
+
+    /// `args` for a server that is measured: with TLS when the protocol asks for it. The
+    /// contract checks run on cleartext processes of their own: their raw HTTP/1 cases have
+    /// no TLS or HTTP/2 spelling (the conformance tests hold every protocol to one contract).
+    pub fn measured_args(&self, args: &[String]) -> Vec<String> {
+        let mut args = args.to_vec();
+        if self.common.protocol.tls() {
+            args.extend(ServerFlag::TlsSelfSigned.args());
+        }
+        args
+    }
+
+    /// Checks, when the load is not HTTP/1.1 in cleartext, that a measured server answers
+    /// `target` over the protocol asked for, as `expect` says.
+    pub async fn check_protocol(
+        &self,
+        who: &str,
+        addr: SocketAddr,
+        target: &str,
+        expect: &Expect,
+    ) -> Result<()> {
+        if self.wire.protocol == crate::plan::Protocol::Http1 {
+            return Ok(());
+        }
+        load::check_once(addr, &self.wire, target, expect, Duration::from_secs(10))
+            .await
+            .map_err(|why| anyhow::anyhow!("protocol check failed: {why}"))?;
+        self.say(who, &format!("answers over {}", self.wire.protocol));
+        Ok(())
+    }
+
     /// Starts server `short` with `args`, pinned, and waits until it answers.
     pub async fn start(&self, short: &str, args: Vec<String>) -> Result<Server> {
         let program = self.binaries.locate(short)?;
@@ -86,15 +127,15 @@ impl Harness {
     }
 
     /// The light check of a server the harness did not build: `GET target` answers as
-    /// `expect` says.
+    /// `expect` says, over `wire`.
     pub async fn light_check(
         &self,
         who: &str,
-        addr: SocketAddr,
+        (addr, wire): (SocketAddr, &Wire),
         target: &str,
         expect: &Expect,
     ) -> Result<()> {
-        load::check_once(addr, target, expect, Duration::from_secs(10))
+        load::check_once(addr, wire, target, expect, Duration::from_secs(10))
             .await
             .map_err(|why| anyhow::anyhow!("light check failed: {why}"))?;
         self.say(who, "light check passed");
@@ -102,18 +143,33 @@ impl Harness {
     }
 
     /// Verifies a server before its load as `contract` says: the whole contract suite at
-    /// `base_url`, or the light check of `target` at `addr` with `expect`.
+    /// `base_url`, or the light check of `target` at `addr` with `expect`. A process the
+    /// harness started for the check is in cleartext, and checked over HTTP/1.1; a target
+    /// (`measured`) is checked over the load's protocol, and the whole suite, raw HTTP/1.1 in
+    /// cleartext, cannot run on it over TLS.
     pub async fn verify(
         &self,
         who: &str,
         contract: Contract,
-        (addr, base_url): (SocketAddr, &str),
+        (addr, base_url, measured): (SocketAddr, &str, bool),
         target: &str,
         expect: &Expect,
     ) -> Result<()> {
+        let cleartext = Wire::default();
+        let wire = if measured { &self.wire } else { &cleartext };
         match contract {
-            Contract::Full => self.check(who, base_url).await,
-            Contract::Light => self.light_check(who, addr, target, expect).await,
+            Contract::Full if measured && wire.protocol.tls() => bail!(
+                "--contract full is raw HTTP/1.1 in cleartext; with --protocol {} use --contract light",
+                wire.protocol
+            ),
+            Contract::Full => {
+                self.check(who, base_url).await?;
+                if measured {
+                    self.check_protocol(who, addr, target, expect).await?;
+                }
+                Ok(())
+            }
+            Contract::Light => self.light_check(who, (addr, wire), target, expect).await,
         }
     }
 
@@ -139,16 +195,18 @@ impl Harness {
                 if contract == Contract::Full && !again {
                     let checked = self.start(short, args.to_vec()).await?;
                     let base_url = format!("http://{}", checked.addr());
-                    let at = (checked.addr(), base_url.as_str());
+                    let at = (checked.addr(), base_url.as_str(), false);
                     self.verify(&name, contract, at, target, &expect).await?;
                     self.stop(checked).await?;
                 }
-                let server = self.start(short, args.to_vec()).await?;
+                let server = self.start(short, self.measured_args(args)).await?;
                 let addr = server.addr();
                 if contract == Contract::Light {
                     let base_url = format!("http://{addr}");
-                    self.verify(&name, contract, (addr, &base_url), target, &expect)
+                    self.verify(&name, contract, (addr, &base_url, true), target, &expect)
                         .await?;
+                } else {
+                    self.check_protocol(&name, addr, target, &expect).await?;
                 }
                 Ok(Up {
                     addr,
@@ -160,7 +218,7 @@ impl Harness {
                     .await
                     .map_err(anyhow::Error::msg)?;
                 if contract == Contract::Light || !again {
-                    self.verify(&name, contract, (addr, &t.url), target, &expect)
+                    self.verify(&name, contract, (addr, &t.url, true), target, &expect)
                         .await?;
                 }
                 Ok(Up { addr, server: None })

@@ -9,11 +9,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Result};
 use greet_launch::process::{allowed_cpus, pin_current_thread};
 use greet_probe::procfs;
+use greet_probe::tls::Trust;
 
 use crate::compare;
 use crate::diff;
 use crate::gate;
 use crate::harness::Harness;
+use crate::load::Wire;
 use crate::plan::{self, Plan, Scenario, Threshold};
 use crate::points;
 use crate::report;
@@ -61,7 +63,9 @@ pub fn run(plan: Plan) -> Result<Verdict> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(plan::RESULTS_DIR).join(timestamp_dir()));
+    let wire = Wire::new(common.protocol, &Trust::Any).map_err(anyhow::Error::msg)?;
     let harness = Harness {
+        wire,
         common,
         server_cpus,
         load_cpus,

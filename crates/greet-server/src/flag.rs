@@ -26,6 +26,8 @@ pub enum ServerFlag {
     Cache(CacheKind),
     /// `--redis-url`, password included.
     RedisUrl(RedisUrl),
+    /// `--tls-self-signed`: TLS with a certificate made at start-up.
+    TlsSelfSigned,
 }
 
 impl ServerFlag {
@@ -40,22 +42,26 @@ impl ServerFlag {
             Self::DbPool(_) => "db_pool",
             Self::Cache(_) => "cache",
             Self::RedisUrl(_) => "redis_url",
+            Self::TlsSelfSigned => "tls_self_signed",
         }
     }
 
-    fn value(&self) -> String {
-        match self {
+    /// Its value; none for a switch.
+    fn value(&self) -> Option<String> {
+        Some(match self {
             Self::DelayMs(n) => n.to_string(),
             Self::Workers(n) | Self::BlockingThreads(n) | Self::DbPool(n) => n.to_string(),
             Self::Store(kind) => kind.name().to_owned(),
             Self::DatabaseUrl(url) => url.unredacted(),
             Self::Cache(kind) => kind.name().to_owned(),
             Self::RedisUrl(url) => url.0.clone(),
-        }
+            Self::TlsSelfSigned => return None,
+        })
     }
 
-    /// `["--delay-ms", "1000"]`: the flag as [`ServerConfig`] names it, and its value.
-    pub fn args(&self) -> [String; 2] {
+    /// `["--delay-ms", "1000"]`: the flag as [`ServerConfig`] names it, and its value (a
+    /// switch has none).
+    pub fn args(&self) -> Vec<String> {
         self.args_of(&ServerConfig::command())
     }
 
@@ -68,14 +74,16 @@ impl ServerFlag {
             .collect()
     }
 
-    fn args_of(&self, command: &clap::Command) -> [String; 2] {
+    fn args_of(&self, command: &clap::Command) -> Vec<String> {
         // `id()` is checked against clap's ids by the test below: a renamed field fails it.
         let long = command
             .get_arguments()
             .find(|arg| arg.get_id() == self.id())
             .and_then(|arg| arg.get_long())
             .expect("every ServerFlag is a flag of ServerConfig");
-        [format!("--{long}"), self.value()]
+        std::iter::once(format!("--{long}"))
+            .chain(self.value())
+            .collect()
     }
 }
 
@@ -100,6 +108,7 @@ mod tests {
             ServerFlag::DbPool(9),
             ServerFlag::Cache(CacheKind::Redis),
             ServerFlag::RedisUrl(redis.clone()),
+            ServerFlag::TlsSelfSigned,
         ];
         let line = ServerFlag::command_line(&flags);
         assert_eq!(line[..2], ["--delay-ms", "7"]);
@@ -114,5 +123,6 @@ mod tests {
         assert_eq!(config.db_pool.get(), 9);
         assert_eq!(config.cache, CacheKind::Redis);
         assert_eq!(config.redis_url, Some(redis));
+        assert!(config.tls_self_signed);
     }
 }

@@ -68,6 +68,18 @@ pub(super) struct CommonArgs {
     /// ratio thresholds ('total<1.10x') hold to that comparison
     #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
     baseline: Option<String>,
+
+    /// What every request goes over: http1, h2c (HTTP/2 with prior knowledge), https
+    /// (HTTP/1.1 over TLS) or h2 (HTTP/2 over TLS, ALPN). Over TLS the servers the harness
+    /// starts make their own certificate (--tls-self-signed), and no session is resumed. An
+    /// answer over another protocol than this one is a failure [default: http1]
+    #[arg(long, value_name = "PROTOCOL")]
+    protocol: Option<plan::Protocol>,
+
+    /// Over HTTP/2 (h2c, h2): users of a keep-alive load sharing one connection, each with a
+    /// stream of its own at a time [default: 1, a connection each as over HTTP/1.1]
+    #[arg(long, value_parser = parse_count)]
+    streams: Option<usize>,
 }
 
 impl CommonArgs {
@@ -87,6 +99,8 @@ impl CommonArgs {
             thresholds: self.thresholds,
             save_baseline: self.save_baseline,
             baseline: self.baseline,
+            protocol: self.protocol.unwrap_or(plan::Protocol::Http1),
+            streams: self.streams.unwrap_or(1),
         }
     }
 }

@@ -177,7 +177,7 @@ pub fn main() -> ExitCode {
     };
     let plan = match cli.action() {
         Action::Run(plan) => {
-            if let Err(why) = check_baseline(&plan.common) {
+            if let Err(why) = check_baseline(&plan.common).and_then(|()| check_transport(&plan)) {
                 return usage(&why);
             }
             plan
@@ -240,6 +240,26 @@ fn check_baseline(common: &Common) -> Result<(), String> {
             .map_err(|err| format!("baseline {name}: {err:#}")),
         (None, None) => Ok(()),
     }
+}
+
+/// A `--protocol` or `--streams` the run cannot honour, as one line.
+fn check_transport(plan: &Plan) -> Result<(), String> {
+    let (protocol, streams) = (plan.common.protocol, plan.common.streams);
+    if streams > 1 && !protocol.http2() {
+        return Err(format!(
+            "--streams {streams} shares HTTP/2 connections: use it with --protocol h2c or h2, \
+             not {protocol}"
+        ));
+    }
+    if protocol != plan::Protocol::Http1 {
+        if let Some(peer) = plan.binaries().into_iter().find(|s| plan::is_peer(s)) {
+            return Err(format!(
+                "--protocol {protocol}: {peer} (a JVM peer) serves HTTP/1.1 in cleartext only; \
+                 leave it out or use --protocol http1"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Bad usage: one line, exit 2.

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use greet_core::{paths, WORDS};
-use greet_probe::http1::Response;
 use greet_store::{Business, World};
 
 use crate::plan;
@@ -11,7 +10,7 @@ use crate::plan;
 use super::count::ErrorKind;
 
 /// A check of a response: `Ok` for a valid one, or why it is not.
-type Check = dyn Fn(&Response) -> Result<(), ErrorKind> + Send + Sync;
+type Check = dyn Fn(u16, &[u8]) -> Result<(), ErrorKind> + Send + Sync;
 
 /// What a valid response is: the status and body a path answers with.
 #[derive(Clone)]
@@ -30,13 +29,15 @@ impl Expect {
     /// failures). Every rule wants a 2xx status.
     pub fn for_target(target: &str, rule: &plan::Expect) -> Self {
         match rule {
-            plan::Expect::Any => Self::with(|res| status_and(res, |_| true)),
+            plan::Expect::Any => Self::with(|status, body| status_and(status, body, |_| true)),
             plan::Expect::Pattern(pattern) => {
                 // The CLI has compiled it once already: it compiles.
                 let regex = regex::bytes::Regex::new(pattern).unwrap_or_else(|_| {
                     regex::bytes::Regex::new("$^").expect("a regex that matches nothing")
                 });
-                Self::with(move |res| status_and(res, |body| regex.is_match(body)))
+                Self::with(move |status, body| {
+                    status_and(status, body, |body| regex.is_match(body))
+                })
             }
             plan::Expect::Greeting => {
                 let (path, query) = match target.split_once('?') {
@@ -45,19 +46,21 @@ impl Expect {
                 };
                 match path {
                     paths::HEALTH => {
-                        return Self::with(|res| status_and(res, |body| body == b"ok"))
+                        return Self::with(|status, body| {
+                            status_and(status, body, |body| body == b"ok")
+                        })
                     }
                     paths::DB => {
-                        return Self::with(|res| {
-                            status_and(res, |body| {
+                        return Self::with(|status, body| {
+                            status_and(status, body, |body| {
                                 json::<World>(body).is_some_and(|w| w.is_seeded())
                             })
                         })
                     }
                     paths::QUERIES => {
                         let n = greet_store::queries_from_query(query);
-                        return Self::with(move |res| {
-                            status_and(res, |body| {
+                        return Self::with(move |status, body| {
+                            status_and(status, body, |body| {
                                 json::<Vec<World>>(body).is_some_and(|rows| {
                                     rows.len() == n && rows.iter().all(World::is_seeded)
                                 })
@@ -70,7 +73,9 @@ impl Expect {
                 let suffix = greet_core::name::name_from_query(query)
                     .map(|name| format!(" {name}!").into_bytes())
                     .unwrap_or_default();
-                Self::with(move |res| status_and(res, |body| is_greeting(body, &suffix)))
+                Self::with(move |status, body| {
+                    status_and(status, body, |body| is_greeting(body, &suffix))
+                })
             }
         }
     }
@@ -81,11 +86,11 @@ impl Expect {
     fn business(query: Option<&str>) -> Self {
         let Ok(name) = greet_core::name::name_from_query(query) else {
             // A refused name: 400s, which count as failures.
-            return Self::with(|res| status_and(res, |_| false));
+            return Self::with(|status, body| status_and(status, body, |_| false));
         };
         let seen = Arc::new(VisitLedger::default());
-        Self::with(move |res| {
-            status_and(res, |body| {
+        Self::with(move |status, body| {
+            status_and(status, body, |body| {
                 json::<Business>(body)
                     .is_some_and(|b| b.greets(&name) && b.visits >= 1 && seen.first(b.visits))
             })
@@ -94,21 +99,21 @@ impl Expect {
 
     /// Any check of a response: `Ok` for a valid one, or why it is not.
     pub fn with(
-        check: impl Fn(&Response) -> Result<(), ErrorKind> + Send + Sync + 'static,
+        check: impl Fn(u16, &[u8]) -> Result<(), ErrorKind> + Send + Sync + 'static,
     ) -> Self {
         Self(Arc::new(check))
     }
 
-    /// Whether `res` is valid.
-    pub fn check(&self, res: &Response) -> Result<(), ErrorKind> {
-        (self.0)(res)
+    /// Whether an answer of `status` and `body` is valid.
+    pub fn check(&self, status: u16, body: &[u8]) -> Result<(), ErrorKind> {
+        (self.0)(status, body)
     }
 }
 
-fn status_and(res: &Response, body: impl Fn(&[u8]) -> bool) -> Result<(), ErrorKind> {
-    if !(200..300).contains(&res.status()) {
+fn status_and(status: u16, body: &[u8], valid: impl Fn(&[u8]) -> bool) -> Result<(), ErrorKind> {
+    if !(200..300).contains(&status) {
         Err(ErrorKind::Status)
-    } else if body(res.body()) {
+    } else if valid(body) {
         Ok(())
     } else {
         Err(ErrorKind::Body)
@@ -146,7 +151,13 @@ pub fn is_greeting(body: &[u8], suffix: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use greet_probe::http1::{self, Options};
+    use greet_probe::http1::{self, Options, Response};
+
+    impl Expect {
+        fn check_response(&self, res: &Response) -> Result<(), ErrorKind> {
+            self.check(res.status(), res.body())
+        }
+    }
 
     fn response(wire: &[u8]) -> Response {
         let mut res = Response::new();
@@ -175,7 +186,10 @@ mod tests {
     fn validates_bodies_for_the_target() {
         let world = Expect::for_target("/greetings", &plan::Expect::Greeting);
         for word in WORDS {
-            assert_eq!(world.check(&answer(&format!("{word} World!"))), Ok(()));
+            assert_eq!(
+                world.check_response(&answer(&format!("{word} World!"))),
+                Ok(())
+            );
         }
         for bad in [
             "Hello Ana!",
@@ -184,29 +198,40 @@ mod tests {
             "",
             "Hello World",
         ] {
-            assert_eq!(world.check(&answer(bad)), Err(ErrorKind::Body), "{bad}");
+            assert_eq!(
+                world.check_response(&answer(bad)),
+                Err(ErrorKind::Body),
+                "{bad}"
+            );
         }
         let ana = Expect::for_target("/greetings?name=Ana&x=1", &plan::Expect::Greeting);
-        assert_eq!(ana.check(&answer("Oi Ana!")), Ok(()));
-        assert_eq!(ana.check(&answer("Oi World!")), Err(ErrorKind::Body));
+        assert_eq!(ana.check_response(&answer("Oi Ana!")), Ok(()));
+        assert_eq!(
+            ana.check_response(&answer("Oi World!")),
+            Err(ErrorKind::Body)
+        );
         let joao = Expect::for_target(
             "/greetings/blocking?name=Jo%C3%A3o",
             &plan::Expect::Greeting,
         );
-        assert_eq!(joao.check(&answer("Hallo João!")), Ok(()));
+        assert_eq!(joao.check_response(&answer("Hallo João!")), Ok(()));
         assert_eq!(
-            Expect::for_target("/health", &plan::Expect::Greeting).check(&answer("ok")),
+            Expect::for_target("/health", &plan::Expect::Greeting).check_response(&answer("ok")),
             Ok(())
         );
         let refused = response(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
         let any = Expect::for_target("/x", &plan::Expect::Any);
-        assert_eq!(any.check(&answer("anything")), Ok(()));
-        assert_eq!(any.check(&refused), Err(ErrorKind::Status));
+        assert_eq!(any.check_response(&answer("anything")), Ok(()));
+        assert_eq!(any.check_response(&refused), Err(ErrorKind::Status));
         let pattern = Expect::for_target("/x", &plan::Expect::Pattern("^Ol. ".into()));
-        assert_eq!(pattern.check(&answer("Olá Ana!")), Ok(()));
-        assert_eq!(pattern.check(&answer("Hi Ana!")), Err(ErrorKind::Body));
+        assert_eq!(pattern.check_response(&answer("Olá Ana!")), Ok(()));
         assert_eq!(
-            Expect::for_target("/greetings?name=%ZZ", &plan::Expect::Greeting).check(&refused),
+            pattern.check_response(&answer("Hi Ana!")),
+            Err(ErrorKind::Body)
+        );
+        assert_eq!(
+            Expect::for_target("/greetings?name=%ZZ", &plan::Expect::Greeting)
+                .check_response(&refused),
             Err(ErrorKind::Status)
         );
     }
@@ -221,7 +246,7 @@ mod tests {
             )
         };
         let db = Expect::for_target("/db", rule);
-        assert_eq!(db.check(&answer(&row(17))), Ok(()));
+        assert_eq!(db.check_response(&answer(&row(17))), Ok(()));
         let wrong = format!(
             r#"{{"id":17,"randomNumber":{}}}"#,
             greet_store::seed::world_number(17) % 10_000 + 1
@@ -233,19 +258,26 @@ mod tests {
             "ok",
             r#"{"id":17}"#,
         ] {
-            assert_eq!(db.check(&answer(bad)), Err(ErrorKind::Body), "{bad}");
+            assert_eq!(
+                db.check_response(&answer(bad)),
+                Err(ErrorKind::Body),
+                "{bad}"
+            );
         }
         let three = Expect::for_target("/queries?queries=3", rule);
         assert_eq!(
-            three.check(&answer(&format!("[{},{},{}]", row(1), row(2), row(10_000)))),
+            three.check_response(&answer(&format!("[{},{},{}]", row(1), row(2), row(10_000)))),
             Ok(())
         );
         assert_eq!(
-            three.check(&answer(&format!("[{},{}]", row(1), row(2)))),
+            three.check_response(&answer(&format!("[{},{}]", row(1), row(2)))),
             Err(ErrorKind::Body)
         );
         let one = Expect::for_target("/queries?queries=x", rule);
-        assert_eq!(one.check(&answer(&format!("[{}]", row(5)))), Ok(()));
+        assert_eq!(
+            one.check_response(&answer(&format!("[{}]", row(5)))),
+            Ok(())
+        );
 
         let word = greet_store::seed::person_word(42);
         let other = WORDS.iter().find(|w| **w != word).unwrap();
@@ -256,30 +288,30 @@ mod tests {
         };
         let known = Expect::for_target("/business?name=user-00042", rule);
         assert_eq!(
-            known.check(&business(&format!("{word} user-00042!"), 1)),
+            known.check_response(&business(&format!("{word} user-00042!"), 1)),
             Ok(())
         );
         assert_eq!(
-            known.check(&business(&format!("{word} user-00042!"), 3)),
+            known.check_response(&business(&format!("{word} user-00042!"), 3)),
             Ok(())
         );
         // The same count twice: a visit counted once for two answers.
         assert_eq!(
-            known.check(&business(&format!("{word} user-00042!"), 3)),
+            known.check_response(&business(&format!("{word} user-00042!"), 3)),
             Err(ErrorKind::Body)
         );
         assert_eq!(
-            known.check(&business(&format!("{other} user-00042!"), 4)),
+            known.check_response(&business(&format!("{other} user-00042!"), 4)),
             Err(ErrorKind::Body)
         );
         assert_eq!(
-            known.check(&business(&format!("{word} user-00042!"), 0)),
+            known.check_response(&business(&format!("{word} user-00042!"), 0)),
             Err(ErrorKind::Body)
         );
         let ana = Expect::for_target("/business?name=Ana", rule);
         let body = format!(r#"{{"name":"Ana","greeting":"{other} Ana!","visits":1}}"#);
-        assert_eq!(ana.check(&answer(&body)), Ok(()));
+        assert_eq!(ana.check_response(&answer(&body)), Ok(()));
         let bad = Expect::for_target("/business?name=%ZZ", rule);
-        assert_eq!(bad.check(&answer("{}")), Err(ErrorKind::Body));
+        assert_eq!(bad.check_response(&answer("{}")), Err(ErrorKind::Body));
     }
 }

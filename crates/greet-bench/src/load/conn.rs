@@ -1,165 +1,375 @@
-//! The load generator's connection: one request written whole, its answer read and checked;
-//! and the one-request check a scenario makes before it measures.
+//! The load generator's connection, over HTTP/1.1 or HTTP/2, in cleartext or over TLS
+//! ([`Wire`]): one request written whole, its answer read and checked; and the one-request
+//! check a scenario makes before it measures.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use greet_conformance::protocols::Protocol;
 use greet_probe::http1::{self, Options, Response};
-use tokio::io::AsyncWriteExt;
+use greet_probe::tls::{client_config, server_name, Trust};
+use h2::client::SendRequest;
+use hyper::body::Bytes;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::TlsConnector;
 
 use super::check::Expect;
 use super::count::{ErrorKind, Outcome};
 
-/// A request for `target` on `addr`, built once: every request of a load is the same bytes.
-pub(super) fn request(addr: SocketAddr, target: &str) -> Arc<[u8]> {
-    format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n\r\n")
-        .into_bytes()
-        .into()
+/// How the load reaches a server: the protocol, and over TLS the client's configuration (the
+/// certificate it trusts, ALPN offering the protocol alone, and no session resumption, so
+/// that every fresh connection makes a full handshake, as a new client per request does).
+#[derive(Clone)]
+pub struct Wire {
+    /// The protocol every request goes over.
+    pub protocol: Protocol,
+    tls: Option<TlsConnector>,
 }
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Wire({})", self.protocol)
+    }
+}
+
+impl Default for Wire {
+    fn default() -> Self {
+        Self {
+            protocol: Protocol::Http1,
+            tls: None,
+        }
+    }
+}
+
+impl Wire {
+    /// `protocol`, trusting `trust` when it is over TLS.
+    pub fn new(protocol: Protocol, trust: &Trust) -> Result<Self, String> {
+        let tls = if protocol.tls() {
+            let config = client_config(trust, &[protocol.alpn()]).map_err(|e| e.to_string())?;
+            let mut config = (*config).clone();
+            config.resumption = rustls::client::Resumption::disabled();
+            Some(TlsConnector::from(Arc::new(config)))
+        } else {
+            None
+        };
+        Ok(Self { protocol, tls })
+    }
+
+    /// A new connection to `addr`: TCP, then the TLS handshake, which must agree on the
+    /// protocol asked for.
+    async fn open(&self, addr: SocketAddr) -> Result<Io, ErrorKind> {
+        let tcp = TcpStream::connect(addr)
+            .await
+            .map_err(|_| ErrorKind::Connect)?;
+        let _ = tcp.set_nodelay(true);
+        let Some(tls) = &self.tls else {
+            return Ok(Io::Tcp(tcp));
+        };
+        let stream = tls
+            .connect(server_name(addr), tcp)
+            .await
+            .map_err(|_| ErrorKind::Connect)?;
+        if stream.get_ref().1.alpn_protocol() != Some(self.protocol.alpn()) {
+            return Err(ErrorKind::Protocol);
+        }
+        Ok(Io::Tls(Box::new(stream)))
+    }
+}
+
+/// A request for `target` on `addr`, built once: every request of a load is the same.
+#[derive(Debug)]
+pub(super) struct Request {
+    /// The HTTP/1.1 request, bytes written whole.
+    http1: Vec<u8>,
+    /// Its URI for HTTP/2, scheme and authority included.
+    uri: hyper::Uri,
+}
+
+/// The request every send of a load makes.
+pub(super) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Request> {
+    let http1 = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n\r\n");
+    let scheme = if wire.protocol.tls() { "https" } else { "http" };
+    // A target the CLI accepted is a path and query; a URI it cannot make fails every request.
+    let uri = format!("{scheme}://{addr}{target}")
+        .parse()
+        .unwrap_or_else(|_| hyper::Uri::from_static("http://invalid./"));
+    Arc::new(Request {
+        http1: http1.into_bytes(),
+        uri,
+    })
+}
+
+/// An HTTP/2 connection shared by the users of one group (`--streams`), each with a stream of
+/// its own at a time; the first user to find it closed opens the next one.
+#[derive(Default)]
+pub(super) struct Shared(tokio::sync::Mutex<Option<(u64, SendRequest<Bytes>)>>);
 
 /// A connection of the load generator: opened when a request needs one, reused while the
 /// server keeps it open, dropped when the server closes it or a request fails. Every load shape
-/// sends through it. A request is written whole in one `write` and its answer parsed by
-/// `greet_probe::http1`: hyper's client connection machinery (dispatch channel, connection
-/// task) cost about 20 µs more per request on the load generator's core, which at 2700
-/// concurrent delayed the last request by ~50 ms.
+/// sends through it. Over HTTP/1.1 a request is written whole in one `write` and its answer
+/// parsed by `greet_probe::http1`: hyper's client connection machinery (dispatch channel,
+/// connection task) cost about 20 µs more per request on the load generator's core, which at
+/// 2700 concurrent delayed the last request by ~50 ms. Over HTTP/2 it is the `h2` crate's
+/// client, hyper's own HTTP/2, without hyper's dispatch on top.
 pub(super) struct Connection {
     addr: SocketAddr,
-    stream: Option<TcpStream>,
+    wire: Wire,
+    http1: Option<Io>,
+    h2: Arc<Shared>,
+    opened: u64,
     buf: Vec<u8>,
     res: Response,
+    status: u16,
 }
 
 impl Connection {
-    pub(super) fn new(addr: SocketAddr) -> Self {
+    /// A connection of its own.
+    pub(super) fn new(addr: SocketAddr, wire: &Wire) -> Self {
+        Self::sharing(addr, wire, Arc::default())
+    }
+
+    /// One of the users of `h2`, when the protocol is HTTP/2 (HTTP/1.1 has no sharing).
+    pub(super) fn sharing(addr: SocketAddr, wire: &Wire, h2: Arc<Shared>) -> Self {
         Self {
             addr,
-            stream: None,
+            wire: wire.clone(),
+            http1: None,
+            h2,
+            opened: 0,
             buf: Vec::with_capacity(512),
             res: Response::new(),
+            status: 0,
         }
     }
 
     /// Sends `request` and reads and validates its answer within `timeout`, opening the
-    /// connection first when there is none (its connect timed from `sent`); the latency
-    /// counts from `from`.
+    /// connection first when there is none (its connect and handshake timed from `sent`); the
+    /// latency counts from `from`.
     pub(super) async fn send(
         &mut self,
-        request: &[u8],
+        request: &Request,
         expect: &Expect,
         timeout: Duration,
         sent: Instant,
         from: Instant,
     ) -> Outcome {
-        let Self {
-            addr,
-            stream,
-            buf,
-            res,
-        } = self;
         let mut connect = None;
         let attempt = async {
-            if stream.is_none() {
-                let opened = TcpStream::connect(*addr)
+            if self.wire.protocol.http2() {
+                self.exchange_h2(request, expect, sent, &mut connect).await
+            } else {
+                self.exchange_http1(request, expect, sent, &mut connect)
                     .await
-                    .map_err(|_| ErrorKind::Connect)?;
-                let _ = opened.set_nodelay(true);
-                connect = Some(sent.elapsed());
-                *stream = Some(opened);
             }
-            let Some(open) = stream.as_mut() else {
-                return Err(ErrorKind::Connect);
-            };
-            open.write_all(request).await.map_err(|_| ErrorKind::Io)?;
-            buf.clear();
-            read(open, buf, res, expect).await
         };
         let result = match tokio::time::timeout(timeout, attempt).await {
             Ok(result) => result,
             Err(_) => Err(ErrorKind::Timeout),
         };
         match result {
-            Ok(keep) => {
-                if !keep {
-                    *stream = None;
-                }
-                Outcome::Ok {
-                    latency: from.elapsed(),
-                    connect,
-                }
-            }
+            Ok(()) => Outcome::Ok {
+                latency: from.elapsed(),
+                connect,
+            },
             Err(kind) => {
-                *stream = None;
+                if !matches!(kind, ErrorKind::Status | ErrorKind::Body) {
+                    self.close().await;
+                }
                 Outcome::Failed { kind, connect }
             }
         }
     }
 
+    async fn exchange_http1(
+        &mut self,
+        request: &Request,
+        expect: &Expect,
+        sent: Instant,
+        connect: &mut Option<Duration>,
+    ) -> Result<(), ErrorKind> {
+        if self.http1.is_none() {
+            self.http1 = Some(self.wire.open(self.addr).await?);
+            *connect = Some(sent.elapsed());
+        }
+        let Some(io) = self.http1.as_mut() else {
+            return Err(ErrorKind::Connect);
+        };
+        io.write_all(&request.http1)
+            .await
+            .map_err(|_| ErrorKind::Io)?;
+        io.flush().await.map_err(|_| ErrorKind::Io)?;
+        self.buf.clear();
+        http1::read(io, &mut self.buf, &mut self.res, Options::default())
+            .await
+            .map_err(|_| ErrorKind::Io)?;
+        // Nothing is pipelined: bytes after the response mean its framing was wrong.
+        if !self.buf.is_empty() {
+            return Err(ErrorKind::Io);
+        }
+        self.status = self.res.status();
+        let checked = expect.check(self.status, self.res.body());
+        if !self.res.keep_alive() {
+            self.http1 = None;
+        }
+        checked
+    }
+
+    async fn exchange_h2(
+        &mut self,
+        request: &Request,
+        expect: &Expect,
+        sent: Instant,
+        connect: &mut Option<Duration>,
+    ) -> Result<(), ErrorKind> {
+        let (opened, sender) = {
+            let mut slot = self.h2.0.lock().await;
+            if slot.is_none() {
+                let io = self.wire.open(self.addr).await?;
+                // The handshake returns once the preface is written; a server that does not
+                // speak HTTP/2 shows in the first answer, as a protocol error.
+                let (sender, conn) = h2::client::handshake(io)
+                    .await
+                    .map_err(|_| ErrorKind::Protocol)?;
+                *connect = Some(sent.elapsed());
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+                self.opened += 1;
+                *slot = Some((self.opened, sender));
+            }
+            slot.clone().ok_or(ErrorKind::Connect)?
+        };
+        self.opened = opened;
+        let mut sender = sender.ready().await.map_err(h2_error)?;
+        let mut head = hyper::Request::new(());
+        *head.uri_mut() = request.uri.clone();
+        let (answer, _) = sender.send_request(head, true).map_err(h2_error)?;
+        let (parts, mut body) = answer.await.map_err(h2_error)?.into_parts();
+        self.buf.clear();
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.map_err(h2_error)?;
+            self.buf.extend_from_slice(&chunk);
+            let _ = body.flow_control().release_capacity(chunk.len());
+        }
+        self.status = parts.status.as_u16();
+        expect.check(self.status, &self.buf)
+    }
+
+    /// The last answer's status and body, when there was one.
+    fn answer(&self) -> (u16, &[u8]) {
+        if self.wire.protocol.http2() {
+            (self.status, &self.buf)
+        } else {
+            (self.status, self.res.body())
+        }
+    }
+
     /// Closes it: a fresh-connection load's client closes after each answer, and a
-    /// connection a panic left behind is in no known state.
-    pub(super) fn close(&mut self) {
-        self.stream = None;
+    /// connection a panic left behind is in no known state. A shared HTTP/2 connection is
+    /// closed for all its users, unless one of them has opened another since.
+    pub(super) async fn close(&mut self) {
+        self.http1 = None;
+        let mut slot = self.h2.0.lock().await;
+        if slot.as_ref().is_some_and(|(n, _)| *n == self.opened) {
+            *slot = None;
+        }
     }
 }
 
-/// Reads and validates one response; whether the connection may carry another request.
-async fn read(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    res: &mut Response,
-    expect: &Expect,
-) -> Result<bool, ErrorKind> {
-    http1::read(stream, buf, res, Options::default())
-        .await
-        .map_err(|_| ErrorKind::Io)?;
-    // Nothing is pipelined: bytes after the response mean its framing was wrong.
-    if !buf.is_empty() {
-        return Err(ErrorKind::Io);
+/// An HTTP/2 failure as an error kind: what the client's own HTTP/2 found wrong in the
+/// peer's frames (an HTTP/1.1 answer to the preface among them) is the peer not speaking
+/// HTTP/2; the peer's resets, GOAWAYs and I/O errors are the connection failing.
+fn h2_error(err: h2::Error) -> ErrorKind {
+    if err.is_library() {
+        ErrorKind::Protocol
+    } else {
+        ErrorKind::Io
     }
-    expect.check(res)?;
-    Ok(res.keep_alive())
 }
 
-/// The light check: one `GET target` on a fresh connection, valid as `expect` says, within
-/// `timeout`; else one short line saying what came back.
+/// A connection's byte stream, in cleartext or over TLS.
+enum Io {
+    Tcp(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for Io {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Io::Tcp(s) => Pin::new(s).poll_write(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Tcp(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// The light check: one `GET target` on a fresh connection over `wire`, valid as `expect`
+/// says, within `timeout`; else one short line saying what came back.
 pub async fn check_once(
     addr: SocketAddr,
+    wire: &Wire,
     target: &str,
     expect: &Expect,
     timeout: Duration,
 ) -> Result<(), String> {
-    let request = request(addr, target);
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr)
-            .await
-            .map_err(|e| format!("cannot connect: {e}"))?;
-        stream
-            .write_all(&request)
-            .await
-            .map_err(|e| format!("cannot send: {e}"))?;
-        let mut res = Response::new();
-        http1::read(&mut stream, &mut Vec::new(), &mut res, Options::default())
-            .await
-            .map_err(|e| e.to_string())?;
-        expect.check(&res).map_err(|_| {
-            let body = res.text();
-            let body: String = body.chars().take(60).collect();
-            let cut = if res.text().chars().count() > 60 {
-                "…"
-            } else {
-                ""
-            };
-            format!(
-                "answered {} {:?}{cut}, which is not what --expect asks for",
-                res.status(),
-                body.replace(['\r', '\n'], " ")
-            )
-        })
+    let request = request(addr, target, wire);
+    let mut conn = Connection::new(addr, wire);
+    let now = Instant::now();
+    let outcome = conn.send(&request, expect, timeout, now, now).await;
+    conn.close().await;
+    let why = match outcome {
+        Outcome::Ok { .. } => return Ok(()),
+        Outcome::Failed { kind, .. } => match kind {
+            ErrorKind::Connect => "cannot connect".to_owned(),
+            ErrorKind::Timeout => format!("no answer within {timeout:?}"),
+            ErrorKind::Protocol => format!("the server would not speak {}", wire.protocol),
+            ErrorKind::Io | ErrorKind::Panic => "no valid HTTP answer".to_owned(),
+            ErrorKind::Status | ErrorKind::Body => {
+                let (status, body) = conn.answer();
+                let text = String::from_utf8_lossy(body);
+                let shown: String = text.chars().take(60).collect();
+                let cut = if text.chars().count() > 60 { "…" } else { "" };
+                format!(
+                    "answered {status} {:?}{cut}, which is not what --expect asks for",
+                    shown.replace(['\r', '\n'], " ")
+                )
+            }
+        },
     };
-    tokio::time::timeout(timeout, exchange)
-        .await
-        .map_err(|_| format!("no answer within {timeout:?}"))?
-        .map_err(|why| format!("GET {target}: {why}"))
+    Err(format!("GET {target}: {why}"))
 }

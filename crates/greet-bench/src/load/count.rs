@@ -16,8 +16,11 @@ pub enum ErrorKind {
     Connect,
     /// No complete response within the per-request timeout.
     Timeout,
-    /// The connection failed after it was established, or the answer was not HTTP/1.
+    /// The connection failed after it was established, or the answer was not HTTP.
     Io,
+    /// The server settled on another protocol than the one asked for: ALPN agreed on another
+    /// (or none), or an h2c client's preface got no HTTP/2 answer. A failure, not a result.
+    Protocol,
     /// A status other than the endpoint's.
     Status,
     /// The endpoint's status with a body it would not send.
@@ -33,6 +36,7 @@ impl ErrorKind {
             Self::Connect => "connect",
             Self::Timeout => "timeout",
             Self::Io => "io",
+            Self::Protocol => "protocol",
             Self::Status => "status",
             Self::Body => "body",
             Self::Panic => "panic",

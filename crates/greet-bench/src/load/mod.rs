@@ -27,7 +27,7 @@ mod paced;
 mod sessions;
 
 pub use check::{is_greeting, Expect};
-pub use conn::check_once;
+pub use conn::{check_once, Wire};
 pub use count::{ErrorKind, Outcome, Tally, SPECTRUM};
 pub use fresh::{fresh, Level};
 pub use paced::{paced, Paced, PacedTally, LATE};

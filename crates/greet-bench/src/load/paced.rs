@@ -9,7 +9,7 @@ use crate::stats::rate;
 
 use super::caught;
 use super::check::Expect;
-use super::conn::{request, Connection};
+use super::conn::{request, Connection, Wire};
 use super::count::{ErrorKind, Outcome, Tally};
 
 /// Open-loop load: `rate` requests a second on a fixed schedule for `duration`, over
@@ -30,6 +30,8 @@ pub struct Paced {
     pub connections: usize,
     /// Per-request limit, from its send.
     pub timeout: Duration,
+    /// The protocol, and TLS: each connection its own.
+    pub wire: Wire,
 }
 
 /// A request sent this long after its intended time counts as late: the client could not
@@ -89,7 +91,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
     let busy_max = Arc::new(AtomicUsize::new(0));
-    let request = request(paced.addr, &paced.target);
+    let request = request(paced.addr, &paced.target, &paced.wire);
     let start = Instant::now() + Duration::from_millis(5);
     let interval = Duration::from_secs_f64(1.0 / paced.rate);
     let schedule = std::thread::spawn(move || {
@@ -120,7 +122,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
             let paced = paced.clone();
             tokio::spawn(async move {
                 let mut tally = PacedTally::default();
-                let mut conn = Connection::new(paced.addr);
+                let mut conn = Connection::new(paced.addr, &paced.wire);
                 loop {
                     let intended = match rx.lock().await.recv().await {
                         Some(intended) => intended,
@@ -147,7 +149,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
                         Outcome::Failed {
                             kind: ErrorKind::Panic,
                             ..
-                        } => conn.close(),
+                        } => conn.close().await,
                         Outcome::Failed { .. } => {}
                     }
                     tally.corrected.push(attempt);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::check::Expect;
-use super::conn::{request, Connection};
+use super::conn::{request, Connection, Request, Shared, Wire};
 use super::count::{ErrorKind, Outcome, Tally};
 use super::{caught, gather};
 
@@ -21,7 +21,8 @@ pub enum Stop {
     After(Duration),
 }
 
-/// Keep-alive load: `users` connections, each carrying one request after another.
+/// Keep-alive load: `users` users, each sending one request after another, on a connection of
+/// its own (over HTTP/2, on one shared by `streams` users).
 #[derive(Debug, Clone)]
 pub struct Sessions {
     /// The server.
@@ -36,23 +37,33 @@ pub struct Sessions {
     pub stop: Stop,
     /// Per-request limit, a reconnect included.
     pub timeout: Duration,
+    /// The protocol, and TLS.
+    pub wire: Wire,
+    /// Over HTTP/2, users sharing one connection, each with one stream at a time
+    /// (`--streams`); over HTTP/1.1 every user has a connection of its own.
+    pub streams: usize,
 }
 
 /// Runs keep-alive load as `sessions` says; `done` is bumped after each request.
 pub async fn sessions(sessions: &Sessions, done: Arc<AtomicUsize>) -> Tally {
     let shared = Arc::new(sessions.clone());
-    let request = request(sessions.addr, &sessions.target);
+    let request = request(sessions.addr, &sessions.target, &sessions.wire);
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
+    let mut connection = Arc::<Shared>::default();
     let users: Vec<_> = (0..sessions.users)
-        .map(|_| {
+        .map(|i| {
+            if i % sessions.streams.max(1) == 0 {
+                connection = Arc::default();
+            }
+            let conn = Connection::sharing(sessions.addr, &sessions.wire, Arc::clone(&connection));
             let (shared, request, next, done) = (
                 Arc::clone(&shared),
                 Arc::clone(&request),
                 Arc::clone(&next),
                 Arc::clone(&done),
             );
-            tokio::spawn(async move { user(&shared, &request, &next, start, &done).await })
+            tokio::spawn(async move { user(&shared, conn, &request, &next, start, &done).await })
         })
         .collect();
     gather(users, start).await
@@ -62,13 +73,13 @@ pub async fn sessions(sessions: &Sessions, done: Arc<AtomicUsize>) -> Tally {
 /// fails), one request at a time.
 async fn user(
     s: &Sessions,
-    request: &[u8],
+    mut conn: Connection,
+    request: &Request,
     next: &AtomicUsize,
     start: Instant,
     done: &AtomicUsize,
 ) -> Tally {
     let mut tally = Tally::default();
-    let mut conn = Connection::new(s.addr);
     let mut sent = 0usize;
     loop {
         let go = match s.stop {
@@ -86,7 +97,7 @@ async fn user(
             Outcome::Failed {
                 kind: ErrorKind::Panic,
                 ..
-            } => conn.close(),
+            } => conn.close().await,
             // A server that refuses connections would otherwise be hammered in a tight loop
             // until the deadline.
             Outcome::Failed {
@@ -144,6 +155,8 @@ mod tests {
 
     fn sessions_of(addr: SocketAddr, expect: Expect) -> Sessions {
         Sessions {
+            wire: Wire::default(),
+            streams: 1,
             addr,
             target: "/health".into(),
             expect,
@@ -174,7 +187,7 @@ mod tests {
         let addr = fake(false).await;
         let seen = Arc::new(AtomicU64::new(0));
         let count = Arc::clone(&seen);
-        let expect = Expect::with(move |_| {
+        let expect = Expect::with(move |_, _| {
             if count.fetch_add(1, Ordering::Relaxed) % 3 == 2 {
                 panic!("a bug in validation");
             }
@@ -186,6 +199,7 @@ mod tests {
         assert_eq!(f.errors.get("panic"), Some(&10));
         assert!((f.success_rate - 100.0 * 20.0 / 30.0).abs() < 1e-9);
         let level = Level {
+            wire: Wire::default(),
             addr,
             target: "/health".into(),
             expect,

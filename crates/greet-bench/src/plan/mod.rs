@@ -22,6 +22,8 @@ pub use threshold::{Metric, OfRuns, Op, Threshold};
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use greet_conformance::protocols::Protocol;
+
 /// The servers the harness builds and starts, by short name, in their default order.
 pub const SERVERS: [&str; 3] = ["axum", "actix", "hyper"];
 
@@ -111,6 +113,11 @@ pub struct Common {
     /// Compare the results with this baseline at the end (`--baseline`); ratio thresholds
     /// hold to that comparison.
     pub baseline: Option<String>,
+    /// What every request goes over (`--protocol`); servers the harness starts get TLS for
+    /// `https` and `h2`.
+    pub protocol: Protocol,
+    /// Over HTTP/2, users sharing one connection (`--streams`).
+    pub streams: usize,
 }
 
 /// Where runs go unless `--out` says otherwise, relative to the working directory.
@@ -134,6 +141,8 @@ impl Default for Common {
             quiet: false,
             timeout: Self::TIMEOUT,
             bins: Bins::Build,
+            protocol: Protocol::Http1,
+            streams: 1,
             thresholds: Vec::new(),
             save_baseline: None,
             baseline: None,

@@ -6,7 +6,7 @@ use crate::compare::Comparison;
 use crate::stats::Summary;
 
 use super::run::{Gain, Run, Sampled};
-use super::Failure;
+use super::{Failure, Transport};
 
 /// The business scenario: each server's store-bound endpoints (`/db`, `/queries`,
 /// `/business`) against its own ceiling (`/health`) on the same server, on each store, over
@@ -14,6 +14,9 @@ use super::Failure;
 /// loaded on it in turn.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Business {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
     /// Keep-alive connections of each load.
     pub concurrency: usize,
     /// Measured part of each load, seconds.

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::compare::Comparison;
 
 use super::run::{RssFrom, Run, Sampled};
-use super::Failure;
+use super::{Failure, Transport};
 
 /// How the ladder's servers were run.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -21,6 +21,9 @@ pub enum Mode {
 /// concurrency level, one request per fresh connection.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Ladder {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
     /// Processes or containers.
     pub mode: Mode,
     /// `--delay-ms` given to the servers.

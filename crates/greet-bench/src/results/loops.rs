@@ -6,11 +6,14 @@ use crate::compare::Comparison;
 use crate::stats::Summary;
 
 use super::run::Run;
-use super::Failure;
+use super::{Failure, Transport};
 
 /// The loops scenario: T users × L requests each, over keep-alive, repeated.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Loops {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
     /// `--delay-ms` given to the servers.
     pub delay_ms: u64,
     /// `--workers` given to the servers.

@@ -163,6 +163,26 @@ pub struct Meta {
     pub rustc: Option<String>,
 }
 
+/// How a scenario's requests went: the protocol (`http1`, `h2c`, `https`, `h2`) and, over
+/// HTTP/2, the users sharing a connection. Plain fields of each scenario's section, so that
+/// `compare` names them among the settings; runs from before the protocols were HTTP/1.1.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Transport {
+    /// `--protocol`.
+    pub protocol: String,
+    /// `--streams`: users (virtual users, connections of a closed loop) per HTTP/2 connection.
+    pub streams: usize,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Self {
+            protocol: "http1".to_owned(),
+            streams: 1,
+        }
+    }
+}
+
 /// CPUs of the machine and the split between server and load generator.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Cpus {

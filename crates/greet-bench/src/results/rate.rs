@@ -7,13 +7,16 @@ use serde::{Deserialize, Serialize};
 use crate::compare::Comparison;
 
 use super::run::Sampled;
-use super::Failure;
+use super::{Failure, Transport};
 
 /// The rate scenario: open-loop load, each request on a fixed schedule and its latency counted
 /// from its intended send time (no coordinated omission), at fractions of each server's
 /// capacity or at fixed rates.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Rate {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
     /// `--delay-ms` given to the servers.
     pub delay_ms: u64,
     /// `--workers` given to the servers.

@@ -6,12 +6,15 @@ use crate::compare::Comparison;
 use crate::stats::Summary;
 
 use super::run::Run;
-use super::Failure;
+use super::{Failure, Transport};
 
 /// The soak scenario: duration- or count-bounded load at each concurrency, on the async and
 /// the blocking endpoint, counting the server's threads.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Soak {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
     /// Each load's duration, seconds (when bounded by time).
     pub duration_s: Option<f64>,
     /// Each load's request count (when bounded by count).

@@ -5,12 +5,15 @@ use serde::{Deserialize, Serialize};
 use crate::stats::Summary;
 
 use super::run::{Gain, Run};
-use super::Failure;
+use super::{Failure, Transport};
 
 /// The sweep scenario: zero-delay load over a grid of `--workers`, and of
 /// `--blocking-threads` on the blocking endpoint, a fresh server per run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Sweep {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
     /// Connections of each load.
     pub concurrency: usize,
     /// Measured part of each run, seconds.

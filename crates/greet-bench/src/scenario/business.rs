@@ -126,6 +126,7 @@ pub async fn run(harness: &Harness, plan: &plan::Business, results: &mut Results
         })
         .collect();
     results.business = Some(Business {
+        transport: harness.transport(),
         concurrency: plan.measure.concurrency,
         duration_s: plan.measure.duration.as_secs_f64(),
         warmup_s: plan.measure.warmup.as_secs_f64(),
@@ -311,6 +312,8 @@ async fn run_repeat(
                 users: plan.measure.concurrency,
                 stop,
                 timeout: harness.timeout(),
+                wire: harness.wire.clone(),
+                streams: harness.common.streams,
             };
             let label = format!(
                 "{} {} {endpoint} w={} pool={} #{}",

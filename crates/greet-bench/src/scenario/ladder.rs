@@ -102,6 +102,7 @@ pub async fn run(harness: &Harness, plan: &plan::Ladder, results: &mut Results) 
     let entries = entries(harness, plan)?;
     let workers = harness.workers(plan.workers);
     results.ladder = Some(results::Ladder {
+        transport: harness.transport(),
         mode: if plan.docker {
             Mode::Docker
         } else {
@@ -193,13 +194,14 @@ async fn run_entry(
                 .verify(
                     &entry.name,
                     entry.contract,
-                    (at.0, at.1.as_str()),
+                    (at.0, at.1.as_str(), false),
                     &entry.endpoint,
                     &entry.expect,
                 )
                 .await?;
             harness.stop(checked).await?;
-            let server = start(harness, plan, args, &entry.source).await?;
+            let measured = harness.measured_args(args);
+            let server = start(harness, plan, &measured, &entry.source).await?;
             let startup = server.startup();
             let idle = if server.visible() {
                 sample::read(server.pid()).map(|r| r.rss_kib)
@@ -215,6 +217,9 @@ async fn run_entry(
                 startup.as_secs_f64() * 1000.0,
                 server.pid()
             ));
+            harness
+                .check_protocol(&entry.name, server.addr(), &entry.endpoint, &entry.expect)
+                .await?;
             (server.addr(), Some(server))
         }
         Source::Target(url) => {
@@ -226,7 +231,7 @@ async fn run_entry(
                 .verify(
                     &entry.name,
                     entry.contract,
-                    (addr, url.as_str()),
+                    (addr, url.as_str(), true),
                     &entry.endpoint,
                     &entry.expect,
                 )
@@ -290,6 +295,7 @@ async fn measure(
         concurrency,
         requests: concurrency,
         timeout: harness.timeout(),
+        wire: harness.wire.clone(),
     };
     // /proc where the server's process is this host's; the engine's stats for a container,
     // beside /proc's figures, or instead of them for a container on another host.

@@ -17,6 +17,7 @@ use crate::results::{throughputs, LoopServer, LoopShape, Loops, Repeated, Result
 pub async fn run(harness: &Harness, plan: &plan::Loops, results: &mut Results) -> Result<bool> {
     let workers = harness.workers(plan.workers);
     results.loops = Some(Loops {
+        transport: harness.transport(),
         delay_ms: plan.delay_ms,
         workers,
         repeats: plan.repeats,
@@ -88,6 +89,8 @@ async fn run_repeat(
             users,
             stop: Stop::Each(loops),
             timeout: harness.timeout(),
+            wire: harness.wire.clone(),
+            streams: harness.common.streams,
         };
         let label = format!("{name} {users}x{loops} #{repeat}");
         let (run, _) = harness.keep_alive(&up, &sessions, label).await;

@@ -36,6 +36,7 @@ pub const CLIENT_BOUND_PCT: f64 = 90.0;
 pub async fn run(harness: &Harness, plan: &plan::Rate, results: &mut Results) -> Result<bool> {
     let workers = harness.workers(plan.workers);
     results.rate = Some(Rate {
+        transport: harness.transport(),
         delay_ms: plan.delay_ms,
         workers,
         duration_s: plan.duration.as_secs_f64(),
@@ -98,6 +99,8 @@ async fn run_subject(
             users: plan.connections,
             stop: Stop::After(plan.probe),
             timeout: harness.timeout(),
+            wire: harness.wire.clone(),
+            streams: harness.common.streams,
         };
         let (cpu, at) = (own_cpu(), Instant::now());
         let (run, _) = harness
@@ -161,6 +164,7 @@ async fn run_subject(
                 duration: plan.duration,
                 connections: plan.connections,
                 timeout: harness.timeout(),
+                wire: harness.wire.clone(),
             };
             let mut merged = PacedTally::default();
             let mut runs = Vec::new();

@@ -23,6 +23,7 @@ use crate::stats::{distinct, max_of};
 pub async fn run(harness: &Harness, plan: &plan::Soak, results: &mut Results) -> Result<bool> {
     let workers = harness.workers(plan.workers);
     results.soak = Some(Soak {
+        transport: harness.transport(),
         duration_s: match plan.bound {
             SoakBound::Duration(d) => Some(d.as_secs_f64()),
             SoakBound::Requests(_) => None,
@@ -112,6 +113,8 @@ async fn run_endpoint(
             users: concurrency,
             stop,
             timeout: harness.timeout(),
+            wire: harness.wire.clone(),
+            streams: harness.common.streams,
         };
         let repeat = one.repeat;
         let label = format!("{} {} c={concurrency}", one.name, one.endpoint);

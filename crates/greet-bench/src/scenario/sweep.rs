@@ -26,6 +26,7 @@ pub async fn run(harness: &Harness, plan: &plan::Sweep, results: &mut Results) -
         repeats,
     } = plan.measure;
     results.sweep = Some(Sweep {
+        transport: harness.transport(),
         concurrency,
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
@@ -135,6 +136,8 @@ async fn run_endpoint(
                 users: plan.measure.concurrency,
                 stop,
                 timeout: harness.timeout(),
+                wire: harness.wire.clone(),
+                streams: harness.common.streams,
             };
             let label = format!(
                 "{} {} w={} b={blocking} #{repeat}",

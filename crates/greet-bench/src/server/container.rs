@@ -179,7 +179,7 @@ impl Server {
                 SocketAddr::new(ip, logged.port())
             }
         };
-        server.await_health(started, image)
+        server.await_health(started, image, args)
     }
 }
 

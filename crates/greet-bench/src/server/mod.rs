@@ -14,9 +14,11 @@ use std::net::SocketAddr;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use greet_launch::process::ServerProcess;
 use greet_probe::http1;
+use greet_probe::tls::Trust;
+use greet_server::ServerFlag;
 
 use crate::sample::EngineStats;
 
@@ -61,8 +63,17 @@ pub struct Server {
 }
 
 impl Server {
-    /// Polls `/health` at most 1 ms apart until it answers 200: start-up ends there.
-    fn await_health(mut self, started: Instant, what: &str) -> Result<Self> {
+    /// Polls `/health` at most 1 ms apart until it answers 200: start-up ends there. Over TLS
+    /// when `args` turn it on (any certificate: the server made its own).
+    fn await_health(mut self, started: Instant, what: &str, args: &[String]) -> Result<Self> {
+        let tls_flag = ServerFlag::TlsSelfSigned.args();
+        let tls = if args.iter().any(|arg| tls_flag.contains(arg)) {
+            let config = greet_probe::tls::client_config(&Trust::Any, &[b"http/1.1"])
+                .context("TLS client")?;
+            Some(config)
+        } else {
+            None
+        };
         for attempt in 0u64.. {
             // Asking docker whether a container is still up costs tens of milliseconds.
             if attempt % 100 == 0 || matches!(self.handle, Handle::Process(_)) {
@@ -74,8 +85,12 @@ impl Server {
                     );
                 }
             }
-            let answer =
-                http1::get_blocking(self.addr, "/health", Duration::from_millis(500), None);
+            let answer = http1::get_blocking(
+                self.addr,
+                "/health",
+                Duration::from_millis(500),
+                tls.clone(),
+            );
             if answer.is_ok_and(|res| res.status() == 200) {
                 self.startup = started.elapsed();
                 return Ok(self);

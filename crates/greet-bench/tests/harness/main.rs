@@ -11,5 +11,6 @@ mod ladder;
 mod layering;
 mod open_loop;
 mod peers;
+mod protocols;
 mod scenarios;
 mod targets;

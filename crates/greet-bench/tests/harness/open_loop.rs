@@ -29,6 +29,7 @@ fn hyper(delay_ms: &str) -> ServerProcess {
 
 fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) -> Paced {
     Paced {
+        wire: Default::default(),
         addr: server.addr(),
         target: "/greetings".into(),
         expect: Expect::for_target("/greetings", &plan::Expect::Greeting),

@@ -238,3 +238,29 @@ fn expectations_and_contracts_are_applied() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_target_that_answers_h2c_with_http1_is_a_failure_not_a_result() {
+    let out = out_dir("targets-h2c");
+    let t = target("http1-only", Style::Json);
+    let run = bench(&[
+        "--quiet",
+        "--concurrency",
+        "5",
+        "--protocol",
+        "h2c",
+        "--expect",
+        "any",
+        "--target",
+        &t,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("would not speak h2c"), "{stderr}");
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.transport.protocol, "h2c");
+    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    assert!(ladder.servers.iter().all(|s| s.levels.is_empty()));
+}

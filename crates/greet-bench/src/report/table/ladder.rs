@@ -154,6 +154,7 @@ mod tests {
             ..LadderServer::default()
         };
         Ladder {
+            transport: Default::default(),
             mode: Mode::Process,
             delay_ms: 1000,
             workers: 1,

@@ -1,0 +1,96 @@
+//! The load over every protocol: the three servers loaded over h2c, https and h2 with every
+//! answer checked, the protocol recorded, HTTP/2 connections shared by `--streams`, and
+//! `--protocol` / `--streams` that cannot be honoured refused in one line.
+
+use crate::common::{assert_one_line_error, bench_ok, out_dir, packages, results};
+
+#[test]
+fn the_ladder_runs_over_every_protocol() {
+    for protocol in ["h2c", "https", "h2"] {
+        let out = out_dir(&format!("protocol-{protocol}"));
+        let run = bench_ok(&[
+            "--concurrency",
+            "10,30",
+            "--delay-ms",
+            "50",
+            "--protocol",
+            protocol,
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains(&format!("answers over {protocol}")),
+            "every measured server is checked over {protocol} first: {stderr}"
+        );
+        let ladder = results(&out.join("results.json"))
+            .ladder
+            .expect("the ladder's section");
+        assert_eq!(
+            (ladder.transport.protocol.as_str(), ladder.transport.streams),
+            (protocol, 1)
+        );
+        assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
+        let names: Vec<_> = ladder.servers.iter().map(|s| s.name.clone()).collect();
+        assert_eq!(names, packages());
+        for server in &ladder.servers {
+            assert_eq!(server.levels.len(), 2, "{protocol} {}", server.name);
+            for level in &server.levels {
+                let load = &level.run.load;
+                let what = format!("{protocol} {} c={}", server.name, level.concurrency);
+                assert_eq!(load.success_rate, 100.0, "{what}: {:?}", load.errors);
+                assert_eq!(load.requests, level.concurrency as u64, "{what}");
+                // One request per fresh connection (and a full handshake), as over HTTP/1.1.
+                assert_eq!(load.connects, load.requests, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn http2_users_share_connections_by_streams() {
+    let out = out_dir("protocol-streams");
+    bench_ok(&[
+        "loops",
+        "--quiet",
+        "--servers",
+        "hyper,actix",
+        "--shapes",
+        "8x25",
+        "--repeats",
+        "1",
+        "--protocol",
+        "h2",
+        "--streams",
+        "4",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let loops = results(&out.join("results.json")).loops.expect("loops");
+    assert_eq!(
+        (loops.transport.protocol.as_str(), loops.transport.streams),
+        ("h2", 4)
+    );
+    assert!(loops.failures.is_empty(), "{:?}", loops.failures);
+    for server in &loops.shapes[0].servers {
+        for run in &server.runs {
+            assert_eq!(run.load.success_rate, 100.0, "{}: {run:?}", server.name);
+            assert_eq!(run.load.requests, 8 * 25, "{}", server.name);
+            // Eight users, four to a connection.
+            assert_eq!(run.load.connects, 2, "{}: {run:?}", server.name);
+        }
+    }
+}
+
+#[test]
+fn protocols_that_cannot_be_honoured_are_refused_in_one_line() {
+    let line = assert_one_line_error(&["--streams", "4"]);
+    assert!(line.contains("--protocol h2c or h2"), "{line}");
+    let line = assert_one_line_error(&["--protocol", "h2", "--servers", "hyper,tomcat"]);
+    assert!(
+        line.contains("tomcat") && line.contains("cleartext"),
+        "{line}"
+    );
+    let line = assert_one_line_error(&["--protocol", "h3"]);
+    assert!(line.contains("h3"), "{line}");
+}
