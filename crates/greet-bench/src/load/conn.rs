@@ -19,7 +19,7 @@ use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
 use super::check::Expect;
-use super::count::{ErrorKind, Outcome};
+use super::count::{ErrorKind, Opened, Outcome};
 
 /// How the load reaches a server: the protocol, and over TLS the client's configuration (the
 /// certificate it trusts, ALPN offering the protocol alone, and no session resumption, so
@@ -61,23 +61,26 @@ impl Wire {
     }
 
     /// A new connection to `addr`: TCP, then the TLS handshake, which must agree on the
-    /// protocol asked for.
-    async fn open(&self, addr: SocketAddr) -> Result<Io, ErrorKind> {
+    /// protocol asked for; how long each took, the connect timed from `sent`.
+    async fn open(&self, addr: SocketAddr, sent: Instant) -> Result<(Io, Opened), ErrorKind> {
         let tcp = TcpStream::connect(addr)
             .await
             .map_err(|_| ErrorKind::Connect)?;
+        let connected = Instant::now();
+        let mut opened = Opened::tcp(connected - sent);
         let _ = tcp.set_nodelay(true);
         let Some(tls) = &self.tls else {
-            return Ok(Io::Tcp(tcp));
+            return Ok((Io::Tcp(tcp), opened));
         };
         let stream = tls
             .connect(server_name(addr), tcp)
             .await
             .map_err(|_| ErrorKind::Connect)?;
+        opened.tls = Some(connected.elapsed());
         if stream.get_ref().1.alpn_protocol() != Some(self.protocol.alpn()) {
             return Err(ErrorKind::Protocol);
         }
-        Ok(Io::Tls(Box::new(stream)))
+        Ok((Io::Tls(Box::new(stream)), opened))
     }
 }
 
@@ -148,8 +151,8 @@ impl Connection {
     }
 
     /// Sends `request` and reads and validates its answer within `timeout`, opening the
-    /// connection first when there is none (its connect and handshake timed from `sent`); the
-    /// latency counts from `from`.
+    /// connection first when there is none (its connect timed from `sent`, then its TLS
+    /// handshake); the latency counts from `from`.
     pub(super) async fn send(
         &mut self,
         request: &Request,
@@ -190,11 +193,12 @@ impl Connection {
         request: &Request,
         expect: &Expect,
         sent: Instant,
-        connect: &mut Option<Duration>,
+        connect: &mut Option<Opened>,
     ) -> Result<(), ErrorKind> {
         if self.http1.is_none() {
-            self.http1 = Some(self.wire.open(self.addr).await?);
-            *connect = Some(sent.elapsed());
+            let (io, opened) = self.wire.open(self.addr, sent).await?;
+            self.http1 = Some(io);
+            *connect = Some(opened);
         }
         let Some(io) = self.http1.as_mut() else {
             return Err(ErrorKind::Connect);
@@ -224,18 +228,18 @@ impl Connection {
         request: &Request,
         expect: &Expect,
         sent: Instant,
-        connect: &mut Option<Duration>,
+        connect: &mut Option<Opened>,
     ) -> Result<(), ErrorKind> {
         let (opened, sender) = {
             let mut slot = self.h2.0.lock().await;
             if slot.is_none() {
-                let io = self.wire.open(self.addr).await?;
+                let (io, opened) = self.wire.open(self.addr, sent).await?;
                 // The handshake returns once the preface is written; a server that does not
                 // speak HTTP/2 shows in the first answer, as a protocol error.
                 let (sender, conn) = h2::client::handshake(io)
                     .await
                     .map_err(|_| ErrorKind::Protocol)?;
-                *connect = Some(sent.elapsed());
+                *connect = Some(opened);
                 tokio::spawn(async move {
                     let _ = conn.await;
                 });

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::results::{Connect, Figures, Latency};
+use crate::results::{Connect, Figures, Handshakes, Latency};
 use crate::stats::{percent, rate};
 
 /// Why a request failed.
@@ -44,6 +44,23 @@ impl ErrorKind {
     }
 }
 
+/// How a request opened its connection: start → TCP established, and over TLS the
+/// handshake after it (a fresh connection's full handshake: no session is resumed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Opened {
+    /// Start → connection established.
+    pub tcp: Duration,
+    /// Established → TLS handshake done, over TLS.
+    pub tls: Option<Duration>,
+}
+
+impl Opened {
+    /// A cleartext connection established after `tcp`.
+    pub fn tcp(tcp: Duration) -> Self {
+        Self { tcp, tls: None }
+    }
+}
+
 /// One request's outcome.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Outcome {
@@ -52,15 +69,15 @@ pub enum Outcome {
     Ok {
         /// Start → last body byte.
         latency: Duration,
-        /// Start → connection established, when this request opened it.
-        connect: Option<Duration>,
+        /// How this request opened its connection, when it did.
+        connect: Option<Opened>,
     },
     /// A failure; `connect` when this request opened a connection.
     Failed {
         /// What went wrong.
         kind: ErrorKind,
-        /// Start → connection established, when this request opened it.
-        connect: Option<Duration>,
+        /// How this request opened its connection, when it did.
+        connect: Option<Opened>,
     },
 }
 
@@ -160,6 +177,10 @@ pub struct Tally {
     connects: u64,
     connect_sum: Duration,
     connect_max: Duration,
+    handshakes: u64,
+    handshake: Latencies,
+    handshake_sum: Duration,
+    handshake_max: Duration,
     /// First request to last response.
     pub elapsed: Duration,
 }
@@ -176,6 +197,10 @@ impl Default for Tally {
             connects: 0,
             connect_sum: Duration::ZERO,
             connect_max: Duration::ZERO,
+            handshakes: 0,
+            handshake: Latencies::Few(Vec::new()),
+            handshake_sum: Duration::ZERO,
+            handshake_max: Duration::ZERO,
             elapsed: Duration::ZERO,
         }
     }
@@ -198,10 +223,16 @@ impl Tally {
                 connect
             }
         };
-        if let Some(connect) = connect {
+        if let Some(Opened { tcp, tls }) = connect {
             self.connects += 1;
-            self.connect_sum += connect;
-            self.connect_max = self.connect_max.max(connect);
+            self.connect_sum += tcp;
+            self.connect_max = self.connect_max.max(tcp);
+            if let Some(tls) = tls {
+                self.handshakes += 1;
+                self.handshake.record(micros(tls));
+                self.handshake_sum += tls;
+                self.handshake_max = self.handshake_max.max(tls);
+            }
         }
     }
 
@@ -218,6 +249,10 @@ impl Tally {
         self.connects += other.connects;
         self.connect_sum += other.connect_sum;
         self.connect_max = self.connect_max.max(other.connect_max);
+        self.handshakes += other.handshakes;
+        self.handshake.merge(&other.handshake);
+        self.handshake_sum += other.handshake_sum;
+        self.handshake_max = self.handshake_max.max(other.handshake_max);
     }
 
     /// The valid responses' latencies at the quantiles of [`SPECTRUM`], milliseconds, the
@@ -285,12 +320,33 @@ impl Tally {
                 },
                 max: self.connect_max.as_secs_f64() * 1000.0,
             },
+            handshake_ms: self.handshake_figures(),
             errors: self
                 .errors
                 .iter()
                 .map(|(kind, n)| (kind.as_str().to_owned(), *n))
                 .collect(),
         }
+    }
+
+    /// The TLS handshakes' figures, milliseconds, when there were any.
+    fn handshake_figures(&self) -> Option<Handshakes> {
+        let n = self.handshakes;
+        if n == 0 {
+            return None;
+        }
+        let max = self.handshake_max.as_secs_f64() * 1000.0;
+        let [p50, p99] = self
+            .handshake
+            .quantiles([0.50, 0.99])
+            .map(|us| (us as f64 / 1000.0).min(max));
+        Some(Handshakes {
+            count: n,
+            avg: self.handshake_sum.as_secs_f64() * 1000.0 / n as f64,
+            p50,
+            p99,
+            max,
+        })
     }
 }
 
@@ -301,8 +357,37 @@ mod tests {
     fn ok(ms: u64, connect_ms: u64) -> Outcome {
         Outcome::Ok {
             latency: Duration::from_millis(ms),
-            connect: Some(Duration::from_millis(connect_ms)),
+            connect: Some(Opened::tcp(Duration::from_millis(connect_ms))),
         }
+    }
+
+    #[test]
+    fn handshakes_are_counted_apart_from_connects() {
+        let mut tally = Tally::default();
+        assert_eq!(tally.figures().handshake_ms, None);
+        for tls_ms in 1..=100 {
+            tally.push(Outcome::Ok {
+                latency: Duration::from_millis(500),
+                connect: Some(Opened {
+                    tcp: Duration::from_millis(2),
+                    tls: Some(Duration::from_millis(tls_ms)),
+                }),
+            });
+        }
+        let mut other = Tally::default();
+        other.push(ok(500, 4));
+        tally.merge(&other);
+        let f = tally.figures();
+        assert_eq!(f.connects, 101);
+        assert!((f.connect_ms.avg - (2.0 * 100.0 + 4.0) / 101.0).abs() < 1e-9);
+        let h = f.handshake_ms.expect("handshakes");
+        assert_eq!(h.count, 100, "a cleartext connect is no handshake");
+        assert!((h.avg - 50.5).abs() < 1e-9, "{h:?}");
+        assert!(
+            (49.9..=50.1).contains(&h.p50) && (98.9..=99.1).contains(&h.p99),
+            "{h:?}"
+        );
+        assert_eq!(h.max, 100.0);
     }
 
     #[test]
@@ -313,7 +398,7 @@ mod tests {
         }
         tally.push(Outcome::Failed {
             kind: ErrorKind::Status,
-            connect: Some(Duration::from_millis(8)),
+            connect: Some(Opened::tcp(Duration::from_millis(8))),
         });
         tally.push(Outcome::Failed {
             kind: ErrorKind::Connect,

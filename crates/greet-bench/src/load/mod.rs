@@ -28,7 +28,7 @@ mod sessions;
 
 pub use check::{is_greeting, Expect};
 pub use conn::{check_once, Wire};
-pub use count::{ErrorKind, Outcome, Tally, SPECTRUM};
+pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
 pub use fresh::{fresh, Level};
 pub use paced::{paced, Paced, PacedTally, LATE};
 pub use sessions::{sessions, Sessions, Stop};

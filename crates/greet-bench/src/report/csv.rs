@@ -160,6 +160,9 @@ struct RunColumns {
     connects: u64,
     connect_avg_ms: f64,
     connect_max_ms: f64,
+    /// Over TLS: the handshakes after the connects.
+    handshake_avg_ms: Option<f64>,
+    handshake_p99_ms: Option<f64>,
     /// `kind=n;kind=n`.
     errors: String,
     cpu_max_pct: Option<f64>,
@@ -187,6 +190,8 @@ impl RunColumns {
             connects: f.connects,
             connect_avg_ms: f.connect_ms.avg,
             connect_max_ms: f.connect_ms.max,
+            handshake_avg_ms: f.handshake_ms.as_ref().map(|h| h.avg),
+            handshake_p99_ms: f.handshake_ms.as_ref().map(|h| h.p99),
             errors: f
                 .errors
                 .iter()

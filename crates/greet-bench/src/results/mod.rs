@@ -26,7 +26,8 @@ pub use ladder::{Ladder, LadderServer, Level, Mode};
 pub use loops::{LoopServer, LoopShape, Loops};
 pub use rate::{Rate, RateLevel, RateRun, RateServer, Spectrum};
 pub use run::{
-    throughputs, Connect, Figures, Gain, Latency, Repeated, RssFrom, Run, Sampled, SampledBy,
+    throughputs, Connect, Figures, Gain, Handshakes, Latency, Repeated, RssFrom, Run, Sampled,
+    SampledBy,
 };
 pub use soak::{Soak, SoakCell};
 pub use sweep::{Setting, Sweep, SweepBest, SweepCell};

@@ -30,8 +30,11 @@ pub struct Figures {
     /// Connections opened (one per request on fresh connections; one per user and
     /// reconnect on keep-alive).
     pub connects: u64,
-    /// Time to an established connection.
+    /// Time to an established connection (TCP).
     pub connect_ms: Connect,
+    /// Over TLS: the handshakes after the connects (every one full: no session is resumed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake_ms: Option<Handshakes>,
     /// Failed requests by kind: connect, timeout, io, status, body, panic.
     pub errors: BTreeMap<String, u64>,
 }
@@ -54,6 +57,21 @@ pub struct Latency {
     pub p99: f64,
     /// 99.9th percentile.
     pub p999: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+/// TLS handshakes, milliseconds: TCP established → handshake done, on the client.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Handshakes {
+    /// Handshakes made.
+    pub count: u64,
+    /// Mean.
+    pub avg: f64,
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
     /// Slowest.
     pub max: f64,
 }
@@ -187,6 +205,24 @@ impl Run {
                     avg: med(|r| r.load.connect_ms.avg),
                     max: med(|r| r.load.connect_ms.max),
                 },
+                handshake_ms: runs.iter().all(|r| r.load.handshake_ms.is_some()).then(|| {
+                    let of = |f: fn(&Handshakes) -> f64| {
+                        let each = runs.iter().filter_map(|r| r.load.handshake_ms.as_ref());
+                        median(&each.map(f).collect::<Vec<_>>())
+                    };
+                    Handshakes {
+                        count: runs
+                            .iter()
+                            .filter_map(|r| r.load.handshake_ms.as_ref())
+                            .map(|h| h.count)
+                            .sum::<u64>()
+                            / runs.len() as u64,
+                        avg: of(|h| h.avg),
+                        p50: of(|h| h.p50),
+                        p99: of(|h| h.p99),
+                        max: of(|h| h.max),
+                    }
+                }),
                 errors,
             },
             server: Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>()),

@@ -19,6 +19,15 @@ fn the_ladder_runs_over_every_protocol() {
             out.to_str().expect("utf-8 path"),
         ]);
         let stderr = String::from_utf8_lossy(&run.stderr);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let tls = protocol != "h2c";
+        assert_eq!(
+            stdout.contains(&format!(
+                "TLS ({protocol}): a full handshake per fresh connection"
+            )),
+            tls,
+            "{stdout}"
+        );
         assert!(
             stderr.contains(&format!("answers over {protocol}")),
             "every measured server is checked over {protocol} first: {stderr}"
@@ -42,6 +51,17 @@ fn the_ladder_runs_over_every_protocol() {
                 assert_eq!(load.requests, level.concurrency as u64, "{what}");
                 // One request per fresh connection (and a full handshake), as over HTTP/1.1.
                 assert_eq!(load.connects, load.requests, "{what}");
+                match &load.handshake_ms {
+                    Some(h) => {
+                        assert!(tls, "{what}: no handshake in cleartext");
+                        assert_eq!(h.count, load.requests, "{what}");
+                        assert!(
+                            0.0 < h.p50 && h.p50 <= h.p99 && h.p99 <= h.max,
+                            "{what}: {h:?}"
+                        );
+                    }
+                    None => assert!(!tls, "{what}: every TLS connection's handshake timed"),
+                }
             }
         }
     }

@@ -58,7 +58,15 @@ pub(super) fn charts(ladder: &Ladder) -> Vec<(String, Chart)> {
         ],
         whiskers: Vec::new(),
     };
-    vec![
+    let tls = ladder
+        .servers
+        .iter()
+        .flat_map(|s| &s.levels)
+        .any(|l| l.run.load.handshake_ms.is_some());
+    let handshake = per_level("Mean TLS handshake (after the connect)", |l, _| {
+        l.run.load.handshake_ms.as_ref().map_or(0.0, |h| h.avg)
+    });
+    let mut charts = vec![
         ("above-delay.svg".into(), total),
         ("p99-above-delay.svg".into(), p99),
         ("connect.svg".into(), connect),
@@ -78,5 +86,9 @@ pub(super) fn charts(ladder: &Ladder) -> Vec<(String, Chart)> {
                 s.cpu_max_pct
             }),
         ),
-    ]
+    ];
+    if tls {
+        charts.insert(3, ("handshake.svg".into(), handshake));
+    }
+    charts
 }

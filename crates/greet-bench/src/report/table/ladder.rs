@@ -105,7 +105,60 @@ pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
         }),
     );
     extended.notes = comparison_notes(&ladder.comparisons);
-    vec![original, resources, extended]
+    let mut tables = vec![original, resources, extended];
+    let tls = ladder
+        .servers
+        .iter()
+        .flat_map(|s| &s.levels)
+        .any(|l| l.run.load.handshake_ms.is_some());
+    if tls {
+        tables.push(handshakes(ladder));
+    }
+    tables
+}
+
+/// Over TLS: each level's connect, then its handshakes, and the server's CPU per connection
+/// (against the same in cleartext, what a handshake costs the server).
+fn handshakes(ladder: &Ladder) -> Table {
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2}"));
+    Table::new(
+        format!(
+            "TLS ({}): a full handshake per fresh connection, no session resumed",
+            ladder.transport.protocol
+        ),
+        &[
+            "Application",
+            "Concurrency",
+            "Connect avg(ms)",
+            "Handshakes",
+            "Handshake avg(ms)",
+            "Handshake p50(ms)",
+            "Handshake p99(ms)",
+            "Handshake max(ms)",
+            "Server CPU per connection(ms)",
+        ],
+        per_level(&ladder.servers, |s, l| {
+            let f = &l.run.load;
+            let h = f.handshake_ms.as_ref();
+            let cpu_per_connection = l
+                .run
+                .server
+                .cpu_avg_pct
+                .filter(|_| f.connects > 0)
+                .map(|pct| pct / 100.0 * f.total_s * 1000.0 / f.connects as f64);
+            vec![
+                s.name.clone(),
+                l.concurrency.to_string(),
+                format!("{:.2}", f.connect_ms.avg),
+                h.map_or("-".to_owned(), |h| h.count.to_string()),
+                ms(h.map(|h| h.avg)),
+                ms(h.map(|h| h.p50)),
+                ms(h.map(|h| h.p99)),
+                ms(h.map(|h| h.max)),
+                ms(cpu_per_connection),
+            ]
+        }),
+    )
 }
 
 /// One group of rows per server, one row per level, with `cells` for each row.
