@@ -58,6 +58,8 @@ pub enum Figure {
     P99Ms,
     /// An open-loop level's achieved rate (higher is better).
     AchievedRps,
+    /// A protocol's throughput as a fraction of the same server's HTTP/1.1 (higher is better).
+    ShareOfHttp1,
 }
 
 impl Figure {
@@ -68,6 +70,7 @@ impl Figure {
             Self::TotalS => "total time",
             Self::P99Ms => "p99",
             Self::AchievedRps => "achieved rate",
+            Self::ShareOfHttp1 => "share of its HTTP/1.1",
         }
     }
 }

@@ -78,33 +78,34 @@ impl Harness {
         }
     }
 
-    /// `args` for a server that is measured: with TLS when the protocol asks for it. The
-    /// contract checks run on cleartext processes of their own: their raw HTTP/1 cases have
-    /// no TLS or HTTP/2 spelling (the conformance tests hold every protocol to one contract).
-    pub fn measured_args(&self, args: &[String]) -> Vec<String> {
+    /// `args` for a server that is measured over `wire`: with TLS when its protocol has it.
+    /// The contract checks run on cleartext processes of their own: their raw HTTP/1 cases
+    /// have no TLS or HTTP/2 spelling (the conformance tests hold every protocol to one
+    /// contract).
+    pub fn measured_args(args: &[String], wire: &Wire) -> Vec<String> {
         let mut args = args.to_vec();
-        if self.common.protocol.tls() {
+        if wire.protocol.tls() {
             args.extend(ServerFlag::TlsSelfSigned.args());
         }
         args
     }
 
-    /// Checks, when the load is not HTTP/1.1 in cleartext, that a measured server answers
-    /// `target` over the protocol asked for, as `expect` says.
+    /// Checks, unless `wire` is HTTP/1.1 in cleartext, that a measured server answers
+    /// `target` over its protocol, as `expect` says.
     pub async fn check_protocol(
         &self,
         who: &str,
-        addr: SocketAddr,
+        (addr, wire): (SocketAddr, &Wire),
         target: &str,
         expect: &Expect,
     ) -> Result<()> {
-        if self.wire.protocol == crate::plan::Protocol::Http1 {
+        if wire.protocol == crate::plan::Protocol::Http1 {
             return Ok(());
         }
-        load::check_once(addr, &self.wire, target, expect, Duration::from_secs(10))
+        load::check_once(addr, wire, target, expect, Duration::from_secs(10))
             .await
             .map_err(|why| anyhow::anyhow!("protocol check failed: {why}"))?;
-        self.say(who, &format!("answers over {}", self.wire.protocol));
+        self.say(who, &format!("answers over {}", wire.protocol));
         Ok(())
     }
 
@@ -165,7 +166,7 @@ impl Harness {
             Contract::Full => {
                 self.check(who, base_url).await?;
                 if measured {
-                    self.check_protocol(who, addr, target, expect).await?;
+                    self.check_protocol(who, (addr, wire), target, expect).await?;
                 }
                 Ok(())
             }
@@ -187,6 +188,20 @@ impl Harness {
         target: &str,
         again: bool,
     ) -> Result<Up> {
+        self.bring_up_over(subject, (args, &self.wire), foreign, target, again)
+            .await
+    }
+
+    /// [`Harness::bring_up`] for a load over `wire` rather than the run's `--protocol` (a
+    /// server of the workspace; a target is loaded as it is).
+    pub async fn bring_up_over(
+        &self,
+        subject: &Subject,
+        (args, wire): (&[String], &Wire),
+        foreign: &Foreign,
+        target: &str,
+        again: bool,
+    ) -> Result<Up> {
         let contract = subject.contract(foreign);
         let expect = Expect::for_target(target, &foreign.expect);
         let name = subject.name();
@@ -199,14 +214,15 @@ impl Harness {
                     self.verify(&name, contract, at, target, &expect).await?;
                     self.stop(checked).await?;
                 }
-                let server = self.start(short, self.measured_args(args)).await?;
+                let server = self.start(short, Self::measured_args(args, wire)).await?;
                 let addr = server.addr();
                 if contract == Contract::Light {
                     let base_url = format!("http://{addr}");
                     self.verify(&name, contract, (addr, &base_url, true), target, &expect)
                         .await?;
                 } else {
-                    self.check_protocol(&name, addr, target, &expect).await?;
+                    self.check_protocol(&name, (addr, wire), target, &expect)
+                        .await?;
                 }
                 Ok(Up {
                     addr,

@@ -134,6 +134,14 @@ pub fn points(results: &Results) -> Vec<Point> {
                     }
                 }
             }
+            ScenarioKind::Protocols => {
+                for c in results.protocols.iter().flat_map(|p| &p.cells) {
+                    let at = (greet_core::paths::GREETINGS, c.protocol.clone());
+                    for (metric, values) in load_figures(&c.runs) {
+                        add(&c.server, at.clone(), metric, values);
+                    }
+                }
+            }
             ScenarioKind::Rate => {
                 for s in results.rate.iter().flat_map(|r| &r.servers) {
                     for level in s.levels.iter().filter(|l| l.refused.is_none()) {

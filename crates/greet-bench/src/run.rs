@@ -109,6 +109,7 @@ async fn run_all(
             Scenario::Sweep(plan) => scenario::sweep::run(harness, plan, results).await?,
             Scenario::Business(plan) => scenario::business::run(harness, plan, results).await?,
             Scenario::Rate(plan) => scenario::rate::run(harness, plan, results).await?,
+            Scenario::Protocols(plan) => scenario::protocols::run(harness, plan, results).await?,
         };
         all_ok &= ok;
         harness.save(results)?;

@@ -10,7 +10,7 @@ use greet_store::{DatabaseUrl, RedisUrl};
 use crate::diff;
 use crate::plan::{
     self, Bins, Business, Common, Contract, Expect, Foreign, Ladder, Loops, Measure, Measured,
-    Plan, Rate, Rates, ServerSpec, Soak, SoakBound, Store, Sweep, Target, Threshold,
+    Plan, Protocols, Rate, Rates, ServerSpec, Soak, SoakBound, Store, Sweep, Target, Threshold,
 };
 use crate::report::comparison::Format;
 
@@ -425,6 +425,44 @@ impl SweepArgs {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.workers, self.workers);
         set(&mut plan.blocking_threads, self.blocking_threads);
+        self.measure.apply(&mut plan.measure);
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a protocols run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct ProtocolsArgs {
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order", list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
+
+    /// Protocols, in order, of http1, h2c, https, h2; http1 is always measured (the others
+    /// are fractions of it) [default: http1,h2c,https,h2]
+    #[arg(long, value_delimiter = ',', value_name = "PROTOCOLS")]
+    protocols: Option<Vec<plan::Protocol>>,
+
+    #[command(flatten)]
+    measure: MeasureArgs<Protocols>,
+
+    /// A smoke-sized run, for tests
+    #[arg(long)]
+    quick: bool,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl ProtocolsArgs {
+    pub(super) fn plan(self) -> (Common, Protocols) {
+        let mut plan = Protocols::defaults(self.quick);
+        set(&mut plan.servers, self.servers);
+        if let Some(mut protocols) = self.protocols {
+            protocols.retain(|p| *p != plan::Protocol::Http1);
+            protocols.dedup();
+            protocols.insert(0, plan::Protocol::Http1);
+            plan.protocols = protocols;
+        }
         self.measure.apply(&mut plan.measure);
         (self.common.plan(), plan)
     }

@@ -19,7 +19,8 @@ use crate::report::comparison;
 use crate::run::{self, Verdict};
 
 use args::{
-    AllArgs, BusinessArgs, CompareArgs, LadderArgs, LoopsArgs, RateArgs, SoakArgs, SweepArgs,
+    AllArgs, BusinessArgs, CompareArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs,
+    SweepArgs,
 };
 
 const EXAMPLES: &str = "\
@@ -85,6 +86,10 @@ enum Command {
     /// request rates (fractions of that capacity, or --rates), each request on a schedule and
     /// its latency counted from its intended send time (no coordinated omission)
     Rate(RateArgs),
+    /// Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
+    /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
+    /// those fractions
+    Protocols(ProtocolsArgs),
     /// Every scenario (ladder, loops, soak, sweep, business, rate) with its defaults, in one
     /// run and one report
     All(AllArgs),
@@ -143,6 +148,10 @@ impl Cli {
             Some(Command::Rate(args)) => {
                 let (common, plan) = args.plan();
                 one((common, Scenario::Rate(plan)))
+            }
+            Some(Command::Protocols(args)) => {
+                let (common, plan) = args.plan();
+                one((common, Scenario::Protocols(plan)))
             }
             Some(Command::All(args)) => args.plan(),
             Some(Command::Check { urls }) => return Action::Check(urls),
@@ -245,7 +254,8 @@ fn check_baseline(common: &Common) -> Result<(), String> {
 /// A `--protocol` or `--streams` the run cannot honour, as one line.
 fn check_transport(plan: &Plan) -> Result<(), String> {
     let (protocol, streams) = (plan.common.protocol, plan.common.streams);
-    if streams > 1 && !protocol.http2() {
+    let varied = |s: &Scenario| matches!(s, Scenario::Protocols(_));
+    if streams > 1 && !protocol.http2() && !plan.scenarios.iter().any(varied) {
         return Err(format!(
             "--streams {streams} shares HTTP/2 connections: use it with --protocol h2c or h2, \
              not {protocol}"

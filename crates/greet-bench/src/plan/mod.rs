@@ -6,6 +6,7 @@
 mod business;
 mod ladder;
 mod loops;
+mod protocols;
 mod rate;
 mod soak;
 mod sweep;
@@ -14,6 +15,7 @@ mod threshold;
 pub use business::{Business, Store};
 pub use ladder::Ladder;
 pub use loops::Loops;
+pub use protocols::Protocols;
 pub use rate::{Rate, Rates};
 pub use soak::{Soak, SoakBound};
 pub use sweep::Sweep;
@@ -85,6 +87,7 @@ impl Plan {
                 Scenario::Sweep(s) => s.servers.clone(),
                 Scenario::Business(b) => b.servers.clone(),
                 Scenario::Rate(r) => r.servers.clone(),
+                Scenario::Protocols(p) => p.servers.clone(),
             })
             .collect();
         shorts.sort_unstable();
@@ -178,17 +181,20 @@ pub enum ScenarioKind {
     Business,
     /// Open-loop load at fixed rates.
     Rate,
+    /// Keep-alive throughput over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2 over TLS.
+    Protocols,
 }
 
 impl ScenarioKind {
     /// Every scenario, in order.
-    pub const ALL: [ScenarioKind; 6] = [
+    pub const ALL: [ScenarioKind; 7] = [
         Self::Ladder,
         Self::Loops,
         Self::Soak,
         Self::Sweep,
         Self::Business,
         Self::Rate,
+        Self::Protocols,
     ];
 
     /// Its name: its subcommand, its key in results.json and its anchor in report.html.
@@ -200,6 +206,7 @@ impl ScenarioKind {
             Self::Sweep => "sweep",
             Self::Business => "business",
             Self::Rate => "rate",
+            Self::Protocols => "protocols",
         }
     }
 
@@ -212,6 +219,7 @@ impl ScenarioKind {
             Self::Sweep => "Sweep (the tuning experiment)",
             Self::Business => "Business (a database and a cache against the ceiling)",
             Self::Rate => "Rate (open loop: latency at a fixed request rate)",
+            Self::Protocols => "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)",
         }
     }
 }
@@ -231,6 +239,8 @@ pub enum Scenario {
     Business(Business),
     /// Open-loop load at fixed request rates.
     Rate(Rate),
+    /// Keep-alive throughput over each protocol.
+    Protocols(Protocols),
 }
 
 impl Scenario {
@@ -243,6 +253,7 @@ impl Scenario {
             ScenarioKind::Sweep => Self::Sweep(Sweep::defaults(quick)),
             ScenarioKind::Business => Self::Business(Business::defaults(quick)),
             ScenarioKind::Rate => Self::Rate(Rate::defaults(quick)),
+            ScenarioKind::Protocols => Self::Protocols(Protocols::defaults(quick)),
         }
     }
 
@@ -255,6 +266,7 @@ impl Scenario {
             Self::Sweep(_) => ScenarioKind::Sweep,
             Self::Business(_) => ScenarioKind::Business,
             Self::Rate(_) => ScenarioKind::Rate,
+            Self::Protocols(_) => ScenarioKind::Protocols,
         }
     }
 
@@ -274,6 +286,7 @@ impl Scenario {
             Self::Sweep(plan) => plan.servers = servers.to_vec(),
             Self::Business(plan) => plan.servers = servers.to_vec(),
             Self::Rate(plan) => plan.servers = servers.to_vec(),
+            Self::Protocols(plan) => plan.servers = servers.to_vec(),
         }
     }
 }
@@ -395,7 +408,15 @@ mod tests {
         let names: Vec<_> = plan.scenarios.iter().map(Scenario::name).collect();
         assert_eq!(
             names,
-            ["ladder", "loops", "soak", "sweep", "business", "rate"]
+            [
+                "ladder",
+                "loops",
+                "soak",
+                "sweep",
+                "business",
+                "rate",
+                "protocols"
+            ]
         );
         assert_eq!(plan.binaries(), ["hyper"]);
         assert_eq!(

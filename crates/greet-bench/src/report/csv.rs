@@ -3,14 +3,14 @@
 //! structs' fields and a row cannot drift from it.
 //!
 //! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
-//! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`: one row per run; `rate.csv`: one
-//!   row per level.
+//! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`, `protocols.csv`: one row per run;
+//!   `rate.csv`: one row per level.
 
 use anyhow::Result;
 use serde::Serialize;
 
 use crate::plan::ScenarioKind;
-use crate::results::{Business, Ladder, Loops, Rate, Results, Run, Soak, Sweep};
+use crate::results::{Business, Ladder, Loops, Protocols, Rate, Results, Run, Soak, Sweep};
 
 /// `(file name, contents)` of every CSV file of `results`.
 pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
@@ -23,6 +23,7 @@ pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
             ScenarioKind::Sweep => results.sweep.as_ref().map(|s| sweep(s, &mut out)),
             ScenarioKind::Business => results.business.as_ref().map(|s| business(s, &mut out)),
             ScenarioKind::Rate => results.rate.as_ref().map(|s| rate(s, &mut out)),
+            ScenarioKind::Protocols => results.protocols.as_ref().map(|s| protocols(s, &mut out)),
         }
         .transpose()?;
     }
@@ -92,6 +93,15 @@ fn sweep(sweep: &Sweep, out: &mut Vec<(String, String)>) -> Result<()> {
         .iter()
         .flat_map(|c| CellKey::rows(&c.server, &c.endpoint, c.setting.label(), &c.runs));
     out.push(("sweep.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
+fn protocols(protocols: &Protocols, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = protocols
+        .cells
+        .iter()
+        .flat_map(|c| CellKey::rows(&c.server, "/greetings", c.protocol.clone(), &c.runs));
+    out.push(("protocols.csv".to_owned(), write(rows)?));
     Ok(())
 }
 

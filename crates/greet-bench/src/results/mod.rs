@@ -9,6 +9,7 @@
 mod business;
 mod ladder;
 mod loops;
+mod protocols;
 mod rate;
 mod run;
 mod soak;
@@ -24,6 +25,7 @@ use crate::plan::ScenarioKind;
 pub use business::{Business, BusinessCell, CeilingFraction, PoolBest, PoolSetting};
 pub use ladder::{Ladder, LadderServer, Level, Mode};
 pub use loops::{LoopServer, LoopShape, Loops};
+pub use protocols::{ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols};
 pub use rate::{Rate, RateLevel, RateRun, RateServer, Spectrum};
 pub use run::{
     throughputs, Connect, Figures, Gain, Handshakes, Latency, Repeated, RssFrom, Run, Sampled,
@@ -62,6 +64,9 @@ pub struct Results {
     /// Open-loop load at fixed request rates, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// Keep-alive throughput over each protocol, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocols: Option<Protocols>,
     /// The `--threshold`s the run was held to, and how each fared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdCheck>,
@@ -79,6 +84,7 @@ impl Results {
             sweep: None,
             business: None,
             rate: None,
+            protocols: None,
             thresholds: Vec::new(),
         }
     }
@@ -92,6 +98,7 @@ impl Results {
             ScenarioKind::Sweep => self.sweep.is_some(),
             ScenarioKind::Business => self.business.is_some(),
             ScenarioKind::Rate => self.rate.is_some(),
+            ScenarioKind::Protocols => self.protocols.is_some(),
         }
     }
 

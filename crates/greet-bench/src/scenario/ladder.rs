@@ -200,7 +200,7 @@ async fn run_entry(
                 )
                 .await?;
             harness.stop(checked).await?;
-            let measured = harness.measured_args(args);
+            let measured = Harness::measured_args(args, &harness.wire);
             let server = start(harness, plan, &measured, &entry.source).await?;
             let startup = server.startup();
             let idle = if server.visible() {
@@ -218,7 +218,12 @@ async fn run_entry(
                 server.pid()
             ));
             harness
-                .check_protocol(&entry.name, server.addr(), &entry.endpoint, &entry.expect)
+                .check_protocol(
+                    &entry.name,
+                    (server.addr(), &harness.wire),
+                    &entry.endpoint,
+                    &entry.expect,
+                )
                 .await?;
             (server.addr(), Some(server))
         }

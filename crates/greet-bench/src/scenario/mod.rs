@@ -6,6 +6,7 @@
 pub mod business;
 pub mod ladder;
 pub mod loops;
+pub mod protocols;
 pub mod rate;
 pub mod soak;
 pub mod sweep;

@@ -114,3 +114,53 @@ fn protocols_that_cannot_be_honoured_are_refused_in_one_line() {
     let line = assert_one_line_error(&["--protocol", "h3"]);
     assert!(line.contains("h3"), "{line}");
 }
+
+#[test]
+fn protocols_quick_measures_every_server_over_every_protocol() {
+    let out = out_dir("protocols-scenario");
+    let run = bench_ok(&[
+        "protocols",
+        "--quick",
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("Protocols: zero delay"), "{stdout}");
+    let section = results(&out.join("results.json"))
+        .protocols
+        .expect("the protocols section");
+    assert_eq!(section.protocols, ["http1", "h2c", "https", "h2"]);
+    assert!(section.failures.is_empty(), "{:?}", section.failures);
+    assert_eq!(section.cells.len(), 3 * 4, "servers x protocols");
+    for cell in &section.cells {
+        let what = format!("{} {}", cell.server, cell.protocol);
+        assert_eq!(cell.runs.len(), section.repeats, "{what}");
+        assert_eq!(cell.success_rate, 100.0, "{what}");
+        assert!(cell.requests_per_s.median > 0.0, "{what}");
+        let tls = cell.protocol == "https" || cell.protocol == "h2";
+        for run in &cell.runs {
+            assert_eq!(run.load.handshake_ms.is_some(), tls, "{what}");
+        }
+    }
+    // Every protocol but HTTP/1.1 against the same server's HTTP/1.1.
+    assert_eq!(section.of_http1.len(), 3 * 3);
+    for g in &section.of_http1 {
+        let cell = |p: &str| {
+            section
+                .cells
+                .iter()
+                .find(|c| c.server == g.server && c.protocol == p)
+                .expect("cell")
+        };
+        let expected =
+            cell(&g.protocol).requests_per_s.median / cell("http1").requests_per_s.median;
+        assert!((g.gain.gain - expected).abs() < 1e-9, "{g:?}");
+    }
+    // Per protocol, every pair of servers on their shares of their HTTP/1.1.
+    assert_eq!(section.comparisons.len(), 3);
+    for c in &section.comparisons {
+        assert_eq!(c.comparisons.len(), 3, "{c:?}");
+    }
+    assert!(out.join("protocols.csv").is_file() && out.join("protocols.svg").is_file());
+}

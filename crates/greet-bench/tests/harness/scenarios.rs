@@ -212,14 +212,32 @@ fn all_quick_runs_every_scenario_into_one_report() {
     let (stdout, results, html) = scenario("all", &["all", "--servers", "hyper"]);
     assert_eq!(
         results.meta.scenarios,
-        ["ladder", "loops", "soak", "sweep", "business", "rate"]
+        [
+            "ladder",
+            "loops",
+            "soak",
+            "sweep",
+            "business",
+            "rate",
+            "protocols"
+        ]
     );
     let ladder = results.ladder.expect("ladder");
     assert_eq!(ladder.servers[0].name, "greet-hyper");
     assert_eq!(ladder.servers[0].levels.len(), 2);
     assert!(results.loops.is_some() && results.soak.is_some() && results.sweep.is_some());
     assert!(results.rate.is_some() && results.business.is_some());
-    for id in ["ladder", "loops", "soak", "sweep", "business", "rate"] {
+    let protocols = results.protocols.expect("protocols");
+    assert_eq!(protocols.cells.len(), 4, "hyper over the four protocols");
+    for id in [
+        "ladder",
+        "loops",
+        "soak",
+        "sweep",
+        "business",
+        "rate",
+        "protocols",
+    ] {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));

@@ -4,6 +4,7 @@
 mod business;
 mod ladder;
 mod loops;
+mod protocols;
 mod rate;
 mod soak;
 mod sweep;
@@ -46,6 +47,10 @@ pub fn charts(results: &Results) -> Vec<ChartFile> {
                     .map(|(file, chart)| (file, render_lines(&chart)))
                     .collect()
             }),
+            ScenarioKind::Protocols => results
+                .protocols
+                .as_ref()
+                .map(|s| bars(protocols::charts(s))),
         };
         out.extend(
             drawn

@@ -11,6 +11,7 @@
 mod business;
 mod ladder;
 mod loops;
+mod protocols;
 mod rate;
 mod soak;
 mod sweep;
@@ -101,6 +102,11 @@ pub fn tables(results: &Results, section: ScenarioKind) -> Vec<Table> {
             .map(business::tables)
             .unwrap_or_default(),
         ScenarioKind::Rate => results.rate.as_ref().map(rate::tables).unwrap_or_default(),
+        ScenarioKind::Protocols => results
+            .protocols
+            .as_ref()
+            .map(protocols::tables)
+            .unwrap_or_default(),
     }
 }
 

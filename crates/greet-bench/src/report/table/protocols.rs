@@ -1,0 +1,72 @@
+//! The protocols table: each server's throughput over each protocol and its share of the
+//! same server's HTTP/1.1, then the servers against each other on those shares.
+
+use crate::results::Protocols;
+
+use super::{comparison_notes, failure_notes, grouped, opt, too_few_runs, Table};
+
+/// One row per server and protocol; the notes compare the servers per protocol.
+pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
+    let rows = protocols
+        .cells
+        .iter()
+        .filter(|c| !c.runs.is_empty())
+        .map(|cell| {
+            let gain = protocols
+                .of_http1
+                .iter()
+                .find(|g| g.server == cell.server && g.protocol == cell.protocol);
+            vec![
+                cell.server.clone(),
+                cell.protocol.clone(),
+                format!("{:.1}", cell.requests_per_s.median),
+                format!(
+                    "{:.1}-{:.1}",
+                    cell.requests_per_s.min, cell.requests_per_s.max
+                ),
+                format!("{:.2}", cell.success_rate),
+                opt(cell.cpu_avg_pct, 1),
+                gain.map_or("1".to_owned(), |g| format!("{:.3}", g.gain.gain)),
+                gain.map_or("-".to_owned(), |g| {
+                    format!(
+                        "{} (p = {:.3})",
+                        g.gain.comparison.verdict.describe(),
+                        g.gain.comparison.p_value
+                    )
+                }),
+            ]
+        })
+        .collect();
+    let mut table = Table::new(
+        format!(
+            "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
+             warm-up, {} run(s) per protocol on a fresh server, --workers {}",
+            protocols.concurrency,
+            if protocols.streams > 1 {
+                format!(" ({} to an HTTP/2 connection)", protocols.streams)
+            } else {
+                String::new()
+            },
+            protocols.duration_s,
+            protocols.warmup_s,
+            protocols.repeats,
+            protocols.workers,
+        ),
+        &[
+            "Application",
+            "Protocol",
+            "Requests/sec",
+            "min-max",
+            "Success(%)",
+            "CPU avg(%)",
+            "of its HTTP/1.1",
+            "vs its HTTP/1.1",
+        ],
+        grouped(rows, 1),
+    );
+    let comparisons = protocols.comparisons.iter().flat_map(|c| &c.comparisons);
+    table.notes = comparison_notes(&comparisons.clone().cloned().collect::<Vec<_>>());
+    table.notes.extend(too_few_runs(comparisons));
+    table.notes.extend(failure_notes(&protocols.failures));
+    vec![table]
+}

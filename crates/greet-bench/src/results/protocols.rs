@@ -1,0 +1,77 @@
+//! The protocols section: each server's throughput over each protocol, as a fraction of its
+//! own HTTP/1.1, and the servers against each other.
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::Comparison;
+use crate::stats::Summary;
+
+use super::run::{Gain, Run};
+use super::Failure;
+
+/// The protocols scenario: keep-alive load at delay 0 over each protocol, a fresh server per
+/// run, repeats outermost.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Protocols {
+    /// The protocols, in order.
+    pub protocols: Vec<String>,
+    /// `--streams`: users per HTTP/2 connection.
+    pub streams: usize,
+    /// `--workers` given to the servers.
+    pub workers: usize,
+    /// Connections (users) of each load.
+    pub concurrency: usize,
+    /// Measured part of each run, seconds.
+    pub duration_s: f64,
+    /// Unmeasured load before it, seconds.
+    pub warmup_s: f64,
+    /// Runs of each protocol per server.
+    pub repeats: usize,
+    /// One entry per server and protocol.
+    pub cells: Vec<ProtocolCell>,
+    /// Per server and protocol other than HTTP/1.1: its throughput against its own HTTP/1.1.
+    pub of_http1: Vec<ProtocolGain>,
+    /// Per protocol, every pair of servers on their runs' fractions of their own HTTP/1.1
+    /// (which server keeps more of its HTTP/1.1 over it).
+    pub comparisons: Vec<ProtocolComparisons>,
+    /// Servers that failed.
+    pub failures: Vec<Failure>,
+}
+
+/// One server over one protocol.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ProtocolCell {
+    /// The server.
+    pub server: String,
+    /// `http1`, `h2c`, `https` or `h2`.
+    pub protocol: String,
+    /// Each run, in order.
+    pub runs: Vec<Run>,
+    /// Throughput over the runs.
+    pub requests_per_s: Summary,
+    /// Valid responses, percent of all runs' requests.
+    pub success_rate: f64,
+    /// Median of the runs' mean server CPU, percent of one CPU.
+    pub cpu_avg_pct: Option<f64>,
+}
+
+/// A server's throughput over a protocol against its own over HTTP/1.1.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProtocolGain {
+    /// The server.
+    pub server: String,
+    /// The protocol.
+    pub protocol: String,
+    /// Median over the protocol / median over HTTP/1.1, with the test between the runs.
+    #[serde(flatten)]
+    pub gain: Gain,
+}
+
+/// The servers compared over one protocol.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ProtocolComparisons {
+    /// The protocol.
+    pub protocol: String,
+    /// Every pair of servers.
+    pub comparisons: Vec<Comparison>,
+}

@@ -1,0 +1,182 @@
+//! Protocols: each server loaded with keep-alive connections at delay 0 over HTTP/1.1, h2c,
+//! HTTP/1.1 over TLS and HTTP/2 over TLS, each protocol on a fresh server (over TLS with
+//! `--tls-self-signed`), warmed up, then measured. Repeats are outermost, then servers, then
+//! protocols, so a slow spell of the machine hits every cell alike. Each protocol's
+//! throughput is a fraction of the same server's HTTP/1.1 (run by run, within one repeat),
+//! and the servers are compared on those fractions: which keeps more of its HTTP/1.1.
+
+use anyhow::Result;
+
+use crate::compare::{self, Figure};
+use crate::harness::{server_args, Harness, Subject};
+use crate::load::{Expect, Sessions, Stop, Wire};
+use crate::plan::{self, package, Measure, Protocol, BLOCKING_THREADS};
+use crate::results::{
+    throughputs, Gain, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Repeated,
+    Results,
+};
+
+/// Runs the protocols scenario into `results.protocols`; false when a server failed.
+pub async fn run(harness: &Harness, plan: &plan::Protocols, results: &mut Results) -> Result<bool> {
+    let Measure {
+        concurrency,
+        duration,
+        warmup,
+        repeats,
+    } = plan.measure;
+    let workers = harness.workers(None);
+    let mut wires = Vec::new();
+    for &protocol in &plan.protocols {
+        let wire =
+            Wire::new(protocol, &greet_probe::tls::Trust::Any).map_err(anyhow::Error::msg)?;
+        wires.push(wire);
+    }
+    results.protocols = Some(Protocols {
+        protocols: plan.protocols.iter().map(|p| p.name().to_owned()).collect(),
+        streams: harness.common.streams,
+        workers,
+        concurrency,
+        duration_s: duration.as_secs_f64(),
+        warmup_s: warmup.as_secs_f64(),
+        repeats,
+        cells: plan
+            .servers
+            .iter()
+            .flat_map(|short| {
+                plan.protocols.iter().map(move |p| ProtocolCell {
+                    server: package(short),
+                    protocol: p.name().to_owned(),
+                    ..ProtocolCell::default()
+                })
+            })
+            .collect(),
+        ..Protocols::default()
+    });
+    let target = greet_core::paths::GREETINGS;
+    let expect = Expect::for_target(target, &plan::Expect::Greeting);
+    let args = server_args(0, workers, BLOCKING_THREADS);
+    let mut failed: Vec<String> = Vec::new();
+    for repeat in 1..=repeats {
+        for (s, short) in plan.servers.iter().enumerate() {
+            let name = package(short);
+            if failed.contains(&name) {
+                continue;
+            }
+            for (p, wire) in wires.iter().enumerate() {
+                let subject = Subject::Server(short.clone());
+                let foreign = plan::Foreign::default();
+                let run = async {
+                    let mut up = harness
+                        .bring_up_over(
+                            &subject,
+                            (&args, wire),
+                            &foreign,
+                            target,
+                            repeat > 1 || p > 0,
+                        )
+                        .await?;
+                    let sessions = |stop| Sessions {
+                        addr: up.addr,
+                        target: target.to_owned(),
+                        expect: expect.clone(),
+                        users: concurrency,
+                        stop,
+                        timeout: harness.timeout(),
+                        wire: wire.clone(),
+                        streams: harness.common.streams,
+                    };
+                    let label = format!("{name} {} #{repeat}", wire.protocol);
+                    if !warmup.is_zero() {
+                        let warm = sessions(Stop::After(warmup));
+                        harness
+                            .keep_alive(&up, &warm, format!("{label} warm-up"))
+                            .await;
+                    }
+                    let measured = sessions(Stop::After(duration));
+                    let (run, _) = harness.keep_alive(&up, &measured, label).await;
+                    up.ensure_alive()?;
+                    harness.release(up).await?;
+                    anyhow::Ok(run)
+                }
+                .await;
+                match run {
+                    Ok(run) => {
+                        harness.say(
+                            &name,
+                            &format!(
+                                "{} run {repeat}: {:.1} req/s, {:.2}% ok",
+                                wire.protocol, run.load.requests_per_s, run.load.success_rate
+                            ),
+                        );
+                        let cell = &mut section(results).cells[s * wires.len() + p];
+                        cell.runs.push(run);
+                        let r = Repeated::of(&cell.runs);
+                        cell.requests_per_s = r.requests_per_s;
+                        cell.success_rate = r.success_rate;
+                        cell.cpu_avg_pct = r.cpu_avg_pct;
+                    }
+                    Err(err) => {
+                        let failure = super::failure("protocols", name.clone(), &err);
+                        section(results).failures.push(failure);
+                        failed.push(name.clone());
+                        break;
+                    }
+                }
+            }
+        }
+        fold(section(results));
+        harness.save(results)?;
+    }
+    Ok(failed.is_empty())
+}
+
+fn section(results: &mut Results) -> &mut Protocols {
+    results
+        .protocols
+        .as_mut()
+        .expect("set when protocols start")
+}
+
+/// Each server's protocols against its HTTP/1.1, and the servers against each other.
+fn fold(section: &mut Protocols) {
+    let http1 = Protocol::Http1.name();
+    let cells = &section.cells;
+    let of = |server: &str, protocol: &str| {
+        cells
+            .iter()
+            .find(|c| c.server == server && c.protocol == protocol)
+    };
+    let mut servers: Vec<&str> = cells.iter().map(|c| c.server.as_str()).collect();
+    servers.dedup();
+    let mut gains = Vec::new();
+    let mut comparisons = Vec::new();
+    for protocol in section.protocols.iter().filter(|p| p.as_str() != http1) {
+        let mut fractions = Vec::new();
+        for &server in &servers {
+            let (Some(cell), Some(base)) = (of(server, protocol), of(server, http1)) else {
+                continue;
+            };
+            if cell.runs.is_empty() || base.runs.is_empty() {
+                continue;
+            }
+            gains.push(ProtocolGain {
+                server: server.to_owned(),
+                protocol: protocol.clone(),
+                gain: Gain::of((protocol, &cell.runs), (http1, &base.runs)),
+            });
+            // Run by run within a repeat: the same spell of the machine on both.
+            let per_run: Vec<f64> = throughputs(&cell.runs)
+                .iter()
+                .zip(throughputs(&base.runs))
+                .map(|(p, h)| if h > 0.0 { p / h } else { 0.0 })
+                .collect();
+            fractions.push((server.to_owned(), per_run));
+        }
+        comparisons.push(ProtocolComparisons {
+            protocol: protocol.clone(),
+            comparisons: compare::pairwise(Figure::ShareOfHttp1, &fractions),
+        });
+    }
+    section.of_http1 = gains;
+    section.comparisons = comparisons;
+}
