@@ -64,9 +64,19 @@ pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
         ],
         grouped(rows, 1),
     );
-    let comparisons = protocols.comparisons.iter().flat_map(|c| &c.comparisons);
-    table.notes = comparison_notes(&comparisons.clone().cloned().collect::<Vec<_>>());
-    table.notes.extend(too_few_runs(comparisons));
+    table.notes = protocols
+        .comparisons
+        .iter()
+        .flat_map(|c| {
+            let lines = comparison_notes(&c.comparisons);
+            lines
+                .into_iter()
+                .map(move |line| format!("{}: {line}", c.protocol))
+        })
+        .collect();
+    table.notes.extend(too_few_runs(
+        protocols.comparisons.iter().flat_map(|c| &c.comparisons),
+    ));
     table.notes.extend(failure_notes(&protocols.failures));
     vec![table]
 }
