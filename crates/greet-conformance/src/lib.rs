@@ -152,11 +152,16 @@ pub async fn check(base_url: &str) -> Result<(), CheckError> {
     }
 }
 
-/// The socket address of `http://host:port[/...]`.
+/// The socket address of `http://host:port[/...]` or `https://host:port[/...]` (ports 80 and
+/// 443 when none is given).
 pub async fn resolve(base_url: &str) -> Result<SocketAddr, String> {
-    let rest = base_url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("{base_url:?} is not an http:// URL"))?;
+    let (rest, port) = match base_url.strip_prefix("http://") {
+        Some(rest) => (rest, 80),
+        None => base_url
+            .strip_prefix("https://")
+            .map(|rest| (rest, 443))
+            .ok_or_else(|| format!("{base_url:?} is not an http:// or https:// URL"))?,
+    };
     let authority = rest.split('/').next().unwrap_or_default();
     let authority = if authority
         .rsplit_once(':')
@@ -164,7 +169,7 @@ pub async fn resolve(base_url: &str) -> Result<SocketAddr, String> {
     {
         authority.to_owned()
     } else {
-        format!("{authority}:80")
+        format!("{authority}:{port}")
     };
     let mut addrs = tokio::net::lookup_host(&authority)
         .await
@@ -188,8 +193,16 @@ mod tests {
             resolve("http://127.0.0.1:9/x").await,
             Ok("127.0.0.1:9".parse().unwrap())
         );
-        assert!(resolve("https://127.0.0.1:8081").await.is_err());
+        assert_eq!(
+            resolve("https://127.0.0.1:8443").await,
+            Ok("127.0.0.1:8443".parse().unwrap())
+        );
+        assert_eq!(
+            resolve("https://127.0.0.1").await,
+            Ok("127.0.0.1:443".parse().unwrap())
+        );
         assert!(resolve("127.0.0.1:8081").await.is_err());
+        assert!(resolve("ftp://127.0.0.1:21").await.is_err());
     }
 
     #[tokio::test]

@@ -317,6 +317,36 @@ pub async fn answers_alike(
     Ok(())
 }
 
+/// Checks a TLS port, which has no cleartext reference (the raw HTTP/1.1 cases of the contract
+/// need one): every one of [`requests`] is answered alike over HTTP/2 and over HTTP/1.1, and
+/// the greeting is one.
+pub async fn tls_answers_alike(addr: SocketAddr, trust: &Trust) -> Result<(), String> {
+    for (i, (method, target)) in requests().into_iter().enumerate() {
+        let reference = fetch(addr, Protocol::Https, trust, method, &target).await?;
+        if i == 0 {
+            let body = String::from_utf8_lossy(&reference.body);
+            let greets = body
+                .split_once(' ')
+                .is_some_and(|(word, rest)| WORDS.contains(&word) && rest == "Ana!");
+            if reference.status != 200 || !greets {
+                return Err(format!(
+                    "https {method} {target}: {} {body:?}, not a greeting",
+                    reference.status
+                ));
+            }
+        }
+        let expected = essence(&reference);
+        let got = essence(&fetch(addr, Protocol::H2, trust, method, &target).await?);
+        if got != expected {
+            return Err(format!(
+                "h2 {method} {}: {got:?}, https gave {expected:?}",
+                crate::cases::elide(&target, 40)
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

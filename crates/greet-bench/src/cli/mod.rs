@@ -98,9 +98,16 @@ enum Command {
     Compare(CompareArgs),
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
-        /// Base URLs, e.g. http://127.0.0.1:8081
+        /// Base URLs, e.g. http://127.0.0.1:8081, or https://127.0.0.1:8443 for a TLS port
         #[arg(required = true, value_name = "URL")]
         urls: Vec<String>,
+
+        /// Also over HTTP/2: h2c on an http:// URL (every answer as over HTTP/1.1), or h2 on an
+        /// https:// one, whose contract is checked over HTTP/1.1 and HTTP/2 with TLS (the same
+        /// answers over both; the raw HTTP/1.1 cases need cleartext) [default: http1 for
+        /// http:// URLs, h2 for https://]
+        #[arg(long, value_name = "PROTOCOL")]
+        protocol: Option<plan::Protocol>,
     },
 }
 
@@ -109,8 +116,8 @@ enum Command {
 enum Action {
     /// A run of scenarios.
     Run(Plan),
-    /// `check URL…`.
-    Check(Vec<String>),
+    /// `check URL…`, over a protocol.
+    Check(Vec<String>, Option<plan::Protocol>),
     /// `compare OLD NEW`.
     Compare(CompareArgs),
 }
@@ -154,7 +161,7 @@ impl Cli {
                 one((common, Scenario::Protocols(plan)))
             }
             Some(Command::All(args)) => args.plan(),
-            Some(Command::Check { urls }) => return Action::Check(urls),
+            Some(Command::Check { urls, protocol }) => return Action::Check(urls, protocol),
             Some(Command::Compare(args)) => return Action::Compare(args),
         })
     }
@@ -191,7 +198,7 @@ pub fn main() -> ExitCode {
             }
             plan
         }
-        Action::Check(urls) => return check(&urls),
+        Action::Check(urls, protocol) => return check(&urls, protocol),
         Action::Compare(args) => return compare(&args),
     };
     match run::run(plan) {
@@ -261,6 +268,17 @@ fn check_transport(plan: &Plan) -> Result<(), String> {
              not {protocol}"
         ));
     }
+    let targets = plan.scenarios.iter().flat_map(Scenario::targets);
+    if let Some(t) = targets
+        .into_iter()
+        .find(|t| t.url.starts_with("https://") != protocol.tls())
+    {
+        return Err(format!(
+            "--target {}={}: the load goes over --protocol {protocol}; an https:// target \
+             needs https or h2, an http:// one http1 or h2c",
+            t.name, t.url
+        ));
+    }
     if protocol != plan::Protocol::Http1 {
         if let Some(peer) = plan.binaries().into_iter().find(|s| plan::is_peer(s)) {
             return Err(format!(
@@ -272,6 +290,38 @@ fn check_transport(plan: &Plan) -> Result<(), String> {
     Ok(())
 }
 
+/// The contract check of the server at `url` over `protocol`; on success, what was checked
+/// beyond HTTP/1.1 in cleartext.
+async fn check_one(url: &str, protocol: Option<plan::Protocol>) -> Result<String, String> {
+    use greet_conformance::protocols::{answers_alike, tls_answers_alike};
+    use plan::Protocol::{H2c, Http1, Https, H2};
+    let tls = url.starts_with("https://");
+    match (tls, protocol) {
+        (false, None | Some(Http1)) => greet_conformance::check(url)
+            .await
+            .map(|()| String::new())
+            .map_err(|e| e.to_string()),
+        (false, Some(H2c)) => {
+            greet_conformance::check(url)
+                .await
+                .map_err(|e| e.to_string())?;
+            let addr = greet_conformance::resolve(url).await?;
+            answers_alike(addr, None).await?;
+            Ok(" (and the same over h2c)".to_owned())
+        }
+        (true, None | Some(Https | H2)) => {
+            let addr = greet_conformance::resolve(url).await?;
+            let trust = greet_probe::tls::Trust::Any;
+            tls_answers_alike(addr, &trust).await?;
+            Ok(" over https and h2 (the same answers on both)".to_owned())
+        }
+        (_, Some(p)) => Err(format!(
+            "--protocol {p} needs an {} URL",
+            if p.tls() { "https://" } else { "http://" }
+        )),
+    }
+}
+
 /// Bad usage: one line, exit 2.
 fn usage(why: &str) -> ExitCode {
     eprintln!("greet-bench: error: {why}");
@@ -279,7 +329,7 @@ fn usage(why: &str) -> ExitCode {
 }
 
 /// `greet-bench check URL…`: one line per server, exit 1 if any fails.
-fn check(urls: &[String]) -> ExitCode {
+fn check(urls: &[String], protocol: Option<plan::Protocol>) -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -289,8 +339,8 @@ fn check(urls: &[String]) -> ExitCode {
     };
     let mut ok = true;
     for url in urls {
-        match runtime.block_on(greet_conformance::check(url)) {
-            Ok(()) => println!("{url}: contract check passed"),
+        match runtime.block_on(check_one(url, protocol)) {
+            Ok(how) => println!("{url}: contract check passed{how}"),
             Err(err) => {
                 ok = false;
                 println!("{url}: {err}");
@@ -321,7 +371,7 @@ mod tests {
             .action()
         {
             Action::Run(plan) => plan,
-            Action::Check(_) | Action::Compare(_) => panic!("a plan, not check or compare"),
+            Action::Check(..) | Action::Compare(_) => panic!("a plan, not check or compare"),
         }
     }
 

@@ -236,8 +236,8 @@ pub(super) fn parse_target(text: &str) -> Result<Target, String> {
     if name.is_empty() {
         return Err(format!("{text:?} has an empty NAME"));
     }
-    if !url.starts_with("http://") {
-        return Err(format!("{url:?} is not an http:// URL"));
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(format!("{url:?} is not an http:// or https:// URL"));
     }
     Ok(Target {
         name: name.to_owned(),

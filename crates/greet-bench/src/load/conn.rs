@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -108,9 +109,14 @@ pub(super) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Reques
 }
 
 /// An HTTP/2 connection shared by the users of one group (`--streams`), each with a stream of
-/// its own at a time; the first user to find it closed opens the next one.
+/// its own at a time; the first user to find it closed opens the next one. Each connection
+/// gets the next number, so a user whose request failed on an old one does not close its
+/// successor.
 #[derive(Default)]
-pub(super) struct Shared(tokio::sync::Mutex<Option<(u64, SendRequest<Bytes>)>>);
+pub(super) struct Shared {
+    slot: tokio::sync::Mutex<Option<(u64, SendRequest<Bytes>)>>,
+    opened: std::sync::atomic::AtomicU64,
+}
 
 /// A connection of the load generator: opened when a request needs one, reused while the
 /// server keeps it open, dropped when the server closes it or a request fails. Every load shape
@@ -124,7 +130,8 @@ pub(super) struct Connection {
     wire: Wire,
     http1: Option<Io>,
     h2: Arc<Shared>,
-    opened: u64,
+    /// The number of the shared HTTP/2 connection this user sent on last.
+    using: u64,
     buf: Vec<u8>,
     res: Response,
     status: u16,
@@ -143,7 +150,7 @@ impl Connection {
             wire: wire.clone(),
             http1: None,
             h2,
-            opened: 0,
+            using: 0,
             buf: Vec::with_capacity(512),
             res: Response::new(),
             status: 0,
@@ -230,8 +237,8 @@ impl Connection {
         sent: Instant,
         connect: &mut Option<Opened>,
     ) -> Result<(), ErrorKind> {
-        let (opened, sender) = {
-            let mut slot = self.h2.0.lock().await;
+        let (number, sender) = {
+            let mut slot = self.h2.slot.lock().await;
             if slot.is_none() {
                 let (io, opened) = self.wire.open(self.addr, sent).await?;
                 // The handshake returns once the preface is written; a server that does not
@@ -243,12 +250,12 @@ impl Connection {
                 tokio::spawn(async move {
                     let _ = conn.await;
                 });
-                self.opened += 1;
-                *slot = Some((self.opened, sender));
+                let number = self.h2.opened.fetch_add(1, Ordering::Relaxed) + 1;
+                *slot = Some((number, sender));
             }
             slot.clone().ok_or(ErrorKind::Connect)?
         };
-        self.opened = opened;
+        self.using = number;
         let mut sender = sender.ready().await.map_err(h2_error)?;
         let mut head = hyper::Request::new(());
         *head.uri_mut() = request.uri.clone();
@@ -278,8 +285,8 @@ impl Connection {
     /// closed for all its users, unless one of them has opened another since.
     pub(super) async fn close(&mut self) {
         self.http1 = None;
-        let mut slot = self.h2.0.lock().await;
-        if slot.as_ref().is_some_and(|(n, _)| *n == self.opened) {
+        let mut slot = self.h2.slot.lock().await;
+        if slot.as_ref().is_some_and(|(n, _)| *n == self.using) {
             *slot = None;
         }
     }

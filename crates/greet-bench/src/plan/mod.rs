@@ -275,6 +275,17 @@ impl Scenario {
         self.kind().name()
     }
 
+    /// The servers it loads that the harness does not start.
+    pub fn targets(&self) -> &[Target] {
+        match self {
+            Self::Ladder(plan) => &plan.foreign.targets,
+            Self::Loops(plan) => &plan.foreign.targets,
+            Self::Soak(plan) => &plan.foreign.targets,
+            Self::Rate(plan) => &plan.foreign.targets,
+            Self::Sweep(_) | Self::Business(_) | Self::Protocols(_) => &[],
+        }
+    }
+
     /// Runs it on `servers` (short names), in order.
     fn set_servers(&mut self, servers: &[String]) {
         match self {

@@ -2,7 +2,7 @@
 //! answer checked, the protocol recorded, HTTP/2 connections shared by `--streams`, and
 //! `--protocol` / `--streams` that cannot be honoured refused in one line.
 
-use crate::common::{assert_one_line_error, bench_ok, out_dir, packages, results};
+use crate::common::{assert_one_line_error, bench_ok, out_dir, packages, results, BENCH};
 
 #[test]
 fn the_ladder_runs_over_every_protocol() {
@@ -113,6 +113,10 @@ fn protocols_that_cannot_be_honoured_are_refused_in_one_line() {
     );
     let line = assert_one_line_error(&["--protocol", "h3"]);
     assert!(line.contains("h3"), "{line}");
+    let line = assert_one_line_error(&["--target", "tls=https://127.0.0.1:8443"]);
+    assert!(line.contains("https or h2"), "{line}");
+    let line = assert_one_line_error(&["--protocol", "h2", "--target", "x=http://127.0.0.1:1"]);
+    assert!(line.contains("http1 or h2c"), "{line}");
 }
 
 #[test]
@@ -163,4 +167,44 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
         assert_eq!(c.comparisons.len(), 3, "{c:?}");
     }
     assert!(out.join("protocols.csv").is_file() && out.join("protocols.svg").is_file());
+}
+
+#[test]
+fn check_verifies_running_servers_over_http2_and_tls() {
+    use greet_conformance::spawn::{quick, spawn};
+    use greet_server::ServerConfig;
+
+    let start = |config| spawn(greet_hyper::run, config).expect("server starts");
+    let plain = start(quick());
+    let tls = start(ServerConfig {
+        tls_self_signed: true,
+        ..quick()
+    });
+    let check = |url: &str, extra: &[&str]| {
+        let run = std::process::Command::new(BENCH)
+            .args(["check", url])
+            .args(extra)
+            .output()
+            .expect("greet-bench runs");
+        let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+        (run.status.code(), stdout)
+    };
+    let plain_url = plain.base_url();
+    let tls_url = format!("https://{}", tls.addr());
+    let (code, out) = check(&plain_url, &["--protocol", "h2c"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("contract check passed (and the same over h2c)"),
+        "{out}"
+    );
+    let (code, out) = check(&tls_url, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("over https and h2"), "{out}");
+    // The wrong scheme for the protocol, and cleartext on a TLS port, fail in one line each.
+    let (code, out) = check(&tls_url, &["--protocol", "h2c"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("needs an http:// URL"), "{out}");
+    let (code, out) = check(&format!("http://{}", tls.addr()), &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(out.trim().lines().count(), 1, "{out}");
 }
