@@ -333,30 +333,37 @@ pub fn tls_start_up(bin: &str) -> Outcome {
     outcome
 }
 
-/// Every attack of [`crate::h2_attacks`] for 1.5 s on a fresh server (its cleartext port, or
-/// a `--tls-self-signed` one for the handshake attack): the process lives, every `/health`
-/// probe on a fresh connection answers 200 within a second, its peak memory grows by less
-/// than 64 MiB and it uses at most 1.5 s of CPU per second of attack. Prints what it saw.
+/// Every attack of [`crate::h2_attacks`] for 1.5 s on a fresh server with one worker, as the
+/// harness runs them (its cleartext port, or a `--tls-self-signed` one for the handshake
+/// attack): the process lives, every `/health` probe on a fresh connection answers 200 within
+/// a second, its peak memory grows by less than 64 MiB, and it never uses more than 1.5 cores
+/// on average: at most 1.5 s of CPU per second from the first frame until the attack's last
+/// answer. A flood the server must answer frame by frame (SETTINGS: 700,000 frames in 1.5 s)
+/// is still being read after the attacker stops, so the CPU is counted over that whole time,
+/// not over the 1.5 s of sending alone (actix-web took 2.6-2.9 s of CPU there, all of it
+/// after the flood's frames, none of it more than its one worker). Prints what it saw.
 pub async fn h2_attacks_are_survived(bin: &str) -> Outcome {
     use crate::h2_attacks::{attack, Attack};
     let duration = Duration::from_millis(1500);
     for kind in Attack::ALL {
         let args: &[&str] = if kind.tls() {
-            &["--tls-self-signed"]
+            &["--workers", "1", "--tls-self-signed"]
         } else {
-            &[]
+            &["--workers", "1"]
         };
         let mut server = start(bin, args)?;
         let pid = server.pid();
         let before = procfs::status(pid).map(|s| s.hwm_kib).unwrap_or(0);
         let cpu_before = cpu_seconds(pid).unwrap_or(0.0);
         let tls = kind.tls().then(|| server.addr());
+        let started = std::time::Instant::now();
         let report = attack(kind, server.addr(), tls, duration).await?;
+        let lasted = started.elapsed();
         let peak = procfs::status(pid).map(|s| s.hwm_kib).unwrap_or(0);
         let cpu = cpu_seconds(pid).unwrap_or(0.0) - cpu_before;
         eprintln!(
             "{bin}: {}: {} after {} sent; slowest /health {:?}, {} failed; peak RSS +{} KiB; \
-             CPU {cpu:.2} s",
+             CPU {cpu:.2} s in {lasted:.2?}",
             kind.name(),
             report.answer,
             report.sent,
@@ -381,8 +388,11 @@ pub async fn h2_attacks_are_survived(bin: &str) -> Outcome {
                 kind.name()
             ));
         }
-        if cpu > 1.5 * duration.as_secs_f64() + 0.5 {
-            return Err(format!("{}: {cpu:.2} s of CPU", kind.name()));
+        if cpu > 1.5 * lasted.as_secs_f64() + 0.5 {
+            return Err(format!(
+                "{}: {cpu:.2} s of CPU in {lasted:.2?}",
+                kind.name()
+            ));
         }
         if server.stderr().contains("panicked") {
             return Err(format!(
