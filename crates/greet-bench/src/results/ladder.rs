@@ -72,6 +72,16 @@ pub struct LadderServer {
     pub levels: Vec<Level>,
 }
 
+impl Ladder {
+    /// Whether its connections made TLS handshakes (`--protocol https` or `h2`).
+    pub fn over_tls(&self) -> bool {
+        self.servers
+            .iter()
+            .flat_map(|s| &s.levels)
+            .any(|l| l.run.load.handshake_ms.is_some())
+    }
+}
+
 impl LadderServer {
     /// Folds the levels' resource maxima into the server's.
     pub fn fold_maxima(&mut self) {

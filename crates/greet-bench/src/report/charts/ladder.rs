@@ -58,11 +58,6 @@ pub(super) fn charts(ladder: &Ladder) -> Vec<(String, Chart)> {
         ],
         whiskers: Vec::new(),
     };
-    let tls = ladder
-        .servers
-        .iter()
-        .flat_map(|s| &s.levels)
-        .any(|l| l.run.load.handshake_ms.is_some());
     let handshake = per_level("Mean TLS handshake (after the connect)", |l, _| {
         l.run.load.handshake_ms.as_ref().map_or(0.0, |h| h.avg)
     });
@@ -87,7 +82,7 @@ pub(super) fn charts(ladder: &Ladder) -> Vec<(String, Chart)> {
             }),
         ),
     ];
-    if tls {
+    if ladder.over_tls() {
         charts.insert(3, ("handshake.svg".into(), handshake));
     }
     charts

@@ -106,12 +106,7 @@ pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
     );
     extended.notes = comparison_notes(&ladder.comparisons);
     let mut tables = vec![original, resources, extended];
-    let tls = ladder
-        .servers
-        .iter()
-        .flat_map(|s| &s.levels)
-        .any(|l| l.run.load.handshake_ms.is_some());
-    if tls {
+    if ladder.over_tls() {
         tables.push(handshakes(ladder));
     }
     tables
