@@ -102,10 +102,31 @@ impl Harness {
         if wire.protocol == crate::plan::Protocol::Http1 {
             return Ok(());
         }
+        let passed = format!("answers over {}", wire.protocol);
+        self.once(
+            who,
+            (addr, wire),
+            target,
+            expect,
+            ("protocol check", &passed),
+        )
+        .await
+    }
+
+    /// One `GET target` over `wire`, valid as `expect` says; `(what, passed)` name the check
+    /// in its error and in its status line.
+    async fn once(
+        &self,
+        who: &str,
+        (addr, wire): (SocketAddr, &Wire),
+        target: &str,
+        expect: &Expect,
+        (what, passed): (&str, &str),
+    ) -> Result<()> {
         load::check_once(addr, wire, target, expect, Duration::from_secs(10))
             .await
-            .map_err(|why| anyhow::anyhow!("protocol check failed: {why}"))?;
-        self.say(who, &format!("answers over {}", wire.protocol));
+            .map_err(|why| anyhow::anyhow!("{what} failed: {why}"))?;
+        self.say(who, passed);
         Ok(())
     }
 
@@ -136,11 +157,8 @@ impl Harness {
         target: &str,
         expect: &Expect,
     ) -> Result<()> {
-        load::check_once(addr, wire, target, expect, Duration::from_secs(10))
-            .await
-            .map_err(|why| anyhow::anyhow!("light check failed: {why}"))?;
-        self.say(who, "light check passed");
-        Ok(())
+        let names = ("light check", "light check passed");
+        self.once(who, (addr, wire), target, expect, names).await
     }
 
     /// Verifies a server before its load as `contract` says: the whole contract suite at
