@@ -4,20 +4,28 @@
 //!   use `actix_web::test::init_service` without a socket.
 //! - [`app`]: the whole `App` (routes, the shared head check, the 404 fallback).
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
+//! - [`watch_idle`]: the idle limit of HTTP/2 connections, which actix-web lacks.
 //!
 //! actix-web pulls in `http` 0.2, so its glue reads requests through its own types; the rules
 //! themselves all come from `greet-core`.
 
+use std::any::Any;
 use std::future::Future;
 use std::io;
+use std::net::Shutdown;
+use std::os::fd::AsFd;
+use std::task::{Context, Poll, Waker};
 
+use actix_tls::accept::rustls_0_23::TlsStream;
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::dev::{Extensions, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::{header, StatusCode, Version};
 use actix_web::middleware::{from_fn, Next};
+use actix_web::rt::net::TcpStream;
 use actix_web::{web, App, Error, HttpResponse, HttpServer};
-use greet_core::limits::{Target, HEAD_READ_TIMEOUT};
+use greet_core::limits::{Target, HEAD_READ_TIMEOUT, IDLE_TIMEOUT};
 use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
+use greet_server::idle::InFlight;
 use greet_server::{Api, Listener, ServerConfig};
 
 /// TLS handshakes under way at once per worker before actix-web stops accepting: as many as
@@ -116,10 +124,13 @@ async fn not_found() -> HttpResponse {
     respond(GreetError::NotFound.into())
 }
 
+/// The shared head check, in front of every route; on HTTP/2, the request also counts as
+/// in flight on its connection until answered (see [`watch_idle`]).
 async fn check_request_head(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    let _busy = req.conn_data::<InFlight>().map(InFlight::begin);
     match check_head(&head_info(&req)) {
         Ok(()) => next
             .call(req)
@@ -170,6 +181,8 @@ pub async fn serve(
     let server = HttpServer::new(move || app(api.clone()))
         .workers(config.workers.get())
         .client_request_timeout(HEAD_READ_TIMEOUT)
+        .keep_alive(IDLE_TIMEOUT)
+        .on_connect(watch_idle)
         .tls_handshake_timeout(HEAD_READ_TIMEOUT)
         // actix-web lets 256 handshakes per worker be under way and stops accepting beyond
         // them; hyper and axum set no such bound. Stalled handshakes would otherwise hold
@@ -186,6 +199,46 @@ pub async fn serve(
         Some(tls) => server.listen_rustls_0_23(listener.tcp, (*tls.config).clone())?,
     };
     server.run().await
+}
+
+/// actix-web's HTTP/2 connections have no idle limit, only a PING every keep-alive period
+/// that a live client answers, so on an HTTP/2 connection (ALPN `h2`, or the preface on
+/// cleartext) this puts an [`InFlight`] among the connection's data, which every request
+/// counts itself in ([`check_request_head`]), and spawns a task that shuts the socket down
+/// once the connection has had no request in flight for [`IDLE_TIMEOUT`]. actix-web cannot be
+/// asked to send GOAWAY from outside: the client sees the connection close. The task holds a
+/// duplicate of the socket, so it cannot shut down another connection's, and ends with the
+/// connection (its data dropped) or the shutdown.
+pub fn watch_idle(io: &dyn Any, data: &mut Extensions) {
+    let Some(socket) = http2_socket(io) else {
+        return;
+    };
+    let Ok(socket) = socket.as_fd().try_clone_to_owned() else {
+        return;
+    };
+    let in_flight = InFlight::new();
+    let idle = in_flight.idle(IDLE_TIMEOUT);
+    actix_web::rt::spawn(async move {
+        idle.await;
+        let _ = std::net::TcpStream::from(socket).shutdown(Shutdown::Both);
+    });
+    data.insert(in_flight);
+}
+
+/// The TCP socket under `io` if `io` carries HTTP/2: a TLS stream whose ALPN settled on `h2`,
+/// or a cleartext stream that opens with the preface, looked at as actix-web itself did just
+/// before (the same 12 bytes, already arrived: a peek that would wait counts as HTTP/1).
+fn http2_socket(io: &dyn Any) -> Option<&TcpStream> {
+    if let Some(tls) = io.downcast_ref::<TlsStream<TcpStream>>() {
+        let (tcp, session) = tls.get_ref();
+        return (session.alpn_protocol() == Some(b"h2")).then_some(tcp);
+    }
+    let tcp = io.downcast_ref::<TcpStream>()?;
+    const PREFACE: &[u8] = b"PRI * HTTP/2";
+    let mut first = [0u8; PREFACE.len()];
+    let mut buf = tokio::io::ReadBuf::new(&mut first);
+    let peeked = tcp.poll_peek(&mut Context::from_waker(Waker::noop()), &mut buf);
+    matches!(peeked, Poll::Ready(Ok(_)) if buf.filled() == PREFACE).then_some(tcp)
 }
 
 /// Starts an actix system and serves on it until `shutdown`.

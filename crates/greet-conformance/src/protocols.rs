@@ -144,75 +144,164 @@ async fn exchange(
     method: &str,
     target: &str,
 ) -> Result<Answer, String> {
-    let scheme = if protocol.tls() { "https" } else { "http" };
-    let builder = Request::builder().method(method);
-    // HTTP/2 names scheme and authority in pseudo-headers; HTTP/1.1 sends `Host`.
-    let builder = if protocol.http2() {
-        builder.uri(format!("{scheme}://{addr}{target}"))
-    } else {
-        builder.uri(target).header("host", addr.to_string())
-    };
-    let request = builder
-        .body(Empty::<Bytes>::new())
-        .map_err(|e| format!("bad request: {e}"))?;
-    let tcp = TcpStream::connect(addr)
+    Connection::open(addr, protocol, trust)
+        .await?
+        .send(method, target)
         .await
-        .map_err(|e| format!("connect: {e}"))?;
-    let _ = tcp.set_nodelay(true);
-    let answer = if protocol.tls() {
-        let config = client_config(trust, &[protocol.alpn()]).map_err(|e| e.to_string())?;
-        let stream = TlsConnector::from(config)
-            .connect(server_name(addr), tcp)
-            .await
-            .map_err(|e| format!("TLS handshake: {e}"))?;
-        let alpn = stream.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
-        if alpn.as_deref() != Some(protocol.alpn()) {
-            return Err(format!(
-                "ALPN settled on {:?}, not {:?}",
-                alpn.map(|p| String::from_utf8_lossy(&p).into_owned()),
-                String::from_utf8_lossy(protocol.alpn())
-            ));
-        }
-        send(TokioIo::new(stream), protocol.http2(), request).await?
-    } else {
-        send(TokioIo::new(tcp), protocol.http2(), request).await?
-    };
-    if answer.version != protocol.version() {
-        return Err(format!("answered over {:?}", answer.version));
-    }
-    Ok(answer)
 }
 
-async fn send<I>(io: I, http2: bool, request: Request<Empty<Bytes>>) -> Result<Answer, String>
+/// A client connection over one protocol, for more than one exchange.
+#[derive(Debug)]
+pub struct Connection {
+    addr: SocketAddr,
+    protocol: Protocol,
+    sender: Sender,
+    /// Ends when the connection does.
+    closed: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Debug)]
+enum Sender {
+    Http1(hyper::client::conn::http1::SendRequest<Empty<Bytes>>),
+    Http2(hyper::client::conn::http2::SendRequest<Empty<Bytes>>),
+}
+
+impl Connection {
+    /// Connects to `addr` and sets `protocol` up (TLS and ALPN, HTTP/2's handshake); `trust`
+    /// is what a TLS client accepts.
+    pub async fn open(
+        addr: SocketAddr,
+        protocol: Protocol,
+        trust: &Trust,
+    ) -> Result<Connection, String> {
+        let tcp = TcpStream::connect(addr)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
+        let _ = tcp.set_nodelay(true);
+        let (sender, closed) = if protocol.tls() {
+            let config = client_config(trust, &[protocol.alpn()]).map_err(|e| e.to_string())?;
+            let stream = TlsConnector::from(config)
+                .connect(server_name(addr), tcp)
+                .await
+                .map_err(|e| format!("TLS handshake: {e}"))?;
+            let alpn = stream.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+            if alpn.as_deref() != Some(protocol.alpn()) {
+                return Err(format!(
+                    "ALPN settled on {:?}, not {:?}",
+                    alpn.map(|p| String::from_utf8_lossy(&p).into_owned()),
+                    String::from_utf8_lossy(protocol.alpn())
+                ));
+            }
+            handshake(TokioIo::new(stream), protocol.http2()).await?
+        } else {
+            handshake(TokioIo::new(tcp), protocol.http2()).await?
+        };
+        Ok(Connection {
+            addr,
+            protocol,
+            sender,
+            closed,
+        })
+    }
+
+    /// `method target` on this connection; fails on anything but an answer over its protocol.
+    pub async fn send(&mut self, method: &str, target: &str) -> Result<Answer, String> {
+        let scheme = if self.protocol.tls() { "https" } else { "http" };
+        let builder = Request::builder().method(method);
+        // HTTP/2 names scheme and authority in pseudo-headers; HTTP/1.1 sends `Host`.
+        let builder = if self.protocol.http2() {
+            builder.uri(format!("{scheme}://{}{target}", self.addr))
+        } else {
+            builder.uri(target).header("host", self.addr.to_string())
+        };
+        let request = builder
+            .body(Empty::<Bytes>::new())
+            .map_err(|e| format!("bad request: {e}"))?;
+        let response = match &mut self.sender {
+            Sender::Http1(sender) => sender.send_request(request).await,
+            Sender::Http2(sender) => sender.send_request(request).await,
+        }
+        .map_err(|e| format!("request: {e}"))?;
+        let (parts, body) = response.into_parts();
+        let body = body
+            .collect()
+            .await
+            .map_err(|e| format!("body: {e}"))?
+            .to_bytes();
+        if parts.version != self.protocol.version() {
+            return Err(format!("answered over {:?}", parts.version));
+        }
+        Ok(Answer {
+            version: parts.version,
+            status: parts.status.as_u16(),
+            headers: parts.headers,
+            body,
+        })
+    }
+
+    /// Waits up to `limit` for the server to close the connection, the client keeping it
+    /// open meanwhile; `false` if it is still open.
+    pub async fn closed_within(&mut self, limit: Duration) -> bool {
+        tokio::time::timeout(limit, &mut self.closed).await.is_ok()
+    }
+}
+
+async fn handshake<I>(io: I, http2: bool) -> Result<(Sender, tokio::task::JoinHandle<()>), String>
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
-    let response = if http2 {
-        let (mut sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+    if http2 {
+        let (sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
             .await
             .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
-        tokio::spawn(conn);
-        sender.send_request(request).await
+        let closed = tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok((Sender::Http2(sender), closed))
     } else {
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
+        let (sender, conn) = hyper::client::conn::http1::handshake(io)
             .await
             .map_err(|e| format!("HTTP/1.1 handshake: {e}"))?;
-        tokio::spawn(conn);
-        sender.send_request(request).await
+        let closed = tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok((Sender::Http1(sender), closed))
     }
-    .map_err(|e| format!("request: {e}"))?;
-    let (parts, body) = response.into_parts();
-    let body = body
-        .collect()
+}
+
+/// The idle limit on `protocol`: `GET target` on a connection of its own, which must be
+/// answered (a request in flight is never idle, however long it takes), then the time from
+/// the answer until the server closes the connection, which must be within a second or two
+/// of [`greet_core::limits::IDLE_TIMEOUT`].
+pub async fn idle_connection_is_closed(
+    addr: SocketAddr,
+    protocol: Protocol,
+    trust: &Trust,
+    target: &str,
+) -> Result<Duration, String> {
+    let limit = greet_core::limits::IDLE_TIMEOUT;
+    let mut conn = Connection::open(addr, protocol, trust).await?;
+    let answer = tokio::time::timeout(TIMEOUT, conn.send("GET", target))
         .await
-        .map_err(|e| format!("body: {e}"))?
-        .to_bytes();
-    Ok(Answer {
-        version: parts.version,
-        status: parts.status.as_u16(),
-        headers: parts.headers,
-        body,
-    })
+        .map_err(|_| format!("{protocol} GET {target}: no answer within {TIMEOUT:?}"))?
+        .map_err(|why| format!("{protocol} GET {target}: {why}"))?;
+    if answer.status != 200 {
+        return Err(format!("{protocol} GET {target}: {}", answer.status));
+    }
+    let answered = std::time::Instant::now();
+    if !conn.closed_within(limit + Duration::from_secs(2)).await {
+        return Err(format!(
+            "{protocol}: still open {:?} after the answer",
+            answered.elapsed()
+        ));
+    }
+    let idle = answered.elapsed();
+    if idle < limit - Duration::from_millis(500) {
+        return Err(format!(
+            "{protocol}: closed {idle:?} after the answer, before the idle limit"
+        ));
+    }
+    Ok(idle)
 }
 
 /// The requests every protocol must answer alike, one per rule they exercise: a greeting, a

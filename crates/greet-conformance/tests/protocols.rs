@@ -3,7 +3,9 @@
 //! and every request of `greet_conformance::protocols::requests` gets the same answer on all
 //! four.
 
-use greet_conformance::protocols::{answers_alike, fetch, Protocol};
+use std::time::Duration;
+
+use greet_conformance::protocols::{answers_alike, fetch, idle_connection_is_closed, Protocol};
 use greet_conformance::spawn::{quick, spawn, Spawned};
 use greet_probe::tls::Trust;
 use greet_server::ServerConfig;
@@ -27,6 +29,42 @@ macro_rules! protocol_tests {
                     if let Err(why) = answers_alike(plain.addr(), Some((tls.addr(), trust))).await {
                         panic!("{why}");
                     }
+                }
+
+                /// On every protocol a connection is closed about `IDLE_TIMEOUT` after its
+                /// last answer, and not while a request is in flight for longer than that:
+                /// a greeting delayed past the limit is answered. About 12 s.
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn idle_connections_are_closed_on_every_protocol() {
+                    let delay = greet_core::limits::IDLE_TIMEOUT + Duration::from_secs(1);
+                    let config = |tls_self_signed| ServerConfig {
+                        tls_self_signed,
+                        delay_ms: delay.as_millis() as u64,
+                        ..quick()
+                    };
+                    let (plain, tls) = (start(config(false)), start(config(true)));
+                    let trust = Trust::Certificate(tls.certificate().expect("TLS").clone());
+                    let mut checks = tokio::task::JoinSet::new();
+                    for protocol in Protocol::ALL {
+                        let addr = if protocol.tls() { tls.addr() } else { plain.addr() };
+                        for target in ["/health", "/greetings?name=Ana"] {
+                            let trust = trust.clone();
+                            checks.spawn(async move {
+                                let idle = idle_connection_is_closed(addr, protocol, &trust, target)
+                                    .await;
+                                (protocol, target, idle)
+                            });
+                        }
+                    }
+                    let mut failures = Vec::new();
+                    while let Some(check) = checks.join_next().await {
+                        let (protocol, target, idle) = check.expect("check");
+                        match idle {
+                            Ok(idle) => eprintln!("{protocol} {target}: closed {idle:?} after"),
+                            Err(why) => failures.push(format!("{target}: {why}")),
+                        }
+                    }
+                    assert!(failures.is_empty(), "{failures:#?}");
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -26,6 +26,11 @@ pub const MAX_HEADERS: usize = 64;
 /// A client that has not sent a complete request head within this time is disconnected; a
 /// TLS handshake not done within it is cut too.
 pub const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// A connection with no request in flight for this long is closed, HTTP/1 or HTTP/2: on
+/// HTTP/1 it is the head-read timeout, which hyper starts as soon as it waits for the next
+/// head (actix-web's keep-alive is set to it); on HTTP/2 each server counts its requests in
+/// flight (`greet_server::idle`), since neither hyper nor actix-web has an idle limit there.
+pub const IDLE_TIMEOUT: Duration = HEAD_READ_TIMEOUT;
 
 /// HTTP/2: most streams a client may have open on one connection (hyper's default; actix-web
 /// 4 cannot set it and advertises none).

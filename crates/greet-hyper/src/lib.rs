@@ -7,7 +7,7 @@
 //! - [`serve`] / [`run`]: serve that function on a listener until a shutdown future fires.
 //! - [`serve_with`]: the accept loop for any hyper service (per-connection tasks, TLS through
 //!   tokio-rustls, HTTP/1.1 or HTTP/2 by the client's preface or by ALPN, head-read timeout,
-//!   parser and HTTP/2 limits, graceful drain), shared with `greet-axum`.
+//!   parser and HTTP/2 limits, the idle limit, graceful drain), shared with `greet-axum`.
 //! - [`head_info`], [`response`]: the glue between `http` 1.x types and `greet-core`.
 //! - [`NAME`]: what the binary is called and what its `server` header says.
 
@@ -15,16 +15,19 @@ use std::convert::Infallible;
 use std::error::Error as StdError;
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::future::Either::{Left, Right};
 use futures_util::FutureExt;
 use greet_core::limits::{
     Target, H2_MAX_CONCURRENT_STREAMS, H2_MAX_FRAME_BYTES, H2_MAX_HEADER_LIST_BYTES,
-    HEAD_READ_TIMEOUT, MAX_HEAD_BYTES,
+    HEAD_READ_TIMEOUT, IDLE_TIMEOUT, MAX_HEAD_BYTES,
 };
 use greet_core::{check_head, paths, Endpoint, GreetError, HeadInfo, Reply};
+use greet_server::idle::{Busy, InFlight};
 use greet_server::{Api, Listener, ServerConfig};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
@@ -33,7 +36,7 @@ use hyper::server::conn::{http1, http2};
 use hyper::service::{service_fn, Service};
 use hyper::{Method, Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 
 /// The binary's name, sent as every answer's `server` header.
@@ -46,6 +49,9 @@ const PARSER_MAX_HEADERS: usize = 96;
 /// hyper's read-buffer limit, as actix-web's (128 KiB): a head larger than this is a bare 431.
 const PARSER_MAX_BUF: usize = 128 * 1024;
 const _: () = assert!(PARSER_MAX_BUF > MAX_HEAD_BYTES);
+// hyper's head-read timer runs while an HTTP/1 connection waits for its next request, so it
+// is that connection's idle limit too.
+const _: () = assert!(IDLE_TIMEOUT.as_nanos() == HEAD_READ_TIMEOUT.as_nanos());
 
 /// The API: routes a request to the greeter or the stores and answers, never panicking on
 /// input.
@@ -201,9 +207,10 @@ impl Builders {
         Self { http1, http2 }
     }
 
-    /// Serves `io` over HTTP/2 or HTTP/1.1 on a task of its own until it closes, or until
-    /// `watcher`'s shutdown has let its requests finish.
-    fn spawn<I, S, B>(&self, io: I, http2: bool, service: S, watcher: Watcher)
+    /// Serves `io` over HTTP/2 or HTTP/1.1 on a task of its own until it closes, until
+    /// `drain` has let its requests finish, or, on HTTP/2, until it has been idle for
+    /// [`IDLE_TIMEOUT`].
+    fn spawn<I, S, B>(&self, io: I, http2: bool, service: S, drain: Drain)
     where
         I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
         S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
@@ -214,10 +221,78 @@ impl Builders {
         B::Error: Into<Box<dyn StdError + Send + Sync>>,
     {
         if http2 {
-            tokio::spawn(watcher.watch(self.http2.serve_connection(io, service)));
+            let in_flight = InFlight::new();
+            let idle = in_flight.idle(IDLE_TIMEOUT);
+            let conn = self
+                .http2
+                .serve_connection(io, Counted { service, in_flight });
+            tokio::spawn(drive(conn, |c| c.graceful_shutdown(), drain, idle));
         } else {
-            tokio::spawn(watcher.watch(self.http1.serve_connection(io, service)));
+            let conn = self.http1.serve_connection(io, service);
+            let idle = std::future::pending();
+            tokio::spawn(drive(conn, |c| c.graceful_shutdown(), drain, idle));
         }
+    }
+}
+
+/// The accept loop's word to every connection that the server is draining: `true` once it
+/// is. The loop waits for every connection to drop its receiver.
+type Drain = watch::Receiver<bool>;
+
+/// Serves `conn` until it ends; once `drain` says so or `idle` resolves, asks it to close
+/// (`close`: HTTP/1 closes when its request in flight is answered, HTTP/2 sends GOAWAY and
+/// answers the streams it has) and serves it until it has.
+async fn drive<C: Future>(
+    conn: C,
+    close: impl FnOnce(Pin<&mut C>),
+    mut drain: Drain,
+    idle: impl Future<Output = ()>,
+) {
+    let mut conn = std::pin::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        _ = drain.wait_for(|&draining| draining) => {}
+        () = idle => {}
+    }
+    close(conn.as_mut());
+    let _ = conn.await;
+}
+
+/// A service whose every call counts as a request in flight on its connection until its
+/// response is ready.
+#[derive(Debug, Clone)]
+struct Counted<S> {
+    service: S,
+    in_flight: InFlight,
+}
+
+impl<R, S: Service<R>> Service<R> for Counted<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = CountedFuture<S::Future>;
+
+    fn call(&self, req: R) -> Self::Future {
+        CountedFuture {
+            future: self.service.call(req),
+            _busy: self.in_flight.begin(),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response future and the request it keeps in flight.
+    struct CountedFuture<F> {
+        #[pin]
+        future: F,
+        _busy: Busy,
+    }
+}
+
+impl<F: Future> Future for CountedFuture<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().future.poll(cx)
     }
 }
 
@@ -257,7 +332,7 @@ async fn cleartext_connection<S, B>(
     stream: tokio::net::TcpStream,
     builders: Arc<Builders>,
     service: S,
-    watcher: Watcher,
+    drain: Drain,
 ) where
     S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -271,9 +346,15 @@ async fn cleartext_connection<S, B>(
             let http1 = builders
                 .http1
                 .serve_connection(TokioIo::new(stream), service);
-            let _ = watcher.watch(http1).await;
+            drive(
+                http1,
+                |c| c.graceful_shutdown(),
+                drain,
+                std::future::pending(),
+            )
+            .await;
         }
-        Some(true) => builders.spawn(TokioIo::new(stream), true, service, watcher),
+        Some(true) => builders.spawn(TokioIo::new(stream), true, service, drain),
         None => {}
     }
 }
@@ -286,7 +367,7 @@ async fn tls_connection<S, B>(
     acceptor: TlsAcceptor,
     builders: Arc<Builders>,
     service: S,
-    watcher: Watcher,
+    drain: Drain,
 ) where
     S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -298,7 +379,7 @@ async fn tls_connection<S, B>(
     let handshake = tokio::time::timeout(HEAD_READ_TIMEOUT, acceptor.accept(stream));
     if let Ok(Ok(stream)) = handshake.await {
         let http2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
-        builders.spawn(TokioIo::new(stream), http2, service, watcher);
+        builders.spawn(TokioIo::new(stream), http2, service, drain);
     }
 }
 
@@ -325,7 +406,7 @@ where
     let listener = tokio::net::TcpListener::from_std(tcp)?;
     let acceptor = tls.map(|tls| TlsAcceptor::from(tls.config));
     let builders = Arc::new(Builders::new());
-    let graceful = GracefulShutdown::new();
+    let (draining, drain) = watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
 
     loop {
@@ -340,21 +421,22 @@ where
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let (builders, service, watcher) = (builders.clone(), service.clone(), graceful.watcher());
+        let (builders, service, drain) = (builders.clone(), service.clone(), drain.clone());
         match &acceptor {
-            None => tokio::spawn(cleartext_connection(stream, builders, service, watcher)),
+            None => tokio::spawn(cleartext_connection(stream, builders, service, drain)),
             Some(acceptor) => tokio::spawn(tls_connection(
                 stream,
                 acceptor.clone(),
                 builders,
                 service,
-                watcher,
+                drain,
             )),
         };
     }
 
-    drop(listener);
-    if tokio::time::timeout(config.shutdown_timeout(), graceful.shutdown())
+    drop((listener, drain));
+    draining.send_replace(true);
+    if tokio::time::timeout(config.shutdown_timeout(), draining.closed())
         .await
         .is_err()
     {
@@ -419,17 +501,21 @@ mod tests {
             let api = api.clone();
             async move { Ok::<_, Infallible>(handle(&api, req).await) }
         });
-        let (builders, graceful) = (Arc::new(Builders::new()), GracefulShutdown::new());
+        let (builders, (_draining, drain)) = (Arc::new(Builders::new()), watch::channel(false));
         let task = cleartext_connection(
             accept().await,
             builders.clone(),
             service.clone(),
-            graceful.watcher(),
+            drain.clone(),
         );
-        let http1 = graceful.watcher().watch(
-            builders
-                .http1
-                .serve_connection(TokioIo::new(accept().await), service),
+        let http1 = builders
+            .http1
+            .serve_connection(TokioIo::new(accept().await), service);
+        let http1 = drive(
+            http1,
+            |c| c.graceful_shutdown(),
+            drain,
+            std::future::pending(),
         );
         let (task, http1) = (size_of_val(&task), size_of_val(&http1));
         eprintln!("a connection's task: {task} bytes; its HTTP/1 connection: {http1} bytes");

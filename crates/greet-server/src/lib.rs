@@ -7,6 +7,8 @@
 //!   on (a socket, with TLS or without).
 //! - [`tls`]: [`Tls`], the rustls configuration every server terminates TLS with (PEM files
 //!   or a self-signed certificate, ALPN `h2` and `http/1.1`).
+//! - [`idle`]: [`idle::InFlight`], the count of a connection's requests in flight that closes
+//!   HTTP/2 connections idle for `greet_core::limits::IDLE_TIMEOUT`.
 //! - [`shutdown`]: the SIGTERM / Ctrl-C future every server drains on.
 //! - [`cli`]: the shared `main` of the server binaries (flags, `--health-check`, logging,
 //!   binding, exit code), and the one-line rendering of flag errors the harness uses too.
@@ -14,6 +16,7 @@
 pub mod cli;
 pub mod config;
 pub mod flag;
+pub mod idle;
 pub mod net;
 pub mod shutdown;
 pub mod tls;
