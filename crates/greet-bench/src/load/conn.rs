@@ -119,8 +119,10 @@ pub(super) struct Shared {
 }
 
 /// A connection of the load generator: opened when a request needs one, reused while the
-/// server keeps it open, dropped when the server closes it or a request fails. Every load shape
-/// sends through it. Over HTTP/1.1 a request is written whole in one `write` and its answer
+/// server keeps it open, dropped when the server closes it or a request fails. A request that
+/// finds a kept-alive connection closed by the server (every server closes one idle for 5 s)
+/// before anything of its answer came goes again once on a fresh connection, as HTTP clients
+/// do, rather than counting as a failure. Every load shape sends through it. Over HTTP/1.1 a request is written whole in one `write` and its answer
 /// parsed by `greet_probe::http1`: hyper's client connection machinery (dispatch channel,
 /// connection task) cost about 20 µs more per request on the load generator's core, which at
 /// 2700 concurrent delayed the last request by ~50 ms. Over HTTP/2 it is the `h2` crate's
@@ -170,12 +172,15 @@ impl Connection {
     ) -> Outcome {
         let mut connect = None;
         let attempt = async {
-            if self.wire.protocol.http2() {
-                self.exchange_h2(request, expect, sent, &mut connect).await
-            } else {
-                self.exchange_http1(request, expect, sent, &mut connect)
-                    .await
+            match self.exchange(request, expect, sent, &mut connect).await {
+                Err(Miss::Stale) => {
+                    self.close().await;
+                    let again = self.exchange(request, expect, Instant::now(), &mut connect);
+                    again.await
+                }
+                done => done,
             }
+            .map_err(ErrorKind::from)
         };
         let result = match tokio::time::timeout(timeout, attempt).await {
             Ok(result) => result,
@@ -195,39 +200,65 @@ impl Connection {
         }
     }
 
+    async fn exchange(
+        &mut self,
+        request: &Request,
+        expect: &Expect,
+        sent: Instant,
+        connect: &mut Option<Opened>,
+    ) -> Result<(), Miss> {
+        if self.wire.protocol.http2() {
+            self.exchange_h2(request, expect, sent, connect).await
+        } else {
+            self.exchange_http1(request, expect, sent, connect).await
+        }
+    }
+
     async fn exchange_http1(
         &mut self,
         request: &Request,
         expect: &Expect,
         sent: Instant,
         connect: &mut Option<Opened>,
-    ) -> Result<(), ErrorKind> {
-        if self.http1.is_none() {
+    ) -> Result<(), Miss> {
+        let reused = self.http1.is_some();
+        if !reused {
             let (io, opened) = self.wire.open(self.addr, sent).await?;
             self.http1 = Some(io);
             *connect = Some(opened);
         }
         let Some(io) = self.http1.as_mut() else {
-            return Err(ErrorKind::Connect);
+            return Err(Miss::Failed(ErrorKind::Connect));
         };
-        io.write_all(&request.http1)
-            .await
-            .map_err(|_| ErrorKind::Io)?;
-        io.flush().await.map_err(|_| ErrorKind::Io)?;
         self.buf.clear();
-        http1::read(io, &mut self.buf, &mut self.res, Options::default())
-            .await
-            .map_err(|_| ErrorKind::Io)?;
+        let written = async {
+            io.write_all(&request.http1).await?;
+            io.flush().await
+        };
+        let read = match written.await {
+            // `read` starts by clearing the response: a status means a head came.
+            Ok(()) => http1::read(io, &mut self.buf, &mut self.res, Options::default())
+                .await
+                .map_err(|_| self.buf.is_empty() && self.res.status() == 0),
+            Err(_) => Err(true),
+        };
+        if let Err(nothing_came) = read {
+            return Err(if reused && nothing_came {
+                Miss::Stale
+            } else {
+                Miss::Failed(ErrorKind::Io)
+            });
+        }
         // Nothing is pipelined: bytes after the response mean its framing was wrong.
         if !self.buf.is_empty() {
-            return Err(ErrorKind::Io);
+            return Err(Miss::Failed(ErrorKind::Io));
         }
         self.status = self.res.status();
         let checked = expect.check(self.status, self.res.body());
         if !self.res.keep_alive() {
             self.http1 = None;
         }
-        checked
+        Ok(checked?)
     }
 
     async fn exchange_h2(
@@ -236,10 +267,11 @@ impl Connection {
         expect: &Expect,
         sent: Instant,
         connect: &mut Option<Opened>,
-    ) -> Result<(), ErrorKind> {
-        let (number, sender) = {
+    ) -> Result<(), Miss> {
+        let (number, sender, reused) = {
             let mut slot = self.h2.slot.lock().await;
-            if slot.is_none() {
+            let reused = slot.is_some();
+            if !reused {
                 let (io, opened) = self.wire.open(self.addr, sent).await?;
                 // The handshake returns once the preface is written; a server that does not
                 // speak HTTP/2 shows in the first answer, as a protocol error.
@@ -253,14 +285,24 @@ impl Connection {
                 let number = self.h2.opened.fetch_add(1, Ordering::Relaxed) + 1;
                 *slot = Some((number, sender));
             }
-            slot.clone().ok_or(ErrorKind::Connect)?
+            let (number, sender) = slot.clone().ok_or(ErrorKind::Connect)?;
+            (number, sender, reused)
         };
         self.using = number;
-        let mut sender = sender.ready().await.map_err(h2_error)?;
-        let mut head = hyper::Request::new(());
-        *head.uri_mut() = request.uri.clone();
-        let (answer, _) = sender.send_request(head, true).map_err(h2_error)?;
-        let (parts, mut body) = answer.await.map_err(h2_error)?.into_parts();
+        // Until the answer's head comes, a failure on a connection that was already open is
+        // the server having closed it (GOAWAY, or the socket).
+        let before_answer = |err| match h2_error(err) {
+            ErrorKind::Io if reused => Miss::Stale,
+            kind => Miss::Failed(kind),
+        };
+        let head = async {
+            let mut sender = sender.ready().await?;
+            let mut head = hyper::Request::new(());
+            *head.uri_mut() = request.uri.clone();
+            let (answer, _) = sender.send_request(head, true)?;
+            answer.await
+        };
+        let (parts, mut body) = head.await.map_err(before_answer)?.into_parts();
         self.buf.clear();
         while let Some(chunk) = body.data().await {
             let chunk = chunk.map_err(h2_error)?;
@@ -268,7 +310,7 @@ impl Connection {
             let _ = body.flow_control().release_capacity(chunk.len());
         }
         self.status = parts.status.as_u16();
-        expect.check(self.status, &self.buf)
+        Ok(expect.check(self.status, &self.buf)?)
     }
 
     /// The last answer's status and body, when there was one.
@@ -288,6 +330,30 @@ impl Connection {
         let mut slot = self.h2.slot.lock().await;
         if slot.as_ref().is_some_and(|(n, _)| *n == self.using) {
             *slot = None;
+        }
+    }
+}
+
+/// Why an exchange did not end in a valid answer.
+enum Miss {
+    /// It failed.
+    Failed(ErrorKind),
+    /// The server had closed the kept-alive connection it went on: nothing of an answer
+    /// came, so it may go again on a fresh one.
+    Stale,
+}
+
+impl From<ErrorKind> for Miss {
+    fn from(kind: ErrorKind) -> Self {
+        Miss::Failed(kind)
+    }
+}
+
+impl From<Miss> for ErrorKind {
+    fn from(miss: Miss) -> Self {
+        match miss {
+            Miss::Failed(kind) => kind,
+            Miss::Stale => ErrorKind::Io,
         }
     }
 }

@@ -117,11 +117,19 @@ mod tests {
     use super::*;
     use crate::load::{fresh, Level};
     use crate::plan;
+    use greet_conformance::protocols::Protocol;
+    use greet_probe::tls::Trust;
     use std::sync::atomic::AtomicU64;
     use tokio::io::AsyncWriteExt;
 
     /// A keep-alive server answering `ok` to every request, chunked when asked.
     async fn fake(chunked: bool) -> SocketAddr {
+        fake_closing(chunked, false).await
+    }
+
+    /// [`fake`], closing each connection right after its first answer when `close` is set,
+    /// with no `Connection: close`: a server closing an idle connection.
+    async fn fake_closing(chunked: bool, close: bool) -> SocketAddr {
         use tokio::io::AsyncReadExt;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -142,7 +150,7 @@ mod tests {
                             } else {
                                 b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
                             };
-                            if stream.write_all(answer).await.is_err() {
+                            if stream.write_all(answer).await.is_err() || close {
                                 return;
                             }
                         }
@@ -151,6 +159,55 @@ mod tests {
             }
         });
         addr
+    }
+
+    /// An h2c server answering `ok` to the requests of each connection until it has answered
+    /// one, then sending GOAWAY and closing.
+    async fn fake_h2_closing() -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let Ok(mut conn) = h2::server::handshake(stream).await else {
+                        return;
+                    };
+                    let mut answered = 0;
+                    while let Some(Ok((_, mut respond))) = conn.accept().await {
+                        let head = hyper::Response::new(());
+                        if let Ok(mut body) = respond.send_response(head, false) {
+                            let _ = body.send_data(hyper::body::Bytes::from_static(b"ok"), true);
+                        }
+                        answered += 1;
+                        if answered == 1 {
+                            conn.graceful_shutdown();
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    /// A request that finds its kept-alive connection closed by the server goes again on a
+    /// fresh one: none fails, over HTTP/1.1 (the socket closed) or HTTP/2 (GOAWAY).
+    #[tokio::test]
+    async fn a_connection_the_server_closed_is_reopened_not_failed() {
+        let expect = || Expect::for_target("/health", &plan::Expect::Greeting);
+        let http1 = sessions_of(fake_closing(false, true).await, expect());
+        let f = sessions(&http1, Arc::default()).await.figures();
+        assert_eq!(
+            (f.requests, f.success_rate, f.connects),
+            (30, 100.0, 30),
+            "HTTP/1.1: {f:?}"
+        );
+        let h2c = Sessions {
+            wire: Wire::new(Protocol::H2c, &Trust::Any).unwrap(),
+            ..sessions_of(fake_h2_closing().await, expect())
+        };
+        let f = sessions(&h2c, Arc::default()).await.figures();
+        assert_eq!((f.requests, f.success_rate), (30, 100.0), "h2c: {f:?}");
+        assert!(f.connects > 3, "no connection was reopened: {f:?}");
     }
 
     fn sessions_of(addr: SocketAddr, expect: Expect) -> Sessions {
