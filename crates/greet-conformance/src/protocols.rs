@@ -269,6 +269,36 @@ where
     }
 }
 
+/// The idle limit for a client that opens an h2c connection (preface and SETTINGS) and then
+/// reads nothing, so never answers the PING of a graceful GOAWAY: the server must still
+/// close it, within twice [`greet_core::limits::IDLE_TIMEOUT`] (the limit, then as long
+/// again for a graceful close). Takes 12 s.
+pub async fn silent_h2c_connection_is_closed(addr: SocketAddr) -> Result<(), String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let bound = greet_core::limits::IDLE_TIMEOUT * 2 + Duration::from_secs(2);
+    let mut tcp = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let hello = [
+        &b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"[..],
+        &[0, 0, 0, 4, 0, 0, 0, 0, 0],
+    ]
+    .concat();
+    tcp.write_all(&hello)
+        .await
+        .map_err(|e| format!("preface: {e}"))?;
+    tokio::time::sleep(bound).await;
+    let mut frames = Vec::new();
+    let read = tokio::time::timeout(Duration::from_millis(500), tcp.read_to_end(&mut frames));
+    match read.await {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!(
+            "a silent h2c client still connected after {bound:?} ({} bytes from the server)",
+            frames.len()
+        )),
+    }
+}
+
 /// The idle limit on `protocol`: `GET target` on a connection of its own, which must be
 /// answered (a request in flight is never idle, however long it takes), then the time from
 /// the answer until the server closes the connection, which must be within a second or two

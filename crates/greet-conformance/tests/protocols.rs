@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use greet_conformance::protocols::{answers_alike, fetch, idle_connection_is_closed, Protocol};
+use greet_conformance::protocols::{
+    answers_alike, fetch, idle_connection_is_closed, silent_h2c_connection_is_closed, Protocol,
+};
 use greet_conformance::spawn::{quick, spawn, Spawned};
 use greet_probe::tls::Trust;
 use greet_server::ServerConfig;
@@ -33,7 +35,8 @@ macro_rules! protocol_tests {
 
                 /// On every protocol a connection is closed about `IDLE_TIMEOUT` after its
                 /// last answer, and not while a request is in flight for longer than that:
-                /// a greeting delayed past the limit is answered. About 12 s.
+                /// a greeting delayed past the limit is answered; an h2c client that reads
+                /// nothing is closed too. About 12 s.
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn idle_connections_are_closed_on_every_protocol() {
                     let delay = greet_core::limits::IDLE_TIMEOUT + Duration::from_secs(1);
@@ -56,7 +59,11 @@ macro_rules! protocol_tests {
                             });
                         }
                     }
+                    let silent = tokio::spawn(silent_h2c_connection_is_closed(plain.addr()));
                     let mut failures = Vec::new();
+                    if let Err(why) = silent.await.expect("silent check") {
+                        failures.push(why);
+                    }
                     while let Some(check) = checks.join_next().await {
                         let (protocol, target, idle) = check.expect("check");
                         match idle {

@@ -241,7 +241,10 @@ type Drain = watch::Receiver<bool>;
 
 /// Serves `conn` until it ends; once `drain` says so or `idle` resolves, asks it to close
 /// (`close`: HTTP/1 closes when its request in flight is answered, HTTP/2 sends GOAWAY and
-/// answers the streams it has) and serves it until it has.
+/// answers the streams it has) and serves it until it has: the drain's own timeout bounds
+/// that, and after `idle`, [`IDLE_TIMEOUT`] more. HTTP/2's graceful close waits for the
+/// client's answer to a PING before its last GOAWAY, so a client that never reads would
+/// otherwise keep its idle connection for ever.
 async fn drive<C: Future>(
     conn: C,
     close: impl FnOnce(Pin<&mut C>),
@@ -249,13 +252,17 @@ async fn drive<C: Future>(
     idle: impl Future<Output = ()>,
 ) {
     let mut conn = std::pin::pin!(conn);
-    tokio::select! {
+    let idled = tokio::select! {
         _ = conn.as_mut() => return,
-        _ = drain.wait_for(|&draining| draining) => {}
-        () = idle => {}
-    }
+        _ = drain.wait_for(|&draining| draining) => false,
+        () = idle => true,
+    };
     close(conn.as_mut());
-    let _ = conn.await;
+    if idled {
+        let _ = tokio::time::timeout(IDLE_TIMEOUT, conn).await;
+    } else {
+        let _ = conn.await;
+    }
 }
 
 /// A service whose every call counts as a request in flight on its connection until its
