@@ -304,6 +304,7 @@ impl Harness {
             load: tally.figures(),
             server: maxima.sampled(),
             engine: None,
+            agents: Vec::new(),
         };
         (run, maxima)
     }

@@ -23,6 +23,8 @@
 //!   server, keep-alive load with progress, saving;
 //! - [`server`]: servers as processes or containers, pinned, timed and stopped (`binaries`,
 //!   `process`, `container`); [`jvm`]: the original's Tomcat and Jetty servers as peers;
+//! - [`agents`]: a level split over `greet-bench agent` processes starting together, their
+//!   tallies merged exactly (`--agents`);
 //! - [`load`]: the load generator, one loop per shape (`fresh`, `sessions`, `paced`) over one
 //!   connection (`conn`), every response validated (`check`), every outcome pushed into one
 //!   [`load::Tally`] (`count`);
@@ -42,6 +44,7 @@
 //! layer it touches: `plan/`, `scenario/`, `results/`, `report/table/` and `report/charts/`
 //! (CONTRIBUTING.md lists them).
 
+pub mod agents;
 pub mod cli;
 pub mod compare;
 pub mod diff;

@@ -15,11 +15,11 @@ use crate::plan::{
 use crate::report::comparison::Format;
 
 use super::values::{
-    help, help1, list, millis, parse_any_duration, parse_baseline_name, parse_contract,
-    parse_count, parse_database_url, parse_duration, parse_expect, parse_format, parse_fraction,
-    parse_level, parse_noise, parse_path, parse_positive, parse_rate, parse_ratio_threshold,
-    parse_redis_url, parse_repeats, parse_server, parse_shape, parse_short, parse_store,
-    parse_target, parse_threshold, percents, refuse_target, shapes,
+    help, help1, list, millis, parse_agents, parse_any_duration, parse_baseline_name,
+    parse_contract, parse_count, parse_database_url, parse_duration, parse_expect, parse_format,
+    parse_fraction, parse_level, parse_noise, parse_path, parse_positive, parse_rate,
+    parse_ratio_threshold, parse_redis_url, parse_repeats, parse_server, parse_shape, parse_short,
+    parse_store, parse_target, parse_threshold, percents, refuse_target, shapes,
 };
 
 /// Settings every scenario shares: where results go, pinning, building, output.
@@ -155,6 +155,12 @@ pub(super) struct LadderArgs {
     #[arg(long, value_name = "NAME", requires = "docker")]
     docker_network: Option<String>,
 
+    /// Split each level over N `greet-bench agent` processes on this machine, starting
+    /// together, each with its share of the concurrency; their tallies are merged exactly and
+    /// each agent's figures kept beside [default: the load runs in the harness itself]
+    #[arg(long, value_name = "N", value_parser = parse_agents)]
+    agents: Option<usize>,
+
     /// A smoke-sized run, for tests
     #[arg(long)]
     quick: bool,
@@ -180,8 +186,55 @@ impl LadderArgs {
         set(&mut plan.repeats, self.repeats);
         plan.docker = self.docker;
         plan.docker_network = self.docker_network;
+        plan.agents = self.agents.unwrap_or(0);
         (self.common.plan(), plan)
     }
+}
+
+/// One agent's share of a ladder level (`greet-bench agent`).
+#[derive(Debug, Clone, Args)]
+pub(super) struct AgentArgs {
+    /// The server and endpoint, e.g. http://10.0.0.5:8080/greetings (https:// over TLS)
+    #[arg(long, value_name = "URL")]
+    pub(super) url: String,
+
+    /// The protocol [default: http1 for http://, h2 for https://]
+    #[arg(long, value_name = "PROTOCOL")]
+    pub(super) protocol: Option<plan::Protocol>,
+
+    /// The whole level's concurrency; this agent takes its share
+    #[arg(long, value_parser = parse_level)]
+    pub(super) concurrency: usize,
+
+    /// The whole level's requests, one per fresh connection [default: the concurrency]
+    #[arg(long, value_parser = parse_level)]
+    pub(super) requests: Option<usize>,
+
+    /// Agents in all
+    #[arg(long, value_name = "N", value_parser = parse_agents, default_value_t = 1)]
+    pub(super) agents: usize,
+
+    /// This agent's number, from 0 (a Kubernetes Indexed Job sets JOB_COMPLETION_INDEX)
+    #[arg(
+        long,
+        value_name = "I",
+        env = "JOB_COMPLETION_INDEX",
+        default_value_t = 0
+    )]
+    pub(super) index: usize,
+
+    /// When every agent starts, in milliseconds since the Unix epoch [default: at once]
+    #[arg(long, value_name = "UNIX_MS")]
+    pub(super) start_at: Option<u64>,
+
+    /// Per-request limit, connect included
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    pub(super) timeout: std::time::Duration,
+
+    /// What a valid answer's body must match: a regular expression, or `any` [default: the
+    /// Greetings API's greeting]
+    #[arg(long, value_name = "REGEX|any", value_parser = parse_expect)]
+    pub(super) expect: Option<Expect>,
 }
 
 /// Servers the harness did not start, and how every answer is judged.

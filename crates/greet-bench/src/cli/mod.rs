@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+use crate::agents;
 use crate::diff;
 use crate::gate;
 use crate::plan::{self, Common, Plan, Scenario, ScenarioKind};
@@ -19,8 +20,8 @@ use crate::report::comparison;
 use crate::run::{self, Verdict};
 
 use args::{
-    AllArgs, BusinessArgs, CompareArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs,
-    SweepArgs,
+    AgentArgs, AllArgs, BusinessArgs, CompareArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs,
+    SoakArgs, SweepArgs,
 };
 
 const EXAMPLES: &str = "\
@@ -96,6 +97,10 @@ enum Command {
     /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
     /// have runs enough (Mann-Whitney), and what differs between the runs themselves
     Compare(CompareArgs),
+    /// One agent's share of a ladder level, as --agents runs it and as a cluster job would:
+    /// waits for --start-at, sends its share of the requests on fresh connections, and prints
+    /// its whole tally as one line of JSON on stdout (exit 0 however many requests failed)
+    Agent(AgentArgs),
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
         /// Base URLs, e.g. http://127.0.0.1:8081, or https://127.0.0.1:8443 for a TLS port
@@ -120,6 +125,8 @@ enum Action {
     Check(Vec<String>, Option<plan::Protocol>),
     /// `compare OLD NEW`.
     Compare(CompareArgs),
+    /// `agent …`.
+    Agent(AgentArgs),
 }
 
 impl Cli {
@@ -163,6 +170,7 @@ impl Cli {
             Some(Command::All(args)) => args.plan(),
             Some(Command::Check { urls, protocol }) => return Action::Check(urls, protocol),
             Some(Command::Compare(args)) => return Action::Compare(args),
+            Some(Command::Agent(args)) => return Action::Agent(args),
         })
     }
 }
@@ -200,6 +208,7 @@ pub fn main() -> ExitCode {
         }
         Action::Check(urls, protocol) => return check(&urls, protocol),
         Action::Compare(args) => return compare(&args),
+        Action::Agent(args) => return agent(args),
     };
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
@@ -322,6 +331,63 @@ async fn check_one(url: &str, protocol: Option<plan::Protocol>) -> Result<String
     }
 }
 
+/// `greet-bench agent`: its shard run, its report printed; exit 1 with one line when it
+/// cannot run (the server's name does not resolve, a bad index).
+fn agent(args: AgentArgs) -> ExitCode {
+    let tls = args.url.starts_with("https://");
+    let protocol = args.protocol.unwrap_or(if tls {
+        plan::Protocol::H2
+    } else {
+        plan::Protocol::Http1
+    });
+    if protocol.tls() != tls {
+        return usage(&format!(
+            "--protocol {protocol} does not go with {}: https:// needs https or h2, http:// \
+             http1 or h2c",
+            args.url
+        ));
+    }
+    let target = match args.url.splitn(4, '/').nth(3) {
+        Some(path) => format!("/{path}"),
+        None => greet_core::paths::GREETINGS.to_owned(),
+    };
+    let run = async {
+        let addr = greet_conformance::resolve(&args.url)
+            .await
+            .map_err(anyhow::Error::msg)?;
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let shard = agents::Shard {
+            addr,
+            target,
+            expect: args.expect.unwrap_or_default(),
+            protocol,
+            timeout: args.timeout,
+            concurrency: args.concurrency,
+            requests: args.requests.unwrap_or(args.concurrency),
+            index: args.index,
+            agents: args.agents,
+            start_at_ms: args.start_at.unwrap_or(now_ms),
+        };
+        agents::run_shard(&shard).await
+    };
+    let report = tokio::runtime::Runtime::new()
+        .map_err(anyhow::Error::from)
+        .and_then(|runtime| runtime.block_on(run));
+    match report.and_then(|r| Ok(serde_json::to_string(&r)?)) {
+        Ok(json) => {
+            println!("{}{json}", agents::REPORT_PREFIX);
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("greet-bench agent: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Bad usage: one line, exit 2.
 fn usage(why: &str) -> ExitCode {
     eprintln!("greet-bench: error: {why}");
@@ -371,7 +437,9 @@ mod tests {
             .action()
         {
             Action::Run(plan) => plan,
-            Action::Check(..) | Action::Compare(_) => panic!("a plan, not check or compare"),
+            Action::Check(..) | Action::Compare(_) | Action::Agent(_) => {
+                panic!("a plan, not check, compare or agent")
+            }
         }
     }
 

@@ -170,6 +170,13 @@ pub(super) fn parse_count(text: &str) -> Result<usize, String> {
     }
 }
 
+pub(super) fn parse_agents(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of agents from 1 to 64")),
+    }
+}
+
 pub(super) fn parse_repeats(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) if (1..=1000).contains(&n) => Ok(n),

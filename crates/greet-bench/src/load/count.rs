@@ -1,16 +1,19 @@
 //! Counting: what one request came to ([`Outcome`]), and the [`Tally`] every load pushes
-//! its outcomes into and turns into [`Figures`].
+//! its outcomes into and turns into [`Figures`]. A tally serializes losslessly (an agent's
+//! shard crosses a process boundary as JSON and merges as if it had been counted here).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
 
 use crate::results::{Connect, Figures, Handshakes, Latency};
 use crate::stats::{percent, rate};
 
 /// Why a request failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     /// No connection could be established.
     Connect,
@@ -114,6 +117,48 @@ enum Latencies {
     Many(Box<Histogram<u64>>),
 }
 
+/// [`Latencies`] as they serialize: the list, or each recorded bucket of the histogram as
+/// (its highest value, its count). A bucket's highest value records into the same bucket, so
+/// the copy reads every quantile as the original does.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum LatenciesWire {
+    Few(Vec<u64>),
+    Buckets(Vec<(u64, u64)>),
+}
+
+impl Serialize for Latencies {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Few(values) => LatenciesWire::Few(values.clone()),
+            Self::Many(histogram) => LatenciesWire::Buckets(
+                histogram
+                    .iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect(),
+            ),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Latencies {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match LatenciesWire::deserialize(deserializer)? {
+            LatenciesWire::Few(values) => Self::Few(values),
+            LatenciesWire::Buckets(buckets) => {
+                let mut histogram = histogram();
+                for (value, count) in buckets {
+                    histogram
+                        .record_n(value, count)
+                        .map_err(serde::de::Error::custom)?;
+                }
+                Self::Many(Box::new(histogram))
+            }
+        })
+    }
+}
+
 impl Latencies {
     fn record(&mut self, micros: u64) {
         match self {
@@ -166,7 +211,7 @@ fn micros(d: Duration) -> u64 {
 }
 
 /// Everything a load did, from its outcomes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tally {
     ok: u64,
     errors: BTreeMap<ErrorKind, u64>,
@@ -358,6 +403,37 @@ mod tests {
         Outcome::Ok {
             latency: Duration::from_millis(ms),
             connect: Some(Opened::tcp(Duration::from_millis(connect_ms))),
+        }
+    }
+
+    /// A tally that went through JSON merges as the original does: the same counts, and every
+    /// quantile the same, from a list and from a histogram.
+    #[test]
+    fn a_tally_survives_json_exactly() {
+        for n in [10u64, 10_000] {
+            let mut tally = Tally::default();
+            for i in 0..n {
+                let outcome = if i % 97 == 0 {
+                    Outcome::Failed {
+                        kind: ErrorKind::Timeout,
+                        connect: None,
+                    }
+                } else {
+                    ok(1 + i * 7 % 1500, i % 5)
+                };
+                tally.push(outcome);
+            }
+            tally.elapsed = Duration::from_millis(1234);
+            let json = serde_json::to_string(&tally).expect("serializes");
+            let copy: Tally = serde_json::from_str(&json).expect("deserializes");
+            let (mut a, mut b) = (Tally::default(), Tally::default());
+            a.merge(&tally);
+            b.merge(&copy);
+            a.elapsed = tally.elapsed;
+            b.elapsed = copy.elapsed;
+            assert_eq!(format!("{:?}", a.figures()), format!("{:?}", b.figures()));
+            assert_eq!(a.spectrum_ms(), b.spectrum_ms());
+            assert_eq!(copy.errors.get(&ErrorKind::Timeout), Some(&n.div_ceil(97)));
         }
     }
 

@@ -26,6 +26,9 @@ pub struct Ladder {
     /// Run the containers on this Docker network and load them at their address there
     /// (`None`: on the host's network, at 127.0.0.1).
     pub docker_network: Option<String>,
+    /// Split each level over this many `greet-bench agent` processes starting together, their
+    /// tallies merged (0: the load runs in the harness's own process).
+    pub agents: usize,
 }
 
 impl Ladder {
@@ -57,6 +60,7 @@ impl Ladder {
             repeats: 1,
             docker: false,
             docker_network: None,
+            agents: 0,
         }
     }
 }

@@ -28,8 +28,8 @@ pub use loops::{LoopServer, LoopShape, Loops};
 pub use protocols::{ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols};
 pub use rate::{Rate, RateLevel, RateRun, RateServer, Spectrum};
 pub use run::{
-    throughputs, Connect, Figures, Gain, Handshakes, Latency, Repeated, RssFrom, Run, Sampled,
-    SampledBy,
+    throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Repeated, RssFrom, Run,
+    Sampled, SampledBy,
 };
 pub use soak::{Soak, SoakCell};
 pub use sweep::{Setting, Sweep, SweepBest, SweepCell};

@@ -166,6 +166,31 @@ pub struct Run {
     /// A container's figures as the Docker engine's stats gave them, beside /proc's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<Sampled>,
+    /// Each agent's own figures, when the load came from several (`--agents`); the figures
+    /// above are their merged tallies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<AgentRun>,
+}
+
+/// One agent's part of a load, as it counted it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct AgentRun {
+    /// Its number, from 0.
+    pub index: usize,
+    /// Its share of the concurrency.
+    pub concurrency: usize,
+    /// Requests it counted, valid or not.
+    pub requests: u64,
+    /// Its valid responses, %.
+    pub success_rate: f64,
+    /// Its valid responses a second, over its own elapsed time.
+    pub requests_per_s: f64,
+    /// Its first request to its last answer, s.
+    pub total_s: f64,
+    /// How long after the shared start it began, ms.
+    pub start_skew_ms: f64,
+    /// CPU its process used, s (start-up and waiting included).
+    pub cpu_s: f64,
 }
 
 impl Run {
@@ -227,6 +252,7 @@ impl Run {
             },
             server: Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>()),
             engine: runs.last().and_then(|r| r.engine.clone()),
+            agents: Vec::new(),
         }
     }
 }
@@ -321,6 +347,7 @@ mod tests {
                 ..Sampled::default()
             },
             engine: None,
+            agents: Vec::new(),
         }
     }
 

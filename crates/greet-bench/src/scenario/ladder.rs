@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::agents::{self, Shard};
 use crate::compare::{self, Comparison, Figure};
 use crate::harness::{server_args, Bound, Harness};
 use crate::load::{self, Expect, Level as LoadLevel};
 use crate::plan::{self, is_peer, package, Contract};
-use crate::results::{self, LadderServer, Level, Mode, Results, Run};
+use crate::results::{self, AgentRun, LadderServer, Level, Mode, Results, Run};
 use crate::sample::{self, mib, Sampler};
 use crate::server::{self, Program, Server};
 
@@ -37,6 +38,8 @@ struct Entry {
     contract: Contract,
     /// What a valid answer is.
     expect: Expect,
+    /// The rule it was made from, for agents.
+    rule: plan::Expect,
 }
 
 /// The entries to run, binaries located.
@@ -74,6 +77,7 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
         };
         entries.push(Entry {
             expect: Expect::for_target(&endpoint, &plan.foreign.expect),
+            rule: plan.foreign.expect.clone(),
             name,
             endpoint,
             source,
@@ -86,6 +90,7 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
             endpoint: plan.endpoint.clone(),
             source: Source::Target(target.url.clone()),
             expect: Expect::for_target(&plan.endpoint, &plan.foreign.expect),
+            rule: plan.foreign.expect.clone(),
             contract: plan.foreign.contract,
         });
     }
@@ -248,10 +253,22 @@ async fn run_entry(
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
         for _ in 0..plan.repeats {
-            let run = measure(harness, entry, addr, concurrency, server.as_ref()).await;
+            let run = measure(
+                harness,
+                entry,
+                addr,
+                concurrency,
+                server.as_ref(),
+                plan.agents,
+            )
+            .await
+            .with_context(|| format!("concurrency {concurrency}"))?;
             say(format!(
-                "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s",
-                run.load.success_rate, run.load.total_s, run.load.average_s
+                "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s{}",
+                run.load.success_rate,
+                run.load.total_s,
+                run.load.average_s,
+                agents_line(&run.agents)
             ));
             runs.push(run);
             let died = server.as_mut().and_then(Server::exited);
@@ -285,14 +302,28 @@ fn record_level(results: &mut Results, concurrency: usize, runs: Vec<Run>) {
     record.fold_maxima();
 }
 
-/// One run of one level, with the server sampled throughout when the harness started it.
+/// `, over N agents: …` for a level the agents ran: each one's requests and start skew.
+fn agents_line(agents: &[AgentRun]) -> String {
+    if agents.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = agents
+        .iter()
+        .map(|a| format!("{} req, +{:.1} ms", a.requests, a.start_skew_ms))
+        .collect();
+    format!(", over {} agents ({})", agents.len(), each.join("; "))
+}
+
+/// One run of one level, with the server sampled throughout when the harness started it;
+/// from `agents` processes when there are any, which fail the level if one of them fails.
 async fn measure(
     harness: &Harness,
     entry: &Entry,
     addr: SocketAddr,
     concurrency: usize,
     server: Option<&Server>,
-) -> Run {
+    agents: usize,
+) -> Result<Run> {
     let level = LoadLevel {
         addr,
         target: entry.endpoint.clone(),
@@ -309,14 +340,38 @@ async fn measure(
         .map(|s| Sampler::start(s.pid()));
     let engine = server.and_then(Server::engine);
     let from = Instant::now();
-    let done = Arc::new(AtomicUsize::new(0));
-    let bar = harness.progress(
-        format!("{} c={}", entry.name, level.concurrency),
-        Bound::Requests(level.requests as u64),
-        Arc::clone(&done),
-    );
-    let tally = load::fresh(&level, done).await;
-    bar.finish();
+    let (tally, agents) = if agents > 0 {
+        let shard = Shard {
+            addr,
+            target: entry.endpoint.clone(),
+            expect: entry.rule.clone(),
+            protocol: harness.wire.protocol,
+            timeout: harness.timeout(),
+            concurrency,
+            requests: concurrency,
+            index: 0,
+            agents,
+            start_at_ms: 0,
+        };
+        let program = std::env::current_exe().context("this program's path")?;
+        match agents::local::run(&program, &shard, agents).await {
+            Ok(reports) => agents::merge(&reports),
+            Err(err) => {
+                sampler.map(Sampler::stop);
+                return Err(err);
+            }
+        }
+    } else {
+        let done = Arc::new(AtomicUsize::new(0));
+        let bar = harness.progress(
+            format!("{} c={}", entry.name, level.concurrency),
+            Bound::Requests(level.requests as u64),
+            Arc::clone(&done),
+        );
+        let tally = load::fresh(&level, done).await;
+        bar.finish();
+        (tally, Vec::new())
+    };
     let proc = sampler.map(|s| s.stop().sampled());
     let engine = match engine {
         Some(stats) => {
@@ -330,18 +385,20 @@ async fn measure(
         }
         None => None,
     };
-    match proc {
+    Ok(match proc {
         Some(proc) => Run {
             load: tally.figures(),
             server: proc,
             engine,
+            agents,
         },
         None => Run {
             load: tally.figures(),
             server: engine.unwrap_or_default(),
             engine: None,
+            agents,
         },
-    }
+    })
 }
 
 /// Every pair of servers at each level, on per-run total time, when levels were repeated.

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod agents;
 mod business;
 mod cli;
 mod compare;

@@ -189,6 +189,7 @@ mod tests {
                 },
                 server: Sampled::default(),
                 engine: None,
+                agents: Vec::new(),
             },
             runs: Vec::new(),
         };

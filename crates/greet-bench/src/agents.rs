@@ -1,0 +1,382 @@
+//! Load from several agents: a level split into shards, each run by a `greet-bench agent`
+//! process that starts at one shared instant and hands back its whole [`Tally`], which the
+//! coordinator merges exactly (every request counted once, latencies from the agents'
+//! histograms, not from their percentiles).
+//!
+//! - [`Shard`]: one agent's part of a level (its index among `agents`, its share of the
+//!   concurrency and of the requests), and [`Shard::flags`], the command line that runs it.
+//! - [`run_shard`]: the agent's side: wait for the start, run, and print one [`Report`] as a
+//!   line of JSON after [`REPORT_PREFIX`] on stdout (a process's output, a container's log).
+//! - [`local`]: the coordinator's side on this machine: one agent process per shard, each
+//!   report collected, an agent that fails, dies or is late failing the level, and
+//!   [`merge`] of what they counted.
+//!
+//! A shard is the same flags wherever it runs: a local process now, a replica of a swarm job
+//! or an Indexed Job's pod (whose index comes from `JOB_COMPLETION_INDEX`) elsewhere.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use tokio::io::AsyncReadExt;
+
+use crate::load::{self, Expect, Level, Tally, Wire};
+use crate::plan::{self, Protocol};
+use crate::results::AgentRun;
+
+/// What starts an agent's report line on its stdout.
+pub const REPORT_PREFIX: &str = "greet-bench-shard ";
+
+/// How long after the coordinator's call the agents start: time for every process to be up
+/// and waiting, so that none starts late.
+const START_LEAD: Duration = Duration::from_millis(700);
+
+/// An agent later than this after the shared start is not waited for: its level fails.
+const START_LATE: Duration = Duration::from_secs(2);
+
+/// One agent's part of a ladder level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shard {
+    /// Where the server is.
+    pub addr: SocketAddr,
+    /// Path and query to GET.
+    pub target: String,
+    /// What a valid answer is.
+    pub expect: plan::Expect,
+    /// The protocol.
+    pub protocol: Protocol,
+    /// Per-request limit.
+    pub timeout: Duration,
+    /// The whole level's concurrency, and its requests (one per fresh connection).
+    pub concurrency: usize,
+    /// The whole level's requests.
+    pub requests: usize,
+    /// This agent's number, from 0.
+    pub index: usize,
+    /// Agents in all.
+    pub agents: usize,
+    /// When every agent starts, milliseconds since the Unix epoch.
+    pub start_at_ms: u64,
+}
+
+/// `total` split over `agents` as evenly as whole numbers go: the first `total % agents`
+/// agents take one more.
+pub fn share(total: usize, agents: usize, index: usize) -> usize {
+    let agents = agents.max(1);
+    total / agents + usize::from(index < total % agents)
+}
+
+impl Shard {
+    /// This agent's concurrency and requests.
+    pub fn own(&self) -> (usize, usize) {
+        (
+            share(self.concurrency, self.agents, self.index),
+            share(self.requests, self.agents, self.index),
+        )
+    }
+
+    /// The `greet-bench agent` flags that run this shard.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = vec![
+            "agent".to_owned(),
+            "--url".to_owned(),
+            format!(
+                "{}://{}{}",
+                if self.protocol.tls() { "https" } else { "http" },
+                self.addr,
+                self.target
+            ),
+            "--protocol".to_owned(),
+            self.protocol.name().to_owned(),
+            "--concurrency".to_owned(),
+            self.concurrency.to_string(),
+            "--requests".to_owned(),
+            self.requests.to_string(),
+            "--agents".to_owned(),
+            self.agents.to_string(),
+            "--index".to_owned(),
+            self.index.to_string(),
+            "--start-at".to_owned(),
+            self.start_at_ms.to_string(),
+            "--timeout".to_owned(),
+            format!("{}ms", self.timeout.as_millis()),
+        ];
+        match &self.expect {
+            plan::Expect::Greeting => {}
+            plan::Expect::Any => flags.extend(["--expect".to_owned(), "any".to_owned()]),
+            plan::Expect::Pattern(regex) => flags.extend(["--expect".to_owned(), regex.clone()]),
+        }
+        flags
+    }
+}
+
+/// What an agent hands back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    /// Its number.
+    pub index: usize,
+    /// Agents in all, as it was told.
+    pub agents: usize,
+    /// Its concurrency and requests.
+    pub concurrency: usize,
+    /// Its requests.
+    pub requests: usize,
+    /// Its first request's start after the shared start, seconds.
+    pub start_skew_s: f64,
+    /// CPU the agent process used in all, seconds.
+    pub cpu_s: f64,
+    /// Everything it counted.
+    pub tally: Tally,
+}
+
+/// The agent's side: waits for the shard's start, runs its share of the level on fresh
+/// connections, and returns what it counted.
+pub async fn run_shard(shard: &Shard) -> Result<Report> {
+    if shard.index >= shard.agents {
+        bail!(
+            "--index {} is not below --agents {}",
+            shard.index,
+            shard.agents
+        );
+    }
+    let wire =
+        Wire::new(shard.protocol, &greet_probe::tls::Trust::Any).map_err(anyhow::Error::msg)?;
+    let (concurrency, requests) = shard.own();
+    let start_at = UNIX_EPOCH + Duration::from_millis(shard.start_at_ms);
+    if let Ok(wait) = start_at.duration_since(SystemTime::now()) {
+        tokio::time::sleep(wait).await;
+    }
+    let start_skew_s = since(start_at);
+    let level = Level {
+        addr: shard.addr,
+        target: shard.target.clone(),
+        expect: Expect::for_target(&shard.target, &shard.expect),
+        concurrency,
+        requests,
+        timeout: shard.timeout,
+        wire,
+    };
+    let tally = load::fresh(&level, Default::default()).await;
+    let cpu_s = greet_probe::procfs::stat(std::process::id())
+        .map(|s| s.cpu_seconds())
+        .unwrap_or(0.0);
+    Ok(Report {
+        index: shard.index,
+        agents: shard.agents,
+        concurrency,
+        requests,
+        start_skew_s,
+        cpu_s,
+        tally,
+    })
+}
+
+/// Seconds since `then` (negative when it is still ahead).
+fn since(then: SystemTime) -> f64 {
+    match SystemTime::now().duration_since(then) {
+        Ok(after) => after.as_secs_f64(),
+        Err(before) => -before.duration().as_secs_f64(),
+    }
+}
+
+/// The shards' tallies as one: every count summed, the latencies merged, and the elapsed
+/// time from the first agent's start to the last one's last answer. With each agent's own
+/// figures beside.
+pub fn merge(reports: &[Report]) -> (Tally, Vec<AgentRun>) {
+    let mut tally = Tally::default();
+    for report in reports {
+        tally.merge(&report.tally);
+    }
+    let first = reports
+        .iter()
+        .map(|r| r.start_skew_s)
+        .fold(f64::INFINITY, f64::min);
+    let last = reports
+        .iter()
+        .map(|r| r.start_skew_s + r.tally.elapsed.as_secs_f64())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if reports.is_empty() {
+        return (tally, Vec::new());
+    }
+    tally.elapsed = Duration::from_secs_f64((last - first).max(0.0));
+    let agents = reports
+        .iter()
+        .map(|r| {
+            let f = r.tally.figures();
+            AgentRun {
+                index: r.index,
+                concurrency: r.concurrency,
+                requests: f.requests,
+                success_rate: f.success_rate,
+                requests_per_s: f.requests_per_s,
+                total_s: f.total_s,
+                start_skew_ms: r.start_skew_s * 1000.0,
+                cpu_s: r.cpu_s,
+            }
+        })
+        .collect();
+    (tally, agents)
+}
+
+/// The coordinator on this machine: one `greet-bench agent` process per shard.
+pub mod local {
+    use super::*;
+
+    /// Runs `shard` (its index and start ignored) as `agents` processes of `program` (a
+    /// greet-bench binary) starting together, and returns their reports in index order. Any
+    /// agent that exits non-zero, dies, prints no report or is not done within the level's
+    /// time is the level's failure, named.
+    pub async fn run(program: &Path, shard: &Shard, agents: usize) -> Result<Vec<Report>> {
+        let start_at = SystemTime::now() + START_LEAD;
+        let start_at_ms = start_at
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let mut children = Vec::new();
+        for index in 0..agents {
+            let shard = Shard {
+                index,
+                agents,
+                start_at_ms,
+                ..shard.clone()
+            };
+            let child = tokio::process::Command::new(program)
+                .args(shard.flags())
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true)
+                .spawn()
+                .with_context(|| format!("agent {index}: cannot start {}", program.display()))?;
+            children.push(child);
+        }
+        // Every request may take the timeout, one after another on a connection.
+        let (concurrency, requests) = (shard.concurrency.max(1), shard.requests);
+        let rounds = requests.div_ceil(concurrency).max(1) as u32;
+        let deadline = Instant::now() + START_LEAD + START_LATE + shard.timeout * (rounds + 1);
+        let mut reports = Vec::new();
+        for (index, child) in children.into_iter().enumerate() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let report = tokio::time::timeout(left, collect(child))
+                .await
+                .map_err(|_| anyhow::anyhow!("not done within {left:.1?}"))
+                .and_then(|r| r)
+                .with_context(|| format!("agent {index} of {agents}"))?;
+            if report.index != index || report.agents != agents {
+                bail!(
+                    "agent {index} of {agents} reported as {} of {}",
+                    report.index,
+                    report.agents
+                );
+            }
+            if report.start_skew_s > START_LATE.as_secs_f64() {
+                bail!(
+                    "agent {index} of {agents} started {:.0} ms late: its load did not overlap \
+                     the others'",
+                    report.start_skew_s * 1000.0
+                );
+            }
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// One agent's report, once it has exited.
+    async fn collect(mut child: tokio::process::Child) -> Result<Report> {
+        let (mut out, mut err) = (String::new(), String::new());
+        let (mut stdout, mut stderr) = (
+            child.stdout.take().context("no stdout")?,
+            child.stderr.take().context("no stderr")?,
+        );
+        let (read_out, read_err, status) = tokio::join!(
+            stdout.read_to_string(&mut out),
+            stderr.read_to_string(&mut err),
+            child.wait()
+        );
+        read_out.and(read_err).context("reading its output")?;
+        let status = status.context("waiting for it")?;
+        let last = err.lines().last().unwrap_or("").to_owned();
+        if !status.success() {
+            bail!("{}{}", exit_text(status), tail(&last));
+        }
+        parse_report(&out).with_context(|| format!("exited 0 without a report{}", tail(&last)))
+    }
+
+    fn tail(line: &str) -> String {
+        if line.is_empty() {
+            String::new()
+        } else {
+            format!(": {line}")
+        }
+    }
+
+    fn exit_text(status: std::process::ExitStatus) -> String {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal()) {
+            (_, Some(signal)) => format!("killed by signal {signal}"),
+            (Some(code), _) => format!("exited with {code}"),
+            (None, None) => "ended".to_owned(),
+        }
+    }
+}
+
+/// The report in an agent's output: the last line that starts with [`REPORT_PREFIX`].
+pub fn parse_report(output: &str) -> Result<Report> {
+    let line = output
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(REPORT_PREFIX))
+        .context("no report line")?;
+    serde_json::from_str(line).context("a report line that does not parse")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up_to_the_whole() {
+        for (total, agents) in [(2700, 2), (2701, 2), (100, 3), (1, 4), (0, 2)] {
+            let shares: Vec<usize> = (0..agents).map(|i| share(total, agents, i)).collect();
+            assert_eq!(shares.iter().sum::<usize>(), total, "{total} over {agents}");
+            let (lo, hi) = (shares.iter().min(), shares.iter().max());
+            assert!(hi.unwrap() - lo.unwrap() <= 1, "{shares:?}");
+        }
+    }
+
+    #[test]
+    fn merged_elapsed_runs_from_the_first_start_to_the_last_answer() {
+        let report = |index, skew, elapsed_ms| {
+            let mut tally = Tally::default();
+            tally.push(load::Outcome::Ok {
+                latency: Duration::from_millis(5),
+                connect: None,
+            });
+            tally.elapsed = Duration::from_millis(elapsed_ms);
+            Report {
+                index,
+                agents: 2,
+                concurrency: 1,
+                requests: 1,
+                start_skew_s: skew,
+                cpu_s: 0.1,
+                tally,
+            }
+        };
+        let (tally, agents) = merge(&[report(0, 0.002, 1000), report(1, 0.001, 1200)]);
+        assert_eq!(tally.requests(), 2);
+        assert_eq!(tally.elapsed, Duration::from_millis(1201));
+        assert_eq!(agents.len(), 2);
+        assert!((agents[1].start_skew_ms - 1.0).abs() < 1e-9);
+        let text = format!(
+            "{REPORT_PREFIX}{}\n",
+            serde_json::to_string(&report(1, 0.0, 9)).unwrap()
+        );
+        let parsed = parse_report(&format!("noise\n{text}")).expect("parses");
+        assert_eq!((parsed.index, parsed.tally.requests()), (1, 1));
+        assert!(parse_report("nothing here").is_err());
+    }
+}

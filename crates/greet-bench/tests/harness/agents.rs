@@ -1,0 +1,129 @@
+//! `--agents`: a ladder level split over `greet-bench agent` processes, against a real
+//! server. Every request is counted once, the figures agree with the load run in one process,
+//! and an agent that dies fails its level by name.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{bench_ok, bin_dir_args, out_dir, results, BENCH};
+use greet_bench::results::Run;
+
+/// The level of one agents run: hyper, 300 concurrent requests, 200 ms delay.
+fn level(agents: &str) -> Run {
+    let out = out_dir(&format!("agents-{agents}"));
+    bench_ok(&[
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--concurrency",
+        "300",
+        "--delay-ms",
+        "200",
+        "--agents",
+        agents,
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    ladder.servers[0].levels[0].run.clone()
+}
+
+#[test]
+fn two_agents_count_every_request_once_and_agree_with_one() {
+    let (one, two) = (level("1"), level("2"));
+    for (run, n) in [(&one, 1), (&two, 2)] {
+        assert_eq!(run.load.requests, 300, "{n} agents: {:?}", run.load);
+        assert_eq!(run.load.success_rate, 100.0, "{n} agents: {:?}", run.load);
+        assert_eq!(run.agents.len(), n, "{:?}", run.agents);
+        let counted: u64 = run.agents.iter().map(|a| a.requests).sum();
+        assert_eq!(
+            counted, 300,
+            "the agents' own counts add up: {:?}",
+            run.agents
+        );
+        for agent in &run.agents {
+            assert!(
+                agent.start_skew_ms.abs() < 200.0,
+                "agents start together: {:?}",
+                run.agents
+            );
+        }
+    }
+    let shares: Vec<usize> = two.agents.iter().map(|a| a.concurrency).collect();
+    assert_eq!(shares, [150, 150]);
+    // The same load, split or not: the 200 ms delay dominates every latency.
+    for (what, a, b) in [
+        ("p50", one.load.latency_ms.p50, two.load.latency_ms.p50),
+        ("p99", one.load.latency_ms.p99, two.load.latency_ms.p99),
+    ] {
+        assert!(
+            (200.0..400.0).contains(&a) && (200.0..400.0).contains(&b),
+            "{what}: {a} vs {b}"
+        );
+    }
+    let ratio = two.load.requests_per_s / one.load.requests_per_s;
+    assert!(
+        (0.5..2.0).contains(&ratio),
+        "throughput 2 agents / 1: {ratio}"
+    );
+}
+
+#[test]
+fn a_killed_agent_fails_its_level_by_name() {
+    let out = out_dir("agents-killed");
+    let run = Command::new(BENCH)
+        .args([
+            "--quiet",
+            "--servers",
+            "hyper",
+            "--concurrency",
+            "50",
+            "--delay-ms",
+            "5000",
+            "--agents",
+            "2",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("greet-bench runs");
+    // This run's agent with index 1, once it is up: killed outright.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let parent = run.id().to_string();
+    let killed = loop {
+        let found = Command::new("pgrep")
+            .args(["-P", &parent, "-f", "greet-bench agent .*--index 1 "])
+            .output()
+            .expect("pgrep runs");
+        let pids = String::from_utf8_lossy(&found.stdout).to_string();
+        if let Some(pid) = pids.split_whitespace().next() {
+            let status = Command::new("kill").args(["-9", pid]).status();
+            break status.expect("kill runs").success();
+        }
+        assert!(Instant::now() < deadline, "no agent seen within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(killed);
+    let output = run.wait_with_output().expect("greet-bench ends");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("agent 1 of 2") && said.contains("killed by signal 9"),
+        "{said}"
+    );
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    assert!(
+        ladder.servers[0].levels.is_empty(),
+        "no level figures from a lost agent: {:?}",
+        ladder.servers[0].levels
+    );
+}
