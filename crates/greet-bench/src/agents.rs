@@ -126,6 +126,9 @@ pub struct Report {
     pub requests: usize,
     /// Its first request's start after the shared start, seconds.
     pub start_skew_s: f64,
+    /// When it started, seconds since the Unix epoch: agents not given one start instant
+    /// (pods started as they are scheduled) are still laid on one time line.
+    pub started_s: f64,
     /// CPU the agent process used in all, seconds.
     pub cpu_s: f64,
     /// Everything it counted.
@@ -150,6 +153,7 @@ pub async fn run_shard(shard: &Shard) -> Result<Report> {
         tokio::time::sleep(wait).await;
     }
     let start_skew_s = since(start_at);
+    let started_s = since(UNIX_EPOCH);
     let level = Level {
         addr: shard.addr,
         target: shard.target.clone(),
@@ -169,6 +173,7 @@ pub async fn run_shard(shard: &Shard) -> Result<Report> {
         concurrency,
         requests,
         start_skew_s,
+        started_s,
         cpu_s,
         tally,
     })
@@ -183,8 +188,8 @@ fn since(then: SystemTime) -> f64 {
 }
 
 /// The shards' tallies as one: every count summed, the latencies merged, and the elapsed
-/// time from the first agent's start to the last one's last answer. With each agent's own
-/// figures beside.
+/// time from the first agent's start to the last one's last answer (by the wall clock: on
+/// other machines, as good as their clocks agree). With each agent's own figures beside.
 pub fn merge(reports: &[Report]) -> (Tally, Vec<AgentRun>) {
     let mut tally = Tally::default();
     for report in reports {
@@ -192,11 +197,11 @@ pub fn merge(reports: &[Report]) -> (Tally, Vec<AgentRun>) {
     }
     let first = reports
         .iter()
-        .map(|r| r.start_skew_s)
+        .map(|r| r.started_s)
         .fold(f64::INFINITY, f64::min);
     let last = reports
         .iter()
-        .map(|r| r.start_skew_s + r.tally.elapsed.as_secs_f64())
+        .map(|r| r.started_s + r.tally.elapsed.as_secs_f64())
         .fold(f64::NEG_INFINITY, f64::max);
     if reports.is_empty() {
         return (tally, Vec::new());
@@ -323,6 +328,47 @@ pub mod local {
     }
 }
 
+/// Every agent's report in `output` (agents' logs, in any order, other lines between), checked
+/// to be one whole level: agents 0 to N-1 each exactly once, all told the same N. A missing
+/// or repeated agent is an error: merging the rest would count a smaller level as whole.
+pub fn gather_reports(output: &str) -> Result<Vec<Report>> {
+    let mut reports: Vec<Report> = Vec::new();
+    for (n, line) in output.lines().enumerate() {
+        // `docker service logs` and `kubectl logs --prefix` put a source before the line.
+        let Some(at) = line.find(REPORT_PREFIX) else {
+            continue;
+        };
+        let json = &line[at + REPORT_PREFIX.len()..];
+        let report: Report = serde_json::from_str(json)
+            .with_context(|| format!("line {}: a report line that does not parse", n + 1))?;
+        reports.push(report);
+    }
+    let Some(agents) = reports.first().map(|r| r.agents) else {
+        bail!("no agent report (lines starting {REPORT_PREFIX:?})");
+    };
+    reports.sort_by_key(|r| r.index);
+    if let Some(r) = reports.iter().find(|r| r.agents != agents) {
+        bail!(
+            "agent {} says {} agents, another {agents}: reports of two levels",
+            r.index,
+            r.agents
+        );
+    }
+    for index in 0..agents {
+        match reports.iter().filter(|r| r.index == index).count() {
+            1 => {}
+            0 => bail!(
+                "agent {index} of {agents} did not report: the level is incomplete, not merged"
+            ),
+            n => bail!("agent {index} of {agents} reported {n} times"),
+        }
+    }
+    if let Some(r) = reports.iter().find(|r| r.index >= agents) {
+        bail!("agent {} of {agents}: no such agent", r.index);
+    }
+    Ok(reports)
+}
+
 /// The report in an agent's output: the last line that starts with [`REPORT_PREFIX`].
 pub fn parse_report(output: &str) -> Result<Report> {
     let line = output
@@ -336,6 +382,41 @@ pub fn parse_report(output: &str) -> Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn report_line(index: usize, agents: usize) -> String {
+        let report = Report {
+            index,
+            agents,
+            concurrency: 1,
+            requests: 0,
+            start_skew_s: 0.0,
+            started_s: 1_700_000_000.0,
+            cpu_s: 0.0,
+            tally: Tally::default(),
+        };
+        format!("{REPORT_PREFIX}{}", serde_json::to_string(&report).unwrap())
+    }
+
+    #[test]
+    fn a_level_is_merged_whole_or_not_at_all() {
+        let logs = format!(
+            "greet_load.2.x@node | {}\nnoise\ngreet_load.1.y@node | {}\n",
+            report_line(1, 2),
+            report_line(0, 2)
+        );
+        let reports = gather_reports(&logs).expect("both agents");
+        assert_eq!(reports.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 1]);
+        let missing = gather_reports(&report_line(0, 3)).unwrap_err().to_string();
+        assert!(missing.contains("agent 1 of 3 did not report"), "{missing}");
+        let twice = format!("{}\n{}", report_line(0, 1), report_line(0, 1));
+        assert!(gather_reports(&twice)
+            .unwrap_err()
+            .to_string()
+            .contains("2 times"));
+        let mixed = format!("{}\n{}", report_line(0, 2), report_line(1, 3));
+        assert!(gather_reports(&mixed).is_err());
+        assert!(gather_reports("nothing").is_err());
+    }
 
     #[test]
     fn shares_add_up_to_the_whole() {
@@ -362,13 +443,16 @@ mod tests {
                 concurrency: 1,
                 requests: 1,
                 start_skew_s: skew,
+                started_s: 1_700_000_000.0 + skew,
                 cpu_s: 0.1,
                 tally,
             }
         };
         let (tally, agents) = merge(&[report(0, 0.002, 1000), report(1, 0.001, 1200)]);
         assert_eq!(tally.requests(), 2);
-        assert_eq!(tally.elapsed, Duration::from_millis(1201));
+        // From agent 1's start (1 ms) to its last answer (1201 ms), to a microsecond.
+        let elapsed = tally.elapsed.as_secs_f64();
+        assert!((elapsed - 1.2).abs() < 1e-6, "{elapsed}");
         assert_eq!(agents.len(), 2);
         assert!((agents[1].start_skew_ms - 1.0).abs() < 1e-9);
         let text = format!(

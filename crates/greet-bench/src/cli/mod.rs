@@ -101,6 +101,18 @@ enum Command {
     /// waits for --start-at, sends its share of the requests on fresh connections, and prints
     /// its whole tally as one line of JSON on stdout (exit 0 however many requests failed)
     Agent(AgentArgs),
+    /// Merge agents' reports into one level: the lines `greet-bench agent` printed, from
+    /// files or stdin (`kubectl logs -l job-name=greet-load`, `docker service logs`). Every
+    /// agent must be there exactly once; the figures, then each agent's, as text or JSON
+    Merge {
+        /// Files holding the agents' output (their other lines are skipped) [default: stdin]
+        #[arg(value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+
+        /// Print the merged level as JSON (the ladder's level in results.json) instead
+        #[arg(long)]
+        json: bool,
+    },
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
         /// Base URLs, e.g. http://127.0.0.1:8081, or https://127.0.0.1:8443 for a TLS port
@@ -127,6 +139,8 @@ enum Action {
     Compare(CompareArgs),
     /// `agent …`.
     Agent(AgentArgs),
+    /// `merge [FILE]…`.
+    Merge(Vec<std::path::PathBuf>, bool),
 }
 
 impl Cli {
@@ -171,6 +185,7 @@ impl Cli {
             Some(Command::Check { urls, protocol }) => return Action::Check(urls, protocol),
             Some(Command::Compare(args)) => return Action::Compare(args),
             Some(Command::Agent(args)) => return Action::Agent(args),
+            Some(Command::Merge { files, json }) => return Action::Merge(files, json),
         })
     }
 }
@@ -209,6 +224,7 @@ pub fn main() -> ExitCode {
         Action::Check(urls, protocol) => return check(&urls, protocol),
         Action::Compare(args) => return compare(&args),
         Action::Agent(args) => return agent(args),
+        Action::Merge(files, json) => return merge(&files, json),
     };
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
@@ -388,6 +404,61 @@ fn agent(args: AgentArgs) -> ExitCode {
     }
 }
 
+/// `greet-bench merge`: the agents' reports in `files` (stdin when none) as one level;
+/// exit 1 with one line when a report is missing, repeated or unreadable.
+fn merge(files: &[std::path::PathBuf], json: bool) -> ExitCode {
+    use std::io::Read as _;
+    let mut text = String::new();
+    let read = if files.is_empty() {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map(drop)
+            .map_err(|e| format!("stdin: {e}"))
+    } else {
+        files.iter().try_for_each(|file| {
+            let part =
+                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            text.push_str(&part);
+            text.push('\n');
+            Ok(())
+        })
+    };
+    if let Err(why) = read {
+        return usage(&why);
+    }
+    let reports = match agents::gather_reports(&text) {
+        Ok(reports) => reports,
+        Err(err) => {
+            eprintln!("greet-bench merge: error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (tally, agents) = agents::merge(&reports);
+    let level = crate::results::Level {
+        concurrency: reports.iter().map(|r| r.concurrency).sum(),
+        run: crate::results::Run {
+            load: tally.figures(),
+            agents,
+            ..Default::default()
+        },
+        runs: Vec::new(),
+    };
+    if json {
+        match serde_json::to_string_pretty(&level) {
+            Ok(text) => println!("{text}"),
+            Err(err) => {
+                eprintln!("greet-bench merge: error: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        for table in crate::report::table::ladder::merged("agents", &level) {
+            println!("{}\n{}", table.title, table.text());
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 /// Bad usage: one line, exit 2.
 fn usage(why: &str) -> ExitCode {
     eprintln!("greet-bench: error: {why}");
@@ -437,8 +508,8 @@ mod tests {
             .action()
         {
             Action::Run(plan) => plan,
-            Action::Check(..) | Action::Compare(_) | Action::Agent(_) => {
-                panic!("a plan, not check, compare or agent")
+            Action::Check(..) | Action::Compare(_) | Action::Agent(_) | Action::Merge(..) => {
+                panic!("a plan, not check, compare, agent or merge")
             }
         }
     }

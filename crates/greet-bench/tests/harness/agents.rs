@@ -127,3 +127,67 @@ fn a_killed_agent_fails_its_level_by_name() {
         ladder.servers[0].levels
     );
 }
+
+/// Agents' reports as a cluster's logs hold them: `merge` adds them up when every agent is
+/// there, and refuses a level with one missing, in one line and exit 1.
+#[test]
+fn merge_takes_a_whole_level_or_refuses_it() {
+    use greet_bench::agents::{Report, REPORT_PREFIX};
+    use greet_bench::load::{Outcome, Tally};
+    let dir = out_dir("agents-merge");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let line = |index: usize, ms: u64| {
+        let mut tally = Tally::default();
+        for _ in 0..150 {
+            tally.push(Outcome::Ok {
+                latency: Duration::from_millis(ms),
+                connect: None,
+            });
+        }
+        tally.elapsed = Duration::from_millis(ms + 5);
+        let report = Report {
+            index,
+            agents: 2,
+            concurrency: 150,
+            requests: 150,
+            start_skew_s: 0.001,
+            started_s: 1_700_000_000.0,
+            cpu_s: 0.05,
+            tally,
+        };
+        format!(
+            "greet-load.{}.abc@node | {REPORT_PREFIX}{}\n",
+            index + 1,
+            serde_json::to_string(&report).expect("json")
+        )
+    };
+    let logs = dir.join("logs.txt");
+    std::fs::write(&logs, format!("starting\n{}{}", line(1, 220), line(0, 210))).unwrap();
+    let merged = Command::new(BENCH)
+        .args(["merge", "--json", logs.to_str().unwrap()])
+        .output()
+        .expect("merge runs");
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let level: greet_bench::results::Level =
+        serde_json::from_slice(&merged.stdout).expect("a level as JSON");
+    assert_eq!((level.concurrency, level.run.load.requests), (300, 300));
+    assert_eq!(level.run.agents.len(), 2);
+    let p90 = level.run.load.latency_ms.p90;
+    assert!(
+        (219.0..=221.0).contains(&p90),
+        "the slower agent's half: {p90}"
+    );
+
+    let half = dir.join("half.txt");
+    std::fs::write(&half, line(0, 210)).unwrap();
+    let refused = Command::new(BENCH)
+        .args(["merge", half.to_str().unwrap()])
+        .output()
+        .expect("merge runs");
+    let said = crate::common::assert_one_line_exit(&refused, 1);
+    assert!(said.contains("agent 1 of 2 did not report"), "{said}");
+}

@@ -109,7 +109,103 @@ pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
     if ladder.over_tls() {
         tables.push(handshakes(ladder));
     }
+    let with_agents = ladder.servers.iter().flat_map(|s| &s.levels);
+    if with_agents.clone().any(|l| !l.run.agents.is_empty()) {
+        let rows = ladder.servers.iter().map(|s| {
+            let levels = s.levels.iter().map(|l| (s.name.as_str(), l));
+            levels.flat_map(|(name, l)| agent_rows(name, l)).collect()
+        });
+        tables.push(agents_table(rows.collect()));
+    }
     tables
+}
+
+/// A level merged from agents' reports (`greet-bench merge`): its figures, then each agent's.
+pub(crate) fn merged(name: &str, level: &Level) -> Vec<Table> {
+    let f = &level.run.load;
+    let errors: Vec<String> = f.errors.iter().map(|(k, n)| format!("{k}={n}")).collect();
+    let figures = Table::new(
+        format!(
+            "Merged from {} agents: {} requests, one per fresh connection",
+            level.run.agents.len(),
+            f.requests
+        ),
+        &[
+            "Application",
+            "numRequests",
+            "Concurrency",
+            "Success rate(%)",
+            "Total(secs)",
+            "Requests/sec",
+            "p50(ms)",
+            "p90(ms)",
+            "p99(ms)",
+            "Max(ms)",
+            "Errors",
+        ],
+        vec![vec![vec![
+            name.to_owned(),
+            f.requests.to_string(),
+            level.concurrency.to_string(),
+            format!("{:.2}", f.success_rate),
+            format!("{:.4}", f.total_s),
+            format!("{:.1}", f.requests_per_s),
+            format!("{:.1}", f.latency_ms.p50),
+            format!("{:.1}", f.latency_ms.p90),
+            format!("{:.1}", f.latency_ms.p99),
+            format!("{:.1}", f.latency_ms.max),
+            if errors.is_empty() {
+                "-".to_owned()
+            } else {
+                errors.join(" ")
+            },
+        ]]],
+    );
+    vec![figures, agents_table(vec![agent_rows(name, level)])]
+}
+
+/// Each agent's part of a level split over agents (`--agents`), rows of [`agents_table`].
+pub(crate) fn agent_rows(name: &str, level: &Level) -> Vec<Vec<String>> {
+    level
+        .run
+        .agents
+        .iter()
+        .map(|a| {
+            vec![
+                name.to_owned(),
+                level.concurrency.to_string(),
+                format!("{} of {}", a.index, level.run.agents.len()),
+                a.concurrency.to_string(),
+                a.requests.to_string(),
+                format!("{:.2}", a.success_rate),
+                format!("{:.4}", a.total_s),
+                format!("{:.1}", a.requests_per_s),
+                format!("{:.1}", a.start_skew_ms),
+                format!("{:.2}", a.cpu_s),
+            ]
+        })
+        .collect()
+}
+
+/// The agents of levels split over several: each one's share, as it counted it (the level's
+/// own figures are their merged tallies).
+pub(crate) fn agents_table(groups: Vec<Vec<Vec<String>>>) -> Table {
+    Table::new(
+        "Agents: each one's share of its level (the level's figures merge their tallies)",
+        &[
+            "Application",
+            "Concurrency",
+            "Agent",
+            "Its concurrency",
+            "Requests",
+            "Success rate(%)",
+            "Total(secs)",
+            "Requests/sec",
+            "Start skew(ms)",
+            "CPU(s)",
+        ],
+        groups,
+    )
 }
 
 /// Over TLS: each level's connect, then its handshakes, and the server's CPU per connection

@@ -9,7 +9,7 @@
 //! ending in ` |`. Column widths are the header labels', or the widest cell's.
 
 mod business;
-mod ladder;
+pub(crate) mod ladder;
 mod loops;
 mod protocols;
 mod rate;
