@@ -80,15 +80,29 @@ impl Shard {
 
     /// The `greet-bench agent` flags that run this shard.
     pub fn flags(&self) -> Vec<String> {
+        let url = format!(
+            "{}://{}{}",
+            if self.protocol.tls() { "https" } else { "http" },
+            self.addr,
+            self.target
+        );
+        let mut flags = self.level_flags(&url);
+        flags.extend([
+            "--index".to_owned(),
+            self.index.to_string(),
+            "--start-at".to_owned(),
+            self.start_at_ms.to_string(),
+        ]);
+        flags
+    }
+
+    /// The flags every agent of this level shares, the server at `url`: what a cluster's job
+    /// runs, each replica's index its own (`JOB_COMPLETION_INDEX`).
+    pub fn level_flags(&self, url: &str) -> Vec<String> {
         let mut flags = vec![
             "agent".to_owned(),
             "--url".to_owned(),
-            format!(
-                "{}://{}{}",
-                if self.protocol.tls() { "https" } else { "http" },
-                self.addr,
-                self.target
-            ),
+            url.to_owned(),
             "--protocol".to_owned(),
             self.protocol.name().to_owned(),
             "--concurrency".to_owned(),
@@ -97,10 +111,6 @@ impl Shard {
             self.requests.to_string(),
             "--agents".to_owned(),
             self.agents.to_string(),
-            "--index".to_owned(),
-            self.index.to_string(),
-            "--start-at".to_owned(),
-            self.start_at_ms.to_string(),
             "--timeout".to_owned(),
             format!("{}ms", self.timeout.as_millis()),
         ];
@@ -177,6 +187,32 @@ pub async fn run_shard(shard: &Shard) -> Result<Report> {
         cpu_s,
         tally,
     })
+}
+
+/// The server at `url`: its address, once it resolves and, when `wait` is not zero, once its
+/// `/health` answers `ok` over `protocol`, tried every half second for up to `wait` (a
+/// cluster starts the agents beside the server, not after it).
+pub async fn reach(url: &str, protocol: Protocol, wait: Duration) -> Result<SocketAddr> {
+    let deadline = Instant::now() + wait;
+    let wire = Wire::new(protocol, &greet_probe::tls::Trust::Any).map_err(anyhow::Error::msg)?;
+    let health = greet_core::paths::HEALTH;
+    let expect = Expect::for_target(health, &plan::Expect::Greeting);
+    loop {
+        let tried = match greet_conformance::resolve(url).await {
+            Ok(addr) if wait.is_zero() => return Ok(addr),
+            Ok(addr) => load::check_once(addr, &wire, health, &expect, Duration::from_secs(2))
+                .await
+                .map(|()| addr),
+            Err(why) => Err(why),
+        };
+        match tried {
+            Ok(addr) => return Ok(addr),
+            Err(why) if Instant::now() >= deadline => {
+                bail!("{url}: {why} (waited {wait:?})")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
+        }
+    }
 }
 
 /// Seconds since `then` (negative when it is still ahead).

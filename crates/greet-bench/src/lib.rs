@@ -24,7 +24,8 @@
 //! - [`server`]: servers as processes or containers, pinned, timed and stopped (`binaries`,
 //!   `process`, `container`); [`jvm`]: the original's Tomcat and Jetty servers as peers;
 //! - [`agents`]: a level split over `greet-bench agent` processes starting together, their
-//!   tallies merged exactly (`--agents`);
+//!   tallies merged exactly (`--agents`, `merge`); [`kube`]: the same level as Kubernetes
+//!   manifests (`kubernetes`);
 //! - [`load`]: the load generator, one loop per shape (`fresh`, `sessions`, `paced`) over one
 //!   connection (`conn`), every response validated (`check`), every outcome pushed into one
 //!   [`load::Tally`] (`count`);
@@ -51,6 +52,7 @@ pub mod diff;
 pub mod gate;
 pub mod harness;
 pub mod jvm;
+pub mod kube;
 pub mod load;
 pub mod plan;
 pub mod points;

@@ -127,6 +127,7 @@ fn every_ignored_test_says_what_to_install() {
             assert!(
                 line.starts_with(&format!("{attribute} = \"needs "))
                     && (line.contains("apt-get install -y ")
+                        || line.contains("pip install ")
                         || line.contains("docker/build-offline.sh")),
                 "{}: {line}: say what it needs and how to install it",
                 file.display()

@@ -231,6 +231,11 @@ pub(super) struct AgentArgs {
     #[arg(long, value_parser = parse_duration, default_value = "30s")]
     pub(super) timeout: std::time::Duration,
 
+    /// Before the start, wait up to this long for the server's /health to answer (a cluster
+    /// starts the agents beside the server) [default: no wait]
+    #[arg(long, value_parser = parse_duration)]
+    pub(super) wait: Option<std::time::Duration>,
+
     /// What a valid answer's body must match: a regular expression, or `any` [default: the
     /// Greetings API's greeting]
     #[arg(long, value_name = "REGEX|any", value_parser = parse_expect)]

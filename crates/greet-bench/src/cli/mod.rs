@@ -113,6 +113,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print Kubernetes manifests for one ladder level on a cluster: the server as a
+    /// Deployment and Service, PostgreSQL and Redis as StatefulSets, the load as an Indexed
+    /// Job of agents (then `kubectl logs -l job-name=greet-load --tail=-1 | greet-bench merge`)
+    Kubernetes {
+        /// The server
+        #[arg(long, default_value = "hyper", value_parser = ["axum", "actix", "hyper"])]
+        server: String,
+        /// Agents: the Job's pods, each with its share of the level
+        #[arg(long, value_name = "N", default_value_t = 4, value_parser = values::parse_agents)]
+        agents: usize,
+        /// The level's concurrency (one request per fresh connection)
+        #[arg(long, default_value_t = 2700, value_parser = values::parse_level)]
+        concurrency: usize,
+        /// The server's greeting delay
+        #[arg(long, default_value_t = plan::DELAY_MS)]
+        delay_ms: u64,
+    },
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
         /// Base URLs, e.g. http://127.0.0.1:8081, or https://127.0.0.1:8443 for a TLS port
@@ -141,6 +158,8 @@ enum Action {
     Agent(AgentArgs),
     /// `merge [FILE]…`.
     Merge(Vec<std::path::PathBuf>, bool),
+    /// `kubernetes …`.
+    Kubernetes(crate::kube::Kubernetes),
 }
 
 impl Cli {
@@ -186,6 +205,20 @@ impl Cli {
             Some(Command::Compare(args)) => return Action::Compare(args),
             Some(Command::Agent(args)) => return Action::Agent(args),
             Some(Command::Merge { files, json }) => return Action::Merge(files, json),
+            Some(Command::Kubernetes {
+                server,
+                agents,
+                concurrency,
+                delay_ms,
+            }) => {
+                return Action::Kubernetes(crate::kube::Kubernetes {
+                    server,
+                    agents,
+                    concurrency,
+                    delay_ms,
+                    ..Default::default()
+                })
+            }
         })
     }
 }
@@ -225,6 +258,10 @@ pub fn main() -> ExitCode {
         Action::Compare(args) => return compare(&args),
         Action::Agent(args) => return agent(args),
         Action::Merge(files, json) => return merge(&files, json),
+        Action::Kubernetes(k) => {
+            print!("{}", crate::kube::manifests(&k));
+            return ExitCode::SUCCESS;
+        }
     };
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
@@ -368,9 +405,8 @@ fn agent(args: AgentArgs) -> ExitCode {
         None => greet_core::paths::GREETINGS.to_owned(),
     };
     let run = async {
-        let addr = greet_conformance::resolve(&args.url)
-            .await
-            .map_err(anyhow::Error::msg)?;
+        let wait = args.wait.unwrap_or_default();
+        let addr = agents::reach(&args.url, protocol, wait).await?;
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
@@ -508,9 +544,11 @@ mod tests {
             .action()
         {
             Action::Run(plan) => plan,
-            Action::Check(..) | Action::Compare(_) | Action::Agent(_) | Action::Merge(..) => {
-                panic!("a plan, not check, compare, agent or merge")
-            }
+            Action::Check(..)
+            | Action::Compare(_)
+            | Action::Agent(_)
+            | Action::Merge(..)
+            | Action::Kubernetes(_) => panic!("a plan, not another command"),
         }
     }
 
