@@ -40,10 +40,9 @@ const START_LATE: Duration = Duration::from_secs(2);
 /// One agent's part of a ladder level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shard {
-    /// Where the server is.
-    pub addr: SocketAddr,
-    /// Path and query to GET.
-    pub target: String,
+    /// The server and endpoint, as the agents reach it: `http://10.0.0.5:8080/greetings`, or
+    /// by a name the agents' network resolves.
+    pub url: String,
     /// What a valid answer is.
     pub expect: plan::Expect,
     /// The protocol.
@@ -78,15 +77,23 @@ impl Shard {
         )
     }
 
+    /// The URL of `target` on the server at `addr`, over `protocol`.
+    pub fn url_of(addr: SocketAddr, target: &str, protocol: Protocol) -> String {
+        let scheme = if protocol.tls() { "https" } else { "http" };
+        format!("{scheme}://{addr}{target}")
+    }
+
+    /// The path and query the agents GET: the URL's, `/greetings` when it has none.
+    pub fn target(&self) -> String {
+        match self.url.splitn(4, '/').nth(3) {
+            Some(path) => format!("/{path}"),
+            None => greet_core::paths::GREETINGS.to_owned(),
+        }
+    }
+
     /// The `greet-bench agent` flags that run this shard.
     pub fn flags(&self) -> Vec<String> {
-        let url = format!(
-            "{}://{}{}",
-            if self.protocol.tls() { "https" } else { "http" },
-            self.addr,
-            self.target
-        );
-        let mut flags = self.level_flags(&url);
+        let mut flags = self.level_flags();
         flags.extend([
             "--index".to_owned(),
             self.index.to_string(),
@@ -96,13 +103,13 @@ impl Shard {
         flags
     }
 
-    /// The flags every agent of this level shares, the server at `url`: what a cluster's job
-    /// runs, each replica's index its own (`JOB_COMPLETION_INDEX`).
-    pub fn level_flags(&self, url: &str) -> Vec<String> {
+    /// The flags every agent of this level shares: what a cluster's job runs, each replica's
+    /// index its own (`JOB_COMPLETION_INDEX`) and no shared start.
+    pub fn level_flags(&self) -> Vec<String> {
         let mut flags = vec![
             "agent".to_owned(),
             "--url".to_owned(),
-            url.to_owned(),
+            self.url.clone(),
             "--protocol".to_owned(),
             self.protocol.name().to_owned(),
             "--concurrency".to_owned(),
@@ -146,8 +153,8 @@ pub struct Report {
 }
 
 /// The agent's side: waits for the shard's start, runs its share of the level on fresh
-/// connections, and returns what it counted.
-pub async fn run_shard(shard: &Shard) -> Result<Report> {
+/// connections to the server at `addr` (its URL resolved), and returns what it counted.
+pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report> {
     if shard.index >= shard.agents {
         bail!(
             "--index {} is not below --agents {}",
@@ -165,9 +172,9 @@ pub async fn run_shard(shard: &Shard) -> Result<Report> {
     let start_skew_s = since(start_at);
     let started_s = since(UNIX_EPOCH);
     let level = Level {
-        addr: shard.addr,
-        target: shard.target.clone(),
-        expect: Expect::for_target(&shard.target, &shard.expect),
+        addr,
+        target: shard.target(),
+        expect: Expect::for_target(&shard.target(), &shard.expect),
         concurrency,
         requests,
         timeout: shard.timeout,
@@ -256,6 +263,7 @@ pub fn merge(reports: &[Report]) -> (Tally, Vec<AgentRun>) {
                 total_s: f.total_s,
                 start_skew_ms: r.start_skew_s * 1000.0,
                 cpu_s: r.cpu_s,
+                node: None,
             }
         })
         .collect();
@@ -403,6 +411,159 @@ pub fn gather_reports(output: &str) -> Result<Vec<Report>> {
         bail!("agent {} of {agents}: no such agent", r.index);
     }
     Ok(reports)
+}
+
+/// The coordinator on a Docker Swarm: the agents as the replicas of a replicated job.
+pub mod swarm {
+    use super::*;
+    use crate::server::{docker, swarm as stack};
+
+    /// The job's service, removed after each level (and with the stack).
+    pub const JOB: &str = "greet-bench_load";
+    /// The agents' image, as docker/build-offline.sh tags it.
+    pub const IMAGE: &str = "greet-bench:latest";
+
+    /// How long after the job is created its agents start: time for the swarm to schedule
+    /// and start every task.
+    const LEAD: Duration = Duration::from_secs(5);
+
+    /// Runs `shard` (index and start ignored) as a replicated job of `agents` tasks of
+    /// [`IMAGE`] on the stack's network (constrained to `constraint`'s nodes when given),
+    /// starting together; returns their reports in index order and the node each ran on.
+    /// A task that fails, is rejected, or is not done in time, and a report missing or late,
+    /// fail the level, named. The job is removed however this ends.
+    pub async fn run(
+        shard: &Shard,
+        agents: usize,
+        constraint: Option<&str>,
+    ) -> Result<(Vec<Report>, Vec<String>)> {
+        let start_at = SystemTime::now() + LEAD;
+        let start_at_ms = start_at
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let shard = Shard {
+            agents,
+            start_at_ms,
+            ..shard.clone()
+        };
+        let replicas = agents.to_string();
+        let label = format!("com.docker.stack.namespace={}", stack::STACK);
+        let mut create: Vec<&str> = vec![
+            "service",
+            "create",
+            "--detach",
+            "--name",
+            JOB,
+            "--mode",
+            "replicated-job",
+            "--replicas",
+            &replicas,
+            "--max-concurrent",
+            &replicas,
+            "--restart-condition",
+            "none",
+            "--network",
+            stack::NETWORK,
+            "--label",
+            &label,
+            // Each task's slot is its index (see `index_of_slot`).
+            "--env",
+            "GREET_AGENT_SLOT={{.Task.Slot}}",
+        ];
+        if let Some(constraint) = constraint {
+            create.extend(["--constraint", constraint]);
+        }
+        create.push(IMAGE);
+        let mut flags = shard.level_flags();
+        flags.extend(["--start-at".to_owned(), start_at_ms.to_string()]);
+        create.extend(flags.iter().map(String::as_str));
+        let _job = Job;
+        docker(&create).context("cannot create the agents' job")?;
+        let rounds = shard.requests.div_ceil(shard.concurrency.max(1)).max(1) as u32;
+        let deadline = Instant::now() + LEAD + START_LATE + shard.timeout * (rounds + 1);
+        let nodes = loop {
+            let tasks = docker(&[
+                "service",
+                "ps",
+                "--no-trunc",
+                "--format",
+                "{{.Name}}|{{.Node}}|{{.CurrentState}}|{{.Error}}",
+                JOB,
+            ])?;
+            let tasks: Vec<Vec<&str>> = tasks.lines().map(|l| l.split('|').collect()).collect();
+            if let Some(t) = tasks.iter().find(|t| {
+                let state = t.get(2).copied().unwrap_or_default();
+                ["Failed", "Rejected", "Shutdown", "Orphaned"]
+                    .iter()
+                    .any(|s| state.starts_with(s))
+            }) {
+                bail!(
+                    "agent task {} on {}: {} {}",
+                    t.first().copied().unwrap_or_default(),
+                    t.get(1).copied().unwrap_or_default(),
+                    t.get(2).copied().unwrap_or_default(),
+                    t.get(3).copied().unwrap_or_default()
+                );
+            }
+            let complete = tasks
+                .iter()
+                .filter(|t| t.get(2).is_some_and(|s| s.starts_with("Complete")))
+                .count();
+            if complete == agents {
+                // Task `greet-bench_load.SLOT` is agent `index_of_slot(SLOT)`.
+                let mut nodes = vec![String::new(); agents];
+                for t in &tasks {
+                    let slot = t.first().and_then(|name| name.rsplit('.').next());
+                    if let Some(node) = slot.and_then(|s| nodes.get_mut(index_of_slot(s))) {
+                        *node = t.get(1).copied().unwrap_or_default().to_owned();
+                    }
+                }
+                break nodes;
+            }
+            if Instant::now() > deadline {
+                bail!("{complete} of {agents} agents done when the level's time was up");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        let logs = docker(&["service", "logs", "--raw", JOB]).context("the agents' logs")?;
+        let reports = gather_reports(&logs)?;
+        if let Some(r) = reports.iter().find(|r| r.agents != agents) {
+            bail!(
+                "agent {} was told {} agents, not {agents}",
+                r.index,
+                r.agents
+            );
+        }
+        if let Some(r) = reports
+            .iter()
+            .find(|r| r.start_skew_s > START_LATE.as_secs_f64())
+        {
+            bail!(
+                "agent {} of {agents} started {:.0} ms late: its load did not overlap the \
+                 others'",
+                r.index,
+                r.start_skew_s * 1000.0
+            );
+        }
+        Ok((reports, nodes))
+    }
+
+    /// The agent index of a replicated job's task slot: a job's slots are 0 to N-1 (a
+    /// replicated service's start at 1), and swarm writes slot 0 in templates and task names
+    /// as the node's ID (seen on Engine 20.10): a number is its index, anything else 0.
+    pub fn index_of_slot(slot: &str) -> usize {
+        slot.trim().parse().unwrap_or(0)
+    }
+
+    /// Removes the job when dropped: after its level, on failure, on Ctrl-C.
+    struct Job;
+
+    impl Drop for Job {
+        fn drop(&mut self) {
+            let _ = docker(&["service", "rm", JOB]);
+        }
+    }
 }
 
 /// The report in an agent's output: the last line that starts with [`REPORT_PREFIX`].

@@ -161,6 +161,14 @@ pub(super) struct LadderArgs {
     #[arg(long, value_name = "N", value_parser = parse_agents)]
     agents: Option<usize>,
 
+    /// Run each server as the one service of a Docker Swarm stack (`greet-bench`, on a node
+    /// labelled greet.role=server if any) and each level as a swarm job of --agents agents
+    /// (on greet.role=load nodes if any) on the stack's network; the engine must be a
+    /// swarm manager (`docker swarm init`, or DOCKER_HOST), the images docker/build-offline.sh's.
+    /// Everything deployed is removed at the end, on failure and on Ctrl-C
+    #[arg(long, conflicts_with = "docker")]
+    swarm: bool,
+
     /// A smoke-sized run, for tests
     #[arg(long)]
     quick: bool,
@@ -186,7 +194,8 @@ impl LadderArgs {
         set(&mut plan.repeats, self.repeats);
         plan.docker = self.docker;
         plan.docker_network = self.docker_network;
-        plan.agents = self.agents.unwrap_or(0);
+        plan.agents = self.agents.unwrap_or(if self.swarm { 1 } else { 0 });
+        plan.swarm = self.swarm;
         (self.common.plan(), plan)
     }
 }
@@ -222,6 +231,16 @@ pub(super) struct AgentArgs {
         default_value_t = 0
     )]
     pub(super) index: usize,
+
+    /// A swarm job's task slot, instead of --index: a job's slots are 0 to N-1, and swarm
+    /// writes slot 0 as the node's ID, so anything but a number is agent 0
+    #[arg(
+        long,
+        value_name = "SLOT",
+        env = "GREET_AGENT_SLOT",
+        conflicts_with = "index"
+    )]
+    pub(super) slot: Option<String>,
 
     /// When every agent starts, in milliseconds since the Unix epoch [default: at once]
     #[arg(long, value_name = "UNIX_MS")]

@@ -400,10 +400,6 @@ fn agent(args: AgentArgs) -> ExitCode {
             args.url
         ));
     }
-    let target = match args.url.splitn(4, '/').nth(3) {
-        Some(path) => format!("/{path}"),
-        None => greet_core::paths::GREETINGS.to_owned(),
-    };
     let run = async {
         let wait = args.wait.unwrap_or_default();
         let addr = agents::reach(&args.url, protocol, wait).await?;
@@ -412,18 +408,20 @@ fn agent(args: AgentArgs) -> ExitCode {
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         let shard = agents::Shard {
-            addr,
-            target,
+            url: args.url.clone(),
             expect: args.expect.unwrap_or_default(),
             protocol,
             timeout: args.timeout,
             concurrency: args.concurrency,
             requests: args.requests.unwrap_or(args.concurrency),
-            index: args.index,
+            index: args
+                .slot
+                .as_deref()
+                .map_or(args.index, agents::swarm::index_of_slot),
             agents: args.agents,
             start_at_ms: args.start_at.unwrap_or(now_ms),
         };
-        agents::run_shard(&shard).await
+        agents::run_shard(&shard, addr).await
     };
     let report = tokio::runtime::Runtime::new()
         .map_err(anyhow::Error::from)

@@ -29,6 +29,8 @@ pub struct Ladder {
     /// Split each level over this many `greet-bench agent` processes starting together, their
     /// tallies merged (0: the load runs in the harness's own process).
     pub agents: usize,
+    /// Run the servers as a Docker Swarm stack and the agents as a swarm job (`--swarm`).
+    pub swarm: bool,
 }
 
 impl Ladder {
@@ -61,6 +63,7 @@ impl Ladder {
             docker: false,
             docker_network: None,
             agents: 0,
+            swarm: false,
         }
     }
 }

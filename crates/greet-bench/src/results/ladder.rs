@@ -15,6 +15,8 @@ pub enum Mode {
     Process,
     /// Containers of the servers' images.
     Docker,
+    /// The servers as a Docker Swarm stack, the load as a swarm job of agents (`--swarm`).
+    Swarm,
 }
 
 /// The ladder, the original experiment: each server started, verified, and loaded at each
@@ -56,6 +58,9 @@ pub struct LadderServer {
     /// Where it was loaded, `host:port`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addr: Option<String>,
+    /// On a swarm: the node its task ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// Spawn → first 200 on `/health`, seconds (none for `--target`).
     pub startup_s: Option<f64>,
     /// Resident memory after start-up, before any load, MiB.

@@ -191,6 +191,9 @@ pub struct AgentRun {
     pub start_skew_ms: f64,
     /// CPU its process used, s (start-up and waiting included).
     pub cpu_s: f64,
+    /// On a swarm: the node its task ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 impl Run {

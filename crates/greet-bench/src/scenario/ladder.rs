@@ -25,6 +25,8 @@ enum Source {
     Spawn(Result<Program, String>),
     /// An image the harness runs as a container.
     Container(String),
+    /// An image the harness deploys as a swarm stack.
+    Swarm(String),
     /// A server already running at this base URL.
     Target(String),
 }
@@ -52,9 +54,22 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
         images.dedup();
         server::check_docker(&images, plan.docker_network.as_deref())?;
     }
+    if plan.swarm {
+        if !plan.foreign.targets.is_empty() {
+            bail!(
+                "--swarm deploys the servers it loads: a --target cannot be loaded from the swarm"
+            );
+        }
+        let mut images: Vec<String> = plan.servers.iter().map(|s| image(&s.short)).collect();
+        images.dedup();
+        images.push(agents::swarm::IMAGE.to_owned());
+        server::swarm::preflight(&images)?;
+    }
     let mut entries = Vec::new();
     for spec in &plan.servers {
-        let source = if plan.docker {
+        let source = if plan.swarm {
+            Source::Swarm(image(&spec.short))
+        } else if plan.docker {
             Source::Container(image(&spec.short))
         } else if is_peer(&spec.short) {
             // A peer that cannot run is skipped, with the reason: the run goes on.
@@ -108,7 +123,9 @@ pub async fn run(harness: &Harness, plan: &plan::Ladder, results: &mut Results) 
     let workers = harness.workers(plan.workers);
     results.ladder = Some(results::Ladder {
         transport: harness.transport(),
-        mode: if plan.docker {
+        mode: if plan.swarm {
+            Mode::Swarm
+        } else if plan.docker {
             Mode::Docker
         } else {
             Mode::Process
@@ -171,6 +188,7 @@ async fn start(
         Source::Container(image) => {
             Server::start_container(&image, &args, &cpus, network.as_deref())
         }
+        Source::Swarm(image) => Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?),
         Source::Spawn(Ok(program)) => Server::start(&program, &args, &cpus),
         Source::Spawn(Err(why)) => Err(anyhow::Error::msg(why)),
         Source::Target(_) => unreachable!("targets are not started"),
@@ -188,7 +206,7 @@ async fn run_entry(
 ) -> Result<()> {
     let say = |line: String| harness.say(&entry.name, &line);
     let (addr, mut server) = match &entry.source {
-        Source::Spawn(_) | Source::Container(_) => {
+        Source::Spawn(_) | Source::Container(_) | Source::Swarm(_) => {
             // Verified on a process of its own, stopped before the measured one starts: the
             // contract's cases open the stores, start blocking-pool threads and walk the
             // parsers' error paths, which the measured process would otherwise carry into its
@@ -214,6 +232,7 @@ async fn run_entry(
                 server.engine().and_then(|e| e.latest()).map(|r| r.mem_kib)
             };
             let record = current(results);
+            record.node = server.node().map(str::to_owned);
             record.startup_s = Some(startup.as_secs_f64());
             record.idle_rss_mib = idle.map(mib);
             record.addr = Some(server.addr().to_string());
@@ -253,16 +272,9 @@ async fn run_entry(
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
         for _ in 0..plan.repeats {
-            let run = measure(
-                harness,
-                entry,
-                addr,
-                concurrency,
-                server.as_ref(),
-                plan.agents,
-            )
-            .await
-            .with_context(|| format!("concurrency {concurrency}"))?;
+            let run = measure(harness, entry, addr, concurrency, server.as_ref(), plan)
+                .await
+                .with_context(|| format!("concurrency {concurrency}"))?;
             say(format!(
                 "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s{}",
                 run.load.success_rate,
@@ -315,15 +327,17 @@ fn agents_line(agents: &[AgentRun]) -> String {
 }
 
 /// One run of one level, with the server sampled throughout when the harness started it;
-/// from `agents` processes when there are any, which fail the level if one of them fails.
+/// from `--agents` processes, or a swarm job's, when there are any, which fail the level if
+/// one of them fails.
 async fn measure(
     harness: &Harness,
     entry: &Entry,
     addr: SocketAddr,
     concurrency: usize,
     server: Option<&Server>,
-    agents: usize,
+    plan: &plan::Ladder,
 ) -> Result<Run> {
+    let agents = plan.agents;
     let level = LoadLevel {
         addr,
         target: entry.endpoint.clone(),
@@ -341,9 +355,22 @@ async fn measure(
     let engine = server.and_then(Server::engine);
     let from = Instant::now();
     let (tally, agents) = if agents > 0 {
+        let url = if plan.swarm {
+            let scheme = if harness.wire.protocol.tls() {
+                "https"
+            } else {
+                "http"
+            };
+            format!(
+                "{scheme}://{}:8080{}",
+                server::swarm::SERVER_HOST,
+                entry.endpoint
+            )
+        } else {
+            Shard::url_of(addr, &entry.endpoint, harness.wire.protocol)
+        };
         let shard = Shard {
-            addr,
-            target: entry.endpoint.clone(),
+            url,
             expect: entry.rule.clone(),
             protocol: harness.wire.protocol,
             timeout: harness.timeout(),
@@ -353,9 +380,22 @@ async fn measure(
             agents,
             start_at_ms: 0,
         };
-        let program = std::env::current_exe().context("this program's path")?;
-        match agents::local::run(&program, &shard, agents).await {
-            Ok(reports) => agents::merge(&reports),
+        let ran = if plan.swarm {
+            let constraint = server::swarm::Nodes::read()?.constraint("load");
+            agents::swarm::run(&shard, agents, constraint.as_deref()).await
+        } else {
+            let program = std::env::current_exe().context("this program's path")?;
+            let reports = agents::local::run(&program, &shard, agents).await;
+            reports.map(|reports| (reports, Vec::new()))
+        };
+        match ran {
+            Ok((reports, nodes)) => {
+                let (tally, mut runs) = agents::merge(&reports);
+                for (run, node) in runs.iter_mut().zip(nodes) {
+                    run.node = Some(node);
+                }
+                (tally, runs)
+            }
             Err(err) => {
                 sampler.map(Sampler::stop);
                 return Err(err);

@@ -179,7 +179,7 @@ impl Server {
                 SocketAddr::new(ip, logged.port())
             }
         };
-        server.await_health(started, image, args)
+        server.await_health(started, image, args, STARTUP_TIMEOUT)
     }
 }
 
@@ -202,7 +202,7 @@ pub fn docker(args: &[&str]) -> Result<String> {
 /// process's cgroup is the container's. With a remote engine (`DOCKER_HOST=ssh://…`,
 /// `tcp://…`) the pid is the other host's, and this host's process of that number, if any,
 /// is another.
-fn visible(pid: u32, id: &str) -> bool {
+pub(super) fn visible(pid: u32, id: &str) -> bool {
     !id.is_empty()
         && std::fs::read_to_string(format!("/proc/{pid}/cgroup")).is_ok_and(|c| c.contains(id))
 }

@@ -6,6 +6,7 @@
 mod binaries;
 mod container;
 mod process;
+pub mod swarm;
 
 pub use binaries::{workspace_root, Binaries, Program, Where};
 pub use container::{check_docker, docker, CONTAINER_MEMORY, CONTAINER_NOFILE};
@@ -52,6 +53,8 @@ enum Handle {
     Process(ServerProcess),
     /// A container.
     Container(Container),
+    /// The server of a swarm stack.
+    Swarm(swarm::Deployed),
 }
 
 /// A server the harness started: a process, or a container running the server's image.
@@ -65,7 +68,13 @@ pub struct Server {
 impl Server {
     /// Polls `/health` at most 1 ms apart until it answers 200: start-up ends there. Over TLS
     /// when `args` turn it on (any certificate: the server made its own).
-    fn await_health(mut self, started: Instant, what: &str, args: &[String]) -> Result<Self> {
+    fn await_health(
+        mut self,
+        started: Instant,
+        what: &str,
+        args: &[String],
+        limit: Duration,
+    ) -> Result<Self> {
         let tls_flag = ServerFlag::TlsSelfSigned.args();
         let tls = if args.iter().any(|arg| tls_flag.contains(arg)) {
             let config = greet_probe::tls::client_config(&Trust::Any, &[b"http/1.1"])
@@ -95,8 +104,8 @@ impl Server {
                 self.startup = started.elapsed();
                 return Ok(self);
             }
-            if started.elapsed() > STARTUP_TIMEOUT {
-                bail!("{what} did not answer /health within {STARTUP_TIMEOUT:?}");
+            if started.elapsed() > limit {
+                bail!("{what} did not answer /health within {limit:?}");
             }
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -118,6 +127,7 @@ impl Server {
         match &self.handle {
             Handle::Process(process) => process.pid(),
             Handle::Container(c) => c.pid,
+            Handle::Swarm(d) => d.pid,
         }
     }
 
@@ -126,6 +136,7 @@ impl Server {
         match &self.handle {
             Handle::Process(_) => true,
             Handle::Container(c) => c.visible,
+            Handle::Swarm(d) => d.visible,
         }
     }
 
@@ -134,6 +145,7 @@ impl Server {
         match &self.handle {
             Handle::Process(_) => None,
             Handle::Container(c) => c.stats.as_ref(),
+            Handle::Swarm(d) => d.stats.as_ref(),
         }
     }
 
@@ -147,6 +159,7 @@ impl Server {
         match &mut self.handle {
             Handle::Process(process) => process.exited().map(Exit::from),
             Handle::Container(c) => c.exited(),
+            Handle::Swarm(d) => d.exited(),
         }
     }
 
@@ -155,6 +168,7 @@ impl Server {
         match &self.handle {
             Handle::Process(process) => process.stderr_tail(20),
             Handle::Container(c) => c.log.tail(20),
+            Handle::Swarm(d) => d.tail(),
         }
     }
 
@@ -163,15 +177,25 @@ impl Server {
         match &mut self.handle {
             Handle::Process(process) => Ok(process.stop(grace)?.into()),
             Handle::Container(c) => c.stop(grace),
+            Handle::Swarm(d) => {
+                let exit = d.exited();
+                d.remove();
+                Ok(exit.unwrap_or(Exit {
+                    success: true,
+                    text: format!("stack {} removed", swarm::STACK),
+                }))
+            }
         }
     }
 }
 
 impl Drop for Server {
-    /// A process is stopped by its supervisor; a container is removed.
+    /// A process is stopped by its supervisor; a container is removed, and a stack.
     fn drop(&mut self) {
-        if let Handle::Container(c) = &mut self.handle {
-            c.remove();
+        match &mut self.handle {
+            Handle::Process(_) => {}
+            Handle::Container(c) => c.remove(),
+            Handle::Swarm(d) => d.remove(),
         }
     }
 }

@@ -29,6 +29,6 @@ impl Server {
             addr,
             startup: Duration::ZERO,
         }
-        .await_health(spawned, &bin.display().to_string(), args)
+        .await_health(spawned, &bin.display().to_string(), args, STARTUP_TIMEOUT)
     }
 }

@@ -14,4 +14,5 @@ mod open_loop;
 mod peers;
 mod protocols;
 mod scenarios;
+mod swarm;
 mod targets;

@@ -115,7 +115,13 @@ pub(super) fn tables(ladder: &Ladder) -> Vec<Table> {
             let levels = s.levels.iter().map(|l| (s.name.as_str(), l));
             levels.flat_map(|(name, l)| agent_rows(name, l)).collect()
         });
-        tables.push(agents_table(rows.collect()));
+        let mut agents = agents_table(rows.collect());
+        agents.notes = ladder
+            .servers
+            .iter()
+            .filter_map(|s| Some(format!("{} ran on swarm node {}", s.name, s.node.as_ref()?)))
+            .collect();
+        tables.push(agents);
     }
     tables
 }
@@ -182,6 +188,7 @@ pub(crate) fn agent_rows(name: &str, level: &Level) -> Vec<Vec<String>> {
                 format!("{:.1}", a.requests_per_s),
                 format!("{:.1}", a.start_skew_ms),
                 format!("{:.2}", a.cpu_s),
+                a.node.clone().unwrap_or_else(|| "this host".to_owned()),
             ]
         })
         .collect()
@@ -203,6 +210,7 @@ pub(crate) fn agents_table(groups: Vec<Vec<Vec<String>>>) -> Table {
             "Requests/sec",
             "Start skew(ms)",
             "CPU(s)",
+            "Node",
         ],
         groups,
     )

@@ -1,0 +1,344 @@
+//! A server as the one service of a Docker Swarm stack (`--swarm`): deployed with
+//! `docker stack deploy` from a stack file made here (compose.yaml's limits, the image's own
+//! health check off so it does not probe mid-level), on an overlay network the load's agents
+//! join, its port published on its node (mode host: no routing mesh between the harness's
+//! checks and the server), and removed with `docker stack rm` however the run ends.
+//!
+//! The agents reach it by name with `endpoint_mode: dnsrr`: the name resolves to the task's
+//! own address, with no virtual IP and IPVS between them and the server (where the kernel
+//! has no IPVS, as on this project's machine, a virtual IP does not even answer: "No route
+//! to host").
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::sample::EngineStats;
+
+use super::container::{docker, visible, CONTAINER_MEMORY};
+use super::{Exit, Handle, Server};
+
+/// The stack's name: one at a time per swarm.
+pub const STACK: &str = "greet-bench";
+/// The stack's overlay network, which the agents' job joins.
+pub const NETWORK: &str = "greet-bench_net";
+/// The server's service, by which the agents reach it on [`NETWORK`].
+pub const SERVICE: &str = "greet-bench_server";
+/// The server's name on [`NETWORK`].
+pub const SERVER_HOST: &str = "server";
+
+/// How long a stack may take to have its server task running: scheduling, and on another
+/// node the image's first start.
+const SCHEDULE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The swarm's nodes as the run used them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Nodes {
+    /// Nodes labelled `greet.role=ROLE`, for ROLE server, store and load: where each kind of
+    /// task is constrained to go when any node has the label.
+    pub labelled: Vec<(String, String)>,
+}
+
+impl Nodes {
+    /// The swarm's nodes and their `greet.role` labels.
+    pub fn read() -> Result<Self> {
+        let ids = docker(&["node", "ls", "--quiet"])?;
+        let mut labelled = Vec::new();
+        for id in ids.split_whitespace() {
+            let line = docker(&[
+                "node",
+                "inspect",
+                "--format",
+                "{{.Description.Hostname}} {{index .Spec.Labels \"greet.role\"}}",
+                id,
+            ])?;
+            let mut parts = line.split_whitespace();
+            if let (Some(host), Some(role)) = (parts.next(), parts.next()) {
+                labelled.push((host.to_owned(), role.to_owned()));
+            }
+        }
+        Ok(Self { labelled })
+    }
+
+    /// The placement constraint of tasks of `role`: its label where a node has it, none (any
+    /// node) otherwise.
+    pub fn constraint(&self, role: &str) -> Option<String> {
+        self.labelled
+            .iter()
+            .any(|(_, r)| r == role)
+            .then(|| format!("node.labels.greet.role=={role}"))
+    }
+}
+
+/// Checks that the engine manages a swarm, that `images` are there, and that no stack of
+/// ours is deployed: each a one-line error saying what to do.
+pub fn preflight(images: &[String]) -> Result<()> {
+    let state = docker(&[
+        "info",
+        "--format",
+        "{{.Swarm.LocalNodeState}} {{.Swarm.ControlAvailable}}",
+    ])
+    .context("no Docker engine answers (`docker info` failed); --swarm needs one")?;
+    if state.trim() != "active true" {
+        bail!(
+            "--swarm: this engine is not a swarm manager ({}): `docker swarm init`, or point \
+             DOCKER_HOST at a manager",
+            state.trim()
+        );
+    }
+    for image in images {
+        if docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_err() {
+            bail!("image {image} not found: build the images with docker/build-offline.sh");
+        }
+    }
+    let ours = docker(&[
+        "service",
+        "ls",
+        "--quiet",
+        "--filter",
+        &format!("label=com.docker.stack.namespace={STACK}"),
+    ])?;
+    if !ours.trim().is_empty() || docker(&["network", "inspect", NETWORK]).is_ok() {
+        bail!(
+            "a stack named {STACK} is already deployed: remove it with `docker stack rm {STACK}` \
+             (another run may be using it)"
+        );
+    }
+    Ok(())
+}
+
+/// The stack file of a server: `image` run with `args`, published on `port` of its node.
+pub fn stack_file(image: &str, args: &[String], port: u16, constraint: Option<&str>) -> String {
+    let command: Vec<String> = args
+        .iter()
+        .map(|a| serde_json::to_string(a).expect("a string"))
+        .collect();
+    let placement = constraint.map_or(String::new(), |c| {
+        format!("      placement:\n        constraints: [\"{c}\"]\n")
+    });
+    format!(
+        "version: \"3.8\"
+services:
+  {SERVER_HOST}:
+    image: {image}
+    command: [{command}]
+    environment:
+      HOST: 0.0.0.0
+      PORT: \"8080\"
+      RUST_LOG: info
+    healthcheck:
+      disable: true
+    ports:
+      - target: 8080
+        published: {port}
+        protocol: tcp
+        mode: host
+    networks: [net]
+    deploy:
+      replicas: 1
+      endpoint_mode: dnsrr
+      restart_policy:
+        condition: none
+{placement}      resources:
+        limits:
+          cpus: \"1\"
+          memory: {memory}
+networks:
+  net:
+    driver: overlay
+    attachable: true
+",
+        command = command.join(", "),
+        memory = CONTAINER_MEMORY.to_uppercase().trim_end_matches('B'),
+    )
+}
+
+/// The deployed stack: its server's task, where it runs, and how it is sampled.
+#[derive(Debug)]
+pub(super) struct Deployed {
+    /// The node the server's task runs on.
+    pub(super) node: String,
+    /// Its container, where it is this engine's.
+    container: Option<String>,
+    /// Its server's process as the engine's host sees it (0: not on this engine).
+    pub(super) pid: u32,
+    /// That process is this host's.
+    pub(super) visible: bool,
+    pub(super) stats: Option<EngineStats>,
+    removed: bool,
+}
+
+impl Deployed {
+    /// How the server's task ended, if it has.
+    pub(super) fn exited(&self) -> Option<Exit> {
+        let state = docker(&[
+            "service",
+            "ps",
+            "--no-trunc",
+            "--format",
+            "{{.CurrentState}}|{{.Error}}",
+            SERVICE,
+        ])
+        .ok()?;
+        let line = state.lines().next()?.to_owned();
+        (!line.starts_with("Running")).then(|| Exit {
+            success: line.starts_with("Complete"),
+            text: format!("task {}", line.trim_end_matches('|')),
+        })
+    }
+
+    /// The server's last log lines.
+    pub(super) fn tail(&self) -> String {
+        docker(&["service", "logs", "--raw", "--tail", "20", SERVICE])
+            .map(|out| out.lines().collect::<Vec<_>>().join(" / "))
+            .unwrap_or_default()
+    }
+
+    /// `docker stack rm`, then waits for the stack's network to go (the removal is
+    /// asynchronous; a stack deployed again too soon finds it still there).
+    pub(super) fn remove(&mut self) {
+        if self.removed {
+            return;
+        }
+        self.removed = true;
+        self.stats = None;
+        remove_stack();
+    }
+}
+
+/// Removes the stack and waits up to 30 s for its network to be gone.
+pub fn remove_stack() {
+    let _ = docker(&["stack", "rm", STACK]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline && docker(&["network", "inspect", NETWORK]).is_ok() {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A port free on this host now, for the server's published port.
+fn free_port() -> Result<u16> {
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").context("no free port")?;
+    Ok(socket.local_addr()?.port())
+}
+
+impl Server {
+    /// Deploys `image` with `args` as the stack's server (on a node labelled
+    /// `greet.role=server` when there is one) and waits for its first 200 on `/health`, at
+    /// its node's address; start-up counts from `docker stack deploy`.
+    pub fn start_swarm(image: &str, args: &[String], nodes: &Nodes) -> Result<Self> {
+        let port = free_port()?;
+        let constraint = nodes.constraint("server");
+        let file = std::env::temp_dir().join(format!("greet-bench-stack-{}.yaml", port));
+        std::fs::write(&file, stack_file(image, args, port, constraint.as_deref()))
+            .context("cannot write the stack file")?;
+        let started = Instant::now();
+        let deployed = docker(&[
+            "stack",
+            "deploy",
+            "--compose-file",
+            &file.to_string_lossy(),
+            STACK,
+        ]);
+        let _ = std::fs::remove_file(&file);
+        let mut server = Self {
+            handle: Handle::Swarm(Deployed {
+                node: String::new(),
+                container: None,
+                pid: 0,
+                visible: false,
+                stats: None,
+                removed: false,
+            }),
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            startup: Duration::ZERO,
+        };
+        deployed.with_context(|| format!("cannot deploy {image} as stack {STACK}"))?;
+        let node = loop {
+            let tasks = docker(&[
+                "service",
+                "ps",
+                "--no-trunc",
+                "--format",
+                "{{.Node}}|{{.CurrentState}}|{{.Error}}",
+                SERVICE,
+            ])?;
+            let line = tasks.lines().next().unwrap_or_default().to_owned();
+            let mut parts = line.split('|');
+            let (node, state, error) = (
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+            );
+            if state.starts_with("Running") {
+                break node.to_owned();
+            }
+            if state.starts_with("Failed") || state.starts_with("Rejected") {
+                bail!("{image}'s task {state}: {error}");
+            }
+            if started.elapsed() > SCHEDULE_TIMEOUT {
+                bail!("{image}'s task not running within {SCHEDULE_TIMEOUT:?} ({state} {error})");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let ip = docker(&["node", "inspect", "--format", "{{.Status.Addr}}", &node])?;
+        let ip = ip
+            .trim()
+            .parse()
+            .with_context(|| format!("node {node} has no address: {ip:?}"))?;
+        server.addr = SocketAddr::new(ip, port);
+        let container = docker(&[
+            "ps",
+            "--quiet",
+            "--no-trunc",
+            "--filter",
+            &format!("label=com.docker.swarm.service.name={SERVICE}"),
+        ])?;
+        if let Handle::Swarm(deployed) = &mut server.handle {
+            deployed.node = node;
+            if let Some(id) = container.split_whitespace().next() {
+                let pid = docker(&["inspect", "--format", "{{.State.Pid}}", id])?;
+                deployed.pid = pid.trim().parse().unwrap_or(0);
+                deployed.visible = visible(deployed.pid, id);
+                deployed.stats = EngineStats::start(id).ok();
+                deployed.container = Some(id.to_owned());
+            }
+        }
+        server.await_health(started, image, args, SCHEDULE_TIMEOUT)
+    }
+
+    /// The swarm node a stack's server runs on.
+    pub fn node(&self) -> Option<&str> {
+        match &self.handle {
+            Handle::Swarm(d) => Some(&d.node),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stack_file_places_and_publishes_the_server() {
+        let file = stack_file(
+            "greet-hyper:latest",
+            &["--delay-ms".to_owned(), "1000".to_owned()],
+            18080,
+            Some("node.labels.greet.role==server"),
+        );
+        assert!(
+            file.contains(r#"command: ["--delay-ms", "1000"]"#),
+            "{file}"
+        );
+        assert!(
+            file.contains("published: 18080") && file.contains("mode: host"),
+            "{file}"
+        );
+        assert!(file.contains(r#"constraints: ["node.labels.greet.role==server"]"#));
+        assert!(file.contains("memory: 256M\n"), "{file}");
+        let anywhere = stack_file("greet-hyper:latest", &[], 1, None);
+        assert!(!anywhere.contains("placement"), "{anywhere}");
+    }
+}

@@ -1,0 +1,197 @@
+//! `--swarm` on a one-node swarm of this machine's engine: the server as a stack, each level
+//! as a job of agents on the stack's network, the tallies merged, and nothing left behind.
+//! The swarm is initialised when the engine is in none (advertising 127.0.0.1: all traffic
+//! stays on this machine) and left again only by the test that made it. `#[ignore]`d: they
+//! need the engine and the images (`cargo test -- --include-ignored` runs them).
+
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::common::{bin_dir_args, out_dir, results, BENCH};
+use greet_bench::results::{Mode, Run};
+
+/// One stack per swarm: these tests take turns.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn docker(args: &[&str]) -> Output {
+    Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("docker runs")
+}
+
+fn text(args: &[&str]) -> String {
+    String::from_utf8_lossy(&docker(args).stdout)
+        .trim()
+        .to_owned()
+}
+
+/// The engine in a swarm for the test's length: joined as it was, or initialised here and
+/// left when dropped.
+struct OneNodeSwarm {
+    made_here: bool,
+}
+
+impl OneNodeSwarm {
+    fn join() -> Self {
+        assert!(
+            docker(&["info"]).status.success(),
+            "no Docker engine answers (docker info): install and start Docker"
+        );
+        for image in ["greet-hyper:latest", "greet-bench:latest"] {
+            assert!(
+                docker(&["image", "inspect", image]).status.success(),
+                "no {image} image: bash docker/build-offline.sh"
+            );
+        }
+        let state = text(&["info", "--format", "{{.Swarm.LocalNodeState}}"]);
+        let made_here = state == "inactive";
+        if made_here {
+            let init = docker(&["swarm", "init", "--advertise-addr", "127.0.0.1"]);
+            assert!(
+                init.status.success(),
+                "{}",
+                String::from_utf8_lossy(&init.stderr)
+            );
+        }
+        Self { made_here }
+    }
+}
+
+impl Drop for OneNodeSwarm {
+    fn drop(&mut self) {
+        if self.made_here {
+            let _ = docker(&["swarm", "leave", "--force"]);
+        }
+    }
+}
+
+/// What the run left: services, networks and volumes of the stack.
+fn left_behind() -> String {
+    let label = "label=com.docker.stack.namespace=greet-bench";
+    [
+        text(&["service", "ls", "--quiet", "--filter", label]),
+        text(&["network", "ls", "--quiet", "--filter", "name=greet-bench"]),
+        text(&["volume", "ls", "--quiet", "--filter", label]),
+    ]
+    .join(" ")
+    .trim()
+    .to_owned()
+}
+
+fn swarm_ladder(agents: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
+    let out = out_dir(&format!("swarm-{agents}"));
+    let mut args = vec![
+        "--quiet",
+        "--swarm",
+        "--servers",
+        "hyper",
+        "--agents",
+        agents,
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ];
+    args.extend(extra);
+    let run = Command::new(BENCH)
+        .args(&args)
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs");
+    (run, out)
+}
+
+fn level_of(out: &std::path::Path, at: usize) -> Run {
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.mode, Mode::Swarm);
+    assert!(
+        ladder.servers[0].node.is_some(),
+        "the server's node recorded"
+    );
+    ladder.servers[0].levels[at].run.clone()
+}
+
+#[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
+fn two_agents_on_a_swarm_count_every_request_once_and_leave_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _swarm = OneNodeSwarm::join();
+    let levels = ["--concurrency", "100,300", "--delay-ms", "200"];
+    let started = Instant::now();
+    let (two, out2) = swarm_ladder("2", &levels);
+    let took = started.elapsed();
+    let said = String::from_utf8_lossy(&two.stderr);
+    assert!(two.status.success(), "{said}");
+    assert_eq!(left_behind(), "", "left behind after a run");
+    let (one, out1) = swarm_ladder("1", &levels);
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    for (at, concurrency) in [(0, 100u64), (1, 300)] {
+        let (a, b) = (level_of(&out1, at), level_of(&out2, at));
+        for (run, n) in [(&a, 1), (&b, 2)] {
+            assert_eq!(run.load.requests, concurrency, "{n} agents: {:?}", run.load);
+            assert_eq!(run.load.success_rate, 100.0, "{n} agents: {:?}", run.load);
+            assert_eq!(run.agents.len(), n);
+            assert!(
+                run.agents.iter().all(|a| a.node.is_some()),
+                "{:?}",
+                run.agents
+            );
+        }
+        for (what, x, y) in [
+            ("p50", a.load.latency_ms.p50, b.load.latency_ms.p50),
+            ("p99", a.load.latency_ms.p99, b.load.latency_ms.p99),
+        ] {
+            assert!(
+                (200.0..600.0).contains(&x) && (200.0..600.0).contains(&y),
+                "{what}: {x} {y}"
+            );
+        }
+    }
+    eprintln!("two agents, two levels, deploy to teardown: {took:?}");
+}
+
+#[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
+fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _swarm = OneNodeSwarm::join();
+    let killer = std::thread::spawn(|| {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while Instant::now() < deadline {
+            let ids = text(&[
+                "ps",
+                "--quiet",
+                "--filter",
+                "label=com.docker.swarm.service.name=greet-bench_load",
+            ]);
+            if let Some(id) = ids.split_whitespace().next() {
+                // Once it runs its share: the level's requests are in flight.
+                std::thread::sleep(Duration::from_secs(6));
+                return docker(&["kill", id]).status.success();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    });
+    let (run, out) = swarm_ladder("2", &["--concurrency", "50", "--delay-ms", "5000"]);
+    assert!(
+        killer.join().expect("killer"),
+        "no agent task was seen to kill"
+    );
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(said.contains("agent task greet-bench_load."), "{said}");
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    assert_eq!(left_behind(), "", "left behind after a failed run");
+}
