@@ -365,6 +365,7 @@ mod tests {
                 model: "cpu".into(),
                 server: vec![0],
                 load: vec![1],
+                stores: vec![1],
             },
             kernel: "k".into(),
             crate_versions: BTreeMap::new(),

@@ -49,6 +49,12 @@ impl Harness {
         })
     }
 
+    /// The CPUs the stores the harness starts are pinned to: the load generator's (on two
+    /// cores there is no third place; the server's own CPUs stay its alone).
+    pub fn store_cpus(&self) -> &[usize] {
+        &self.load_cpus
+    }
+
     /// The CPUs the load generator runs on.
     pub fn load_cpu_count(&self) -> usize {
         if self.load_cpus.is_empty() {

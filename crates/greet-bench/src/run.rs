@@ -180,6 +180,7 @@ fn meta(harness: &Harness, scenarios: &[Scenario]) -> Meta {
             model: procfs::cpu_model(),
             server: harness.server_cpus.clone(),
             load: harness.load_cpus.clone(),
+            stores: harness.store_cpus().to_vec(),
         },
         kernel,
         crate_versions,

@@ -190,6 +190,38 @@ pub fn pin_current_thread(cpus: &[usize]) -> io::Result<()> {
     sched_setaffinity(Pid::from_raw(0), &set).map_err(io::Error::from)
 }
 
+/// Pins process `pid`, its threads and the children it has now, to `cpus`; the children it
+/// forks later inherit it (PostgreSQL's backends, from its postmaster).
+pub fn pin_process_tree(pid: u32, cpus: &[usize]) -> io::Result<()> {
+    let mut set = CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu)
+            .map_err(|_| io::Error::other(format!("no CPU {cpu}")))?;
+    }
+    let mut pids = vec![pid];
+    let mut at = 0;
+    while at < pids.len() {
+        let parent = pids[at];
+        at += 1;
+        let tasks = std::fs::read_dir(format!("/proc/{parent}/task"))?;
+        for task in tasks.flatten() {
+            let tid = task.file_name().to_string_lossy().parse::<i32>().ok();
+            if let Some(tid) = tid {
+                // A thread that ended meanwhile is nothing to pin.
+                let _ = sched_setaffinity(Pid::from_raw(tid), &set);
+            }
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            pids.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The CPUs this process may run on.
 pub fn allowed_cpus() -> Vec<usize> {
     match nix::sched::sched_getaffinity(Pid::from_raw(0)) {
@@ -348,6 +380,38 @@ pub fn listening_addr(line: &str) -> Option<SocketAddr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A process and the child it has already forked both end up on the CPUs asked for.
+    #[test]
+    fn a_pinned_process_takes_its_children_along() {
+        let cpu = *allowed_cpus().last().expect("a CPU");
+        let mut parent = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 & wait"])
+            .spawn()
+            .expect("sh runs");
+        let pid = parent.id();
+        let children = format!("/proc/{pid}/task/{pid}/children");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let child = loop {
+            let text = std::fs::read_to_string(&children).unwrap_or_default();
+            if let Some(child) = text.split_whitespace().next() {
+                break child.to_owned();
+            }
+            assert!(std::time::Instant::now() < deadline, "no child forked");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        pin_process_tree(pid, &[cpu]).expect("pinned");
+        for p in [pid.to_string(), child] {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap();
+            let allowed = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(str::trim);
+            assert_eq!(allowed, Some(cpu.to_string().as_str()), "process {p}");
+        }
+        let _ = parent.kill();
+        let _ = parent.wait();
+    }
 
     #[test]
     fn finds_programs_in_the_given_directories_then_on_path() {

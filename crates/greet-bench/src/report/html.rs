@@ -44,8 +44,9 @@ pub fn page(results: &Results, charts: &[ChartFile]) -> String {
             "not pinned".to_owned()
         } else {
             format!(
-                "servers on CPU {:?}, load generator on CPU {:?}",
-                m.cpus.server, m.cpus.load
+                "servers on CPU {:?}, load generator on CPU {:?}, stores the harness starts \
+                 (PostgreSQL, Redis) on CPU {:?}",
+                m.cpus.server, m.cpus.load, m.cpus.stores
             )
         },
         esc(&m.scenarios.join(", ")),

@@ -202,6 +202,10 @@ pub struct Cpus {
     pub server: Vec<usize>,
     /// CPUs the load generator was pinned to (empty: not pinned).
     pub load: Vec<usize>,
+    /// CPUs the stores the harness started (PostgreSQL, Redis) were pinned to (empty: not
+    /// pinned): the load generator's, for want of a third place on two cores.
+    #[serde(default)]
+    pub stores: Vec<usize>,
 }
 
 /// A server that failed in a scenario (start-up, contract check, died mid-run, unclean

@@ -11,6 +11,7 @@
 //! load generator (they are not pinned).
 
 use anyhow::{Context, Result};
+use greet_launch::process::pin_process_tree;
 use greet_launch::stores::{Postgres, Redis};
 use greet_server::ServerFlag;
 use greet_store::{CacheKind, StoreKind};
@@ -45,7 +46,7 @@ impl Ready {
 
 /// Starts (or points at) the store `store` names; `Err(Skipped)` for the default
 /// PostgreSQL + Redis where they are not installed (asked for by name, that is an error).
-async fn prepare(store: &Store) -> Result<Ready> {
+async fn prepare(store: &Store, cpus: &[usize]) -> Result<Ready> {
     match store {
         Store::Sqlite => Ok(Ready {
             name: store.name(),
@@ -69,9 +70,18 @@ async fn prepare(store: &Store) -> Result<Ready> {
             let (database_url, redis_url, local) = match (database_url, redis_url) {
                 (Some(db), Some(redis)) => (db.clone(), redis.clone(), None),
                 _ => {
-                    let (pg, redis) = tokio::task::spawn_blocking(|| {
+                    let cpus = cpus.to_vec();
+                    let (pg, redis) = tokio::task::spawn_blocking(move || {
                         let pg = Postgres::start().map_err(anyhow::Error::msg)?;
                         let redis = Redis::start().map_err(anyhow::Error::msg)?;
+                        // Explicitly where results.json says (they would otherwise run
+                        // wherever the harness's thread that started them may).
+                        if !cpus.is_empty() {
+                            for pid in [pg.pid(), redis.pid()].into_iter().flatten() {
+                                pin_process_tree(pid, &cpus)
+                                    .with_context(|| format!("pinning store {pid}"))?;
+                            }
+                        }
                         Ok::<_, anyhow::Error>((pg, redis))
                     })
                     .await
@@ -140,7 +150,7 @@ pub async fn run(harness: &Harness, plan: &plan::Business, results: &mut Results
     let mut all_ok = true;
     let mut stores = Vec::new();
     for store in &plan.stores {
-        match prepare(store).await {
+        match prepare(store, harness.store_cpus()).await {
             Ok(ready) => {
                 let note = match &ready.local {
                     Some((pg, redis)) => format!(

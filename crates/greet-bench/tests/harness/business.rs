@@ -28,9 +28,11 @@ fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
         out.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&run.stdout);
-    let business = results(&out.join("results.json"))
-        .business
-        .expect("business");
+    let written = results(&out.join("results.json"));
+    // The stores the harness started were pinned, beside the load generator, and say so.
+    let cpus = &written.meta.cpus;
+    assert_eq!(cpus.stores, cpus.load, "{cpus:?}");
+    let business = written.business.expect("business");
     assert!(business.failures.is_empty(), "{:?}", business.failures);
     assert_eq!(business.stores, STORES);
     let default = business.default;
