@@ -53,12 +53,26 @@ pub struct Shard {
     pub concurrency: usize,
     /// The whole level's requests.
     pub requests: usize,
+    /// Open loop instead: the whole level's schedule (its rate, how long, over how many
+    /// connections), each agent a share of the rate and of the connections.
+    pub paced: Option<Schedule>,
     /// This agent's number, from 0.
     pub index: usize,
     /// Agents in all.
     pub agents: usize,
     /// When every agent starts, milliseconds since the Unix epoch.
     pub start_at_ms: u64,
+}
+
+/// An open-loop level's schedule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Schedule {
+    /// Requests a second, all agents together.
+    pub rate: f64,
+    /// How long.
+    pub duration: Duration,
+    /// Keep-alive connections, all agents together.
+    pub connections: usize,
 }
 
 /// `total` split over `agents` as evenly as whole numbers go: the first `total % agents`
@@ -91,6 +105,19 @@ impl Shard {
         }
     }
 
+    /// The longest an agent's share may take once started: every request may take the
+    /// timeout, one after another on a connection; a schedule runs its duration, and its last
+    /// requests may take the timeout.
+    pub fn time_limit(&self) -> Duration {
+        match self.paced {
+            Some(s) => s.duration + self.timeout * 2,
+            None => {
+                let rounds = self.requests.div_ceil(self.concurrency.max(1)).max(1) as u32;
+                self.timeout * (rounds + 1)
+            }
+        }
+    }
+
     /// The `greet-bench agent` flags that run this shard.
     pub fn flags(&self) -> Vec<String> {
         let mut flags = self.level_flags();
@@ -112,15 +139,29 @@ impl Shard {
             self.url.clone(),
             "--protocol".to_owned(),
             self.protocol.name().to_owned(),
-            "--concurrency".to_owned(),
-            self.concurrency.to_string(),
-            "--requests".to_owned(),
-            self.requests.to_string(),
             "--agents".to_owned(),
             self.agents.to_string(),
             "--timeout".to_owned(),
             format!("{}ms", self.timeout.as_millis()),
         ];
+        flags.extend(match self.paced {
+            None => [
+                "--concurrency".to_owned(),
+                self.concurrency.to_string(),
+                "--requests".to_owned(),
+                self.requests.to_string(),
+            ]
+            .to_vec(),
+            Some(s) => [
+                "--rate".to_owned(),
+                s.rate.to_string(),
+                "--duration".to_owned(),
+                format!("{}ms", s.duration.as_millis()),
+                "--connections".to_owned(),
+                s.connections.to_string(),
+            ]
+            .to_vec(),
+        });
         match &self.expect {
             plan::Expect::Greeting => {}
             plan::Expect::Any => flags.extend(["--expect".to_owned(), "any".to_owned()]),
@@ -148,8 +189,11 @@ pub struct Report {
     pub started_s: f64,
     /// CPU the agent process used in all, seconds.
     pub cpu_s: f64,
-    /// Everything it counted.
+    /// Everything it counted (open loop: its corrected latencies).
     pub tally: Tally,
+    /// Open loop: the whole of what its schedule counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced: Option<load::PacedTally>,
 }
 
 /// The agent's side: waits for the shard's start, runs its share of the level on fresh
@@ -171,16 +215,35 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report> {
     }
     let start_skew_s = since(start_at);
     let started_s = since(UNIX_EPOCH);
-    let level = Level {
-        addr,
-        target: shard.target(),
-        expect: Expect::for_target(&shard.target(), &shard.expect),
-        concurrency,
-        requests,
-        timeout: shard.timeout,
-        wire,
+    let expect = Expect::for_target(&shard.target(), &shard.expect);
+    let (tally, paced) = match shard.paced {
+        None => {
+            let level = Level {
+                addr,
+                target: shard.target(),
+                expect,
+                concurrency,
+                requests,
+                timeout: shard.timeout,
+                wire,
+            };
+            (load::fresh(&level, Default::default()).await, None)
+        }
+        Some(s) => {
+            let paced = load::Paced {
+                addr,
+                target: shard.target(),
+                expect,
+                rate: s.rate / shard.agents as f64,
+                duration: s.duration,
+                connections: share(s.connections, shard.agents, shard.index).max(1),
+                timeout: shard.timeout,
+                wire,
+            };
+            let tally = load::paced(&paced, Default::default()).await;
+            (tally.corrected.clone(), Some(tally))
+        }
     };
-    let tally = load::fresh(&level, Default::default()).await;
     let cpu_s = greet_probe::procfs::stat(std::process::id())
         .map(|s| s.cpu_seconds())
         .unwrap_or(0.0);
@@ -193,6 +256,7 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report> {
         started_s,
         cpu_s,
         tally,
+        paced,
     })
 }
 
@@ -220,6 +284,32 @@ pub async fn reach(url: &str, protocol: Protocol, wait: Duration) -> Result<Sock
             Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
         }
     }
+}
+
+/// Open-loop shards as one schedule: every tally merged, requests sent late summed, the
+/// connections busy at once summed (each agent's are its own), and the span from the first
+/// agent's start to the last one's last answer. With each agent's own figures beside (its
+/// rate achieved as its requests a second).
+pub fn merge_paced(reports: &[Report]) -> (load::PacedTally, Vec<AgentRun>) {
+    let mut merged = load::PacedTally::default();
+    let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+    for report in reports {
+        let Some(p) = &report.paced else { continue };
+        merged.corrected.merge(&p.corrected);
+        merged.service.merge(&p.service);
+        merged.lag.merge(&p.lag);
+        merged.late += p.late;
+        merged.busy_max += p.busy_max;
+        first = first.min(report.started_s);
+        last = last.max(report.started_s + p.span.as_secs_f64());
+    }
+    if first.is_finite() {
+        merged.span = Duration::from_secs_f64((last - first).max(0.0));
+        merged.corrected.elapsed = merged.span;
+        merged.service.elapsed = merged.span;
+    }
+    let (_, agents) = merge(reports);
+    (merged, agents)
 }
 
 /// Seconds since `then` (negative when it is still ahead).
@@ -302,10 +392,7 @@ pub mod local {
                 .with_context(|| format!("agent {index}: cannot start {}", program.display()))?;
             children.push(child);
         }
-        // Every request may take the timeout, one after another on a connection.
-        let (concurrency, requests) = (shard.concurrency.max(1), shard.requests);
-        let rounds = requests.div_ceil(concurrency).max(1) as u32;
-        let deadline = Instant::now() + START_LEAD + START_LATE + shard.timeout * (rounds + 1);
+        let deadline = Instant::now() + START_LEAD + START_LATE + shard.time_limit();
         let mut reports = Vec::new();
         for (index, child) in children.into_iter().enumerate() {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -480,8 +567,7 @@ pub mod swarm {
         create.extend(flags.iter().map(String::as_str));
         let _job = Job;
         docker(&create).context("cannot create the agents' job")?;
-        let rounds = shard.requests.div_ceil(shard.concurrency.max(1)).max(1) as u32;
-        let deadline = Instant::now() + LEAD + START_LATE + shard.timeout * (rounds + 1);
+        let deadline = Instant::now() + LEAD + START_LATE + shard.time_limit();
         let nodes = loop {
             let tasks = docker(&[
                 "service",
@@ -590,6 +676,7 @@ mod tests {
             started_s: 1_700_000_000.0,
             cpu_s: 0.0,
             tally: Tally::default(),
+            paced: None,
         };
         format!("{REPORT_PREFIX}{}", serde_json::to_string(&report).unwrap())
     }
@@ -643,6 +730,7 @@ mod tests {
                 started_s: 1_700_000_000.0 + skew,
                 cpu_s: 0.1,
                 tally,
+                paced: None,
             }
         };
         let (tally, agents) = merge(&[report(0, 0.002, 1000), report(1, 0.001, 1200)]);

@@ -84,6 +84,7 @@ pub fn manifests(k: &Kubernetes) -> String {
         timeout: k.timeout,
         concurrency: k.concurrency,
         requests: k.concurrency,
+        paced: None,
         index: 0,
         agents: k.agents,
         start_at_ms: 0,

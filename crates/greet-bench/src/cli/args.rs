@@ -200,6 +200,16 @@ impl LadderArgs {
     }
 }
 
+/// A rate for `agent --rate`: requests a second, above zero.
+fn parse_agent_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        _ => Err(format!(
+            "{text:?} is not a rate in requests a second above 0"
+        )),
+    }
+}
+
 /// One agent's share of a ladder level (`greet-bench agent`).
 #[derive(Debug, Clone, Args)]
 pub(super) struct AgentArgs {
@@ -212,8 +222,22 @@ pub(super) struct AgentArgs {
     pub(super) protocol: Option<plan::Protocol>,
 
     /// The whole level's concurrency; this agent takes its share
-    #[arg(long, value_parser = parse_level)]
-    pub(super) concurrency: usize,
+    #[arg(long, value_parser = parse_level, required_unless_present = "rate")]
+    pub(super) concurrency: Option<usize>,
+
+    /// Open loop instead: the whole level's requests a second; this agent takes its share
+    /// (rate ÷ agents), over its share of --connections, for --duration
+    #[arg(long, value_parser = parse_agent_rate, requires_all = ["duration", "connections"],
+          conflicts_with = "concurrency")]
+    pub(super) rate: Option<f64>,
+
+    /// Open loop: how long the schedule runs
+    #[arg(long, value_parser = parse_duration, requires = "rate")]
+    pub(super) duration: Option<std::time::Duration>,
+
+    /// Open loop: keep-alive connections, all agents together
+    #[arg(long, value_parser = parse_level, requires = "rate")]
+    pub(super) connections: Option<usize>,
 
     /// The whole level's requests, one per fresh connection [default: the concurrency]
     #[arg(long, value_parser = parse_level)]
@@ -675,6 +699,17 @@ pub(super) struct RateArgs {
     #[arg(long, value_parser = parse_count)]
     workers: Option<usize>,
 
+    /// Split each level's schedule over N `greet-bench agent` processes starting together,
+    /// each with rate ÷ N over its share of the connections; their tallies are merged
+    /// exactly [default: the harness paces each level alone]
+    #[arg(long, value_name = "N", value_parser = parse_agents)]
+    agents: Option<usize>,
+
+    /// Each server as a Docker Swarm stack and each level as a swarm job of --agents agents,
+    /// as the ladder's --swarm (the probe runs from the harness)
+    #[arg(long)]
+    swarm: bool,
+
     #[command(flatten)]
     foreign: ForeignArgs,
 
@@ -700,6 +735,8 @@ impl RateArgs {
         set(&mut plan.repeats, self.repeats);
         set(&mut plan.delay_ms, self.delay_ms);
         plan.workers = self.workers;
+        plan.agents = self.agents.unwrap_or(if self.swarm { 1 } else { 0 });
+        plan.swarm = self.swarm;
         (self.common.plan(), plan)
     }
 }

@@ -412,8 +412,13 @@ fn agent(args: AgentArgs) -> ExitCode {
             expect: args.expect.unwrap_or_default(),
             protocol,
             timeout: args.timeout,
-            concurrency: args.concurrency,
-            requests: args.requests.unwrap_or(args.concurrency),
+            concurrency: args.concurrency.unwrap_or(1),
+            requests: args.requests.or(args.concurrency).unwrap_or(1),
+            paced: args.rate.map(|rate| agents::Schedule {
+                rate,
+                duration: args.duration.unwrap_or_default(),
+                connections: args.connections.unwrap_or(1),
+            }),
             index: args
                 .slot
                 .as_deref()

@@ -42,7 +42,7 @@ pub const LATE: Duration = Duration::from_millis(1);
 const SLEEP_AT_LEAST: Duration = Duration::from_micros(100);
 
 /// What an open-loop load did.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct PacedTally {
     /// Every request's outcome, latency counted from its *intended* send time: the corrected
     /// latency, stalls included (no coordinated omission).

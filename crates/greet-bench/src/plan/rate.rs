@@ -37,6 +37,11 @@ pub struct Rate {
     pub delay_ms: u64,
     /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
     pub workers: Option<usize>,
+    /// Split each level's schedule over this many `greet-bench agent` processes, each a
+    /// share of the rate and of the connections (0: the harness paces it alone).
+    pub agents: usize,
+    /// Each server as a Docker Swarm stack, each level as a swarm job of the agents.
+    pub swarm: bool,
 }
 
 impl Rate {
@@ -87,6 +92,8 @@ impl Rate {
             repeats: 1,
             delay_ms: 0,
             workers: None,
+            agents: 0,
+            swarm: false,
         }
     }
 }

@@ -140,4 +140,7 @@ pub struct RateRun {
     pub client_cpu_pct: f64,
     /// What the sampler saw of the server.
     pub server: Sampled,
+    /// Each agent's own figures, when the schedule was split over several (`--agents`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<super::AgentRun>,
 }

@@ -376,6 +376,7 @@ async fn measure(
             timeout: harness.timeout(),
             concurrency,
             requests: concurrency,
+            paced: None,
             index: 0,
             agents,
             start_at_ms: 0,

@@ -7,14 +7,16 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
+use crate::agents::{self, Schedule, Shard};
 use crate::compare::{self, Comparison, Figure};
 use crate::harness::{server_args, Bound, Harness, Subject, Up};
 use crate::load::{self, Expect, Paced, PacedTally, Sessions, Stop, Tally, LATE, SPECTRUM};
-use crate::plan::{self, Rates, BLOCKING_THREADS};
+use crate::plan::{self, Contract, Rates, BLOCKING_THREADS};
 use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Sampled, Spectrum};
 use crate::sample::Sampler;
+use crate::server::{self, Server};
 use crate::stats::{distinct, median};
 
 /// A level whose achieved rate is under this fraction of its target is over capacity.
@@ -48,6 +50,16 @@ pub async fn run(harness: &Harness, plan: &plan::Rate, results: &mut Results) ->
         client_bound_pct: CLIENT_BOUND_PCT,
         ..Rate::default()
     });
+    if plan.swarm {
+        if !plan.foreign.targets.is_empty() {
+            anyhow::bail!(
+                "--swarm deploys the servers it loads: a --target cannot be loaded from the swarm"
+            );
+        }
+        let mut images: Vec<String> = plan.servers.iter().map(|s| image(s)).collect();
+        images.push(agents::swarm::IMAGE.to_owned());
+        server::swarm::preflight(&images)?;
+    }
     let args = server_args(plan.delay_ms, workers, BLOCKING_THREADS);
     let mut all_ok = true;
     for subject in Subject::all(&plan.servers, &plan.foreign) {
@@ -86,9 +98,13 @@ async fn run_subject(
     results: &mut Results,
 ) -> Result<()> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
-    let mut up = harness
-        .bring_up(subject, args, &plan.foreign, first, false)
-        .await?;
+    let mut up = if plan.swarm {
+        swarm_up(harness, plan, subject, args, first).await?
+    } else {
+        harness
+            .bring_up(subject, args, &plan.foreign, first, false)
+            .await?
+    };
     let load_cpus = harness.load_cpu_count() as f64;
     for endpoint in &plan.endpoints {
         let expect = Expect::for_target(endpoint, &plan.foreign.expect);
@@ -171,12 +187,13 @@ async fn run_subject(
             for repeat in 1..=plan.repeats {
                 let (tally, run) = paced_run(
                     harness,
-                    &up,
+                    (&up, plan),
                     &level,
                     load_cpus,
                     format!("{name} {endpoint} {label} #{repeat}"),
                 )
-                .await;
+                .await
+                .with_context(|| format!("{endpoint} {label}"))?;
                 harness.say(
                     name,
                     &format!(
@@ -197,21 +214,129 @@ async fn run_subject(
     harness.release(up).await
 }
 
-/// One run of one level, the server sampled and the load generator's CPU measured.
+/// A server of the workspace as a swarm stack, light-checked over the run's protocol where
+/// the harness reaches it (its published port).
+async fn swarm_up(
+    harness: &Harness,
+    plan: &plan::Rate,
+    subject: &Subject,
+    args: &[String],
+    endpoint: &str,
+) -> Result<Up> {
+    let Subject::Server(short) = subject else {
+        anyhow::bail!("--swarm loads only the servers it deploys");
+    };
+    let (image, args) = (image(short), Harness::measured_args(args, &harness.wire));
+    let server = tokio::task::spawn_blocking(move || {
+        Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?)
+    })
+    .await
+    .context("start-up task failed")??;
+    let addr = server.addr();
+    let expect = Expect::for_target(endpoint, &plan.foreign.expect);
+    let base_url = format!("http://{addr}");
+    harness
+        .verify(
+            &subject.name(),
+            Contract::Light,
+            (addr, &base_url, true),
+            endpoint,
+            &expect,
+        )
+        .await?;
+    Ok(Up {
+        addr,
+        server: Some(server),
+    })
+}
+
+/// The image of server `short`, as docker/build-offline.sh names it.
+fn image(short: &str) -> String {
+    format!("{}:latest", plan::package(short))
+}
+
+/// One run of one level, the server sampled and the load generator's CPU measured: paced by
+/// the harness, or by `plan`'s agents (local processes, or a swarm job), whose failure fails
+/// the level.
 async fn paced_run(
     harness: &Harness,
-    up: &Up,
+    (up, plan): (&Up, &plan::Rate),
     level: &Paced,
     load_cpus: f64,
     label: String,
-) -> (PacedTally, RateRun) {
+) -> Result<(PacedTally, RateRun)> {
     let sampler = up.pid().map(Sampler::start);
-    let done = Arc::new(AtomicUsize::new(0));
-    let bar = harness.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
-    let (cpu, at) = (own_cpu(), Instant::now());
-    let tally = load::paced(level, done).await;
-    let client = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus) * 100.0;
-    bar.finish();
+    let (tally, client, agents) = if plan.agents > 0 {
+        let url = if plan.swarm {
+            let scheme = if level.wire.protocol.tls() {
+                "https"
+            } else {
+                "http"
+            };
+            format!(
+                "{scheme}://{}:8080{}",
+                server::swarm::SERVER_HOST,
+                level.target
+            )
+        } else {
+            Shard::url_of(level.addr, &level.target, level.wire.protocol)
+        };
+        let shard = Shard {
+            url,
+            expect: plan.foreign.expect.clone(),
+            protocol: level.wire.protocol,
+            timeout: level.timeout,
+            concurrency: 1,
+            requests: 0,
+            paced: Some(Schedule {
+                rate: level.rate,
+                duration: level.duration,
+                connections: level.connections,
+            }),
+            index: 0,
+            agents: plan.agents,
+            start_at_ms: 0,
+        };
+        harness.say(
+            &label,
+            &format!(
+                "{} agents, {:.0}/s each",
+                plan.agents,
+                level.rate / plan.agents as f64
+            ),
+        );
+        let ran = if plan.swarm {
+            let constraint = server::swarm::Nodes::read()?.constraint("load");
+            agents::swarm::run(&shard, plan.agents, constraint.as_deref()).await
+        } else {
+            let program = std::env::current_exe().context("this program's path")?;
+            let reports = agents::local::run(&program, &shard, plan.agents).await;
+            reports.map(|reports| (reports, Vec::new()))
+        };
+        let (reports, nodes) = match ran {
+            Ok(ran) => ran,
+            Err(err) => {
+                sampler.map(Sampler::stop);
+                return Err(err);
+            }
+        };
+        let (tally, mut runs) = agents::merge_paced(&reports);
+        for (run, node) in runs.iter_mut().zip(nodes) {
+            run.node = Some(node);
+        }
+        // The agents' CPU against the load generator's CPUs over the schedule's span.
+        let cpu: f64 = reports.iter().map(|r| r.cpu_s).sum();
+        let client = cpu / (tally.span.as_secs_f64().max(1e-9) * load_cpus) * 100.0;
+        (tally, client, runs)
+    } else {
+        let done = Arc::new(AtomicUsize::new(0));
+        let bar = harness.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
+        let (cpu, at) = (own_cpu(), Instant::now());
+        let tally = load::paced(level, done).await;
+        let client = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus) * 100.0;
+        bar.finish();
+        (tally, client, Vec::new())
+    };
     let server = sampler.map(|s| s.stop().sampled()).unwrap_or_default();
     let run = RateRun {
         achieved_rps: tally.achieved_rate(),
@@ -221,8 +346,9 @@ async fn paced_run(
         success_rate: tally.corrected.figures().success_rate,
         client_cpu_pct: client,
         server,
+        agents,
     };
-    (tally, run)
+    Ok((tally, run))
 }
 
 /// The percentiles of a tally's valid responses.

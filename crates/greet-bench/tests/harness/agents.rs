@@ -154,6 +154,7 @@ fn merge_takes_a_whole_level_or_refuses_it() {
             started_s: 1_700_000_000.0,
             cpu_s: 0.05,
             tally,
+            paced: None,
         };
         format!(
             "greet-load.{}.abc@node | {REPORT_PREFIX}{}\n",
@@ -190,4 +191,39 @@ fn merge_takes_a_whole_level_or_refuses_it() {
         .expect("merge runs");
     let said = crate::common::assert_one_line_exit(&refused, 1);
     assert!(said.contains("agent 1 of 2 did not report"), "{said}");
+}
+
+/// Open loop over two agents: each paces half the rate on half the connections, and every
+/// scheduled request is counted once.
+#[test]
+fn two_agents_split_a_rate_and_count_every_request_once() {
+    let out = out_dir("agents-rate");
+    bench_ok(&[
+        "rate",
+        "--quick",
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--rates",
+        "2000",
+        "--duration",
+        "1s",
+        "--agents",
+        "2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let rate = results(&out.join("results.json")).rate.expect("rate");
+    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    let level = &rate.servers[0].levels[0];
+    assert_eq!(level.requests, 2000, "{level:?}");
+    assert_eq!(level.success_rate, 100.0);
+    let agents = &level.runs[0].agents;
+    let counted: Vec<u64> = agents.iter().map(|a| a.requests).collect();
+    assert_eq!(counted, [1000, 1000], "{agents:?}");
+    assert!(
+        (1800.0..2200.0).contains(&level.achieved_rps),
+        "the agents together achieve the rate: {}",
+        level.achieved_rps
+    );
 }

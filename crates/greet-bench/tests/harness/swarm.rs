@@ -195,3 +195,51 @@ fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
     assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
     assert_eq!(left_behind(), "", "left behind after a failed run");
 }
+
+#[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
+fn a_rate_on_a_swarm_is_split_over_its_agents_and_leaves_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _swarm = OneNodeSwarm::join();
+    let out = out_dir("swarm-rate");
+    let run = Command::new(BENCH)
+        .args([
+            "rate",
+            "--quick",
+            "--quiet",
+            "--swarm",
+            "--agents",
+            "2",
+            "--servers",
+            "hyper",
+            "--rates",
+            "1000",
+            "--duration",
+            "1s",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(left_behind(), "", "left behind after a run");
+    let rate = results(&out.join("results.json")).rate.expect("rate");
+    let level = &rate.servers[0].levels[0];
+    assert_eq!(
+        (level.requests, level.success_rate),
+        (1000, 100.0),
+        "{level:?}"
+    );
+    let agents = &level.runs[0].agents;
+    assert_eq!(
+        agents.iter().map(|a| a.requests).collect::<Vec<_>>(),
+        [500, 500]
+    );
+    assert!(agents.iter().all(|a| a.node.is_some()), "{agents:?}");
+}

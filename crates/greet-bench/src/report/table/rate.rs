@@ -164,5 +164,49 @@ pub(super) fn tables(rate: &Rate) -> Vec<Table> {
         }
         last.notes.extend(failure_notes(&rate.failures));
     }
+    let groups: Vec<Vec<Vec<String>>> = rate
+        .servers
+        .iter()
+        .map(|s| {
+            let runs = s
+                .levels
+                .iter()
+                .flat_map(|l| l.runs.iter().map(move |r| (l, r)));
+            runs.flat_map(|(l, r)| {
+                r.agents.iter().map(move |a| {
+                    vec![
+                        format!("{} {}", s.server, s.endpoint),
+                        l.label.clone(),
+                        format!("{} of {}", a.index, r.agents.len()),
+                        a.requests.to_string(),
+                        format!("{:.2}", a.success_rate),
+                        format!("{:.1}", a.requests_per_s),
+                        format!("{:.1}", a.start_skew_ms),
+                        format!("{:.2}", a.cpu_s),
+                        a.node.clone().unwrap_or_else(|| "this host".to_owned()),
+                    ]
+                })
+            })
+            .collect()
+        })
+        .collect();
+    if groups.iter().any(|g| !g.is_empty()) {
+        out.push(Table::new(
+            "Rate agents: each one's share of a level's schedule (the level's figures merge \
+             their tallies)",
+            &[
+                "Application",
+                "Level",
+                "Agent",
+                "Requests",
+                "Success rate(%)",
+                "Achieved/s",
+                "Start skew(ms)",
+                "CPU(s)",
+                "Node",
+            ],
+            groups,
+        ));
+    }
     out
 }
