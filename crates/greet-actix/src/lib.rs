@@ -204,11 +204,11 @@ pub async fn serve(
 /// actix-web's HTTP/2 connections have no idle limit, only a PING every keep-alive period
 /// that a live client answers, so on an HTTP/2 connection (ALPN `h2`, or the preface on
 /// cleartext) this puts an [`InFlight`] among the connection's data, which every request
-/// counts itself in ([`check_request_head`]), and spawns a task that shuts the socket down
-/// once the connection has had no request in flight for [`IDLE_TIMEOUT`]. actix-web cannot be
-/// asked to send GOAWAY from outside: the client sees the connection close. The task holds a
-/// duplicate of the socket, so it cannot shut down another connection's, and ends with the
-/// connection (its data dropped) or the shutdown.
+/// counts itself in (the shared head check, in front of every route), and spawns a task that
+/// shuts the socket down once the connection has had no request in flight for
+/// [`IDLE_TIMEOUT`]. actix-web cannot be asked to send GOAWAY from outside: the client sees
+/// the connection close. The task holds a duplicate of the socket, so it cannot shut down
+/// another connection's, and ends with the connection (its data dropped) or the shutdown.
 pub fn watch_idle(io: &dyn Any, data: &mut Extensions) {
     let Some(socket) = http2_socket(io) else {
         return;
