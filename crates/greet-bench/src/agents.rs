@@ -286,6 +286,65 @@ pub async fn reach(url: &str, protocol: Protocol, wait: Duration) -> Result<Sock
     }
 }
 
+/// The URL the agents load: `target` on the server at `addr`, or, on a swarm, on the stack's
+/// server by its name on the stack's network.
+pub fn url_for(swarm: bool, addr: SocketAddr, target: &str, protocol: Protocol) -> String {
+    if swarm {
+        let scheme = if protocol.tls() { "https" } else { "http" };
+        let host = crate::server::swarm::SERVER_HOST;
+        format!("{scheme}://{host}:8080{target}")
+    } else {
+        Shard::url_of(addr, target, protocol)
+    }
+}
+
+/// What a level's agents handed back, and the swarm node each ran on (none: this host).
+#[derive(Debug)]
+pub struct Ran {
+    /// Their reports, in index order.
+    pub reports: Vec<Report>,
+    nodes: Vec<String>,
+}
+
+impl Ran {
+    /// Each agent's figures, with its node.
+    fn with_nodes(&self, mut runs: Vec<AgentRun>) -> Vec<AgentRun> {
+        for (run, node) in runs.iter_mut().zip(&self.nodes) {
+            run.node = Some(node.clone());
+        }
+        runs
+    }
+
+    /// [`merge`], each agent's node filled in.
+    pub fn merged(&self) -> (Tally, Vec<AgentRun>) {
+        let (tally, runs) = merge(&self.reports);
+        (tally, self.with_nodes(runs))
+    }
+
+    /// [`merge_paced`], each agent's node filled in.
+    pub fn merged_paced(&self) -> (load::PacedTally, Vec<AgentRun>) {
+        let (tally, runs) = merge_paced(&self.reports);
+        (tally, self.with_nodes(runs))
+    }
+}
+
+/// Runs `shard` over `agents` agents: processes of this program on this machine, or a job on
+/// the swarm (on `greet.role=load` nodes when labelled).
+pub async fn run(shard: &Shard, agents: usize, on_swarm: bool) -> Result<Ran> {
+    if on_swarm {
+        let constraint = crate::server::swarm::Nodes::read()?.constraint("load");
+        let (reports, nodes) = swarm::run(shard, agents, constraint.as_deref()).await?;
+        Ok(Ran { reports, nodes })
+    } else {
+        let program = std::env::current_exe().context("this program's path")?;
+        let reports = local::run(&program, shard, agents).await?;
+        Ok(Ran {
+            reports,
+            nodes: Vec::new(),
+        })
+    }
+}
+
 /// Open-loop shards as one schedule: every tally merged, requests sent late summed, the
 /// connections busy at once summed (each agent's are its own), and the span from the first
 /// agent's start to the last one's last answer. With each agent's own figures beside (its

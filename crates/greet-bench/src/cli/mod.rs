@@ -720,7 +720,7 @@ mod tests {
     }
 
     #[test]
-    fn the_subcommands_are_the_scenarios_all_and_check() {
+    fn the_subcommands_are_the_scenarios_all_and_the_tools() {
         let subcommands: Vec<String> = Cli::command()
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
@@ -729,7 +729,8 @@ mod tests {
             .iter()
             .map(|k| k.name().to_owned())
             .collect();
-        expected.extend(["all", "compare", "check"].map(String::from));
+        expected
+            .extend(["all", "compare", "agent", "merge", "kubernetes", "check"].map(String::from));
         assert_eq!(subcommands, expected);
         let all: Vec<&str> = plan(&["all"])
             .scenarios

@@ -355,20 +355,7 @@ async fn measure(
     let engine = server.and_then(Server::engine);
     let from = Instant::now();
     let (tally, agents) = if agents > 0 {
-        let url = if plan.swarm {
-            let scheme = if harness.wire.protocol.tls() {
-                "https"
-            } else {
-                "http"
-            };
-            format!(
-                "{scheme}://{}:8080{}",
-                server::swarm::SERVER_HOST,
-                entry.endpoint
-            )
-        } else {
-            Shard::url_of(addr, &entry.endpoint, harness.wire.protocol)
-        };
+        let url = agents::url_for(plan.swarm, addr, &entry.endpoint, harness.wire.protocol);
         let shard = Shard {
             url,
             expect: entry.rule.clone(),
@@ -381,22 +368,8 @@ async fn measure(
             agents,
             start_at_ms: 0,
         };
-        let ran = if plan.swarm {
-            let constraint = server::swarm::Nodes::read()?.constraint("load");
-            agents::swarm::run(&shard, agents, constraint.as_deref()).await
-        } else {
-            let program = std::env::current_exe().context("this program's path")?;
-            let reports = agents::local::run(&program, &shard, agents).await;
-            reports.map(|reports| (reports, Vec::new()))
-        };
-        match ran {
-            Ok((reports, nodes)) => {
-                let (tally, mut runs) = agents::merge(&reports);
-                for (run, node) in runs.iter_mut().zip(nodes) {
-                    run.node = Some(node);
-                }
-                (tally, runs)
-            }
+        match agents::run(&shard, agents, plan.swarm).await {
+            Ok(ran) => ran.merged(),
             Err(err) => {
                 sampler.map(Sampler::stop);
                 return Err(err);

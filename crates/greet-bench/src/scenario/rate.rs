@@ -267,20 +267,7 @@ async fn paced_run(
 ) -> Result<(PacedTally, RateRun)> {
     let sampler = up.pid().map(Sampler::start);
     let (tally, client, agents) = if plan.agents > 0 {
-        let url = if plan.swarm {
-            let scheme = if level.wire.protocol.tls() {
-                "https"
-            } else {
-                "http"
-            };
-            format!(
-                "{scheme}://{}:8080{}",
-                server::swarm::SERVER_HOST,
-                level.target
-            )
-        } else {
-            Shard::url_of(level.addr, &level.target, level.wire.protocol)
-        };
+        let url = agents::url_for(plan.swarm, level.addr, &level.target, level.wire.protocol);
         let shard = Shard {
             url,
             expect: plan.foreign.expect.clone(),
@@ -305,27 +292,16 @@ async fn paced_run(
                 level.rate / plan.agents as f64
             ),
         );
-        let ran = if plan.swarm {
-            let constraint = server::swarm::Nodes::read()?.constraint("load");
-            agents::swarm::run(&shard, plan.agents, constraint.as_deref()).await
-        } else {
-            let program = std::env::current_exe().context("this program's path")?;
-            let reports = agents::local::run(&program, &shard, plan.agents).await;
-            reports.map(|reports| (reports, Vec::new()))
-        };
-        let (reports, nodes) = match ran {
+        let ran = match agents::run(&shard, plan.agents, plan.swarm).await {
             Ok(ran) => ran,
             Err(err) => {
                 sampler.map(Sampler::stop);
                 return Err(err);
             }
         };
-        let (tally, mut runs) = agents::merge_paced(&reports);
-        for (run, node) in runs.iter_mut().zip(nodes) {
-            run.node = Some(node);
-        }
+        let (tally, runs) = ran.merged_paced();
         // The agents' CPU against the load generator's CPUs over the schedule's span.
-        let cpu: f64 = reports.iter().map(|r| r.cpu_s).sum();
+        let cpu: f64 = ran.reports.iter().map(|r| r.cpu_s).sum();
         let client = cpu / (tally.span.as_secs_f64().max(1e-9) * load_cpus) * 100.0;
         (tally, client, runs)
     } else {
