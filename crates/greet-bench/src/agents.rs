@@ -4,15 +4,18 @@
 //! histograms, not from their percentiles).
 //!
 //! - [`Shard`]: one agent's part of a level (its index among `agents`, its share of the
-//!   concurrency and of the requests), and [`Shard::flags`], the command line that runs it.
-//! - [`run_shard`]: the agent's side: wait for the start, run, and print one [`Report`] as a
-//!   line of JSON after [`REPORT_PREFIX`] on stdout (a process's output, a container's log).
-//! - [`local`]: the coordinator's side on this machine: one agent process per shard, each
-//!   report collected, an agent that fails, dies or is late failing the level, and
-//!   [`merge`] of what they counted.
+//!   concurrency and requests, or of an open-loop [`Schedule`]), and [`Shard::flags`], the
+//!   command line that runs it.
+//! - [`run_shard`] (after [`reach`]): the agent's side: wait for the start, run, and print one
+//!   [`Report`] as a line of JSON after [`REPORT_PREFIX`] on stdout (a process's output, a
+//!   container's log).
+//! - [`run`]: the coordinator's side, over [`local`] (one agent process per shard on this
+//!   machine) or [`swarm`] (a replicated job on a Docker Swarm); an agent that fails, dies,
+//!   is late or does not report fails the level. [`Ran`] merges what they counted
+//!   ([`merge`], [`merge_paced`]); [`gather_reports`] checks a level's reports are whole.
 //!
-//! A shard is the same flags wherever it runs: a local process now, a replica of a swarm job
-//! or an Indexed Job's pod (whose index comes from `JOB_COMPLETION_INDEX`) elsewhere.
+//! A shard is the same flags wherever it runs: a local process, a replica of a swarm job, or
+//! an Indexed Job's pod (whose index comes from `JOB_COMPLETION_INDEX`; `crate::kube`).
 
 use std::net::SocketAddr;
 use std::path::Path;
