@@ -152,28 +152,8 @@ fn env_lines(env: &[(String, String)], indent: &str) -> String {
 }
 
 fn deployment(name: &str, env: &[(String, String)]) -> String {
-    format!(
-        "---
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  labels:
-    app: {name}
-    greet.role: server
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: {name}
-  template:
-    metadata:
-      labels:
-        app: {name}
-        greet.role: server
-    spec:
-{affinity}      containers:
-        - name: server
+    let container = format!(
+        "        - name: server
           image: {name}:latest
           ports:
             - containerPort: 8080
@@ -187,7 +167,36 @@ spec:
             periodSeconds: 1
 ",
         env = env_lines(env, "          "),
-        affinity = affinity("server"),
+    );
+    workload("Deployment", name, "server", "", &container)
+}
+
+/// A Deployment or StatefulSet of one pod, app `name`, labelled and placed by `role`, with
+/// `extra` lines in its spec and `container` its one container.
+fn workload(kind: &str, name: &str, role: &str, extra: &str, container: &str) -> String {
+    format!(
+        "---
+apiVersion: apps/v1
+kind: {kind}
+metadata:
+  name: {name}
+  labels:
+    app: {name}
+    greet.role: {role}
+spec:
+{extra}  replicas: 1
+  selector:
+    matchLabels:
+      app: {name}
+  template:
+    metadata:
+      labels:
+        app: {name}
+        greet.role: {role}
+    spec:
+{affinity}      containers:
+{container}",
+        affinity = affinity(role),
     )
 }
 
@@ -238,29 +247,8 @@ fn stateful_set(
     } else {
         format!("          args: {}\n", quoted(args))
     };
-    format!(
-        "---
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: {name}
-  labels:
-    app: {name}
-    greet.role: store
-spec:
-  serviceName: {name}
-  replicas: 1
-  selector:
-    matchLabels:
-      app: {name}
-  template:
-    metadata:
-      labels:
-        app: {name}
-        greet.role: store
-    spec:
-{affinity}      containers:
-        - name: {name}
+    let container = format!(
+        "        - name: {name}
           image: {image}
 {args}          ports:
             - containerPort: {port}
@@ -271,8 +259,9 @@ spec:
 ",
         env = env_lines(env, "          "),
         ready = quoted(ready),
-        affinity = affinity("store"),
-    )
+    );
+    let extra = format!("  serviceName: {name}\n");
+    workload("StatefulSet", name, "store", &extra, &container)
 }
 
 fn job(agents: usize, flags: &[String]) -> String {
