@@ -374,6 +374,12 @@ pub fn merge_paced(reports: &[Report]) -> (load::PacedTally, Vec<AgentRun>) {
     (merged, agents)
 }
 
+/// `t` in milliseconds since the Unix epoch, as `--start-at` takes it.
+pub fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// Seconds since `then` (negative when it is still ahead).
 fn since(then: SystemTime) -> f64 {
     match SystemTime::now().duration_since(then) {
@@ -431,11 +437,7 @@ pub mod local {
     /// agent that exits non-zero, dies, prints no report or is not done within the level's
     /// time is the level's failure, named.
     pub async fn run(program: &Path, shard: &Shard, agents: usize) -> Result<Vec<Report>> {
-        let start_at = SystemTime::now() + START_LEAD;
-        let start_at_ms = start_at
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let start_at_ms = unix_ms(SystemTime::now() + START_LEAD);
         let mut children = Vec::new();
         for index in 0..agents {
             let shard = Shard {
@@ -569,15 +571,13 @@ pub mod swarm {
 
     /// The job's service, removed after each level (and with the stack).
     pub const JOB: &str = "greet-bench_load";
-    /// The agents' image, as docker/build-offline.sh tags it.
-    pub const IMAGE: &str = "greet-bench:latest";
 
     /// How long after the job is created its agents start: time for the swarm to schedule
     /// and start every task.
     const LEAD: Duration = Duration::from_secs(5);
 
     /// Runs `shard` (index and start ignored) as a replicated job of `agents` tasks of
-    /// [`IMAGE`] on the stack's network (constrained to `constraint`'s nodes when given),
+    /// the agents' image on the stack's network (constrained to `constraint`'s nodes when given),
     /// starting together; returns their reports in index order and the node each ran on.
     /// A task that fails, is rejected, or is not done in time, and a report missing or late,
     /// fail the level, named. The job is removed however this ends.
@@ -586,11 +586,7 @@ pub mod swarm {
         agents: usize,
         constraint: Option<&str>,
     ) -> Result<(Vec<Report>, Vec<String>)> {
-        let start_at = SystemTime::now() + LEAD;
-        let start_at_ms = start_at
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let start_at_ms = unix_ms(SystemTime::now() + LEAD);
         let shard = Shard {
             agents,
             start_at_ms,
@@ -623,7 +619,7 @@ pub mod swarm {
         if let Some(constraint) = constraint {
             create.extend(["--constraint", constraint]);
         }
-        create.push(IMAGE);
+        create.push(stack::AGENT_IMAGE);
         let mut flags = shard.level_flags();
         flags.extend(["--start-at".to_owned(), start_at_ms.to_string()]);
         create.extend(flags.iter().map(String::as_str));

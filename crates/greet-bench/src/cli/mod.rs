@@ -403,10 +403,6 @@ fn agent(args: AgentArgs) -> ExitCode {
     let run = async {
         let wait = args.wait.unwrap_or_default();
         let addr = agents::reach(&args.url, protocol, wait).await?;
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
         let shard = agents::Shard {
             url: args.url.clone(),
             expect: args.expect.unwrap_or_default(),
@@ -424,7 +420,9 @@ fn agent(args: AgentArgs) -> ExitCode {
                 .as_deref()
                 .map_or(args.index, agents::swarm::index_of_slot),
             agents: args.agents,
-            start_at_ms: args.start_at.unwrap_or(now_ms),
+            start_at_ms: args
+                .start_at
+                .unwrap_or_else(|| agents::unix_ms(std::time::SystemTime::now())),
         };
         agents::run_shard(&shard, addr).await
     };

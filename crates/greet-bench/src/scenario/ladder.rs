@@ -40,8 +40,6 @@ struct Entry {
     contract: Contract,
     /// What a valid answer is.
     expect: Expect,
-    /// The rule it was made from, for agents.
-    rule: plan::Expect,
 }
 
 /// The entries to run, binaries located.
@@ -50,27 +48,24 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
         bail!("nothing to benchmark: --servers is empty and no --target was given");
     }
     if plan.docker {
-        let mut images: Vec<String> = plan.servers.iter().map(|s| image(&s.short)).collect();
+        let mut images: Vec<String> = plan
+            .servers
+            .iter()
+            .map(|s| server::image(&s.short))
+            .collect();
         images.dedup();
         server::check_docker(&images, plan.docker_network.as_deref())?;
     }
     if plan.swarm {
-        if !plan.foreign.targets.is_empty() {
-            bail!(
-                "--swarm deploys the servers it loads: a --target cannot be loaded from the swarm"
-            );
-        }
-        let mut images: Vec<String> = plan.servers.iter().map(|s| image(&s.short)).collect();
-        images.dedup();
-        images.push(agents::swarm::IMAGE.to_owned());
-        server::swarm::preflight(&images)?;
+        let shorts: Vec<&str> = plan.servers.iter().map(|s| s.short.as_str()).collect();
+        server::swarm::preflight(&shorts, !plan.foreign.targets.is_empty())?;
     }
     let mut entries = Vec::new();
     for spec in &plan.servers {
         let source = if plan.swarm {
-            Source::Swarm(image(&spec.short))
+            Source::Swarm(server::image(&spec.short))
         } else if plan.docker {
-            Source::Container(image(&spec.short))
+            Source::Container(server::image(&spec.short))
         } else if is_peer(&spec.short) {
             // A peer that cannot run is skipped, with the reason: the run goes on.
             Source::Spawn(
@@ -92,7 +87,6 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
         };
         entries.push(Entry {
             expect: Expect::for_target(&endpoint, &plan.foreign.expect),
-            rule: plan.foreign.expect.clone(),
             name,
             endpoint,
             source,
@@ -105,16 +99,10 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
             endpoint: plan.endpoint.clone(),
             source: Source::Target(target.url.clone()),
             expect: Expect::for_target(&plan.endpoint, &plan.foreign.expect),
-            rule: plan.foreign.expect.clone(),
             contract: plan.foreign.contract,
         });
     }
     Ok(entries)
-}
-
-/// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
-fn image(short: &str) -> String {
-    format!("{}:latest", package(short))
 }
 
 /// Runs the ladder into `results.ladder`; false when a server failed.
@@ -358,7 +346,7 @@ async fn measure(
         let url = agents::url_for(plan.swarm, addr, &entry.endpoint, harness.wire.protocol);
         let shard = Shard {
             url,
-            expect: entry.rule.clone(),
+            expect: plan.foreign.expect.clone(),
             protocol: harness.wire.protocol,
             timeout: harness.timeout(),
             concurrency,

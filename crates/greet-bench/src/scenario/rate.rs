@@ -51,14 +51,8 @@ pub async fn run(harness: &Harness, plan: &plan::Rate, results: &mut Results) ->
         ..Rate::default()
     });
     if plan.swarm {
-        if !plan.foreign.targets.is_empty() {
-            anyhow::bail!(
-                "--swarm deploys the servers it loads: a --target cannot be loaded from the swarm"
-            );
-        }
-        let mut images: Vec<String> = plan.servers.iter().map(|s| image(s)).collect();
-        images.push(agents::swarm::IMAGE.to_owned());
-        server::swarm::preflight(&images)?;
+        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+        server::swarm::preflight(&shorts, !plan.foreign.targets.is_empty())?;
     }
     let args = server_args(plan.delay_ms, workers, BLOCKING_THREADS);
     let mut all_ok = true;
@@ -226,7 +220,10 @@ async fn swarm_up(
     let Subject::Server(short) = subject else {
         anyhow::bail!("--swarm loads only the servers it deploys");
     };
-    let (image, args) = (image(short), Harness::measured_args(args, &harness.wire));
+    let (image, args) = (
+        server::image(short),
+        Harness::measured_args(args, &harness.wire),
+    );
     let server = tokio::task::spawn_blocking(move || {
         Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?)
     })
@@ -248,11 +245,6 @@ async fn swarm_up(
         addr,
         server: Some(server),
     })
-}
-
-/// The image of server `short`, as docker/build-offline.sh names it.
-fn image(short: &str) -> String {
-    format!("{}:latest", plan::package(short))
 }
 
 /// One run of one level, the server sampled and the load generator's CPU measured: paced by

@@ -200,6 +200,11 @@ impl Drop for Server {
     }
 }
 
+/// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
+pub fn image(short: &str) -> String {
+    format!("{}:latest", crate::plan::package(short))
+}
+
 /// Splits `cpus` between the server (the first half, at least one) and the load generator
 /// (the rest); with one CPU there is nothing to split.
 pub fn split_cpus(cpus: &[usize]) -> (Vec<usize>, Vec<usize>) {

@@ -27,6 +27,8 @@ pub const NETWORK: &str = "greet-bench_net";
 pub const SERVICE: &str = "greet-bench_server";
 /// The server's name on [`NETWORK`].
 pub const SERVER_HOST: &str = "server";
+/// The agents' image, as docker/build-offline.sh tags it.
+pub const AGENT_IMAGE: &str = "greet-bench:latest";
 
 /// How long a stack may take to have its server task running: scheduling, and on another
 /// node the image's first start.
@@ -71,9 +73,16 @@ impl Nodes {
     }
 }
 
-/// Checks that the engine manages a swarm, that `images` are there, and that no stack of
+/// Checks, for a run of servers `shorts` (and `targets` given or not), that the engine
+/// manages a swarm, that the servers' and the agents' images are there, and that no stack of
 /// ours is deployed: each a one-line error saying what to do.
-pub fn preflight(images: &[String]) -> Result<()> {
+pub fn preflight(shorts: &[&str], targets: bool) -> Result<()> {
+    if targets {
+        bail!("--swarm deploys the servers it loads: a --target cannot be loaded from the swarm");
+    }
+    let mut images: Vec<String> = shorts.iter().map(|s| super::image(s)).collect();
+    images.dedup();
+    images.push(AGENT_IMAGE.to_owned());
     let state = docker(&[
         "info",
         "--format",
@@ -87,7 +96,7 @@ pub fn preflight(images: &[String]) -> Result<()> {
             state.trim()
         );
     }
-    for image in images {
+    for image in &images {
         if docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_err() {
             bail!("image {image} not found: build the images with docker/build-offline.sh");
         }
