@@ -8,9 +8,12 @@
 //! - [`tls`]: the client side of TLS (rustls on ring): trust one certificate, or any.
 //! - [`procfs`]: a process's CPU time, memory, threads and parent from /proc, and the
 //!   machine's facts a report names.
+//! - [`cgroup`]: a container's CPU time, memory and tasks from its control group, as the
+//!   Docker engine's stats count them.
 //!
 //! Starting servers and stores is `greet-launch`'s.
 
+pub mod cgroup;
 pub mod http1;
 pub mod procfs;
 pub mod tls;
