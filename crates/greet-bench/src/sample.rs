@@ -102,10 +102,27 @@ impl Sampler {
     /// sampling it. Where the counter cannot be reset (a container's process when not root),
     /// the peak is the highest reading, and the figures say so.
     pub fn start(pid: u32) -> Self {
-        let peak_counter = procfs::reset_peak_rss(pid).is_ok();
+        Self::start_at(pid, Instant::now())
+    }
+
+    /// [`Sampler::start`] at `at`: a load that starts later (agents given a shared start) is
+    /// sampled from its start, not from its agents' start-up. Stopped before `at`, it has seen
+    /// nothing.
+    pub fn start_at(pid: u32, at: Instant) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
+            loop {
+                let left = at.saturating_duration_since(Instant::now());
+                if flag.load(Ordering::Relaxed) {
+                    return Maxima::default();
+                }
+                if left.is_zero() {
+                    break;
+                }
+                std::thread::park_timeout(left);
+            }
+            let peak_counter = procfs::reset_peak_rss(pid).is_ok();
             let mut tracker = Tracker::new(peak_counter);
             while !flag.load(Ordering::Relaxed) {
                 match read(pid) {
@@ -282,6 +299,7 @@ pub struct EngineReading {
 pub struct EngineStats {
     child: Child,
     readings: Arc<Mutex<Vec<(Instant, EngineReading)>>>,
+    by: SampledBy,
 }
 
 impl EngineStats {
@@ -313,7 +331,11 @@ impl EngineStats {
                 }
             }
         });
-        Ok(Self { child, readings })
+        Ok(Self {
+            child,
+            readings,
+            by: SampledBy::DockerStats,
+        })
     }
 
     /// The newest reading.
@@ -347,7 +369,7 @@ impl EngineStats {
         }
         let cpu: Vec<f64> = during.iter().map(|r| r.cpu_pct).collect();
         Sampled {
-            from: Some(SampledBy::DockerStats),
+            from: Some(self.by),
             cpu_max_pct: cpu.iter().copied().reduce(f64::max),
             cpu_avg_pct: Some(cpu.iter().sum::<f64>() / cpu.len() as f64),
             rss_max_mib: during.iter().map(|r| r.mem_kib).max().map(mib),
@@ -355,6 +377,108 @@ impl EngineStats {
             threads_max: during.iter().map(|r| r.pids).max(),
             threads_last: during.last().map(|r| r.pids),
         }
+    }
+}
+
+impl EngineStats {
+    /// Follows the log of `service`, a swarm service whose task runs [`watch_container`]
+    /// beside a container on its node: the same readings as `docker stats`, for a container
+    /// the engine the harness talks to cannot see.
+    pub fn follow_service(service: &str) -> std::io::Result<Self> {
+        let mut child = Command::new("docker")
+            .args(["service", "logs", "--follow", "--raw", service])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let readings = Arc::new(Mutex::new(Vec::new()));
+        let pipe = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no pipe"))?;
+        let sink = Arc::clone(&readings);
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                if let Some(reading) = parse_watch_line(&line) {
+                    sink.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((Instant::now(), reading));
+                }
+            }
+        });
+        Ok(Self {
+            child,
+            readings,
+            by: SampledBy::Watch,
+        })
+    }
+}
+
+/// What starts a line of [`watch_container`].
+pub const WATCH_PREFIX: &str = "greet-bench-watch ";
+
+/// A line of [`watch_container`]: `greet-bench-watch CPU% MEM_KIB TASKS`.
+pub fn watch_line(reading: &EngineReading) -> String {
+    format!(
+        "{WATCH_PREFIX}{:.2} {} {}",
+        reading.cpu_pct, reading.mem_kib, reading.pids
+    )
+}
+
+/// A line [`watch_line`] wrote, wherever it is in `line` (a log's prefix before it).
+pub fn parse_watch_line(line: &str) -> Option<EngineReading> {
+    let at = line.find(WATCH_PREFIX)?;
+    let mut fields = line[at + WATCH_PREFIX.len()..].split_whitespace();
+    let reading = EngineReading {
+        cpu_pct: fields.next()?.parse().ok()?,
+        mem_kib: fields.next()?.parse().ok()?,
+        pids: fields.next()?.parse().ok()?,
+    };
+    fields.next().is_none().then_some(reading)
+}
+
+/// Prints a [`watch_line`] of container `id` (under the cgroup hierarchy at `root`) to `out`
+/// every `interval`, CPU % over the interval, until the container's group is gone. The group
+/// not found within `wait` is an error.
+pub fn watch_container(
+    root: &std::path::Path,
+    id: &str,
+    interval: Duration,
+    wait: Duration,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let deadline = Instant::now() + wait;
+    let group = loop {
+        if let Some(group) = greet_probe::cgroup::Cgroup::find(root, id) {
+            break group;
+        }
+        if Instant::now() >= deadline {
+            return Err(std::io::Error::other(format!(
+                "no control group of container {id} under {}",
+                root.display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let Some(mut last) = group.read() else {
+        return Ok(());
+    };
+    let mut at = Instant::now();
+    loop {
+        std::thread::sleep(interval);
+        let Some(now) = group.read() else {
+            return Ok(());
+        };
+        let span = at.elapsed().as_secs_f64().max(1e-9);
+        let used = now.cpu_usec.saturating_sub(last.cpu_usec) as f64 / 1e6;
+        let reading = EngineReading {
+            cpu_pct: 100.0 * used / span,
+            mem_kib: now.memory_bytes / 1024,
+            pids: now.pids,
+        };
+        writeln!(out, "{}", watch_line(&reading))?;
+        out.flush()?;
+        (last, at) = (now, Instant::now());
     }
 }
 
@@ -429,6 +553,70 @@ mod tests {
     fn reads_this_process() {
         let me = read(std::process::id()).expect("own /proc entry");
         assert!(me.rss_kib > 0 && me.hwm_kib >= me.rss_kib && me.threads >= 1);
+    }
+
+    #[test]
+    fn a_sampler_stopped_before_its_start_has_seen_nothing() {
+        let later = Sampler::start_at(std::process::id(), Instant::now() + Duration::from_secs(30));
+        let stopped = Instant::now();
+        assert_eq!(later.stop(), Maxima::default());
+        assert!(stopped.elapsed() < Duration::from_secs(1), "not waited out");
+        let now = Sampler::start_at(std::process::id(), Instant::now());
+        std::thread::sleep(INTERVAL * 3);
+        assert!(now.stop().samples > 0);
+    }
+
+    #[test]
+    fn a_watch_prints_a_containers_group_until_it_ends() {
+        let root = std::env::temp_dir().join(format!("greet-watch-{}", std::process::id()));
+        let id = "0123456789abcdef0123456789abcdef";
+        let group = root.join(format!("docker/{id}"));
+        std::fs::create_dir_all(&group).unwrap();
+        std::fs::write(root.join("cgroup.controllers"), "cpu memory pids\n").unwrap();
+        let write = |usec: u64| {
+            std::fs::write(group.join("cpu.stat"), format!("usage_usec {usec}\n")).unwrap();
+        };
+        write(1_000_000);
+        std::fs::write(group.join("memory.current"), "8388608\n").unwrap();
+        std::fs::write(group.join("memory.stat"), "inactive_file 4194304\n").unwrap();
+        std::fs::write(group.join("pids.current"), "5\n").unwrap();
+        let (dir, short) = (root.clone(), id[..12].to_owned());
+        let watch = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let interval = Duration::from_millis(100);
+            watch_container(&dir, &short, interval, Duration::from_secs(1), &mut out).map(|()| out)
+        });
+        std::thread::sleep(Duration::from_millis(150));
+        // 50 ms of CPU within an interval of about 100 ms.
+        write(1_050_000);
+        std::thread::sleep(Duration::from_millis(250));
+        std::fs::remove_dir_all(&group).unwrap();
+        let out = String::from_utf8(watch.join().unwrap().expect("watched")).unwrap();
+        let readings: Vec<EngineReading> = out.lines().filter_map(parse_watch_line).collect();
+        assert_eq!(readings.len(), out.lines().count(), "{out}");
+        assert!(readings.len() >= 2, "{out}");
+        assert!(
+            readings.iter().all(|r| r.mem_kib == 4096 && r.pids == 5),
+            "{out}"
+        );
+        let busiest = readings.iter().map(|r| r.cpu_pct).fold(0.0, f64::max);
+        assert!((20.0..=55.0).contains(&busiest), "{out}");
+        let missing = watch_container(
+            &root,
+            "ffffffffffffffff",
+            Duration::from_millis(10),
+            Duration::ZERO,
+            &mut Vec::new(),
+        );
+        assert!(missing
+            .unwrap_err()
+            .to_string()
+            .contains("no control group"));
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(
+            parse_watch_line(&format!("watch.1.x@node | {}", watch_line(&readings[0]))),
+            Some(readings[0])
+        );
     }
 
     #[test]

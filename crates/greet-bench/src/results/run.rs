@@ -141,6 +141,9 @@ pub enum SampledBy {
     /// The Docker engine's stats, about once a second: a container (on this host or another);
     /// memory is the engine's count (the cgroup's, less its page cache), threads its tasks.
     DockerStats,
+    /// The same figures read from the container's control group by a `greet-bench watch` task
+    /// beside it on its node, every 500 ms: a swarm's server, on whichever node it runs.
+    Watch,
 }
 
 /// Where a peak resident-memory figure comes from.

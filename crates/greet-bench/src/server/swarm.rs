@@ -4,6 +4,11 @@
 //! join, its port published on its node (mode host: no routing mesh between the harness's
 //! checks and the server), and removed with `docker stack rm` however the run ends.
 //!
+//! It is watched from beside it: a `greet-bench watch` task on its node reads its
+//! container's control group (CPU, memory, tasks: what `docker stats` shows), and the harness
+//! follows that task's log, wherever the node is. /proc is read too where its process is
+//! this host's.
+//!
 //! The agents reach it by name with `endpoint_mode: dnsrr`: the name resolves to the task's
 //! own address, with no virtual IP and IPVS between them and the server (where the kernel
 //! has no IPVS, as on this project's machine, a virtual IP does not even answer: "No route
@@ -25,6 +30,8 @@ pub const STACK: &str = "greet-bench";
 pub const NETWORK: &str = "greet-bench_net";
 /// The server's service, by which the agents reach it on [`NETWORK`].
 pub const SERVICE: &str = "greet-bench_server";
+/// The task beside the server that watches its container (`greet-bench watch`).
+pub const WATCH: &str = "greet-bench_watch";
 /// The server's name on [`NETWORK`].
 pub const SERVER_HOST: &str = "server";
 /// The agents' image, as docker/build-offline.sh tags it.
@@ -225,6 +232,41 @@ pub fn remove_stack() {
     }
 }
 
+/// Starts the stack's watch: a task of the agents' image on node `node_id` (by ID, so on the
+/// server's node wherever that is) that prints container `container_id`'s figures from the
+/// host's control groups (`greet-bench watch`), read by [`EngineStats::follow_service`].
+/// Labelled as the stack's, it goes with `docker stack rm`.
+fn watch(node_id: &str, container_id: &str) -> Result<()> {
+    if node_id.is_empty() || container_id.is_empty() {
+        bail!("the server's task has no node or container yet");
+    }
+    let label = format!("com.docker.stack.namespace={STACK}");
+    let constraint = format!("node.id=={node_id}");
+    docker(&[
+        "service",
+        "create",
+        "--detach",
+        "--name",
+        WATCH,
+        "--restart-condition",
+        "none",
+        "--label",
+        &label,
+        "--constraint",
+        &constraint,
+        "--mount",
+        "type=bind,source=/sys/fs/cgroup,target=/host/cgroup,readonly",
+        AGENT_IMAGE,
+        "watch",
+        "--container",
+        container_id,
+        "--cgroups",
+        "/host/cgroup",
+    ])
+    .context("cannot start the server's watch task")?;
+    Ok(())
+}
+
 /// A port free on this host now, for the server's published port.
 fn free_port() -> Result<u16> {
     let socket = std::net::TcpListener::bind("127.0.0.1:0").context("no free port")?;
@@ -263,24 +305,25 @@ impl Server {
             startup: Duration::ZERO,
         };
         deployed.with_context(|| format!("cannot deploy {image} as stack {STACK}"))?;
-        let node = loop {
+        let (node, task) = loop {
             let tasks = docker(&[
                 "service",
                 "ps",
                 "--no-trunc",
                 "--format",
-                "{{.Node}}|{{.CurrentState}}|{{.Error}}",
+                "{{.ID}}|{{.Node}}|{{.CurrentState}}|{{.Error}}",
                 SERVICE,
             ])?;
             let line = tasks.lines().next().unwrap_or_default().to_owned();
             let mut parts = line.split('|');
-            let (node, state, error) = (
+            let (task, node, state, error) = (
+                parts.next().unwrap_or_default(),
                 parts.next().unwrap_or_default(),
                 parts.next().unwrap_or_default(),
                 parts.next().unwrap_or_default(),
             );
             if state.starts_with("Running") {
-                break node.to_owned();
+                break (node.to_owned(), task.to_owned());
             }
             if state.starts_with("Failed") || state.starts_with("Rejected") {
                 bail!("{image}'s task {state}: {error}");
@@ -303,13 +346,22 @@ impl Server {
             "--filter",
             &format!("label=com.docker.swarm.service.name={SERVICE}"),
         ])?;
+        let placed = docker(&[
+            "inspect",
+            "--format",
+            "{{.NodeID}} {{.Status.ContainerStatus.ContainerID}}",
+            &task,
+        ])?;
+        let (node_id, container_id) = placed.trim().split_once(' ').unwrap_or_default();
+        watch(node_id, container_id)?;
         if let Handle::Swarm(deployed) = &mut server.handle {
             deployed.node = node;
+            deployed.stats =
+                Some(EngineStats::follow_service(WATCH).context("cannot follow the watch's log")?);
             if let Some(id) = container.split_whitespace().next() {
                 let pid = docker(&["inspect", "--format", "{{.State.Pid}}", id])?;
                 deployed.pid = pid.trim().parse().unwrap_or(0);
                 deployed.visible = visible(deployed.pid, id);
-                deployed.stats = EngineStats::start(id).ok();
                 deployed.container = Some(id.to_owned());
             }
         }
