@@ -4,8 +4,8 @@
 //! histograms, not from their percentiles).
 //!
 //! - [`Shard`]: one agent's part of a level (its index among `agents`, its share of the
-//!   concurrency and requests, or of an open-loop [`Schedule`]), and [`Shard::flags`], the
-//!   command line that runs it.
+//!   level's [`Work`]: fresh connections, keep-alive users, or an open-loop [`Schedule`]),
+//!   and [`Shard::flags`], the command line that runs it.
 //! - [`run_shard`] (after [`reach`]): the agent's side: wait for the start, run, and print one
 //!   [`Report`] as a line of JSON after [`REPORT_PREFIX`] on stdout (a process's output, a
 //!   container's log).
@@ -26,7 +26,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncReadExt;
 
-use crate::load::{self, Expect, Level, Tally, Wire};
+use crate::load::{self, Expect, Level, Stop, Tally, Wire};
 use crate::plan::{self, Protocol};
 use crate::results::AgentRun;
 
@@ -52,19 +52,39 @@ pub struct Shard {
     pub protocol: Protocol,
     /// Per-request limit.
     pub timeout: Duration,
-    /// The whole level's concurrency, and its requests (one per fresh connection).
-    pub concurrency: usize,
-    /// The whole level's requests.
-    pub requests: usize,
-    /// Open loop instead: the whole level's schedule (its rate, how long, over how many
-    /// connections), each agent a share of the rate and of the connections.
-    pub paced: Option<Schedule>,
+    /// The whole level's load, of which this agent runs its share.
+    pub work: Work,
     /// This agent's number, from 0.
     pub index: usize,
     /// Agents in all.
     pub agents: usize,
     /// When every agent starts, milliseconds since the Unix epoch.
     pub start_at_ms: u64,
+}
+
+/// A whole level's load, all agents together.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Work {
+    /// One request per fresh connection (the ladder): each agent a share of the concurrency
+    /// and of the requests.
+    Fresh {
+        /// Connections at once.
+        concurrency: usize,
+        /// Requests in all.
+        requests: usize,
+    },
+    /// Keep-alive users (soak): each agent a share of the users, and of the requests when
+    /// the level is a count.
+    Sessions {
+        /// Users, each one request after another on its connection.
+        users: usize,
+        /// When they stop.
+        stop: Stop,
+        /// Over HTTP/2, users sharing one connection.
+        streams: usize,
+    },
+    /// Open loop (rate): each agent a share of the rate and of the connections.
+    Paced(Schedule),
 }
 
 /// An open-loop level's schedule.
@@ -86,12 +106,35 @@ pub fn share(total: usize, agents: usize, index: usize) -> usize {
 }
 
 impl Shard {
-    /// This agent's concurrency and requests.
-    pub fn own(&self) -> (usize, usize) {
-        (
-            share(self.concurrency, self.agents, self.index),
-            share(self.requests, self.agents, self.index),
-        )
+    /// This agent's part of the level.
+    pub fn own(&self) -> Work {
+        let part = |total| share(total, self.agents, self.index);
+        match self.work {
+            Work::Fresh {
+                concurrency,
+                requests,
+            } => Work::Fresh {
+                concurrency: part(concurrency),
+                requests: part(requests),
+            },
+            Work::Sessions {
+                users,
+                stop,
+                streams,
+            } => Work::Sessions {
+                users: part(users),
+                stop: match stop {
+                    Stop::Total(n) => Stop::Total(part(n)),
+                    each_or_time => each_or_time,
+                },
+                streams,
+            },
+            Work::Paced(s) => Work::Paced(Schedule {
+                rate: s.rate / self.agents.max(1) as f64,
+                duration: s.duration,
+                connections: part(s.connections).max(1),
+            }),
+        }
     }
 
     /// The URL of `target` on the server at `addr`, over `protocol`.
@@ -112,12 +155,29 @@ impl Shard {
     /// timeout, one after another on a connection; a schedule runs its duration, and its last
     /// requests may take the timeout.
     pub fn time_limit(&self) -> Duration {
-        match self.paced {
-            Some(s) => s.duration + self.timeout * 2,
-            None => {
-                let rounds = self.requests.div_ceil(self.concurrency.max(1)).max(1) as u32;
-                self.timeout * (rounds + 1)
+        let rounds = |requests: usize, at_once: usize| {
+            let rounds = requests.div_ceil(at_once.max(1)).max(1);
+            self.timeout * (u32::try_from(rounds).unwrap_or(u32::MAX - 1) + 1)
+        };
+        match self.work {
+            Work::Fresh {
+                concurrency,
+                requests,
+            } => rounds(requests, concurrency),
+            Work::Sessions {
+                stop: Stop::After(d),
+                ..
             }
+            | Work::Paced(Schedule { duration: d, .. }) => d + self.timeout * 2,
+            Work::Sessions {
+                users,
+                stop: Stop::Total(n),
+                ..
+            } => rounds(n, users),
+            Work::Sessions {
+                stop: Stop::Each(n),
+                ..
+            } => rounds(n, 1),
         }
     }
 
@@ -147,24 +207,39 @@ impl Shard {
             "--timeout".to_owned(),
             format!("{}ms", self.timeout.as_millis()),
         ];
-        flags.extend(match self.paced {
-            None => [
-                "--concurrency".to_owned(),
-                self.concurrency.to_string(),
-                "--requests".to_owned(),
-                self.requests.to_string(),
-            ]
-            .to_vec(),
-            Some(s) => [
-                "--rate".to_owned(),
-                s.rate.to_string(),
-                "--duration".to_owned(),
-                format!("{}ms", s.duration.as_millis()),
-                "--connections".to_owned(),
-                s.connections.to_string(),
-            ]
-            .to_vec(),
-        });
+        let ms = |d: Duration| format!("{}ms", d.as_millis());
+        let pairs: Vec<(&str, String)> = match self.work {
+            Work::Fresh {
+                concurrency,
+                requests,
+            } => vec![
+                ("--concurrency", concurrency.to_string()),
+                ("--requests", requests.to_string()),
+            ],
+            Work::Sessions {
+                users,
+                stop,
+                streams,
+            } => vec![
+                ("--keep-alive", users.to_string()),
+                match stop {
+                    Stop::After(d) => ("--duration", ms(d)),
+                    Stop::Total(n) => ("--requests", n.to_string()),
+                    Stop::Each(n) => ("--each", n.to_string()),
+                },
+                ("--streams", streams.to_string()),
+            ],
+            Work::Paced(s) => vec![
+                ("--rate", s.rate.to_string()),
+                ("--duration", ms(s.duration)),
+                ("--connections", s.connections.to_string()),
+            ],
+        };
+        flags.extend(
+            pairs
+                .into_iter()
+                .flat_map(|(flag, value)| [flag.to_owned(), value]),
+        );
         match &self.expect {
             plan::Expect::Greeting => {}
             plan::Expect::Any => flags.extend(["--expect".to_owned(), "any".to_owned()]),
@@ -181,9 +256,9 @@ pub struct Report {
     pub index: usize,
     /// Agents in all, as it was told.
     pub agents: usize,
-    /// Its concurrency and requests.
+    /// Its connections at once (fresh), users (keep-alive) or connections (open loop).
     pub concurrency: usize,
-    /// Its requests.
+    /// Its requests: its share (fresh), or those it sent (keep-alive; 0 for open loop).
     pub requests: usize,
     /// Its first request's start after the shared start, seconds.
     pub start_skew_s: f64,
@@ -211,40 +286,64 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report> {
     }
     let wire =
         Wire::new(shard.protocol, &greet_probe::tls::Trust::Any).map_err(anyhow::Error::msg)?;
-    let (concurrency, requests) = shard.own();
+    let own = shard.own();
     let start_at = UNIX_EPOCH + Duration::from_millis(shard.start_at_ms);
     if let Ok(wait) = start_at.duration_since(SystemTime::now()) {
         tokio::time::sleep(wait).await;
     }
     let start_skew_s = since(start_at);
     let started_s = since(UNIX_EPOCH);
-    let expect = Expect::for_target(&shard.target(), &shard.expect);
-    let (tally, paced) = match shard.paced {
-        None => {
+    let (target, timeout) = (shard.target(), shard.timeout);
+    let expect = Expect::for_target(&target, &shard.expect);
+    let (tally, paced, concurrency, requests) = match own {
+        Work::Fresh {
+            concurrency,
+            requests,
+        } => {
             let level = Level {
                 addr,
-                target: shard.target(),
+                target,
                 expect,
                 concurrency,
                 requests,
-                timeout: shard.timeout,
+                timeout,
                 wire,
             };
-            (load::fresh(&level, Default::default()).await, None)
+            let tally = load::fresh(&level, Default::default()).await;
+            (tally, None, concurrency, requests)
         }
-        Some(s) => {
+        Work::Sessions {
+            users,
+            stop,
+            streams,
+        } => {
+            let sessions = load::Sessions {
+                addr,
+                target,
+                expect,
+                users,
+                stop,
+                timeout,
+                wire,
+                streams,
+            };
+            let tally = load::sessions(&sessions, Default::default()).await;
+            let requests = usize::try_from(tally.requests()).unwrap_or(usize::MAX);
+            (tally, None, users, requests)
+        }
+        Work::Paced(s) => {
             let paced = load::Paced {
                 addr,
-                target: shard.target(),
+                target,
                 expect,
-                rate: s.rate / shard.agents as f64,
+                rate: s.rate,
                 duration: s.duration,
-                connections: share(s.connections, shard.agents, shard.index).max(1),
-                timeout: shard.timeout,
+                connections: s.connections,
+                timeout,
                 wire,
             };
             let tally = load::paced(&paced, Default::default()).await;
-            (tally.corrected.clone(), Some(tally))
+            (tally.corrected.clone(), Some(tally), s.connections, 0)
         }
     };
     let cpu_s = greet_probe::procfs::stat(std::process::id())
@@ -331,8 +430,26 @@ impl Ran {
     }
 }
 
-/// Runs `shard` over `agents` agents: processes of this program on this machine, or a job on
-/// the swarm (on `greet.role=load` nodes when labelled).
+/// Where a scenario's load runs: `agents` agents (0: in the harness itself), as processes on
+/// this machine or as a swarm job (`swarm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Spread {
+    /// Agents per level (0: none, the harness loads).
+    pub agents: usize,
+    /// On a Docker Swarm.
+    pub swarm: bool,
+}
+
+/// When agents told to start now start: far enough ahead for every one to be up and waiting
+/// (processes here, or a swarm's tasks, which take seconds to schedule). Give it to
+/// [`Shard::start_at_ms`] (through [`unix_ms`]), and start watching the server then.
+pub fn start_instant(on_swarm: bool) -> SystemTime {
+    SystemTime::now() + if on_swarm { swarm::LEAD } else { START_LEAD }
+}
+
+/// Runs `shard` over `agents` agents, starting at its `start_at_ms` ([`start_instant`]):
+/// processes of this program on this machine, or a job on the swarm (on `greet.role=load`
+/// nodes when labelled).
 pub async fn run(shard: &Shard, agents: usize, on_swarm: bool) -> Result<Ran> {
     if on_swarm {
         let constraint = crate::server::swarm::Nodes::read()?.constraint("load");
@@ -432,12 +549,13 @@ pub fn merge(reports: &[Report]) -> (Tally, Vec<AgentRun>) {
 pub mod local {
     use super::*;
 
-    /// Runs `shard` (its index and start ignored) as `agents` processes of `program` (a
-    /// greet-bench binary) starting together, and returns their reports in index order. Any
+    /// Runs `shard` (its index ignored) as `agents` processes of `program` (a greet-bench
+    /// binary) starting together at its start, and returns their reports in index order. Any
     /// agent that exits non-zero, dies, prints no report or is not done within the level's
     /// time is the level's failure, named.
     pub async fn run(program: &Path, shard: &Shard, agents: usize) -> Result<Vec<Report>> {
-        let start_at_ms = unix_ms(SystemTime::now() + START_LEAD);
+        let start_at_ms = shard.start_at_ms;
+        let lead = Duration::from_millis(start_at_ms.saturating_sub(unix_ms(SystemTime::now())));
         let mut children = Vec::new();
         for index in 0..agents {
             let shard = Shard {
@@ -456,7 +574,7 @@ pub mod local {
                 .with_context(|| format!("agent {index}: cannot start {}", program.display()))?;
             children.push(child);
         }
-        let deadline = Instant::now() + START_LEAD + START_LATE + shard.time_limit();
+        let deadline = Instant::now() + lead + START_LATE + shard.time_limit();
         let mut reports = Vec::new();
         for (index, child) in children.into_iter().enumerate() {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -574,11 +692,12 @@ pub mod swarm {
 
     /// How long after the job is created its agents start: time for the swarm to schedule
     /// and start every task.
-    const LEAD: Duration = Duration::from_secs(5);
+    pub(super) const LEAD: Duration = Duration::from_secs(5);
 
-    /// Runs `shard` (index and start ignored) as a replicated job of `agents` tasks of
-    /// the agents' image on the stack's network (constrained to `constraint`'s nodes when given),
-    /// starting together; returns their reports in index order and the node each ran on.
+    /// Runs `shard` (its index ignored) as a replicated job of `agents` tasks of the agents'
+    /// image on the stack's network (constrained to `constraint`'s nodes when given),
+    /// starting together at its start; returns their reports in index order and the node
+    /// each ran on.
     /// A task that fails, is rejected, or is not done in time, and a report missing or late,
     /// fail the level, named. The job is removed however this ends.
     pub async fn run(
@@ -586,10 +705,10 @@ pub mod swarm {
         agents: usize,
         constraint: Option<&str>,
     ) -> Result<(Vec<Report>, Vec<String>)> {
-        let start_at_ms = unix_ms(SystemTime::now() + LEAD);
+        let start_at_ms = shard.start_at_ms;
+        let lead = Duration::from_millis(start_at_ms.saturating_sub(unix_ms(SystemTime::now())));
         let shard = Shard {
             agents,
-            start_at_ms,
             ..shard.clone()
         };
         let replicas = agents.to_string();
@@ -625,7 +744,7 @@ pub mod swarm {
         create.extend(flags.iter().map(String::as_str));
         let _job = Job;
         docker(&create).context("cannot create the agents' job")?;
-        let deadline = Instant::now() + LEAD + START_LATE + shard.time_limit();
+        let deadline = Instant::now() + lead + START_LATE + shard.time_limit();
         let nodes = loop {
             let tasks = docker(&[
                 "service",

@@ -6,18 +6,19 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use greet_server::ServerFlag;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::agents::{self, Shard, Spread, Work};
 use crate::load::{self, Expect, Sessions, Stop, Wire};
 use crate::plan::{package, Common, Contract, Foreign, Target};
 use crate::report;
-use crate::results::{Results, Run, Transport};
-use crate::sample::{Maxima, Sampler};
-use crate::server::{Binaries, Server};
+use crate::results::{AgentRun, Figures, Results, Run, Sampled, Transport};
+use crate::sample::{EngineStats, Maxima, Sampler};
+use crate::server::{self, Binaries, Server};
 
 /// What every scenario shares.
 #[derive(Debug)]
@@ -266,6 +267,37 @@ impl Harness {
         }
     }
 
+    /// [`Harness::bring_up`] on a swarm: server `subject` (of the workspace) deployed as the
+    /// stack's server, measured over the run's protocol, light-checked on `target` where the
+    /// harness reaches it (its published port).
+    pub async fn bring_up_swarm(
+        &self,
+        subject: &Subject,
+        args: &[String],
+        foreign: &Foreign,
+        target: &str,
+    ) -> Result<Up> {
+        let Subject::Server(short) = subject else {
+            bail!("--swarm loads only the servers it deploys");
+        };
+        let (image, args) = (server::image(short), Self::measured_args(args, &self.wire));
+        let server = tokio::task::spawn_blocking(move || {
+            Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?)
+        })
+        .await
+        .context("start-up task failed")??;
+        let addr = server.addr();
+        let expect = Expect::for_target(target, &foreign.expect);
+        let base_url = format!("http://{addr}");
+        let at = (addr, base_url.as_str(), true);
+        self.verify(&subject.name(), Contract::Light, at, target, &expect)
+            .await?;
+        Ok(Up {
+            addr,
+            server: Some(server),
+        })
+    }
+
     /// Stops the server of `up`, if the harness started it, with SIGTERM; an unclean exit
     /// is an error.
     pub async fn release(&self, up: Up) -> Result<()> {
@@ -292,10 +324,10 @@ impl Harness {
         report::write_all(&self.out, results)
     }
 
-    /// Runs keep-alive load on `up` while sampling it (when the harness started it), with a
-    /// progress bar named `label`: the run's figures, and everything the sampler saw.
+    /// Runs keep-alive load on `up` while watching it (when the harness started it), with a
+    /// progress bar named `label`: the run's figures, and everything /proc saw.
     pub async fn keep_alive(&self, up: &Up, sessions: &Sessions, label: String) -> (Run, Maxima) {
-        let sampler = up.pid().map(Sampler::start);
+        let watch = Watch::start(up.server.as_ref(), SystemTime::now());
         let done = Arc::new(AtomicUsize::new(0));
         let bound = match sessions.stop {
             Stop::Each(n) => Bound::Requests((n * sessions.users) as u64),
@@ -305,14 +337,43 @@ impl Harness {
         let bar = self.progress(label, bound, Arc::clone(&done));
         let tally = load::sessions(sessions, done).await;
         bar.finish();
-        let maxima = sampler.map(Sampler::stop).unwrap_or_default();
-        let run = Run {
-            load: tally.figures(),
-            server: maxima.sampled(),
-            engine: None,
-            agents: Vec::new(),
+        let watched = watch.stop().await;
+        let run = watched.run(tally.figures(), Vec::new());
+        (run, watched.maxima.unwrap_or_default())
+    }
+
+    /// [`Harness::keep_alive`] from `spread`'s agents (processes here, or a swarm job), its
+    /// users and requests shared out among them; `url` is the server's as they reach it and
+    /// `rule` what a valid answer is. An agent's failure is the run's.
+    pub async fn keep_alive_spread(
+        &self,
+        up: &Up,
+        (sessions, url, rule): (&Sessions, String, &crate::plan::Expect),
+        spread: Spread,
+        label: String,
+    ) -> Result<(Run, Maxima)> {
+        let start = agents::start_instant(spread.swarm);
+        let shard = Shard {
+            url,
+            expect: rule.clone(),
+            protocol: sessions.wire.protocol,
+            timeout: sessions.timeout,
+            work: Work::Sessions {
+                users: sessions.users,
+                stop: sessions.stop,
+                streams: sessions.streams,
+            },
+            index: 0,
+            agents: spread.agents,
+            start_at_ms: agents::unix_ms(start),
         };
-        (run, maxima)
+        self.say(&label, &format!("{} agents", spread.agents));
+        let watch = Watch::start(up.server.as_ref(), start);
+        let ran = agents::run(&shard, spread.agents, spread.swarm).await;
+        let watched = watch.stop().await;
+        let (tally, runs) = ran?.merged();
+        let run = watched.run(tally.figures(), runs);
+        Ok((run, watched.maxima.unwrap_or_default()))
     }
 
     /// A progress bar on stderr fed from `done`, unless quiet (indicatif draws nothing when
@@ -336,6 +397,82 @@ impl Harness {
             }
         });
         Progress(Some((bar, ticker)))
+    }
+}
+
+/// A server watched while a load runs: from /proc where its process is this host's, and from
+/// the engine's stats (or a swarm's sampler task) for a container, beside /proc's figures or
+/// instead of them for one on another host.
+#[derive(Debug)]
+pub struct Watch<'a> {
+    proc: Option<Sampler>,
+    engine: Option<&'a EngineStats>,
+    from: Instant,
+}
+
+impl<'a> Watch<'a> {
+    /// Starts watching `server` (none: a target, not watched) at `at`: now, or when a level's
+    /// agents start ([`crate::agents::start_instant`]).
+    pub fn start(server: Option<&'a Server>, at: SystemTime) -> Self {
+        let from = match at.duration_since(SystemTime::now()) {
+            Ok(ahead) => Instant::now() + ahead,
+            Err(_) => Instant::now(),
+        };
+        Self {
+            proc: server
+                .filter(|s| s.visible())
+                .map(|s| Sampler::start_at(s.pid(), from)),
+            engine: server.and_then(Server::engine),
+            from,
+        }
+    }
+
+    /// Stops watching: what /proc saw, and the engine's figures over the load (waiting up to
+    /// 2.5 s for the reading that covers its end: the engine reads about once a second).
+    pub async fn stop(self) -> Watched {
+        let maxima = self.proc.map(Sampler::stop);
+        let engine = match self.engine {
+            Some(stats) => {
+                let to = Instant::now();
+                let deadline = to + Duration::from_millis(2500);
+                while !stats.has_after(to) && Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Some(stats.window(self.from, to))
+            }
+            None => None,
+        };
+        Watched { maxima, engine }
+    }
+}
+
+/// What a [`Watch`] saw.
+#[derive(Debug, Default)]
+pub struct Watched {
+    /// /proc's, where the server's process is this host's.
+    pub maxima: Option<Maxima>,
+    /// The engine's (or the sampler task's), for a container.
+    pub engine: Option<Sampled>,
+}
+
+impl Watched {
+    /// The server's figures: /proc's, or the engine's where /proc has none.
+    pub fn server(&self) -> Sampled {
+        match &self.maxima {
+            Some(maxima) => maxima.sampled(),
+            None => self.engine.clone().unwrap_or_default(),
+        }
+    }
+
+    /// A run of `load` (by `agents`, if any): [`Watched::server`], and the engine's figures
+    /// beside /proc's.
+    pub fn run(&self, load: Figures, agents: Vec<AgentRun>) -> Run {
+        Run {
+            load,
+            server: self.server(),
+            engine: self.maxima.as_ref().and(self.engine.clone()),
+            agents,
+        }
     }
 }
 
@@ -400,9 +537,12 @@ impl Up {
         Ok(())
     }
 
-    /// The pid of the harness's server.
+    /// The pid of the harness's server, where its process is this host's.
     pub fn pid(&self) -> Option<u32> {
-        self.server.as_ref().map(Server::pid)
+        self.server
+            .as_ref()
+            .filter(|s| s.visible())
+            .map(Server::pid)
     }
 }
 

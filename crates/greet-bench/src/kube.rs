@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::agents::Shard;
+use crate::agents::{Shard, Work};
 use crate::plan::{self, package, Protocol};
 
 /// One level on a cluster.
@@ -82,9 +82,10 @@ pub fn manifests(k: &Kubernetes) -> String {
         expect: plan::Expect::Greeting,
         protocol: Protocol::Http1,
         timeout: k.timeout,
-        concurrency: k.concurrency,
-        requests: k.concurrency,
-        paced: None,
+        work: Work::Fresh {
+            concurrency: k.concurrency,
+            requests: k.concurrency,
+        },
         index: 0,
         agents: k.agents,
         start_at_ms: 0,

@@ -210,7 +210,7 @@ fn parse_agent_rate(text: &str) -> Result<f64, String> {
     }
 }
 
-/// One agent's share of a ladder level (`greet-bench agent`).
+/// One agent's share of a level (`greet-bench agent`).
 #[derive(Debug, Clone, Args)]
 pub(super) struct AgentArgs {
     /// The server and endpoint, e.g. http://10.0.0.5:8080/greetings (https:// over TLS)
@@ -221,9 +221,18 @@ pub(super) struct AgentArgs {
     #[arg(long, value_name = "PROTOCOL")]
     pub(super) protocol: Option<plan::Protocol>,
 
-    /// The whole level's concurrency; this agent takes its share
-    #[arg(long, value_parser = parse_level, required_unless_present = "rate")]
+    /// The whole level's concurrency, one request per fresh connection; this agent takes
+    /// its share
+    #[arg(long, value_parser = parse_level,
+          required_unless_present_any = ["rate", "keep_alive"])]
     pub(super) concurrency: Option<usize>,
+
+    /// Keep-alive instead: the whole level's users, each one request after another on its
+    /// connection, for --duration, or --requests in all, or --each; this agent takes its
+    /// share of the users (and of --requests)
+    #[arg(long, value_name = "USERS", value_parser = parse_level,
+          conflicts_with_all = ["concurrency", "rate"])]
+    pub(super) keep_alive: Option<usize>,
 
     /// Open loop instead: the whole level's requests a second; this agent takes its share
     /// (rate ÷ agents), over its share of --connections, for --duration
@@ -231,17 +240,27 @@ pub(super) struct AgentArgs {
           conflicts_with = "concurrency")]
     pub(super) rate: Option<f64>,
 
-    /// Open loop: how long the schedule runs
-    #[arg(long, value_parser = parse_duration, requires = "rate")]
+    /// Open loop and keep-alive: how long the load runs
+    #[arg(long, value_parser = parse_duration, conflicts_with = "concurrency")]
     pub(super) duration: Option<std::time::Duration>,
 
     /// Open loop: keep-alive connections, all agents together
     #[arg(long, value_parser = parse_level, requires = "rate")]
     pub(super) connections: Option<usize>,
 
-    /// The whole level's requests, one per fresh connection [default: the concurrency]
-    #[arg(long, value_parser = parse_level)]
+    /// The whole level's requests: one per fresh connection [default: the concurrency], or
+    /// with --keep-alive the users' requests between them
+    #[arg(long, value_parser = parse_level, conflicts_with = "rate")]
     pub(super) requests: Option<usize>,
+
+    /// Keep-alive: requests each user sends
+    #[arg(long, value_parser = parse_level, requires = "keep_alive",
+          conflicts_with_all = ["duration", "requests"])]
+    pub(super) each: Option<usize>,
+
+    /// Keep-alive over HTTP/2: users sharing one connection
+    #[arg(long, value_parser = parse_level, default_value_t = 1)]
+    pub(super) streams: usize,
 
     /// Agents in all
     #[arg(long, value_name = "N", value_parser = parse_agents, default_value_t = 1)]
@@ -417,6 +436,18 @@ pub(super) struct SoakArgs {
           help = help1("--blocking-threads passed to the servers", plan::BLOCKING_THREADS))]
     blocking_threads: Option<usize>,
 
+    /// Split each level's users over N `greet-bench agent` processes starting together (and
+    /// --requests, when given); their tallies are merged exactly [default: the harness loads
+    /// each level alone]
+    #[arg(long, value_name = "N", value_parser = parse_agents)]
+    agents: Option<usize>,
+
+    /// Each server as a Docker Swarm stack and each level as a swarm job of --agents agents,
+    /// as the ladder's --swarm; threads are counted where the server's process is this
+    /// host's, CPU and memory by a sampler task beside it wherever it runs
+    #[arg(long)]
+    swarm: bool,
+
     #[command(flatten)]
     foreign: ForeignArgs,
 
@@ -441,6 +472,8 @@ impl SoakArgs {
         set(&mut plan.delay_ms, self.delay_ms);
         plan.workers = self.workers;
         set(&mut plan.blocking_threads, self.blocking_threads);
+        plan.agents = self.agents.unwrap_or(if self.swarm { 1 } else { 0 });
+        plan.swarm = self.swarm;
         (self.common.plan(), plan)
     }
 }

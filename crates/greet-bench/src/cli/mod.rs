@@ -15,6 +15,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::agents;
 use crate::diff;
 use crate::gate;
+use crate::load;
 use crate::plan::{self, Common, Plan, Scenario, ScenarioKind};
 use crate::report::comparison;
 use crate::run::{self, Verdict};
@@ -97,9 +98,10 @@ enum Command {
     /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
     /// have runs enough (Mann-Whitney), and what differs between the runs themselves
     Compare(CompareArgs),
-    /// One agent's share of a ladder level, as --agents runs it and as a cluster job would:
-    /// waits for --start-at, sends its share of the requests on fresh connections, and prints
-    /// its whole tally as one line of JSON on stdout (exit 0 however many requests failed)
+    /// One agent's share of a level, as --agents runs it and as a cluster job would: waits
+    /// for --start-at, sends its share (fresh connections, --keep-alive users, or an open-loop
+    /// --rate), and prints its whole tally as one line of JSON on stdout (exit 0 however many
+    /// requests failed)
     Agent(AgentArgs),
     /// Merge agents' reports into one level: the lines `greet-bench agent` printed, from
     /// files or stdin (`kubectl logs -l job-name=greet-load`, `docker service logs`). Every
@@ -129,6 +131,20 @@ enum Command {
         /// The server's greeting delay
         #[arg(long, default_value_t = plan::DELAY_MS)]
         delay_ms: u64,
+    },
+    /// Watch a container from beside it: its CPU %, memory and tasks from its control group,
+    /// one line every interval until it ends (what --swarm runs on a server's node, the
+    /// host's /sys/fs/cgroup mounted read-only)
+    Watch {
+        /// The container's ID (12 hex digits or more)
+        #[arg(long, value_name = "ID")]
+        container: String,
+        /// Where the host's cgroup hierarchy is mounted
+        #[arg(long, value_name = "DIR", default_value = "/sys/fs/cgroup")]
+        cgroups: std::path::PathBuf,
+        /// How often to read it
+        #[arg(long, value_parser = values::parse_duration, default_value = "500ms")]
+        interval: std::time::Duration,
     },
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
     Check {
@@ -160,6 +176,8 @@ enum Action {
     Merge(Vec<std::path::PathBuf>, bool),
     /// `kubernetes …`.
     Kubernetes(crate::kube::Kubernetes),
+    /// `watch --container ID …`: the container, where its cgroups are, how often.
+    Watch(String, std::path::PathBuf, std::time::Duration),
 }
 
 impl Cli {
@@ -205,6 +223,11 @@ impl Cli {
             Some(Command::Compare(args)) => return Action::Compare(args),
             Some(Command::Agent(args)) => return Action::Agent(args),
             Some(Command::Merge { files, json }) => return Action::Merge(files, json),
+            Some(Command::Watch {
+                container,
+                cgroups,
+                interval,
+            }) => return Action::Watch(container, cgroups, interval),
             Some(Command::Kubernetes {
                 server,
                 agents,
@@ -257,6 +280,19 @@ pub fn main() -> ExitCode {
         Action::Check(urls, protocol) => return check(&urls, protocol),
         Action::Compare(args) => return compare(&args),
         Action::Agent(args) => return agent(args),
+        Action::Watch(container, cgroups, interval) => {
+            let mut out = std::io::stdout().lock();
+            let wait = std::time::Duration::from_secs(10);
+            return match crate::sample::watch_container(
+                &cgroups, &container, interval, wait, &mut out,
+            ) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("greet-bench watch: error: {err}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Action::Merge(files, json) => return merge(&files, json),
         Action::Kubernetes(k) => {
             print!("{}", crate::kube::manifests(&k));
@@ -400,6 +436,31 @@ fn agent(args: AgentArgs) -> ExitCode {
             args.url
         ));
     }
+    let work =
+        match (args.rate, args.keep_alive) {
+            (Some(rate), _) => agents::Work::Paced(agents::Schedule {
+                rate,
+                duration: args.duration.unwrap_or_default(),
+                connections: args.connections.unwrap_or(1),
+            }),
+            (None, Some(users)) => agents::Work::Sessions {
+                users,
+                stop: match (args.duration, args.requests, args.each) {
+                    (Some(d), None, None) => load::Stop::After(d),
+                    (None, Some(n), None) => load::Stop::Total(n),
+                    (None, None, Some(n)) => load::Stop::Each(n),
+                    _ => return usage(
+                        "--keep-alive needs one of --duration, --requests and --each: when the \
+                         users stop",
+                    ),
+                },
+                streams: args.streams,
+            },
+            (None, None) => agents::Work::Fresh {
+                concurrency: args.concurrency.unwrap_or(1),
+                requests: args.requests.or(args.concurrency).unwrap_or(1),
+            },
+        };
     let run = async {
         let wait = args.wait.unwrap_or_default();
         let addr = agents::reach(&args.url, protocol, wait).await?;
@@ -408,13 +469,7 @@ fn agent(args: AgentArgs) -> ExitCode {
             expect: args.expect.unwrap_or_default(),
             protocol,
             timeout: args.timeout,
-            concurrency: args.concurrency.unwrap_or(1),
-            requests: args.requests.or(args.concurrency).unwrap_or(1),
-            paced: args.rate.map(|rate| agents::Schedule {
-                rate,
-                duration: args.duration.unwrap_or_default(),
-                connections: args.connections.unwrap_or(1),
-            }),
+            work,
             index: args
                 .slot
                 .as_deref()
@@ -549,7 +604,8 @@ mod tests {
             | Action::Compare(_)
             | Action::Agent(_)
             | Action::Merge(..)
-            | Action::Kubernetes(_) => panic!("a plan, not another command"),
+            | Action::Kubernetes(_)
+            | Action::Watch(..) => panic!("a plan, not another command"),
         }
     }
 
@@ -727,8 +783,16 @@ mod tests {
             .iter()
             .map(|k| k.name().to_owned())
             .collect();
-        expected
-            .extend(["all", "compare", "agent", "merge", "kubernetes", "check"].map(String::from));
+        let tools = [
+            "all",
+            "compare",
+            "agent",
+            "merge",
+            "kubernetes",
+            "watch",
+            "check",
+        ];
+        expected.extend(tools.map(String::from));
         assert_eq!(subcommands, expected);
         let all: Vec<&str> = plan(&["all"])
             .scenarios

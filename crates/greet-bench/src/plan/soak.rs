@@ -35,6 +35,11 @@ pub struct Soak {
     pub workers: Option<usize>,
     /// `--blocking-threads` for the servers.
     pub blocking_threads: usize,
+    /// Split each level's users over this many `greet-bench agent` processes (0: the harness
+    /// loads alone).
+    pub agents: usize,
+    /// Each server as a Docker Swarm stack, each level as a swarm job of the agents.
+    pub swarm: bool,
 }
 
 impl Soak {
@@ -72,6 +77,8 @@ impl Soak {
             delay_ms: 0,
             workers: None,
             blocking_threads: BLOCKING_THREADS,
+            agents: 0,
+            swarm: false,
         }
     }
 }

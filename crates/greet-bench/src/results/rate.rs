@@ -60,6 +60,9 @@ pub struct RateServer {
     pub client_max_rps: f64,
     /// One entry per level, in order.
     pub levels: Vec<RateLevel>,
+    /// On a swarm: the node its task ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 /// One target rate against one server and endpoint: its runs merged.

@@ -54,6 +54,9 @@ pub struct SoakCell {
     pub average_s: f64,
     /// Live threads when the server had started, before any load (none for a target).
     pub threads_at_start: Option<u64>,
+    /// On a swarm: the node the server's task ran on (its last repeat's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// Live threads at the end of this cell.
     pub threads_live: Option<u64>,
     /// Most live threads during this cell.

@@ -5,17 +5,17 @@
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::SystemTime;
 
 use anyhow::{bail, Context, Result};
 
 use crate::agents::{self, Shard};
 use crate::compare::{self, Comparison, Figure};
-use crate::harness::{server_args, Bound, Harness};
+use crate::harness::{server_args, Bound, Harness, Watch};
 use crate::load::{self, Expect, Level as LoadLevel};
 use crate::plan::{self, is_peer, package, Contract};
 use crate::results::{self, AgentRun, LadderServer, Level, Mode, Results, Run};
-use crate::sample::{self, mib, Sampler};
+use crate::sample::{self, mib};
 use crate::server::{self, Program, Server};
 
 /// Where a server comes from.
@@ -335,35 +335,29 @@ async fn measure(
         timeout: harness.timeout(),
         wire: harness.wire.clone(),
     };
-    // /proc where the server's process is this host's; the engine's stats for a container,
-    // beside /proc's figures, or instead of them for a container on another host.
-    let sampler = server
-        .filter(|s| s.visible())
-        .map(|s| Sampler::start(s.pid()));
-    let engine = server.and_then(Server::engine);
-    let from = Instant::now();
-    let (tally, agents) = if agents > 0 {
+    let (tally, agents, watched) = if agents > 0 {
         let url = agents::url_for(plan.swarm, addr, &entry.endpoint, harness.wire.protocol);
+        let start = agents::start_instant(plan.swarm);
         let shard = Shard {
             url,
             expect: plan.foreign.expect.clone(),
             protocol: harness.wire.protocol,
             timeout: harness.timeout(),
-            concurrency,
-            requests: concurrency,
-            paced: None,
+            work: agents::Work::Fresh {
+                concurrency,
+                requests: concurrency,
+            },
             index: 0,
             agents,
-            start_at_ms: 0,
+            start_at_ms: agents::unix_ms(start),
         };
-        match agents::run(&shard, agents, plan.swarm).await {
-            Ok(ran) => ran.merged(),
-            Err(err) => {
-                sampler.map(Sampler::stop);
-                return Err(err);
-            }
-        }
+        let watch = Watch::start(server, start);
+        let ran = agents::run(&shard, agents, plan.swarm).await;
+        let watched = watch.stop().await;
+        let (tally, agents) = ran?.merged();
+        (tally, agents, watched)
     } else {
+        let watch = Watch::start(server, SystemTime::now());
         let done = Arc::new(AtomicUsize::new(0));
         let bar = harness.progress(
             format!("{} c={}", entry.name, level.concurrency),
@@ -372,35 +366,9 @@ async fn measure(
         );
         let tally = load::fresh(&level, done).await;
         bar.finish();
-        (tally, Vec::new())
+        (tally, Vec::new(), watch.stop().await)
     };
-    let proc = sampler.map(|s| s.stop().sampled());
-    let engine = match engine {
-        Some(stats) => {
-            let to = Instant::now();
-            // The engine reads about once a second: the reading after the load covers its end.
-            let deadline = to + Duration::from_millis(2500);
-            while !stats.has_after(to) && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Some(stats.window(from, to))
-        }
-        None => None,
-    };
-    Ok(match proc {
-        Some(proc) => Run {
-            load: tally.figures(),
-            server: proc,
-            engine,
-            agents,
-        },
-        None => Run {
-            load: tally.figures(),
-            server: engine.unwrap_or_default(),
-            engine: None,
-            agents,
-        },
-    })
+    Ok(watched.run(tally.figures(), agents))
 }
 
 /// Every pair of servers at each level, on per-run total time, when levels were repeated.

@@ -5,18 +5,17 @@
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
 
-use crate::agents::{self, Schedule, Shard};
+use crate::agents::{self, Schedule, Shard, Work};
 use crate::compare::{self, Comparison, Figure};
-use crate::harness::{server_args, Bound, Harness, Subject, Up};
+use crate::harness::{server_args, Bound, Harness, Subject, Up, Watch};
 use crate::load::{self, Expect, Paced, PacedTally, Sessions, Stop, Tally, LATE, SPECTRUM};
-use crate::plan::{self, Contract, Rates, BLOCKING_THREADS};
+use crate::plan::{self, Rates, BLOCKING_THREADS};
 use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Sampled, Spectrum};
-use crate::sample::Sampler;
-use crate::server::{self, Server};
+use crate::server;
 use crate::stats::{distinct, median};
 
 /// A level whose achieved rate is under this fraction of its target is over capacity.
@@ -93,7 +92,9 @@ async fn run_subject(
 ) -> Result<()> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
     let mut up = if plan.swarm {
-        swarm_up(harness, plan, subject, args, first).await?
+        harness
+            .bring_up_swarm(subject, args, &plan.foreign, first)
+            .await?
     } else {
         harness
             .bring_up(subject, args, &plan.foreign, first, false)
@@ -134,6 +135,7 @@ async fn run_subject(
             probe_client_cpu_pct: client_share * 100.0,
             client_max_rps: client_max,
             levels: Vec::new(),
+            node: up.server.as_ref().and_then(|s| s.node()).map(str::to_owned),
         };
         let targets: Vec<(String, f64)> = match &plan.rates {
             Rates::OfCapacity(fractions) => fractions
@@ -208,45 +210,6 @@ async fn run_subject(
     harness.release(up).await
 }
 
-/// A server of the workspace as a swarm stack, light-checked over the run's protocol where
-/// the harness reaches it (its published port).
-async fn swarm_up(
-    harness: &Harness,
-    plan: &plan::Rate,
-    subject: &Subject,
-    args: &[String],
-    endpoint: &str,
-) -> Result<Up> {
-    let Subject::Server(short) = subject else {
-        anyhow::bail!("--swarm loads only the servers it deploys");
-    };
-    let (image, args) = (
-        server::image(short),
-        Harness::measured_args(args, &harness.wire),
-    );
-    let server = tokio::task::spawn_blocking(move || {
-        Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?)
-    })
-    .await
-    .context("start-up task failed")??;
-    let addr = server.addr();
-    let expect = Expect::for_target(endpoint, &plan.foreign.expect);
-    let base_url = format!("http://{addr}");
-    harness
-        .verify(
-            &subject.name(),
-            Contract::Light,
-            (addr, &base_url, true),
-            endpoint,
-            &expect,
-        )
-        .await?;
-    Ok(Up {
-        addr,
-        server: Some(server),
-    })
-}
-
 /// One run of one level, the server sampled and the load generator's CPU measured: paced by
 /// the harness, or by `plan`'s agents (local processes, or a swarm job), whose failure fails
 /// the level.
@@ -257,24 +220,22 @@ async fn paced_run(
     load_cpus: f64,
     label: String,
 ) -> Result<(PacedTally, RateRun)> {
-    let sampler = up.pid().map(Sampler::start);
-    let (tally, client, agents) = if plan.agents > 0 {
+    let (tally, client, agents, watched) = if plan.agents > 0 {
         let url = agents::url_for(plan.swarm, level.addr, &level.target, level.wire.protocol);
+        let start = agents::start_instant(plan.swarm);
         let shard = Shard {
             url,
             expect: plan.foreign.expect.clone(),
             protocol: level.wire.protocol,
             timeout: level.timeout,
-            concurrency: 1,
-            requests: 0,
-            paced: Some(Schedule {
+            work: Work::Paced(Schedule {
                 rate: level.rate,
                 duration: level.duration,
                 connections: level.connections,
             }),
             index: 0,
             agents: plan.agents,
-            start_at_ms: 0,
+            start_at_ms: agents::unix_ms(start),
         };
         harness.say(
             &label,
@@ -284,28 +245,26 @@ async fn paced_run(
                 level.rate / plan.agents as f64
             ),
         );
-        let ran = match agents::run(&shard, plan.agents, plan.swarm).await {
-            Ok(ran) => ran,
-            Err(err) => {
-                sampler.map(Sampler::stop);
-                return Err(err);
-            }
-        };
+        let watch = Watch::start(up.server.as_ref(), start);
+        let ran = agents::run(&shard, plan.agents, plan.swarm).await;
+        let watched = watch.stop().await;
+        let ran = ran?;
         let (tally, runs) = ran.merged_paced();
         // The agents' CPU against the load generator's CPUs over the schedule's span.
         let cpu: f64 = ran.reports.iter().map(|r| r.cpu_s).sum();
         let client = cpu / (tally.span.as_secs_f64().max(1e-9) * load_cpus) * 100.0;
-        (tally, client, runs)
+        (tally, client, runs, watched)
     } else {
+        let watch = Watch::start(up.server.as_ref(), SystemTime::now());
         let done = Arc::new(AtomicUsize::new(0));
         let bar = harness.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
         let (cpu, at) = (own_cpu(), Instant::now());
         let tally = load::paced(level, done).await;
         let client = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus) * 100.0;
         bar.finish();
-        (tally, client, Vec::new())
+        (tally, client, Vec::new(), watch.stop().await)
     };
-    let server = sampler.map(|s| s.stop().sampled()).unwrap_or_default();
+    let server = watched.server();
     let run = RateRun {
         achieved_rps: tally.achieved_rate(),
         late: tally.late,

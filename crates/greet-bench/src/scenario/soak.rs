@@ -11,12 +11,14 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 
+use crate::agents::{self, Spread};
 use crate::compare::{self, Comparison, Figure};
 use crate::harness::{server_args, Harness, Subject};
 use crate::load::{Expect, Sessions, Stop};
 use crate::plan::{self, SoakBound};
 use crate::results::{throughputs, Repeated, Results, Soak, SoakCell};
 use crate::sample;
+use crate::server;
 use crate::stats::{distinct, max_of};
 
 /// Runs soak into `results.soak`; false when a server failed.
@@ -40,6 +42,10 @@ pub async fn run(harness: &Harness, plan: &plan::Soak, results: &mut Results) ->
     });
     let args = server_args(plan.delay_ms, workers, plan.blocking_threads);
     let subjects = Subject::all(&plan.servers, &plan.foreign);
+    if plan.swarm {
+        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+        server::swarm::preflight(&shorts, !plan.foreign.targets.is_empty())?;
+    }
     let mut failed: Vec<String> = Vec::new();
     for repeat in 1..=plan.repeats {
         for subject in &subjects {
@@ -91,9 +97,15 @@ async fn run_endpoint(
 ) -> Result<()> {
     // The endpoint after the first is checked on a server of the workspace by the contract
     // already passed; a target, which is not restarted, is checked once.
-    let mut up = harness
-        .bring_up(one.subject, args, &plan.foreign, one.endpoint, !one.check)
-        .await?;
+    let mut up = if plan.swarm {
+        harness
+            .bring_up_swarm(one.subject, args, &plan.foreign, one.endpoint)
+            .await?
+    } else {
+        harness
+            .bring_up(one.subject, args, &plan.foreign, one.endpoint, !one.check)
+            .await?
+    };
     let pid = up.pid();
     let threads_at_start = pid.and_then(sample::read).map(|r| r.threads);
     let mut seen: BTreeSet<u32> = pid
@@ -118,7 +130,18 @@ async fn run_endpoint(
         };
         let repeat = one.repeat;
         let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
-        let (run, maxima) = harness.keep_alive(&up, &sessions, label).await;
+        let (run, maxima) = if plan.agents > 0 {
+            let protocol = harness.wire.protocol;
+            let url = agents::url_for(plan.swarm, up.addr, one.endpoint, protocol);
+            let spread = Spread {
+                agents: plan.agents,
+                swarm: plan.swarm,
+            };
+            let how = (&sessions, url, &plan.foreign.expect);
+            harness.keep_alive_spread(&up, how, spread, label).await?
+        } else {
+            harness.keep_alive(&up, &sessions, label).await
+        };
         harness.say(
             one.name,
             &format!(
@@ -148,6 +171,7 @@ async fn run_endpoint(
                 cells.len() - 1
             });
         let cell = &mut cells[at];
+        cell.node = up.server.as_ref().and_then(|s| s.node()).map(str::to_owned);
         if pid.is_some() {
             // Each repeat is a fresh process: its own thread ids, the most of any repeat kept.
             seen.extend(&maxima.thread_ids);

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::common::{bin_dir_args, out_dir, results, BENCH};
-use greet_bench::results::{Mode, Run};
+use greet_bench::results::{Mode, Run, SampledBy};
 
 /// One stack per swarm: these tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -142,6 +142,7 @@ fn two_agents_on_a_swarm_count_every_request_once_and_leave_nothing() {
                 "{:?}",
                 run.agents
             );
+            watched_beside(run);
         }
         for (what, x, y) in [
             ("p50", a.load.latency_ms.p50, b.load.latency_ms.p50),
@@ -154,6 +155,74 @@ fn two_agents_on_a_swarm_count_every_request_once_and_leave_nothing() {
         }
     }
     eprintln!("two agents, two levels, deploy to teardown: {took:?}");
+}
+
+/// The server was watched by the task beside it: CPU, memory and tasks from its container's
+/// control group, beside /proc's figures (its process is this host's on a one-node swarm).
+fn watched_beside(run: &Run) {
+    let engine = run.engine.as_ref().expect("the watch's figures");
+    assert_eq!(engine.from, Some(SampledBy::Watch), "{engine:?}");
+    assert!(
+        engine.cpu_max_pct.is_some_and(|c| c > 0.0)
+            && engine.rss_max_mib.is_some_and(|m| m > 0.5)
+            && engine.threads_max.is_some_and(|t| t >= 1),
+        "{engine:?}"
+    );
+}
+
+#[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
+fn a_soak_on_a_swarm_shares_its_users_and_leaves_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _swarm = OneNodeSwarm::join();
+    let out = out_dir("swarm-soak");
+    let run = Command::new(BENCH)
+        .args([
+            "soak",
+            "--quiet",
+            "--swarm",
+            "--agents",
+            "2",
+            "--servers",
+            "hyper",
+            "--endpoints",
+            "/greetings",
+            "--concurrency",
+            "20",
+            "--duration",
+            "2s",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(left_behind(), "", "left behind after a run");
+    let soak = results(&out.join("results.json")).soak.expect("soak");
+    let cell = &soak.cells[0];
+    let run = &cell.runs[0];
+    assert_eq!(run.load.success_rate, 100.0, "{:?}", run.load);
+    assert!(run.load.requests > 100, "{:?}", run.load);
+    let counted: u64 = run.agents.iter().map(|a| a.requests).sum();
+    assert_eq!(counted, run.load.requests, "{:?}", run.agents);
+    let users: Vec<usize> = run.agents.iter().map(|a| a.concurrency).collect();
+    assert_eq!(users, [10, 10]);
+    assert!(
+        run.agents.iter().all(|a| a.node.is_some()),
+        "{:?}",
+        run.agents
+    );
+    assert!(
+        cell.threads_peak.is_some(),
+        "threads from /proc on one node"
+    );
+    watched_beside(run);
 }
 
 #[test]

@@ -191,7 +191,7 @@ pub(super) fn tables(rate: &Rate) -> Vec<Table> {
         })
         .collect();
     if groups.iter().any(|g| !g.is_empty()) {
-        out.push(Table::new(
+        let mut agents = Table::new(
             "Rate agents: each one's share of a level's schedule (the level's figures merge \
              their tallies)",
             &[
@@ -206,7 +206,19 @@ pub(super) fn tables(rate: &Rate) -> Vec<Table> {
                 "Node",
             ],
             groups,
-        ));
+        );
+        agents.notes = rate
+            .servers
+            .iter()
+            .filter_map(|s| {
+                let node = s.node.as_ref()?;
+                Some(format!(
+                    "{} {} ran on swarm node {node}",
+                    s.server, s.endpoint
+                ))
+            })
+            .collect();
+        out.push(agents);
     }
     out
 }

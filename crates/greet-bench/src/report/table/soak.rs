@@ -1,8 +1,9 @@
 //! The soak tables.
 
-use crate::results::Soak;
+use crate::results::{Level, Soak};
 use crate::stats::distinct;
 
+use super::ladder::{agent_rows, agents_table};
 use super::{comparison_notes, count, failure_notes, grouped, opt, spread, Table};
 
 /// The soak tables: throughput and latency, threads, and the original's siege-style matrix per
@@ -124,6 +125,37 @@ pub(super) fn tables(soak: &Soak) -> Vec<Table> {
             vec!["one run per level: no verdicts (run with --repeats 4 or more to tell servers apart)".to_owned()]
         };
         last.notes.extend(failure_notes(&soak.failures));
+    }
+    let with_agents = soak
+        .cells
+        .iter()
+        .filter(|c| c.runs.iter().any(|r| !r.agents.is_empty()));
+    let rows: Vec<Vec<Vec<String>>> = with_agents
+        .map(|c| {
+            let name = format!("{} {}", c.server, c.endpoint);
+            c.runs
+                .iter()
+                .flat_map(|run| {
+                    let level = Level {
+                        concurrency: c.concurrency,
+                        run: run.clone(),
+                        runs: Vec::new(),
+                    };
+                    agent_rows(&name, &level)
+                })
+                .collect()
+        })
+        .collect();
+    if !rows.is_empty() {
+        let mut agents = agents_table(rows);
+        agents.notes = distinct(soak.cells.iter().filter_map(|c| {
+            let node = c.node.as_ref()?;
+            Some(format!(
+                "{} {} ran on swarm node {node}",
+                c.server, c.endpoint
+            ))
+        }));
+        out.push(agents);
     }
     out
 }
