@@ -268,11 +268,12 @@ impl Harness {
     }
 
     /// [`Harness::bring_up`] on a swarm: server `subject` (of the workspace) deployed as the
-    /// stack's server, measured over the run's protocol, light-checked on `target` where the
-    /// harness reaches it (its published port).
+    /// stack's server (on the stores' network too when `join` names it), measured over the
+    /// run's protocol, light-checked on `target` where the harness reaches it (its published
+    /// port).
     pub async fn bring_up_swarm(
         &self,
-        subject: &Subject,
+        (subject, join): (&Subject, Option<&'static str>),
         args: &[String],
         foreign: &Foreign,
         target: &str,
@@ -282,7 +283,7 @@ impl Harness {
         };
         let (image, args) = (server::image(short), Self::measured_args(args, &self.wire));
         let server = tokio::task::spawn_blocking(move || {
-            Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?)
+            Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?, join)
         })
         .await
         .context("start-up task failed")??;
@@ -342,17 +343,17 @@ impl Harness {
         (run, watched.maxima.unwrap_or_default())
     }
 
-    /// [`Harness::keep_alive`] from `spread`'s agents (processes here, or a swarm job), its
-    /// users and requests shared out among them; `url` is the server's as they reach it and
-    /// `rule` what a valid answer is. An agent's failure is the run's.
+    /// [`Harness::keep_alive`] from `spread`'s agents (processes here, or a swarm job)
+    /// starting at `start` ([`agents::start_instant`]), its users and requests shared out
+    /// among them; `url` is the server's as they reach it and `rule` what a valid answer is.
+    /// An agent's failure is the run's.
     pub async fn keep_alive_spread(
         &self,
         up: &Up,
         (sessions, url, rule): (&Sessions, String, &crate::plan::Expect),
-        spread: Spread,
+        (spread, start): (Spread, SystemTime),
         label: String,
     ) -> Result<(Run, Maxima)> {
-        let start = agents::start_instant(spread.swarm);
         let shard = Shard {
             url,
             expect: rule.clone(),

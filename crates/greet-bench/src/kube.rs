@@ -43,26 +43,31 @@ impl Default for Kubernetes {
     }
 }
 
+/// PostgreSQL as the servers reach it beside them (compose, a swarm stack, a cluster).
+pub(crate) const DATABASE_URL: &str = "postgres://greet:greet@postgres:5432/greet";
+/// Redis as the servers reach it beside them.
+pub(crate) const REDIS_URL: &str = "redis://redis:6379";
+
 /// The servers' settings, as compose.yaml sets them: on PostgreSQL and Redis.
 const SERVER_ENV: [(&str, &str); 7] = [
     ("HOST", "0.0.0.0"),
     ("PORT", "8080"),
     ("RUST_LOG", "info"),
     ("STORE", "postgres"),
-    ("DATABASE_URL", "postgres://greet:greet@postgres:5432/greet"),
+    ("DATABASE_URL", DATABASE_URL),
     ("CACHE", "redis"),
-    ("REDIS_URL", "redis://redis:6379"),
+    ("REDIS_URL", REDIS_URL),
 ];
 
 /// The stores' own settings, as compose.yaml's.
-const POSTGRES_ENV: [(&str, &str); 3] = [
+pub(crate) const POSTGRES_ENV: [(&str, &str); 3] = [
     ("POSTGRES_USER", "greet"),
     ("POSTGRES_PASSWORD", "greet"),
     ("POSTGRES_DB", "greet"),
 ];
 
 /// Redis as compose.yaml runs it: bounded memory, least recently used keys evicted.
-const REDIS_ARGS: [&str; 9] = [
+pub(crate) const REDIS_ARGS: [&str; 9] = [
     "redis-server",
     "--bind",
     "0.0.0.0",

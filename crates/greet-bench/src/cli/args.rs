@@ -642,6 +642,18 @@ pub(super) struct BusinessArgs {
     #[command(flatten)]
     measure: MeasureArgs<Business>,
 
+    /// Measure each endpoint from N `greet-bench agent` processes starting together, the
+    /// users split among them; their tallies are merged exactly (the warm-up runs from the
+    /// harness) [default: the harness loads alone]
+    #[arg(long, value_name = "N", value_parser = parse_agents)]
+    agents: Option<usize>,
+
+    /// The servers, and PostgreSQL and Redis, as Docker Swarm stacks (the stores as stack
+    /// greet-bench-stores on greet.role=store nodes if any, deployed once and removed at the
+    /// end), each measurement a swarm job of --agents agents, as the ladder's --swarm
+    #[arg(long)]
+    swarm: bool,
+
     /// A smoke-sized run, for tests
     #[arg(long)]
     quick: bool,
@@ -682,6 +694,8 @@ impl BusinessArgs {
         set(&mut plan.workers, self.workers);
         set(&mut plan.db_pools, self.db_pools);
         self.measure.apply(&mut plan.measure);
+        plan.agents = self.agents.unwrap_or(if self.swarm { 1 } else { 0 });
+        plan.swarm = self.swarm;
         (self.common.plan(), plan)
     }
 }

@@ -49,6 +49,12 @@ pub struct Business {
     pub db_pools: Vec<usize>,
     /// How each setting is measured.
     pub measure: Measure,
+    /// Measure each endpoint from this many `greet-bench agent` processes, its users split
+    /// among them (0: the harness loads alone).
+    pub agents: usize,
+    /// The servers and the stores as Docker Swarm stacks, the load as swarm jobs of the
+    /// agents.
+    pub swarm: bool,
 }
 
 impl Business {
@@ -87,6 +93,8 @@ impl Business {
                 Self::DB_POOLS.to_vec()
             },
             measure: Self::measure(quick),
+            agents: 0,
+            swarm: false,
         }
     }
 }

@@ -132,6 +132,24 @@ impl Sampled {
     }
 }
 
+impl Sampled {
+    /// Several containers' figures over one load as one group's (PostgreSQL and Redis): CPU,
+    /// memory and threads added up. The peaks are each one's, added: at most the group's.
+    pub fn together(parts: &[Sampled]) -> Sampled {
+        let add_f = |f: fn(&Sampled) -> Option<f64>| parts.iter().map(f).sum::<Option<f64>>();
+        let add_u = |f: fn(&Sampled) -> Option<u64>| parts.iter().map(f).sum::<Option<u64>>();
+        Sampled {
+            from: parts.first().and_then(|s| s.from),
+            cpu_max_pct: add_f(|s| s.cpu_max_pct),
+            cpu_avg_pct: add_f(|s| s.cpu_avg_pct),
+            rss_max_mib: add_f(|s| s.rss_max_mib),
+            rss_max_from: Some(RssFrom::Readings),
+            threads_max: add_u(|s| s.threads_max),
+            threads_last: add_u(|s| s.threads_last),
+        }
+    }
+}
+
 /// What watched the server.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -370,6 +388,32 @@ mod tests {
             (20.0, 10.0)
         );
         assert_eq!((r.average_s, r.cpu_avg_pct), (1.0, Some(60.0)));
+    }
+
+    #[test]
+    fn containers_watched_together_add_up() {
+        let one = |cpu: f64, mib: f64, threads: u64| Sampled {
+            from: Some(SampledBy::Watch),
+            cpu_max_pct: Some(cpu * 2.0),
+            cpu_avg_pct: Some(cpu),
+            rss_max_mib: Some(mib),
+            rss_max_from: Some(RssFrom::Readings),
+            threads_max: Some(threads),
+            threads_last: Some(threads),
+        };
+        let both = Sampled::together(&[one(30.0, 40.0, 7), one(5.0, 3.5, 4)]);
+        assert_eq!(both.cpu_avg_pct, Some(35.0));
+        assert_eq!(both.cpu_max_pct, Some(70.0));
+        assert_eq!(both.rss_max_mib, Some(43.5));
+        assert_eq!(
+            (both.threads_max, both.from),
+            (Some(11), Some(SampledBy::Watch))
+        );
+        let unknown = Sampled::together(&[one(1.0, 1.0, 1), Sampled::default()]);
+        assert_eq!(
+            unknown.cpu_avg_pct, None,
+            "a part unseen leaves the sum unknown"
+        );
     }
 
     #[test]

@@ -7,14 +7,24 @@
 //! (warm-up, then the measured part), so an endpoint and its ceiling share a server. Per
 //! store, repeats are the outer loop, then servers, then settings: a slow spell of the machine
 //! hits every server and setting alike. The
-//! store processes are sampled beside the server: they share the machine with it and with the
-//! load generator (they are not pinned).
+//! store processes are sampled beside the server (pinned to the load generator's CPUs).
+//!
+//! With `--agents` each measurement runs from agents (the warm-up from the harness); with
+//! `--swarm` the servers run as the server's stack and PostgreSQL and Redis as the stores'
+//! stack (deployed once per run, each store watched by a task beside it), which the servers'
+//! stacks join.
+
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
 use greet_launch::process::pin_process_tree;
 use greet_launch::stores::{Postgres, Redis};
 use greet_server::ServerFlag;
-use greet_store::{CacheKind, StoreKind};
+use greet_store::{CacheKind, DatabaseUrl, RedisUrl, StoreKind};
+
+use crate::agents::{self, Spread};
+use crate::server;
+use crate::server::swarm::{Nodes, Stores, STORES_NETWORK};
 
 use crate::compare::{pairwise, Figure};
 use crate::harness::{server_args, Harness, Subject};
@@ -32,6 +42,8 @@ struct Ready {
     args: Vec<String>,
     /// Held until the scenario ends: dropping stops them.
     local: Option<(Postgres, Redis)>,
+    /// On a swarm, the stores' stack, held likewise: dropping removes it.
+    stack: Option<Stores>,
 }
 
 impl Ready {
@@ -44,15 +56,46 @@ impl Ready {
     }
 }
 
+/// The flags of a server on PostgreSQL and Redis at these URLs.
+fn store_args(database_url: DatabaseUrl, redis_url: RedisUrl) -> Vec<String> {
+    ServerFlag::command_line(&[
+        ServerFlag::Store(StoreKind::Postgres),
+        ServerFlag::DatabaseUrl(database_url),
+        ServerFlag::Cache(CacheKind::Redis),
+        ServerFlag::RedisUrl(redis_url),
+    ])
+}
+
 /// Starts (or points at) the store `store` names; `Err(Skipped)` for the default
 /// PostgreSQL + Redis where they are not installed (asked for by name, that is an error).
-async fn prepare(store: &Store, cpus: &[usize]) -> Result<Ready> {
+/// On a swarm (`swarm`) PostgreSQL and Redis are deployed as the stores' stack instead.
+async fn prepare(store: &Store, cpus: &[usize], swarm: bool) -> Result<Ready> {
     match store {
         Store::Sqlite => Ok(Ready {
             name: store.name(),
             args: Vec::new(),
             local: None,
+            stack: None,
         }),
+        Store::Servers {
+            database_url: None,
+            redis_url: None,
+            ..
+        } if swarm => {
+            let stack = tokio::task::spawn_blocking(|| Stores::deploy(&Nodes::read()?))
+                .await
+                .context("store deployment panicked")??;
+            let parse = |url: &str| url.parse().map_err(anyhow::Error::msg);
+            Ok(Ready {
+                name: store.name(),
+                args: store_args(
+                    parse(crate::kube::DATABASE_URL)?,
+                    crate::kube::REDIS_URL.parse().map_err(anyhow::Error::msg)?,
+                ),
+                local: None,
+                stack: Some(stack),
+            })
+        }
         Store::Servers {
             database_url,
             redis_url,
@@ -94,13 +137,9 @@ async fn prepare(store: &Store, cpus: &[usize]) -> Result<Ready> {
             };
             Ok(Ready {
                 name: store.name(),
-                args: ServerFlag::command_line(&[
-                    ServerFlag::Store(StoreKind::Postgres),
-                    ServerFlag::DatabaseUrl(database_url),
-                    ServerFlag::Cache(CacheKind::Redis),
-                    ServerFlag::RedisUrl(redis_url),
-                ]),
+                args: store_args(database_url, redis_url),
                 local,
+                stack: None,
             })
         }
     }
@@ -147,23 +186,50 @@ pub async fn run(harness: &Harness, plan: &plan::Business, results: &mut Results
         default,
         ..Business::default()
     });
+    if plan.swarm {
+        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+        server::swarm::preflight(&shorts, false)?;
+        let deployed = |s: &Store| {
+            matches!(
+                s,
+                Store::Servers {
+                    database_url: None,
+                    ..
+                }
+            )
+        };
+        if plan.stores.iter().any(deployed) {
+            server::swarm::preflight_stores()?;
+        }
+    }
     let mut all_ok = true;
     let mut stores = Vec::new();
     for store in &plan.stores {
-        match prepare(store, harness.store_cpus()).await {
+        match prepare(store, harness.store_cpus(), plan.swarm).await {
             Ok(ready) => {
-                let note = match &ready.local {
-                    Some((pg, redis)) => format!(
+                let note = match (&ready.local, &ready.stack) {
+                    (_, Some(stack)) => format!(
+                        "{}: PostgreSQL and Redis as swarm stack {} (on nodes {})",
+                        ready.name,
+                        server::swarm::STORES_STACK,
+                        stack.nodes().join(", ")
+                    ),
+                    (Some((pg, redis)), None) => format!(
                         "{}: PostgreSQL ({}) and Redis ({}) started by the harness on loopback, \
-                         not pinned",
+                         on the load generator's CPUs ({})",
                         ready.name,
                         pg.addr(),
-                        redis.addr()
+                        redis.addr(),
+                        if harness.store_cpus().is_empty() {
+                            "not pinned".to_owned()
+                        } else {
+                            format!("{:?}", harness.store_cpus())
+                        }
                     ),
-                    None if ready.args.is_empty() => {
+                    (None, None) if ready.args.is_empty() => {
                         format!("{}: embedded, a fresh file per server", ready.name)
                     }
-                    None => format!("{}: the servers at the URLs given", ready.name),
+                    (None, None) => format!("{}: the servers at the URLs given", ready.name),
                 };
                 section(results).store_notes.push(note);
                 stores.push(ready);
@@ -296,15 +362,17 @@ async fn run_repeat(
         args.extend(one.store.args.iter().cloned());
         let subject = Subject::Server(one.short.to_owned());
         let again = one.repeat > 1 || i > 0;
-        let mut up = harness
-            .bring_up(
-                &subject,
-                &args,
-                &plan::Foreign::default(),
-                &plan.endpoints[0],
-                again,
-            )
-            .await?;
+        let foreign = plan::Foreign::default();
+        let mut up = if plan.swarm {
+            let join = one.store.stack.as_ref().map(|_| STORES_NETWORK);
+            harness
+                .bring_up_swarm((&subject, join), &args, &foreign, &plan.endpoints[0])
+                .await?
+        } else {
+            harness
+                .bring_up(&subject, &args, &foreign, &plan.endpoints[0], again)
+                .await?
+        };
         let cells: Vec<(usize, String)> = section(results)
             .cells
             .iter()
@@ -335,12 +403,27 @@ async fn run_repeat(
                     .keep_alive(&up, &warm, format!("{label} warm-up"))
                     .await;
             }
-            let pids = one.store.pids();
-            let stores = (!pids.is_empty()).then(|| Sampler::start_processes(pids));
-            let (run, _) = harness
-                .keep_alive(&up, &sessions(Stop::After(plan.measure.duration)), label)
-                .await;
-            let store_run = stores.map(|s| s.stop().sampled());
+            let measured = sessions(Stop::After(plan.measure.duration));
+            let (run, store_run) = if plan.agents > 0 {
+                let protocol = harness.wire.protocol;
+                let url = agents::url_for(plan.swarm, up.addr, &endpoint, protocol);
+                let spread = Spread {
+                    agents: plan.agents,
+                    swarm: plan.swarm,
+                };
+                let start = agents::start_instant(plan.swarm);
+                let stores = StoreWatch::start(one.store, start);
+                let how = (&measured, url, &plan::Expect::Greeting);
+                let ran = harness
+                    .keep_alive_spread(&up, how, (spread, start), label)
+                    .await;
+                let store_run = stores.stop().await;
+                (ran?.0, store_run)
+            } else {
+                let stores = StoreWatch::start(one.store, SystemTime::now());
+                let (run, _) = harness.keep_alive(&up, &measured, label).await;
+                (run, stores.stop().await)
+            };
             up.ensure_alive()?;
             let cell = &mut section(results).cells[index];
             cell.runs.push(run);
@@ -355,6 +438,53 @@ async fn run_repeat(
         harness.release(up).await?;
     }
     Ok(())
+}
+
+/// The stores watched through one measurement: their processes here, or their containers'
+/// watch tasks on a swarm.
+enum StoreWatch<'a> {
+    None,
+    Processes(Sampler),
+    Stack(&'a Stores, Instant),
+}
+
+impl<'a> StoreWatch<'a> {
+    /// Starts watching `store`'s servers, from `at`.
+    fn start(store: &'a Ready, at: SystemTime) -> Self {
+        if let Some(stack) = &store.stack {
+            let ahead = at.duration_since(SystemTime::now()).unwrap_or_default();
+            return Self::Stack(stack, Instant::now() + ahead);
+        }
+        let pids = store.pids();
+        if pids.is_empty() {
+            Self::None
+        } else {
+            Self::Processes(Sampler::start_processes(pids))
+        }
+    }
+
+    /// What it saw: the processes as one group, or the containers' figures added up.
+    async fn stop(self) -> Option<Sampled> {
+        match self {
+            Self::None => None,
+            Self::Processes(sampler) => Some(sampler.stop().sampled()),
+            Self::Stack(stack, from) => {
+                let to = Instant::now();
+                let deadline = to + Duration::from_millis(2500);
+                while stack.watched.iter().any(|(_, w)| !w.has_after(to))
+                    && Instant::now() < deadline
+                {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                let each: Vec<Sampled> = stack
+                    .watched
+                    .iter()
+                    .map(|(_, w)| w.window(from, to))
+                    .collect();
+                Some(Sampled::together(&each))
+            }
+        }
+    }
 }
 
 /// The fractions of the ceiling and the best pools of one server on one store.

@@ -176,7 +176,9 @@ async fn start(
         Source::Container(image) => {
             Server::start_container(&image, &args, &cpus, network.as_deref())
         }
-        Source::Swarm(image) => Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?),
+        Source::Swarm(image) => {
+            Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?, None)
+        }
         Source::Spawn(Ok(program)) => Server::start(&program, &args, &cpus),
         Source::Spawn(Err(why)) => Err(anyhow::Error::msg(why)),
         Source::Target(_) => unreachable!("targets are not started"),

@@ -93,7 +93,7 @@ async fn run_subject(
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
     let mut up = if plan.swarm {
         harness
-            .bring_up_swarm(subject, args, &plan.foreign, first)
+            .bring_up_swarm((subject, None), args, &plan.foreign, first)
             .await?
     } else {
         harness

@@ -99,7 +99,7 @@ async fn run_endpoint(
     // already passed; a target, which is not restarted, is checked once.
     let mut up = if plan.swarm {
         harness
-            .bring_up_swarm(one.subject, args, &plan.foreign, one.endpoint)
+            .bring_up_swarm((one.subject, None), args, &plan.foreign, one.endpoint)
             .await?
     } else {
         harness
@@ -138,7 +138,10 @@ async fn run_endpoint(
                 swarm: plan.swarm,
             };
             let how = (&sessions, url, &plan.foreign.expect);
-            harness.keep_alive_spread(&up, how, spread, label).await?
+            let start = agents::start_instant(plan.swarm);
+            harness
+                .keep_alive_spread(&up, how, (spread, start), label)
+                .await?
         } else {
             harness.keep_alive(&up, &sessions, label).await
         };

@@ -124,8 +124,41 @@ pub fn preflight(shorts: &[&str], targets: bool) -> Result<()> {
     Ok(())
 }
 
-/// The stack file of a server: `image` run with `args`, published on `port` of its node.
-pub fn stack_file(image: &str, args: &[String], port: u16, constraint: Option<&str>) -> String {
+/// Checks, for a run that deploys the stores, that their images are there and that no
+/// stores' stack is deployed ([`preflight`] has checked the swarm).
+pub fn preflight_stores() -> Result<()> {
+    for image in STORE_IMAGES {
+        if docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_err() {
+            bail!("image {image} not found: build the images with docker/build-offline.sh");
+        }
+    }
+    if docker(&["network", "inspect", STORES_NETWORK]).is_ok()
+        || !docker(&[
+            "service",
+            "ls",
+            "--quiet",
+            "--filter",
+            &format!("label=com.docker.stack.namespace={STORES_STACK}"),
+        ])?
+        .trim()
+        .is_empty()
+    {
+        bail!(
+            "a stack named {STORES_STACK} is already deployed: remove it with `docker stack rm \
+             {STORES_STACK}` (another run may be using it)"
+        );
+    }
+    Ok(())
+}
+
+/// The stack file of a server: `image` run with `args`, published on `port` of its node,
+/// on the stack's network and, when given, the stores' (`join`).
+pub fn stack_file(
+    image: &str,
+    args: &[String],
+    port: u16,
+    (constraint, join): (Option<&str>, Option<&str>),
+) -> String {
     let command: Vec<String> = args
         .iter()
         .map(|a| serde_json::to_string(a).expect("a string"))
@@ -133,6 +166,13 @@ pub fn stack_file(image: &str, args: &[String], port: u16, constraint: Option<&s
     let placement = constraint.map_or(String::new(), |c| {
         format!("      placement:\n        constraints: [\"{c}\"]\n")
     });
+    let (networks, external) = match join {
+        Some(network) => (
+            "[net, stores]",
+            format!("  stores:\n    external: true\n    name: {network}\n"),
+        ),
+        None => ("[net]", String::new()),
+    };
     format!(
         "version: \"3.8\"
 services:
@@ -150,7 +190,7 @@ services:
         published: {port}
         protocol: tcp
         mode: host
-    networks: [net]
+    networks: {networks}
     deploy:
       replicas: 1
       endpoint_mode: dnsrr
@@ -164,10 +204,120 @@ networks:
   net:
     driver: overlay
     attachable: true
-",
+{external}",
         command = command.join(", "),
         memory = CONTAINER_MEMORY.to_uppercase().trim_end_matches('B'),
     )
+}
+
+/// The stores' stack (business on a swarm): PostgreSQL and Redis, deployed once per run and
+/// removed with its end.
+pub const STORES_STACK: &str = "greet-bench-stores";
+/// Its overlay network, which the servers' stacks join.
+pub const STORES_NETWORK: &str = "greet-bench-stores_net";
+/// The stores' images, as docker/build-offline.sh tags them.
+pub const STORE_IMAGES: [&str; 2] = ["postgres:15", "redis:7"];
+
+/// The stores' stack file: PostgreSQL and Redis as compose.yaml runs them (on nodes labelled
+/// `greet.role=store` when `constraint` says so), each ready once its health check passes.
+pub fn stores_stack_file(constraint: Option<&str>) -> String {
+    let quoted = |items: &[&str]| {
+        let items: Vec<String> = items
+            .iter()
+            .map(|a| serde_json::to_string(a).expect("a string"))
+            .collect();
+        format!("[{}]", items.join(", "))
+    };
+    let environment: String = crate::kube::POSTGRES_ENV
+        .iter()
+        .map(|(k, v)| format!("      {k}: \"{v}\"\n"))
+        .collect();
+    let deploy = format!(
+        "    networks: [net]
+    deploy:
+      replicas: 1
+      endpoint_mode: dnsrr
+      restart_policy:
+        condition: none
+{}",
+        constraint.map_or(String::new(), |c| format!(
+            "      placement:\n        constraints: [\"{c}\"]\n"
+        ))
+    );
+    let health = |test: &[&str]| {
+        format!(
+            "    healthcheck:
+      test: {}
+      interval: 250ms
+      timeout: 2s
+      retries: 240
+",
+            quoted(test)
+        )
+    };
+    format!(
+        "version: \"3.8\"
+services:
+  postgres:
+    image: {postgres}
+    environment:
+{environment}{postgres_health}{deploy}  redis:
+    image: {redis}
+    command: {redis_args}
+{redis_health}{deploy}networks:
+  net:
+    driver: overlay
+    attachable: true
+",
+        postgres = STORE_IMAGES[0],
+        redis = STORE_IMAGES[1],
+        postgres_health = health(&["CMD", "pg_isready", "-U", "greet", "-d", "greet"]),
+        redis_health = health(&["CMD", "redis-cli", "ping"]),
+        redis_args = quoted(&crate::kube::REDIS_ARGS),
+    )
+}
+
+/// The stores' stack, deployed: each store watched from beside it. Removed when dropped
+/// (the run's end, a failure, Ctrl-C).
+#[derive(Debug)]
+pub struct Stores {
+    /// Each store's watch, and the node it runs on.
+    pub watched: Vec<(String, EngineStats)>,
+}
+
+impl Stores {
+    /// Deploys the stores' stack and waits until both are healthy.
+    pub fn deploy(nodes: &Nodes) -> Result<Self> {
+        let constraint = nodes.constraint("store");
+        let started = Instant::now();
+        let mut stores = Self {
+            watched: Vec::new(),
+        };
+        deploy(STORES_STACK, &stores_stack_file(constraint.as_deref()))?;
+        for name in ["postgres", "redis"] {
+            let service = format!("{STORES_STACK}_{name}");
+            let (node, node_id, container) = running_task(&service, name, started)?;
+            let stats = watch(
+                STORES_STACK,
+                &format!("{STORES_STACK}_watch-{name}"),
+                (&node_id, &container),
+            )?;
+            stores.watched.push((node, stats));
+        }
+        Ok(stores)
+    }
+
+    /// The nodes the stores run on, PostgreSQL's first.
+    pub fn nodes(&self) -> Vec<&str> {
+        self.watched.iter().map(|(n, _)| n.as_str()).collect()
+    }
+}
+
+impl Drop for Stores {
+    fn drop(&mut self) {
+        self.watched.clear();
+        remove(STORES_STACK, STORES_NETWORK);
+    }
 }
 
 /// The deployed stack: its server's task, where it runs, and how it is sampled.
@@ -223,31 +373,96 @@ impl Deployed {
     }
 }
 
-/// Removes the stack and waits up to 30 s for its network to be gone.
+/// Removes the server's stack and waits up to 30 s for its network to be gone.
 pub fn remove_stack() {
-    let _ = docker(&["stack", "rm", STACK]);
+    remove(STACK, NETWORK);
+}
+
+/// Removes stack `stack` and waits up to 30 s for its network `network` to be gone (the
+/// removal is asynchronous; a stack deployed again too soon finds it still there).
+fn remove(stack: &str, network: &str) {
+    let _ = docker(&["stack", "rm", stack]);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline && docker(&["network", "inspect", NETWORK]).is_ok() {
+    while Instant::now() < deadline && docker(&["network", "inspect", network]).is_ok() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
 
-/// Starts the stack's watch: a task of the agents' image on node `node_id` (by ID, so on the
-/// server's node wherever that is) that prints container `container_id`'s figures from the
-/// host's control groups (`greet-bench watch`), read by [`EngineStats::follow_service`].
-/// Labelled as the stack's, it goes with `docker stack rm`.
-fn watch(node_id: &str, container_id: &str) -> Result<()> {
-    if node_id.is_empty() || container_id.is_empty() {
-        bail!("the server's task has no node or container yet");
+/// Deploys `file` as stack `stack`.
+fn deploy(stack: &str, file: &str) -> Result<()> {
+    let path = std::env::temp_dir().join(format!("{stack}-{}.yaml", std::process::id()));
+    std::fs::write(&path, file).context("cannot write the stack file")?;
+    let deployed = docker(&[
+        "stack",
+        "deploy",
+        "--compose-file",
+        &path.to_string_lossy(),
+        stack,
+    ]);
+    let _ = std::fs::remove_file(&path);
+    deployed.with_context(|| format!("cannot deploy stack {stack}"))?;
+    Ok(())
+}
+
+/// Where a service's one task runs once it is running (a task with a health check runs once
+/// healthy): its node's name, node ID and container ID. Failed, rejected or not running
+/// within [`SCHEDULE_TIMEOUT`] of `started` is an error naming `what`.
+fn running_task(service: &str, what: &str, started: Instant) -> Result<(String, String, String)> {
+    let (node, task) = loop {
+        let tasks = docker(&[
+            "service",
+            "ps",
+            "--no-trunc",
+            "--format",
+            "{{.ID}}|{{.Node}}|{{.CurrentState}}|{{.Error}}",
+            service,
+        ])?;
+        let line = tasks.lines().next().unwrap_or_default().to_owned();
+        let mut parts = line.split('|');
+        let (task, node, state, error) = (
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+        );
+        if state.starts_with("Running") {
+            break (node.to_owned(), task.to_owned());
+        }
+        if state.starts_with("Failed") || state.starts_with("Rejected") {
+            bail!("{what}'s task {state}: {error}");
+        }
+        if started.elapsed() > SCHEDULE_TIMEOUT {
+            bail!("{what}'s task not running within {SCHEDULE_TIMEOUT:?} ({state} {error})");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let placed = docker(&[
+        "inspect",
+        "--format",
+        "{{.NodeID}} {{.Status.ContainerStatus.ContainerID}}",
+        &task,
+    ])?;
+    match placed.trim().split_once(' ') {
+        Some((node_id, container)) if !node_id.is_empty() && !container.is_empty() => {
+            Ok((node, node_id.to_owned(), container.to_owned()))
+        }
+        _ => bail!("{what}'s task {task} has no node or container: {placed:?}"),
     }
-    let label = format!("com.docker.stack.namespace={STACK}");
+}
+
+/// Starts service `name` of stack `stack`: a task of the agents' image on node `node_id` (by
+/// ID, so beside the container wherever it runs) that prints container `container_id`'s
+/// figures from the host's control groups (`greet-bench watch`), and follows its log.
+/// Labelled as the stack's, it goes with `docker stack rm`.
+fn watch(stack: &str, name: &str, (node_id, container_id): (&str, &str)) -> Result<EngineStats> {
+    let label = format!("com.docker.stack.namespace={stack}");
     let constraint = format!("node.id=={node_id}");
     docker(&[
         "service",
         "create",
         "--detach",
         "--name",
-        WATCH,
+        name,
         "--restart-condition",
         "none",
         "--label",
@@ -263,8 +478,8 @@ fn watch(node_id: &str, container_id: &str) -> Result<()> {
         "--cgroups",
         "/host/cgroup",
     ])
-    .context("cannot start the server's watch task")?;
-    Ok(())
+    .with_context(|| format!("cannot start the watch task {name}"))?;
+    EngineStats::follow_service(name).with_context(|| format!("cannot follow {name}'s log"))
 }
 
 /// A port free on this host now, for the server's published port.
@@ -275,23 +490,20 @@ fn free_port() -> Result<u16> {
 
 impl Server {
     /// Deploys `image` with `args` as the stack's server (on a node labelled
-    /// `greet.role=server` when there is one) and waits for its first 200 on `/health`, at
-    /// its node's address; start-up counts from `docker stack deploy`.
-    pub fn start_swarm(image: &str, args: &[String], nodes: &Nodes) -> Result<Self> {
+    /// `greet.role=server` when there is one, on the stores' network too when `join` names
+    /// it) and waits for its first 200 on `/health`, at its node's address; start-up counts
+    /// from `docker stack deploy`.
+    pub fn start_swarm(
+        image: &str,
+        args: &[String],
+        nodes: &Nodes,
+        join: Option<&str>,
+    ) -> Result<Self> {
         let port = free_port()?;
         let constraint = nodes.constraint("server");
-        let file = std::env::temp_dir().join(format!("greet-bench-stack-{}.yaml", port));
-        std::fs::write(&file, stack_file(image, args, port, constraint.as_deref()))
-            .context("cannot write the stack file")?;
+        let file = stack_file(image, args, port, (constraint.as_deref(), join));
         let started = Instant::now();
-        let deployed = docker(&[
-            "stack",
-            "deploy",
-            "--compose-file",
-            &file.to_string_lossy(),
-            STACK,
-        ]);
-        let _ = std::fs::remove_file(&file);
+        let deployed = deploy(STACK, &file);
         let mut server = Self {
             handle: Handle::Swarm(Deployed {
                 node: String::new(),
@@ -304,65 +516,23 @@ impl Server {
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
             startup: Duration::ZERO,
         };
-        deployed.with_context(|| format!("cannot deploy {image} as stack {STACK}"))?;
-        let (node, task) = loop {
-            let tasks = docker(&[
-                "service",
-                "ps",
-                "--no-trunc",
-                "--format",
-                "{{.ID}}|{{.Node}}|{{.CurrentState}}|{{.Error}}",
-                SERVICE,
-            ])?;
-            let line = tasks.lines().next().unwrap_or_default().to_owned();
-            let mut parts = line.split('|');
-            let (task, node, state, error) = (
-                parts.next().unwrap_or_default(),
-                parts.next().unwrap_or_default(),
-                parts.next().unwrap_or_default(),
-                parts.next().unwrap_or_default(),
-            );
-            if state.starts_with("Running") {
-                break (node.to_owned(), task.to_owned());
-            }
-            if state.starts_with("Failed") || state.starts_with("Rejected") {
-                bail!("{image}'s task {state}: {error}");
-            }
-            if started.elapsed() > SCHEDULE_TIMEOUT {
-                bail!("{image}'s task not running within {SCHEDULE_TIMEOUT:?} ({state} {error})");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        deployed?;
+        let (node, node_id, container_id) = running_task(SERVICE, image, started)?;
         let ip = docker(&["node", "inspect", "--format", "{{.Status.Addr}}", &node])?;
         let ip = ip
             .trim()
             .parse()
             .with_context(|| format!("node {node} has no address: {ip:?}"))?;
         server.addr = SocketAddr::new(ip, port);
-        let container = docker(&[
-            "ps",
-            "--quiet",
-            "--no-trunc",
-            "--filter",
-            &format!("label=com.docker.swarm.service.name={SERVICE}"),
-        ])?;
-        let placed = docker(&[
-            "inspect",
-            "--format",
-            "{{.NodeID}} {{.Status.ContainerStatus.ContainerID}}",
-            &task,
-        ])?;
-        let (node_id, container_id) = placed.trim().split_once(' ').unwrap_or_default();
-        watch(node_id, container_id)?;
+        let stats = watch(STACK, WATCH, (&node_id, &container_id))?;
         if let Handle::Swarm(deployed) = &mut server.handle {
             deployed.node = node;
-            deployed.stats =
-                Some(EngineStats::follow_service(WATCH).context("cannot follow the watch's log")?);
-            if let Some(id) = container.split_whitespace().next() {
-                let pid = docker(&["inspect", "--format", "{{.State.Pid}}", id])?;
+            deployed.stats = Some(stats);
+            // Its process, where its node is this engine's.
+            if let Ok(pid) = docker(&["inspect", "--format", "{{.State.Pid}}", &container_id]) {
                 deployed.pid = pid.trim().parse().unwrap_or(0);
-                deployed.visible = visible(deployed.pid, id);
-                deployed.container = Some(id.to_owned());
+                deployed.visible = visible(deployed.pid, &container_id);
+                deployed.container = Some(container_id);
             }
         }
         server.await_health(started, image, args, SCHEDULE_TIMEOUT)
@@ -387,7 +557,7 @@ mod tests {
             "greet-hyper:latest",
             &["--delay-ms".to_owned(), "1000".to_owned()],
             18080,
-            Some("node.labels.greet.role==server"),
+            (Some("node.labels.greet.role==server"), None),
         );
         assert!(
             file.contains(r#"command: ["--delay-ms", "1000"]"#),
@@ -399,7 +569,32 @@ mod tests {
         );
         assert!(file.contains(r#"constraints: ["node.labels.greet.role==server"]"#));
         assert!(file.contains("memory: 256M\n"), "{file}");
-        let anywhere = stack_file("greet-hyper:latest", &[], 1, None);
+        assert!(file.contains("networks: [net]\n"), "{file}");
+        let anywhere = stack_file("greet-hyper:latest", &[], 1, (None, Some(STORES_NETWORK)));
         assert!(!anywhere.contains("placement"), "{anywhere}");
+        assert!(
+            anywhere.contains("networks: [net, stores]")
+                && anywhere.contains("external: true\n    name: greet-bench-stores_net"),
+            "{anywhere}"
+        );
+    }
+
+    #[test]
+    fn the_stores_stack_runs_them_as_compose_does() {
+        let file = stores_stack_file(Some("node.labels.greet.role==store"));
+        for wanted in [
+            "image: postgres:15",
+            "POSTGRES_PASSWORD: \"greet\"",
+            "test: [\"CMD\", \"pg_isready\", \"-U\", \"greet\", \"-d\", \"greet\"]",
+            "image: redis:7",
+            "\"--maxmemory-policy\", \"allkeys-lru\"",
+            "endpoint_mode: dnsrr",
+            "constraints: [\"node.labels.greet.role==store\"]",
+        ] {
+            assert!(file.contains(wanted), "{wanted} not in\n{file}");
+        }
+        // The servers' URLs name these services.
+        assert!(crate::kube::DATABASE_URL.contains("@postgres:5432/"));
+        assert!(crate::kube::REDIS_URL.starts_with("redis://redis:"));
     }
 }

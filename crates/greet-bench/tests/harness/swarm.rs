@@ -1,5 +1,6 @@
-//! `--swarm` on a one-node swarm of this machine's engine: the server as a stack, each level
-//! as a job of agents on the stack's network, the tallies merged, and nothing left behind.
+//! `--swarm` on a one-node swarm of this machine's engine: the server as a stack (and the
+//! stores as another, for business), each level as a job of agents on the stack's network, the
+//! tallies merged, the containers watched from beside them, and nothing left behind.
 //! The swarm is initialised when the engine is in none (advertising 127.0.0.1: all traffic
 //! stays on this machine) and left again only by the test that made it. `#[ignore]`d: they
 //! need the engine and the images (`cargo test -- --include-ignored` runs them).
@@ -68,17 +69,21 @@ impl Drop for OneNodeSwarm {
     }
 }
 
-/// What the run left: services, networks and volumes of the stack.
+/// What the run left: services, networks and volumes of the server's and the stores' stacks.
 fn left_behind() -> String {
-    let label = "label=com.docker.stack.namespace=greet-bench";
-    [
-        text(&["service", "ls", "--quiet", "--filter", label]),
-        text(&["network", "ls", "--quiet", "--filter", "name=greet-bench"]),
-        text(&["volume", "ls", "--quiet", "--filter", label]),
-    ]
-    .join(" ")
-    .trim()
-    .to_owned()
+    let mut left = vec![text(&[
+        "network",
+        "ls",
+        "--quiet",
+        "--filter",
+        "name=greet-bench",
+    ])];
+    for stack in ["greet-bench", "greet-bench-stores"] {
+        let label = format!("label=com.docker.stack.namespace={stack}");
+        left.push(text(&["service", "ls", "--quiet", "--filter", &label]));
+        left.push(text(&["volume", "ls", "--quiet", "--filter", &label]));
+    }
+    left.join(" ").trim().to_owned()
 }
 
 fn swarm_ladder(agents: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
@@ -223,6 +228,94 @@ fn a_soak_on_a_swarm_shares_its_users_and_leaves_nothing() {
         "threads from /proc on one node"
     );
     watched_beside(run);
+}
+
+#[test]
+#[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
+fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _swarm = OneNodeSwarm::join();
+    for image in ["postgres:15", "redis:7"] {
+        assert!(
+            docker(&["image", "inspect", image]).status.success(),
+            "no {image} image: bash docker/build-offline.sh"
+        );
+    }
+    let out = out_dir("swarm-business");
+    let run = Command::new(BENCH)
+        .args([
+            "business",
+            "--quick",
+            "--quiet",
+            "--swarm",
+            "--agents",
+            "2",
+            "--servers",
+            "hyper",
+            "--stores",
+            "sqlite,postgres",
+            "--endpoints",
+            "/health,/db",
+            "--db-pools",
+            "4",
+            "--repeats",
+            "1",
+            "--duration",
+            "1s",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(left_behind(), "", "left behind after a run");
+    let business = results(&out.join("results.json"))
+        .business
+        .expect("business");
+    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert!(
+        business
+            .store_notes
+            .iter()
+            .any(|n| n.contains("swarm stack greet-bench-stores")),
+        "{:?}",
+        business.store_notes
+    );
+    for store in ["sqlite", "postgres+redis"] {
+        let db = business
+            .cells
+            .iter()
+            .find(|c| c.store == store && c.endpoint == "/db")
+            .expect("a /db cell");
+        let run = &db.runs[0];
+        assert_eq!(run.load.success_rate, 100.0, "{store}: {:?}", run.load);
+        assert!(run.load.requests > 10, "{store}: {:?}", run.load);
+        let counted: u64 = run.agents.iter().map(|a| a.requests).sum();
+        assert_eq!(
+            (run.agents.len(), counted),
+            (2, run.load.requests),
+            "{store}: {:?}",
+            run.agents
+        );
+        watched_beside(run);
+    }
+    let on_postgres = business
+        .cells
+        .iter()
+        .find(|c| c.store == "postgres+redis" && c.endpoint == "/db")
+        .expect("cell");
+    let stores = &on_postgres.store_runs[0];
+    assert_eq!(stores.from, Some(SampledBy::Watch), "{stores:?}");
+    assert!(
+        stores.cpu_avg_pct.is_some_and(|c| c > 0.0) && stores.rss_max_mib.is_some_and(|m| m > 1.0),
+        "PostgreSQL and Redis watched through the load: {stores:?}"
+    );
 }
 
 #[test]
