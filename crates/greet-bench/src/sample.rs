@@ -305,13 +305,19 @@ pub struct EngineStats {
 impl EngineStats {
     /// Starts streaming the stats of container `name`.
     pub fn start(name: &str) -> std::io::Result<Self> {
+        let format = "{{.CPUPerc}}\t{{.MemUsage}}\t{{.PIDs}}";
+        let args = ["stats", "--format", format, name];
+        Self::stream(&args, parse_engine_line, SampledBy::DockerStats)
+    }
+
+    /// The readings `docker ARGS` prints, a line each, as `parse` reads them.
+    fn stream(
+        args: &[&str],
+        parse: fn(&str) -> Option<EngineReading>,
+        by: SampledBy,
+    ) -> std::io::Result<Self> {
         let mut child = Command::new("docker")
-            .args([
-                "stats",
-                "--format",
-                "{{.CPUPerc}}\t{{.MemUsage}}\t{{.PIDs}}",
-                name,
-            ])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -324,7 +330,7 @@ impl EngineStats {
         let sink = Arc::clone(&readings);
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                if let Some(reading) = parse_engine_line(&line) {
+                if let Some(reading) = parse(&line) {
                     sink.lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .push((Instant::now(), reading));
@@ -334,7 +340,7 @@ impl EngineStats {
         Ok(Self {
             child,
             readings,
-            by: SampledBy::DockerStats,
+            by,
         })
     }
 
@@ -385,32 +391,8 @@ impl EngineStats {
     /// beside a container on its node: the same readings as `docker stats`, for a container
     /// the engine the harness talks to cannot see.
     pub fn follow_service(service: &str) -> std::io::Result<Self> {
-        let mut child = Command::new("docker")
-            .args(["service", "logs", "--follow", "--raw", service])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let readings = Arc::new(Mutex::new(Vec::new()));
-        let pipe = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no pipe"))?;
-        let sink = Arc::clone(&readings);
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                if let Some(reading) = parse_watch_line(&line) {
-                    sink.lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push((Instant::now(), reading));
-                }
-            }
-        });
-        Ok(Self {
-            child,
-            readings,
-            by: SampledBy::Watch,
-        })
+        let args = ["service", "logs", "--follow", "--raw", service];
+        Self::stream(&args, parse_watch_line, SampledBy::Watch)
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::common::{bin_dir_args, out_dir, results, BENCH};
-use greet_bench::results::{Mode, Run, SampledBy};
+use greet_bench::results::{Mode, Results, Run, SampledBy};
 
 /// One stack per swarm: these tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -108,6 +108,35 @@ fn swarm_ladder(agents: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
     (run, out)
 }
 
+/// `greet-bench SCENARIO --quiet --swarm --agents 2 --servers hyper ARGS`, which must succeed
+/// and leave nothing behind: what it wrote.
+fn on_swarm(scenario: &str, args: &[&str]) -> Results {
+    let out = out_dir(&format!("swarm-{scenario}"));
+    let run = Command::new(BENCH)
+        .args([
+            scenario,
+            "--quiet",
+            "--swarm",
+            "--agents",
+            "2",
+            "--servers",
+            "hyper",
+        ])
+        .args(args)
+        .args(["--out", out.to_str().expect("utf-8 path")])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(left_behind(), "", "left behind after a {scenario} run");
+    results(&out.join("results.json"))
+}
+
 fn level_of(out: &std::path::Path, at: usize) -> Run {
     let ladder = results(&out.join("results.json")).ladder.expect("ladder");
     assert_eq!(ladder.mode, Mode::Swarm);
@@ -180,36 +209,19 @@ fn watched_beside(run: &Run) {
 fn a_soak_on_a_swarm_shares_its_users_and_leaves_nothing() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let _swarm = OneNodeSwarm::join();
-    let out = out_dir("swarm-soak");
-    let run = Command::new(BENCH)
-        .args([
-            "soak",
-            "--quiet",
-            "--swarm",
-            "--agents",
-            "2",
-            "--servers",
-            "hyper",
+    let soak = on_swarm(
+        "soak",
+        &[
             "--endpoints",
             "/greetings",
             "--concurrency",
             "20",
             "--duration",
             "2s",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ])
-        .args(bin_dir_args())
-        .stdin(Stdio::null())
-        .output()
-        .expect("greet-bench runs");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(left_behind(), "", "left behind after a run");
-    let soak = results(&out.join("results.json")).soak.expect("soak");
+        ],
+    )
+    .soak
+    .expect("soak");
     let cell = &soak.cells[0];
     let run = &cell.runs[0];
     assert_eq!(run.load.success_rate, 100.0, "{:?}", run.load);
@@ -241,17 +253,10 @@ fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
             "no {image} image: bash docker/build-offline.sh"
         );
     }
-    let out = out_dir("swarm-business");
-    let run = Command::new(BENCH)
-        .args([
-            "business",
+    let business = on_swarm(
+        "business",
+        &[
             "--quick",
-            "--quiet",
-            "--swarm",
-            "--agents",
-            "2",
-            "--servers",
-            "hyper",
             "--stores",
             "sqlite,postgres",
             "--endpoints",
@@ -262,22 +267,10 @@ fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
             "1",
             "--duration",
             "1s",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ])
-        .args(bin_dir_args())
-        .stdin(Stdio::null())
-        .output()
-        .expect("greet-bench runs");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(left_behind(), "", "left behind after a run");
-    let business = results(&out.join("results.json"))
-        .business
-        .expect("business");
+        ],
+    )
+    .business
+    .expect("business");
     assert!(business.failures.is_empty(), "{:?}", business.failures);
     assert!(
         business
@@ -363,35 +356,9 @@ fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
 fn a_rate_on_a_swarm_is_split_over_its_agents_and_leaves_nothing() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let _swarm = OneNodeSwarm::join();
-    let out = out_dir("swarm-rate");
-    let run = Command::new(BENCH)
-        .args([
-            "rate",
-            "--quick",
-            "--quiet",
-            "--swarm",
-            "--agents",
-            "2",
-            "--servers",
-            "hyper",
-            "--rates",
-            "1000",
-            "--duration",
-            "1s",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ])
-        .args(bin_dir_args())
-        .stdin(Stdio::null())
-        .output()
-        .expect("greet-bench runs");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(left_behind(), "", "left behind after a run");
-    let rate = results(&out.join("results.json")).rate.expect("rate");
+    let rate = on_swarm("rate", &["--quick", "--rates", "1000", "--duration", "1s"])
+        .rate
+        .expect("rate");
     let level = &rate.servers[0].levels[0];
     assert_eq!(
         (level.requests, level.success_rate),
