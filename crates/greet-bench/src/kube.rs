@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::agents::{Shard, Work};
 use crate::plan::{self, package, Protocol};
+use crate::server::stores::{DATABASE_URL, POSTGRES_ENV, REDIS_ARGS, REDIS_URL};
 
 /// One level on a cluster.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,11 +44,6 @@ impl Default for Kubernetes {
     }
 }
 
-/// PostgreSQL as the servers reach it beside them (compose, a swarm stack, a cluster).
-pub(crate) const DATABASE_URL: &str = "postgres://greet:greet@postgres:5432/greet";
-/// Redis as the servers reach it beside them.
-pub(crate) const REDIS_URL: &str = "redis://redis:6379";
-
 /// The servers' settings, as compose.yaml sets them: on PostgreSQL and Redis.
 const SERVER_ENV: [(&str, &str); 7] = [
     ("HOST", "0.0.0.0"),
@@ -57,26 +53,6 @@ const SERVER_ENV: [(&str, &str); 7] = [
     ("DATABASE_URL", DATABASE_URL),
     ("CACHE", "redis"),
     ("REDIS_URL", REDIS_URL),
-];
-
-/// The stores' own settings, as compose.yaml's.
-pub(crate) const POSTGRES_ENV: [(&str, &str); 3] = [
-    ("POSTGRES_USER", "greet"),
-    ("POSTGRES_PASSWORD", "greet"),
-    ("POSTGRES_DB", "greet"),
-];
-
-/// Redis as compose.yaml runs it: bounded memory, least recently used keys evicted.
-pub(crate) const REDIS_ARGS: [&str; 9] = [
-    "redis-server",
-    "--bind",
-    "0.0.0.0",
-    "--protected-mode",
-    "no",
-    "--maxmemory",
-    "64mb",
-    "--maxmemory-policy",
-    "allkeys-lru",
 ];
 
 /// The manifests of `k`, one YAML stream.

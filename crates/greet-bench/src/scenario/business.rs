@@ -89,8 +89,10 @@ async fn prepare(store: &Store, cpus: &[usize], swarm: bool) -> Result<Ready> {
             Ok(Ready {
                 name: store.name(),
                 args: store_args(
-                    parse(crate::kube::DATABASE_URL)?,
-                    crate::kube::REDIS_URL.parse().map_err(anyhow::Error::msg)?,
+                    parse(crate::server::stores::DATABASE_URL)?,
+                    crate::server::stores::REDIS_URL
+                        .parse()
+                        .map_err(anyhow::Error::msg)?,
                 ),
                 local: None,
                 stack: Some(stack),

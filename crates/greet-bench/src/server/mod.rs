@@ -1,11 +1,13 @@
 //! Servers the harness runs: `binaries` finds (or builds) them, `process` starts one as a
-//! child process and `container` as a container of its image, each pinned to its CPUs;
+//! child process and `container` as a container of its image, each pinned to its CPUs,
+//! `swarm` as a Docker Swarm stack (`stores`: PostgreSQL and Redis as they run beside it);
 //! [`Server`] is what either gives back: its address, its start-up time (spawn or
 //! `docker run` → first 200 on `/health`), and a graceful stop.
 
 mod binaries;
 mod container;
 mod process;
+pub mod stores;
 pub mod swarm;
 
 pub use binaries::{workspace_root, Binaries, Program, Where};

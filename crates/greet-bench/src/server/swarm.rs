@@ -228,7 +228,7 @@ pub fn stores_stack_file(constraint: Option<&str>) -> String {
             .collect();
         format!("[{}]", items.join(", "))
     };
-    let environment: String = crate::kube::POSTGRES_ENV
+    let environment: String = super::stores::POSTGRES_ENV
         .iter()
         .map(|(k, v)| format!("      {k}: \"{v}\"\n"))
         .collect();
@@ -273,7 +273,7 @@ services:
         redis = STORE_IMAGES[1],
         postgres_health = health(&["CMD", "pg_isready", "-U", "greet", "-d", "greet"]),
         redis_health = health(&["CMD", "redis-cli", "ping"]),
-        redis_args = quoted(&crate::kube::REDIS_ARGS),
+        redis_args = quoted(&super::stores::REDIS_ARGS),
     )
 }
 
@@ -594,7 +594,7 @@ mod tests {
             assert!(file.contains(wanted), "{wanted} not in\n{file}");
         }
         // The servers' URLs name these services.
-        assert!(crate::kube::DATABASE_URL.contains("@postgres:5432/"));
-        assert!(crate::kube::REDIS_URL.starts_with("redis://redis:"));
+        assert!(crate::server::stores::DATABASE_URL.contains("@postgres:5432/"));
+        assert!(crate::server::stores::REDIS_URL.starts_with("redis://redis:"));
     }
 }
