@@ -325,12 +325,11 @@ impl Drop for Stores {
 pub(super) struct Deployed {
     /// The node the server's task runs on.
     pub(super) node: String,
-    /// Its container, where it is this engine's.
-    container: Option<String>,
     /// Its server's process as the engine's host sees it (0: not on this engine).
     pub(super) pid: u32,
     /// That process is this host's.
     pub(super) visible: bool,
+    /// Its watch task's readings.
     pub(super) stats: Option<EngineStats>,
     removed: bool,
 }
@@ -507,7 +506,6 @@ impl Server {
         let mut server = Self {
             handle: Handle::Swarm(Deployed {
                 node: String::new(),
-                container: None,
                 pid: 0,
                 visible: false,
                 stats: None,
@@ -532,7 +530,6 @@ impl Server {
             if let Ok(pid) = docker(&["inspect", "--format", "{{.State.Pid}}", &container_id]) {
                 deployed.pid = pid.trim().parse().unwrap_or(0);
                 deployed.visible = visible(deployed.pid, &container_id);
-                deployed.container = Some(container_id);
             }
         }
         server.await_health(started, image, args, SCHEDULE_TIMEOUT)
