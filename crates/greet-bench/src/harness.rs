@@ -17,7 +17,7 @@ use crate::load::{self, Expect, Sessions, Stop, Wire};
 use crate::plan::{package, Common, Contract, Foreign, Target};
 use crate::report;
 use crate::results::{AgentRun, Figures, Results, Run, Sampled, Transport};
-use crate::sample::{EngineStats, Maxima, Sampler};
+use crate::sample::{self, EngineStats, Maxima, Sampler};
 use crate::server::{self, Binaries, Server};
 
 /// What every scenario shares.
@@ -415,10 +415,7 @@ impl<'a> Watch<'a> {
     /// Starts watching `server` (none: a target, not watched) at `at`: now, or when a level's
     /// agents start ([`crate::agents::start_instant`]).
     pub fn start(server: Option<&'a Server>, at: SystemTime) -> Self {
-        let from = match at.duration_since(SystemTime::now()) {
-            Ok(ahead) => Instant::now() + ahead,
-            Err(_) => Instant::now(),
-        };
+        let from = sample::instant_at(at);
         Self {
             proc: server
                 .filter(|s| s.visible())
@@ -433,14 +430,7 @@ impl<'a> Watch<'a> {
     pub async fn stop(self) -> Watched {
         let maxima = self.proc.map(Sampler::stop);
         let engine = match self.engine {
-            Some(stats) => {
-                let to = Instant::now();
-                let deadline = to + Duration::from_millis(2500);
-                while !stats.has_after(to) && Instant::now() < deadline {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                Some(stats.window(self.from, to))
-            }
+            Some(stats) => Some(stats.window_covered(self.from, Instant::now()).await),
             None => None,
         };
         Watched { maxima, engine }

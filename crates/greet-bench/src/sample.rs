@@ -282,6 +282,14 @@ impl Maxima {
     }
 }
 
+/// `at` on the monotonic clock the samplers use: now, for a time already past.
+pub fn instant_at(at: std::time::SystemTime) -> Instant {
+    let ahead = at
+        .duration_since(std::time::SystemTime::now())
+        .unwrap_or_default();
+    Instant::now() + ahead
+}
+
 /// One reading of the Docker engine's stats of a container.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EngineReading {
@@ -356,6 +364,17 @@ impl EngineStats {
     /// Whether a reading has arrived after `to`.
     pub fn has_after(&self, to: Instant) -> bool {
         self.lock().iter().any(|(at, _)| *at > to)
+    }
+
+    /// [`EngineStats::window`] once the reading that covers the load's end has arrived, waited
+    /// for up to 2.5 s after `to` (the engine reads about once a second, a watch task every
+    /// 500 ms).
+    pub async fn window_covered(&self, from: Instant, to: Instant) -> Sampled {
+        let deadline = to + Duration::from_millis(2500);
+        while !self.has_after(to) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.window(from, to)
     }
 
     /// The figures of a load from `from` to `to`: the readings that arrived in between and the

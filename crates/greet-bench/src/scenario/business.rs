@@ -14,7 +14,7 @@
 //! stack (deployed once per run, each store watched by a task beside it), which the servers'
 //! stacks join.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
 use greet_launch::process::pin_process_tree;
@@ -34,7 +34,7 @@ use crate::results::{
     throughputs, Business, BusinessCell, CeilingFraction, Gain, PoolBest, PoolSetting, Repeated,
     Results, Sampled,
 };
-use crate::sample::Sampler;
+use crate::sample::{self, Sampler};
 
 /// A store ready for the servers: its flags, and the servers started for it.
 struct Ready {
@@ -85,14 +85,12 @@ async fn prepare(store: &Store, cpus: &[usize], swarm: bool) -> Result<Ready> {
             let stack = tokio::task::spawn_blocking(|| Stores::deploy(&Nodes::read()?))
                 .await
                 .context("store deployment panicked")??;
-            let parse = |url: &str| url.parse().map_err(anyhow::Error::msg);
+            let (database, redis) = (server::stores::DATABASE_URL, server::stores::REDIS_URL);
             Ok(Ready {
                 name: store.name(),
                 args: store_args(
-                    parse(crate::server::stores::DATABASE_URL)?,
-                    crate::server::stores::REDIS_URL
-                        .parse()
-                        .map_err(anyhow::Error::msg)?,
+                    database.parse().map_err(anyhow::Error::msg)?,
+                    redis.parse().map_err(anyhow::Error::msg)?,
                 ),
                 local: None,
                 stack: Some(stack),
@@ -454,8 +452,7 @@ impl<'a> StoreWatch<'a> {
     /// Starts watching `store`'s servers, from `at`.
     fn start(store: &'a Ready, at: SystemTime) -> Self {
         if let Some(stack) = &store.stack {
-            let ahead = at.duration_since(SystemTime::now()).unwrap_or_default();
-            return Self::Stack(stack, Instant::now() + ahead);
+            return Self::Stack(stack, sample::instant_at(at));
         }
         let pids = store.pids();
         if pids.is_empty() {
@@ -472,17 +469,10 @@ impl<'a> StoreWatch<'a> {
             Self::Processes(sampler) => Some(sampler.stop().sampled()),
             Self::Stack(stack, from) => {
                 let to = Instant::now();
-                let deadline = to + Duration::from_millis(2500);
-                while stack.watched.iter().any(|(_, w)| !w.has_after(to))
-                    && Instant::now() < deadline
-                {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                let mut each = Vec::new();
+                for (_, watch) in &stack.watched {
+                    each.push(watch.window_covered(from, to).await);
                 }
-                let each: Vec<Sampled> = stack
-                    .watched
-                    .iter()
-                    .map(|(_, w)| w.window(from, to))
-                    .collect();
                 Some(Sampled::together(&each))
             }
         }
