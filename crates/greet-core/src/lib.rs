@@ -14,6 +14,8 @@
 //! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
 //!   and the one check every server runs before routing.
 //! - [`pool`]: the bounded thread pool behind `/greetings/blocking`.
+//! - [`records`]: what the store-bound endpoints answer (the JSON bodies, the seed rows,
+//!   TechEmpower's `?queries=N` rule) and what a valid answer is, with no database client.
 //!
 //! What makes a server a process (flags, binding, logging, signals) is `greet-server`'s, so
 //! that what only needs the rules (the fuzz target, the benches of the core) builds no CLI.
@@ -23,6 +25,7 @@ pub mod greeting;
 pub mod limits;
 pub mod name;
 pub mod pool;
+pub mod records;
 
 pub use error::GreetError;
 pub use greeting::{Endpoint, Greeter, Reply, DEFAULT_BLOCKING_THREADS, DEFAULT_DELAY, WORDS};

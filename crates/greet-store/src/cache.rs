@@ -14,6 +14,8 @@ use std::time::Duration;
 use lru::LruCache;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+use crate::StoreError;
+
 /// Most names the in-process cache counts at once: 100,000 names take about 10 MiB.
 pub const MEMORY_NAMES: NonZeroUsize = NonZeroUsize::new(100_000).expect("non-zero");
 
@@ -42,10 +44,11 @@ impl Cache {
     }
 
     /// Redis at `url`, connected on first use. Needs a Tokio runtime.
-    pub(crate) fn redis(url: &str, timeout: Duration) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("Redis: {e}"))?;
+    pub(crate) fn redis(url: &str, timeout: Duration) -> Result<Self, StoreError> {
+        let unavailable = |e: redis::RedisError| StoreError::Unavailable(format!("Redis: {e}"));
+        let client = redis::Client::open(url).map_err(unavailable)?;
         let manager = ConnectionManager::new_lazy_with_config(client, manager_config(timeout))
-            .map_err(|e| format!("Redis: {e}"))?;
+            .map_err(unavailable)?;
         Ok(Self::Redis(manager))
     }
 

@@ -5,8 +5,9 @@
 //! Layout:
 //! - [`settings`]: [`Settings`] (which database and cache, pool size, timeout) and the
 //!   parsing of their URLs; the flags themselves are `greet-server`'s.
-//! - [`seed`]: the one schema file (`schema.sql`) and the seed rows, a function of their key.
-//! - `body`: the JSON the endpoints send ([`World`], [`Business`]), and what a valid one is.
+//! - [`seed`]: the one schema file (`schema.sql`); the rows, the JSON bodies and
+//!   TechEmpower's `?queries=N` rule are `greet_core::records`', which clients check
+//!   answers against without a database client.
 //! - `sqlite` / `postgres`: the two databases; `cache`: in-process counters or Redis.
 //! - [`Stores`]: what a server holds, with [`Stores::prepare`] (start-up: wait for the
 //!   servers, create and seed the tables) and the three endpoints, each a future that owns
@@ -18,7 +19,6 @@
 pub mod seed;
 pub mod settings;
 
-mod body;
 mod cache;
 mod error;
 mod postgres;
@@ -31,19 +31,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use greet_core::name::name_from_query;
+use greet_core::records::{self, queries_from_query, Business, World};
 use greet_core::{GreetError, Reply, WORDS};
 use serde::Serialize;
 
-pub use body::{Business, World};
 pub use cache::MEMORY_NAMES;
 pub use error::StoreError;
 pub use settings::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreKind};
 
 use cache::Cache;
 use postgres::Postgres;
-
-/// Most rows one `/queries` request reads (TechEmpower's bound).
-pub const MAX_QUERIES: usize = 500;
 
 /// The database and cache a server answers from. Cheap to clone; clones share connections.
 #[derive(Clone)]
@@ -92,7 +89,7 @@ impl Stores {
         settings.check()?;
         let deadline = Instant::now() + settings.start_patience();
         if let Some(DatabaseUrl::Postgres(url)) = &settings.database_url {
-            let pg = Postgres::new(url, 1, settings.timeout).map_err(StoreError::Unavailable)?;
+            let pg = Postgres::new(url, 1, settings.timeout)?;
             retry(deadline, || pg.seed()).await.map_err(|e| {
                 StoreError::Unavailable(format!("PostgreSQL at {}: {}", redacted(url), chain(&*e)))
             })?;
@@ -116,19 +113,19 @@ impl Stores {
         let timeout = settings.timeout;
         let keep = settings.pool.get();
         let db = match &settings.database_url {
-            Some(DatabaseUrl::Postgres(url)) => Database::Postgres(
-                Postgres::new(url, keep, timeout).map_err(StoreError::Unavailable)?,
-            ),
+            Some(DatabaseUrl::Postgres(url)) => {
+                Database::Postgres(Postgres::new(url, keep, timeout)?)
+            }
             Some(DatabaseUrl::Sqlite(path)) => {
                 let db = sqlite::Lazy::new(Some(path), keep, timeout);
-                db.get().map_err(StoreError::Unavailable)?;
+                db.get()?;
                 Database::Sqlite(Arc::new(db))
             }
             None => Database::Sqlite(Arc::new(sqlite::Lazy::new(None, keep, timeout))),
         };
         let cache = match &settings.redis_url {
             Some(RedisUrl(url)) if settings.cache == CacheKind::Redis => {
-                Cache::redis(url, timeout).map_err(StoreError::Unavailable)?
+                Cache::redis(url, timeout)?
             }
             _ => Cache::memory(cache::MEMORY_NAMES),
         };
@@ -201,7 +198,7 @@ impl Stores {
 
     async fn worlds(&self, n: usize) -> Result<Vec<World>, GreetError> {
         let ids: Vec<i32> = (0..n)
-            .map(|_| rand::random_range(1..=seed::WORLD_ROWS))
+            .map(|_| rand::random_range(1..=records::WORLD_ROWS))
             .collect();
         within(self.timeout, GreetError::DatabaseUnavailable, async {
             match &self.db {
@@ -286,55 +283,10 @@ fn json(value: &impl Serialize) -> Reply {
     Reply::json(serde_json::to_string(value).unwrap_or_default())
 }
 
-/// TechEmpower's rule for `?queries=N`: missing, empty or not an integer → 1; below 1 → 1;
-/// above [`MAX_QUERIES`] → 500. The last `queries` parameter wins.
-pub fn queries_from_query(query: Option<&str>) -> usize {
-    let value = query
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .filter_map(|pair| pair.strip_prefix("queries="))
-        .next_back();
-    let Some(value) = value else { return 1 };
-    let (negative, digits) = match value.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, value.strip_prefix('+').unwrap_or(value)),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || negative {
-        return 1;
-    }
-    // All digits: a number too large for usize is above the bound too.
-    digits
-        .parse::<usize>()
-        .map_or(MAX_QUERIES, |n| n.clamp(1, MAX_QUERIES))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::settings::START_PATIENCE;
-
-    #[test]
-    fn queries_follow_techempower() {
-        for (query, n) in [
-            (None, 1),
-            (Some(""), 1),
-            (Some("queries="), 1),
-            (Some("queries=foo"), 1),
-            (Some("queries=0"), 1),
-            (Some("queries=-5"), 1),
-            (Some("queries=7"), 7),
-            (Some("queries=+7"), 7),
-            (Some("queries=500"), 500),
-            (Some("queries=501"), 500),
-            (Some("queries=99999999999999999999999"), 500),
-            (Some("queries=2.5"), 1),
-            (Some("x=1&queries=20"), 20),
-            (Some("queries=3&queries=9"), 9),
-            (Some("myqueries=9"), 1),
-        ] {
-            assert_eq!(queries_from_query(query), n, "{query:?}");
-        }
-    }
 
     #[tokio::test]
     async fn embedded_stores_answer_every_endpoint() {
@@ -346,19 +298,19 @@ mod tests {
             (200, greet_core::JSON_CONTENT_TYPE)
         );
         let row: World = serde_json::from_str(&db.body).unwrap();
-        assert_eq!(row.random_number, seed::world_number(row.id));
+        assert_eq!(row.random_number, records::world_number(row.id));
 
         let rows: Vec<World> =
             serde_json::from_str(&stores.queries(Some("queries=20")).await.body).unwrap();
         assert_eq!(rows.len(), 20);
         assert!(rows
             .iter()
-            .all(|r| r.random_number == seed::world_number(r.id)));
+            .all(|r| r.random_number == records::world_number(r.id)));
 
         for visits in 1..=3 {
             let reply = stores.business(Some("name=user-00042")).await;
             let body: Business = serde_json::from_str(&reply.body).unwrap();
-            let word = seed::person_word(42);
+            let word = records::person_word(42);
             assert_eq!(
                 body,
                 Business {

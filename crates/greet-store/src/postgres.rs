@@ -12,9 +12,9 @@ use futures_util::future::try_join_all;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::NoTls;
 
-use crate::body::World;
-use crate::seed;
 use crate::settings::DatabaseUrl;
+use crate::{seed, StoreError};
+use greet_core::records::{self, World};
 
 const SELECT_WORLD: &str = "SELECT id, randomnumber FROM world WHERE id = $1";
 const SELECT_WORD: &str = "SELECT word FROM person WHERE name = $1";
@@ -32,7 +32,7 @@ pub(crate) type Error = Box<dyn std::error::Error + Send + Sync>;
 
 impl Postgres {
     /// A pool of at most `size` connections to `url`; nothing is opened yet.
-    pub(crate) fn new(url: &str, size: usize, timeout: Duration) -> Result<Self, String> {
+    pub(crate) fn new(url: &str, size: usize, timeout: Duration) -> Result<Self, StoreError> {
         let mut config = DatabaseUrl::postgres_config(url);
         config.connect_timeout(timeout);
         let manager = Manager::from_config(
@@ -49,7 +49,7 @@ impl Postgres {
             .create_timeout(Some(timeout))
             .recycle_timeout(Some(timeout))
             .build()
-            .map_err(|e| format!("PostgreSQL pool: {e}"))?;
+            .map_err(|e| StoreError::Unavailable(format!("PostgreSQL pool: {e}")))?;
         Ok(Self { pool })
     }
 
@@ -64,9 +64,9 @@ impl Postgres {
             .query_one("SELECT count(*) FROM world", &[])
             .await?
             .get(0);
-        if worlds < i64::from(seed::WORLD_ROWS) {
-            let ids: Vec<i32> = (1..=seed::WORLD_ROWS).collect();
-            let numbers: Vec<i32> = ids.iter().copied().map(seed::world_number).collect();
+        if worlds < i64::from(records::WORLD_ROWS) {
+            let ids: Vec<i32> = (1..=records::WORLD_ROWS).collect();
+            let numbers: Vec<i32> = ids.iter().copied().map(records::world_number).collect();
             tx.execute(
                 "INSERT INTO world (id, randomnumber) \
                  SELECT * FROM unnest($1::int4[], $2::int4[]) ON CONFLICT DO NOTHING",
@@ -78,9 +78,9 @@ impl Postgres {
             .query_one("SELECT count(*) FROM person", &[])
             .await?
             .get(0);
-        if people < i64::from(seed::PEOPLE) {
-            let names: Vec<String> = (1..=seed::PEOPLE).map(seed::person_name).collect();
-            let words: Vec<&str> = (1..=seed::PEOPLE).map(seed::person_word).collect();
+        if people < i64::from(records::PEOPLE) {
+            let names: Vec<String> = (1..=records::PEOPLE).map(records::person_name).collect();
+            let words: Vec<&str> = (1..=records::PEOPLE).map(records::person_word).collect();
             tx.execute(
                 "INSERT INTO person (name, word) \
                  SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING",

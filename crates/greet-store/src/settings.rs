@@ -101,30 +101,28 @@ impl Settings {
     /// Refuses settings that do not fit together, in one line: a PostgreSQL store without
     /// a PostgreSQL URL, a Redis cache without a Redis URL, a URL of the other kind.
     pub fn check(&self) -> Result<(), StoreError> {
-        self.fits().map_err(StoreError::Settings)
+        self.fits()
+            .map_err(|why| StoreError::Settings(why.to_owned()))
     }
 
-    fn fits(&self) -> Result<(), String> {
+    fn fits(&self) -> Result<(), &'static str> {
         match (self.store, &self.database_url) {
             (StoreKind::Postgres, None) => {
-                return Err(
-                    "--store postgres needs --database-url postgres://… (or DATABASE_URL)".into(),
-                )
+                return Err("--store postgres needs --database-url postgres://… (or DATABASE_URL)")
             }
             (StoreKind::Postgres, Some(DatabaseUrl::Sqlite(_))) => {
-                return Err("--store postgres, but --database-url is a sqlite:// URL".into())
+                return Err("--store postgres, but --database-url is a sqlite:// URL")
             }
             (StoreKind::Sqlite, Some(DatabaseUrl::Postgres(_))) => return Err(
-                "--store sqlite, but --database-url is a postgres:// URL (add --store postgres)"
-                    .into(),
+                "--store sqlite, but --database-url is a postgres:// URL (add --store postgres)",
             ),
             _ => {}
         }
         if self.cache == CacheKind::Redis && self.redis_url.is_none() {
-            return Err("--cache redis needs --redis-url redis://… (or REDIS_URL)".into());
+            return Err("--cache redis needs --redis-url redis://… (or REDIS_URL)");
         }
         if self.timeout.is_zero() {
-            return Err("--db-timeout-ms must be at least 1".into());
+            return Err("--db-timeout-ms must be at least 1");
         }
         Ok(())
     }
@@ -162,16 +160,16 @@ fn by_name<T: Copy>(
     name: fn(T) -> &'static str,
     what: &str,
     s: &str,
-) -> Result<T, String> {
+) -> Result<T, StoreError> {
     all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
-        format!("unknown {what} '{s}' ({})", names.join(", "))
+        StoreError::Settings(format!("unknown {what} '{s}' ({})", names.join(", ")))
     })
 }
 
 impl FromStr for StoreKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = StoreError;
+    fn from_str(s: &str) -> Result<Self, StoreError> {
         by_name(&Self::ALL, Self::name, "store", s)
     }
 }
@@ -183,8 +181,8 @@ impl fmt::Display for StoreKind {
 }
 
 impl FromStr for CacheKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = StoreError;
+    fn from_str(s: &str) -> Result<Self, StoreError> {
         by_name(&Self::ALL, Self::name, "cache", s)
     }
 }
@@ -196,25 +194,30 @@ impl fmt::Display for CacheKind {
 }
 
 impl FromStr for DatabaseUrl {
-    type Err = String;
+    type Err = StoreError;
     /// `sqlite://PATH` (`sqlite:///abs/path` or `sqlite://relative`), or a PostgreSQL URL
     /// that tokio-postgres accepts.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, StoreError> {
+        let bad = |why: String| StoreError::Settings(why);
         if let Some(path) = s.strip_prefix("sqlite://") {
             if path.is_empty() {
-                return Err("sqlite:// URL without a path (sqlite:///path/to/file.db)".into());
+                return Err(bad(
+                    "sqlite:// URL without a path (sqlite:///path/to/file.db)".into(),
+                ));
             }
             return Ok(Self::Sqlite(PathBuf::from(path)));
         }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             let config = tokio_postgres::Config::from_str(s)
-                .map_err(|e| format!("bad PostgreSQL URL: {e}"))?;
+                .map_err(|e| bad(format!("bad PostgreSQL URL: {e}")))?;
             if config.get_hosts().is_empty() {
-                return Err("PostgreSQL URL without a host".into());
+                return Err(bad("PostgreSQL URL without a host".into()));
             }
             return Ok(Self::Postgres(s.to_owned()));
         }
-        Err("database URL must start with sqlite:// or postgres://".into())
+        Err(bad(
+            "database URL must start with sqlite:// or postgres://".into()
+        ))
     }
 }
 
@@ -251,15 +254,17 @@ impl fmt::Display for DatabaseUrl {
 }
 
 impl FromStr for RedisUrl {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = StoreError;
+    fn from_str(s: &str) -> Result<Self, StoreError> {
         if !(s.starts_with("redis://")
             || s.starts_with("redis+unix://")
             || s.starts_with("unix://"))
         {
-            return Err("Redis URL must start with redis://".into());
+            return Err(StoreError::Settings(
+                "Redis URL must start with redis://".into(),
+            ));
         }
-        redis::Client::open(s).map_err(|e| format!("bad Redis URL: {e}"))?;
+        redis::Client::open(s).map_err(|e| StoreError::Settings(format!("bad Redis URL: {e}")))?;
         Ok(Self(s.to_owned()))
     }
 }
@@ -315,7 +320,8 @@ mod tests {
             "127.0.0.1",
         ] {
             let err = bad.parse::<DatabaseUrl>().expect_err(bad);
-            assert!(!err.contains('\n'), "{err}");
+            assert!(matches!(err, StoreError::Settings(_)), "{err:?}");
+            assert!(!err.to_string().contains('\n'), "{err}");
         }
         assert!("redis://127.0.0.1:6379".parse::<RedisUrl>().is_ok());
         assert!("http://127.0.0.1:6379".parse::<RedisUrl>().is_err());
@@ -332,7 +338,9 @@ mod tests {
         }
         assert_eq!(
             "mysql".parse::<StoreKind>(),
-            Err("unknown store 'mysql' (sqlite, postgres)".to_owned())
+            Err(StoreError::Settings(
+                "unknown store 'mysql' (sqlite, postgres)".to_owned()
+            ))
         );
     }
 

@@ -21,15 +21,15 @@ use tokio::sync::Notify;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::body::World;
-use crate::seed;
+use crate::{seed, StoreError};
+use greet_core::records::{self, World};
 
 /// A SQLite database, opened by the first caller.
 pub(crate) struct Lazy {
     path: Option<PathBuf>,
     keep: usize,
     timeout: Duration,
-    db: OnceLock<Result<Sqlite, String>>,
+    db: OnceLock<Result<Sqlite, StoreError>>,
 }
 
 impl Lazy {
@@ -48,7 +48,7 @@ impl Lazy {
     /// started). A failure is kept: the file will not appear by retrying. A file named by
     /// the settings is opened at start-up, which a failure ends; the default one is made by
     /// a request, and its failure is logged once.
-    pub(crate) fn get(&self) -> Result<&Sqlite, String> {
+    pub(crate) fn get(&self) -> Result<&Sqlite, StoreError> {
         self.db
             .get_or_init(|| {
                 let opened = Sqlite::open(self.path.as_deref(), self.keep, self.timeout);
@@ -62,7 +62,7 @@ impl Lazy {
     }
 
     /// The database, once its seed rows are in.
-    pub(crate) async fn ready(&self) -> Result<&Sqlite, String> {
+    pub(crate) async fn ready(&self) -> Result<&Sqlite, StoreError> {
         let db = self.get()?;
         db.seeded().await?;
         Ok(db)
@@ -96,14 +96,14 @@ struct Inner {
 /// How the seeding thread ended, and a wake-up for those waiting on it.
 #[derive(Default)]
 struct Seeded {
-    done: OnceLock<Result<(), String>>,
+    done: OnceLock<Result<(), StoreError>>,
     now: Notify,
 }
 
 impl Sqlite {
     /// Opens (creating, with the schema) the database at `path`, or at a fresh file under
     /// the temp dir when there is none, and starts putting in the seed rows that are missing.
-    fn open(path: Option<&Path>, keep: usize, timeout: Duration) -> Result<Self, String> {
+    fn open(path: Option<&Path>, keep: usize, timeout: Duration) -> Result<Self, StoreError> {
         let (path, owned) = match path {
             Some(path) => (path.to_owned(), false),
             None => (fresh_path(), true),
@@ -118,8 +118,12 @@ impl Sqlite {
                 seeded: Arc::default(),
             }),
         };
-        let why =
-            |e: rusqlite::Error| format!("SQLite database {}: {e}", sqlite.inner.path.display());
+        let why = |e: rusqlite::Error| {
+            StoreError::Unavailable(format!(
+                "SQLite database {}: {e}",
+                sqlite.inner.path.display()
+            ))
+        };
         let mut conn = sqlite.create().map_err(why)?;
         let (inner, seeded) = (
             Arc::downgrade(&sqlite.inner),
@@ -128,7 +132,8 @@ impl Sqlite {
         std::thread::Builder::new()
             .name("sqlite-seed".into())
             .spawn(move || {
-                let done = seed_rows(&mut conn).map_err(|e| e.to_string());
+                let done = seed_rows(&mut conn)
+                    .map_err(|e| StoreError::Unavailable(format!("SQLite seed: {e}")));
                 match &done {
                     Ok(()) => {
                         if let Some(inner) = inner.upgrade() {
@@ -143,12 +148,12 @@ impl Sqlite {
                 let _ = seeded.done.set(done);
                 seeded.now.notify_waiters();
             })
-            .map_err(|e| format!("SQLite seed thread: {e}"))?;
+            .map_err(|e| StoreError::Unavailable(format!("SQLite seed thread: {e}")))?;
         Ok(sqlite)
     }
 
     /// Waits until the seed rows are in (at once, after the first few milliseconds).
-    pub(crate) async fn seeded(&self) -> Result<(), String> {
+    pub(crate) async fn seeded(&self) -> Result<(), StoreError> {
         let seeded = &self.inner.seeded;
         loop {
             if let Some(done) = seeded.done.get() {
@@ -253,20 +258,20 @@ impl Inner {
 fn seed_rows(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let worlds: i64 = tx.query_row("SELECT count(*) FROM world", [], |r| r.get(0))?;
-    if worlds < i64::from(seed::WORLD_ROWS) {
+    if worlds < i64::from(records::WORLD_ROWS) {
         let mut insert = tx.prepare(
             "INSERT INTO world (id, randomnumber) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
         )?;
-        for id in 1..=seed::WORLD_ROWS {
-            insert.execute((id, seed::world_number(id)))?;
+        for id in 1..=records::WORLD_ROWS {
+            insert.execute((id, records::world_number(id)))?;
         }
     }
     let people: i64 = tx.query_row("SELECT count(*) FROM person", [], |r| r.get(0))?;
-    if people < i64::from(seed::PEOPLE) {
+    if people < i64::from(records::PEOPLE) {
         let mut insert =
             tx.prepare("INSERT INTO person (name, word) VALUES (?1, ?2) ON CONFLICT DO NOTHING")?;
-        for i in 1..=seed::PEOPLE {
-            insert.execute((seed::person_name(i), seed::person_word(i)))?;
+        for i in 1..=records::PEOPLE {
+            insert.execute((records::person_name(i), records::person_word(i)))?;
         }
     }
     tx.commit()
