@@ -37,6 +37,58 @@ pub const REDIS_PACKAGE: &str = "apt-get install -y redis-server";
 /// keys evicted first, as `compose.yaml` runs it, so a flood of unique names levels off.
 pub const REDIS_BOUNDS: [&str; 4] = ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"];
 
+/// Why a store could not be started: one line for a person, saying what to do where there is
+/// something to do.
+#[derive(Debug)]
+pub enum LaunchError {
+    /// Not installed here: what is missing, and the line that installs it.
+    NotInstalled {
+        /// What was looked for.
+        what: &'static str,
+        /// `apt-get install -y …`.
+        install: &'static str,
+    },
+    /// A file, directory, port or program that could not be used.
+    Io {
+        /// What was being done.
+        what: String,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// A program that ran and failed, with its last words.
+    Failed {
+        /// What failed.
+        what: String,
+        /// Its last line of output.
+        last: String,
+    },
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotInstalled { what, install } => write!(f, "{what}: {install}"),
+            Self::Io { what, source } => write!(f, "{what}: {source}"),
+            Self::Failed { what, last } => write!(f, "{what}: {last}"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// `what` failed with `source`.
+fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> LaunchError {
+    let what = what.into();
+    move |source| LaunchError::Io { what, source }
+}
+
 /// What to install before [`Postgres::start`] and [`Redis::start`] can run, as one
 /// `apt-get install` line; `None` when both are there.
 pub fn missing_packages() -> Option<String> {
@@ -86,24 +138,26 @@ impl Postgres {
     /// `initdb` in a fresh temporary directory, then the server on a free loopback port;
     /// returns once it accepts connections. The role [`PG_USER`] owns it; the `postgres`
     /// database is empty.
-    pub fn start() -> Result<Self, String> {
+    pub fn start() -> Result<Self, LaunchError> {
         Self::start_with(false)
     }
 
     /// [`Postgres::start`], with `pg_stat_statements` loaded: the statement counters
     /// TechEmpower's verification reads (each database that reads them creates the extension).
     /// Off in [`Postgres::start`], where it would cost every statement a little.
-    pub fn start_counting_statements() -> Result<Self, String> {
+    pub fn start_counting_statements() -> Result<Self, LaunchError> {
         Self::start_with(true)
     }
 
-    fn start_with(counting: bool) -> Result<Self, String> {
-        let bin = postgres_bin().ok_or_else(|| {
-            format!("PostgreSQL server not found (initdb, postgres): {PG_PACKAGE}")
+    fn start_with(counting: bool) -> Result<Self, LaunchError> {
+        let bin = postgres_bin().ok_or(LaunchError::NotInstalled {
+            what: "PostgreSQL server not found (initdb, postgres)",
+            install: PG_PACKAGE,
         })?;
         let user = if is_root() {
-            Some(system_user("postgres").ok_or_else(|| {
-                format!("running as root, PostgreSQL needs the postgres user: {PG_PACKAGE}")
+            Some(system_user("postgres").ok_or(LaunchError::NotInstalled {
+                what: "running as root, PostgreSQL needs the postgres user",
+                install: PG_PACKAGE,
             })?)
         } else {
             None
@@ -124,13 +178,13 @@ impl Postgres {
             ])
             .args(["--no-sync", "--locale=C"]);
         run_as(&mut initdb, user);
-        let out = initdb.output().map_err(|e| format!("initdb: {e}"))?;
+        let out = initdb.output().map_err(io_error("initdb"))?;
         if !out.status.success() {
             let _ = fs::remove_dir_all(&dir);
-            return Err(format!(
-                "initdb failed: {}",
-                last_line(&String::from_utf8_lossy(&out.stderr))
-            ));
+            return Err(LaunchError::Failed {
+                what: "initdb failed".to_owned(),
+                last: last_line(&String::from_utf8_lossy(&out.stderr)),
+            });
         }
         let mut pg = Self {
             server: Server::new(dir, user),
@@ -144,7 +198,7 @@ impl Postgres {
     }
 
     /// Starts the server again (after [`Postgres::stop`]) on the same port and data.
-    pub fn restart(&mut self) -> Result<(), String> {
+    pub fn restart(&mut self) -> Result<(), LaunchError> {
         let mut cmd = Command::new(self.bin.join("postgres"));
         cmd.args(["-D", path_str(&self.data)?, "-h", "127.0.0.1"])
             .args(["-p", &self.server.port.to_string()])
@@ -174,19 +228,19 @@ impl Postgres {
     }
 
     /// Creates an empty database.
-    pub fn create_database(&self, name: &str) -> Result<(), String> {
+    pub fn create_database(&self, name: &str) -> Result<(), LaunchError> {
         let out = Command::new(self.bin.join("createdb"))
             .args(["-h", "127.0.0.1", "-p", &self.server.port.to_string()])
             .args(["-U", PG_USER, name])
             .output()
-            .map_err(|e| format!("createdb: {e}"))?;
+            .map_err(io_error("createdb"))?;
         if out.status.success() {
             Ok(())
         } else {
-            Err(format!(
-                "createdb {name}: {}",
-                last_line(&String::from_utf8_lossy(&out.stderr))
-            ))
+            Err(LaunchError::Failed {
+                what: format!("createdb {name}"),
+                last: last_line(&String::from_utf8_lossy(&out.stderr)),
+            })
         }
     }
 
@@ -204,9 +258,11 @@ impl Postgres {
 impl Redis {
     /// A Redis server on a free loopback port, without persistence; returns once it accepts
     /// connections.
-    pub fn start() -> Result<Self, String> {
-        let bin = crate::process::which("redis-server", [])
-            .ok_or_else(|| format!("Redis server not found (redis-server): {REDIS_PACKAGE}"))?;
+    pub fn start() -> Result<Self, LaunchError> {
+        let bin = crate::process::which("redis-server", []).ok_or(LaunchError::NotInstalled {
+            what: "Redis server not found (redis-server)",
+            install: REDIS_PACKAGE,
+        })?;
         let dir = temp_dir("redis", None)?;
         let mut redis = Self {
             server: Server::new(dir, None),
@@ -218,7 +274,7 @@ impl Redis {
     }
 
     /// Starts the server again (after [`Redis::stop`]) on the same port; it starts empty.
-    pub fn restart(&mut self) -> Result<(), String> {
+    pub fn restart(&mut self) -> Result<(), LaunchError> {
         let mut cmd = Command::new(&self.bin);
         cmd.args([
             "--port",
@@ -276,17 +332,18 @@ impl Server {
 
     /// Starts `cmd` with its output to the log, waits for `ready` in the log and for the
     /// port to accept, and sets a watchdog that sends `stop` when this process is gone.
-    fn spawn(&mut self, mut cmd: Command, ready: &str, stop: Signal) -> Result<(), String> {
+    fn spawn(&mut self, mut cmd: Command, ready: &str, stop: Signal) -> Result<(), LaunchError> {
         let name = cmd.get_program().to_string_lossy().into_owned();
-        let log =
-            fs::File::create(&self.log).map_err(|e| format!("{}: {e}", self.log.display()))?;
+        let log = fs::File::create(&self.log).map_err(io_error(self.log.display().to_string()))?;
         if let Some((uid, _)) = self.user {
             let _ = std::os::unix::fs::chown(&self.log, Some(uid), None);
         }
-        let err = log.try_clone().map_err(|e| e.to_string())?;
+        let err = log
+            .try_clone()
+            .map_err(io_error(self.log.display().to_string()))?;
         cmd.stdin(Stdio::null()).stdout(log).stderr(err);
         run_as(&mut cmd, self.user);
-        let child = cmd.spawn().map_err(|e| format!("{name}: {e}"))?;
+        let child = cmd.spawn().map_err(io_error(name.clone()))?;
         let pid = child.id();
         self.child = Some(child);
         // When this process is gone: stop the server, wait for it, remove its directory.
@@ -328,7 +385,10 @@ impl Server {
                 } else {
                     "did not come up"
                 };
-                return Err(format!("{name} {why}: {}", last_line(&text)));
+                return Err(LaunchError::Failed {
+                    what: format!("{name} {why}"),
+                    last: last_line(&text),
+                });
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -403,30 +463,32 @@ fn run_as(cmd: &mut Command, user: Option<(u32, u32)>) {
 }
 
 /// A new directory under the temp dir, owned by `user` if given.
-fn temp_dir(kind: &str, user: Option<(u32, u32)>) -> Result<PathBuf, String> {
+fn temp_dir(kind: &str, user: Option<(u32, u32)>) -> Result<PathBuf, LaunchError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("greet-{kind}-{}-{n}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fs::create_dir_all(&dir).map_err(io_error(dir.display().to_string()))?;
     if let Some((uid, gid)) = user {
         std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+            .map_err(io_error(dir.display().to_string()))?;
     }
     Ok(dir)
 }
 
 /// A loopback port free right now (the stores cannot be told to pick one themselves).
-fn free_port() -> Result<u16, String> {
+fn free_port() -> Result<u16, LaunchError> {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
-        .map_err(|e: io::Error| format!("no free port: {e}"))
+        .map_err(io_error("no free port"))
 }
 
-fn path_str(path: &Path) -> Result<&str, String> {
-    path.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
+fn path_str(path: &Path) -> Result<&str, LaunchError> {
+    path.to_str().ok_or_else(|| LaunchError::Failed {
+        what: path.display().to_string(),
+        last: "not UTF-8".to_owned(),
+    })
 }
 
 fn last_line(text: &str) -> String {
