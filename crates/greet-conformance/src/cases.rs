@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use greet_core::limits::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_TARGET_BYTES};
 use greet_core::name::MAX_NAME_CHARS;
+use greet_core::records::{self, Business, World};
 use greet_core::{
     paths, GreetError, ALLOWED_METHODS, CONTENT_TYPE, JSON_CONTENT_TYPE, NOSNIFF_HEADER,
     NOSNIFF_VALUE, WORDS,
 };
-use greet_store::{seed, Business, World};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -406,13 +406,13 @@ pub async fn queries_follow_techempower(addr: SocketAddr) -> Outcome {
 /// random word for anyone else, the name read as `/greetings` reads it, and visits counted
 /// up by one per call (a name of its own per run, so runs do not share counts).
 pub async fn business_greets_and_counts(addr: SocketAddr) -> Outcome {
-    let person = rand::random_range(1..=seed::PEOPLE);
-    let name = seed::person_name(person);
+    let person = rand::random_range(1..=records::PEOPLE);
+    let name = records::person_name(person);
     let target = format!("{}?name={name}", paths::BUSINESS);
     let mut last = 0;
     for _ in 0..3 {
         let body: Business = expect_json(&fetch_get(addr, &target).await?, &target)?;
-        let want = format!("{} {name}!", seed::person_word(person));
+        let want = format!("{} {name}!", records::person_word(person));
         ensure!(
             body.greets(&name) && body.greeting == want,
             "{target}: {body:?}, want greeting {want:?}"

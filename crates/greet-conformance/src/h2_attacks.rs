@@ -18,8 +18,9 @@ use greet_core::paths;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::protocols::{fetch, Protocol};
+use crate::protocols::fetch;
 use greet_probe::tls::Trust;
+use greet_probe::Protocol;
 
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const HEADERS: u8 = 1;

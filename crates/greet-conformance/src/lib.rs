@@ -130,9 +130,11 @@ impl std::error::Error for CheckError {}
 /// Verifies the server at `base_url` (`http://host:port`) against every quick case,
 /// concurrently, so a check takes about one greeting delay.
 pub async fn check(base_url: &str) -> Result<(), CheckError> {
-    let addr = resolve(base_url).await.map_err(|why| CheckError {
-        failures: vec![("url", why)],
-    })?;
+    let addr = greet_probe::resolve(base_url)
+        .await
+        .map_err(|why| CheckError {
+            failures: vec![("url", why.to_string())],
+        })?;
     let runs: Vec<_> = QUICK_CASES
         .iter()
         .map(|(name, case)| (*name, tokio::spawn(case(addr))))
@@ -152,58 +154,9 @@ pub async fn check(base_url: &str) -> Result<(), CheckError> {
     }
 }
 
-/// The socket address of `http://host:port[/...]` or `https://host:port[/...]` (ports 80 and
-/// 443 when none is given).
-pub async fn resolve(base_url: &str) -> Result<SocketAddr, String> {
-    let (rest, port) = match base_url.strip_prefix("http://") {
-        Some(rest) => (rest, 80),
-        None => base_url
-            .strip_prefix("https://")
-            .map(|rest| (rest, 443))
-            .ok_or_else(|| format!("{base_url:?} is not an http:// or https:// URL"))?,
-    };
-    let authority = rest.split('/').next().unwrap_or_default();
-    let authority = if authority
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-    {
-        authority.to_owned()
-    } else {
-        format!("{authority}:{port}")
-    };
-    let mut addrs = tokio::net::lookup_host(&authority)
-        .await
-        .map_err(|e| format!("{authority}: {e}"))?;
-    addrs
-        .next()
-        .ok_or_else(|| format!("{authority}: no address"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn resolves_urls() {
-        assert_eq!(
-            resolve("http://127.0.0.1:8081").await,
-            Ok("127.0.0.1:8081".parse().unwrap())
-        );
-        assert_eq!(
-            resolve("http://127.0.0.1:9/x").await,
-            Ok("127.0.0.1:9".parse().unwrap())
-        );
-        assert_eq!(
-            resolve("https://127.0.0.1:8443").await,
-            Ok("127.0.0.1:8443".parse().unwrap())
-        );
-        assert_eq!(
-            resolve("https://127.0.0.1").await,
-            Ok("127.0.0.1:443".parse().unwrap())
-        );
-        assert!(resolve("127.0.0.1:8081").await.is_err());
-        assert!(resolve("ftp://127.0.0.1:21").await.is_err());
-    }
 
     #[tokio::test]
     async fn check_fails_without_a_server() {

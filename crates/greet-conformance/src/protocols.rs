@@ -11,12 +11,12 @@
 //! header (and hyper's client refuses a response with one), `:authority` stands for `Host`,
 //! and a response's length may come from its frames alone.
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use greet_core::{paths, WORDS};
 use greet_probe::tls::{client_config, server_name, Trust};
+use greet_probe::Protocol;
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper::{Request, Version};
@@ -27,75 +27,12 @@ use tokio_rustls::TlsConnector;
 /// How long one exchange may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A protocol a client speaks to a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// HTTP/1.1 in cleartext.
-    Http1,
-    /// HTTP/2 in cleartext, with prior knowledge.
-    H2c,
-    /// HTTP/1.1 over TLS (ALPN `http/1.1`).
-    Https,
-    /// HTTP/2 over TLS (ALPN `h2`).
-    H2,
-}
-
-impl Protocol {
-    /// All four, cleartext first.
-    pub const ALL: [Protocol; 4] = [Self::Http1, Self::H2c, Self::Https, Self::H2];
-
-    /// `http1`, `h2c`, `https`, `h2`: its name on command lines and in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Http1 => "http1",
-            Self::H2c => "h2c",
-            Self::Https => "https",
-            Self::H2 => "h2",
-        }
-    }
-
-    /// Over TLS.
-    pub fn tls(self) -> bool {
-        matches!(self, Self::Https | Self::H2)
-    }
-
-    /// HTTP/2 rather than HTTP/1.1.
-    pub fn http2(self) -> bool {
-        matches!(self, Self::H2c | Self::H2)
-    }
-
-    /// The ALPN id it asks for over TLS.
-    pub fn alpn(self) -> &'static [u8] {
-        if self.http2() {
-            b"h2"
-        } else {
-            b"http/1.1"
-        }
-    }
-
-    fn version(self) -> Version {
-        if self.http2() {
-            Version::HTTP_2
-        } else {
-            Version::HTTP_11
-        }
-    }
-}
-
-impl std::str::FromStr for Protocol {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|p| p.name() == name)
-            .ok_or_else(|| format!("unknown protocol {name:?}: http1, h2c, https or h2"))
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// The HTTP version `protocol` speaks.
+fn version(protocol: Protocol) -> Version {
+    if protocol.http2() {
+        Version::HTTP_2
+    } else {
+        Version::HTTP_11
     }
 }
 
@@ -228,7 +165,7 @@ impl Connection {
             .await
             .map_err(|e| format!("body: {e}"))?
             .to_bytes();
-        if parts.version != self.protocol.version() {
+        if parts.version != version(self.protocol) {
             return Err(format!("answered over {:?}", parts.version));
         }
         Ok(Answer {

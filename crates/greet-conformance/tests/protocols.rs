@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use greet_conformance::protocols::{
-    answers_alike, fetch, idle_connection_is_closed, silent_h2c_connection_is_closed, Protocol,
+    answers_alike, fetch, idle_connection_is_closed, silent_h2c_connection_is_closed,
 };
 use greet_conformance::spawn::{quick, spawn, Spawned};
 use greet_probe::tls::Trust;
+use greet_probe::Protocol;
 use greet_server::ServerConfig;
 
 macro_rules! protocol_tests {

@@ -9,11 +9,18 @@
 //! - [`procfs`]: a process's CPU time, memory, threads and parent from /proc, and the
 //!   machine's facts a report names.
 //! - [`cgroup`]: a container's CPU time, memory and tasks from its control group, as the
-//!   Docker engine's stats count them.
+//!   Docker engine's stats count them; [`watch`]: the task that prints them beside the
+//!   container every interval, and the line it prints.
+//! - [`protocol`]: the four protocols a client speaks ([`Protocol`]), and a server's URL
+//!   resolved to its address ([`resolve`]).
 //!
 //! Starting servers and stores is `greet-launch`'s.
 
 pub mod cgroup;
 pub mod http1;
 pub mod procfs;
+pub mod protocol;
 pub mod tls;
+pub mod watch;
+
+pub use protocol::{resolve, Protocol};
