@@ -1,11 +1,11 @@
-//! The shared `main` of the server binaries (flags, logging, binding, exit code), and the
-//! one-line rendering of flag errors every binary of the workspace uses.
+//! The shared `main` of the server binaries (flags, logging, binding, exit code); flag errors
+//! are one line, as every binary of the workspace says them (`greet_cli`).
 
 use std::io;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
+use greet_cli::parse_args;
 use greet_probe::tls::Trust;
 use greet_store::StoreError;
 
@@ -104,45 +104,6 @@ where
     }
 }
 
-/// Parses `T` from the command line the way every binary here does: `--help` and
-/// `--version` print and give `Err(0)`; a bad flag is one line on stderr, `program: error:
-/// …`, and `Err(2)`.
-pub fn parse_args<T: Parser>(program: &str) -> Result<T, ExitCode> {
-    T::try_parse().map_err(|err| {
-        if err.use_stderr() {
-            eprintln!("{program}: {} (see --help)", one_line(&err));
-            ExitCode::from(2)
-        } else {
-            let _ = err.print();
-            ExitCode::SUCCESS
-        }
-    })
-}
-
-/// clap's error as one line: what it says before its usage lines, joined, so that the
-/// arguments it names ("the following required arguments were not provided: `<URL>...`") and
-/// its tips ("a similar argument exists: '--concurrency'") stay in.
-pub fn one_line(err: &clap::Error) -> String {
-    let rendered = err.render().to_string();
-    let mut line = String::new();
-    for part in rendered
-        .lines()
-        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-    {
-        if !line.is_empty() {
-            line.push_str(if line.ends_with(':') { " " } else { "; " });
-        }
-        line.push_str(part);
-    }
-    if line.is_empty() {
-        "error: bad arguments".to_owned()
-    } else {
-        line
-    }
-}
-
 /// Logs to stderr through `tracing`, filtered by `RUST_LOG` (default `info`). Servers log
 /// start-up and shutdown only: per-request logging would distort the comparison.
 pub fn init_tracing() {
@@ -153,44 +114,4 @@ pub fn init_tracing() {
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Debug, Parser)]
-    #[command(name = "t")]
-    struct Flags {
-        #[arg(long)]
-        concurrency: Option<u32>,
-        #[arg(required = true, value_name = "URL")]
-        urls: Vec<String>,
-    }
-
-    fn error(args: &[&str]) -> String {
-        one_line(&Flags::try_parse_from(args).expect_err("bad flags"))
-    }
-
-    #[test]
-    fn flag_errors_keep_what_they_name() {
-        assert_eq!(
-            error(&["t"]),
-            "error: the following required arguments were not provided: <URL>..."
-        );
-        let typo = error(&["t", "--concurrenc", "3", "http://x"]);
-        assert!(
-            typo.starts_with("error: unexpected argument '--concurrenc' found; "),
-            "{typo}"
-        );
-        assert!(
-            typo.contains("a similar argument exists: '--concurrency'"),
-            "{typo}"
-        );
-        let bad = error(&["t", "--concurrency", "x", "u"]);
-        assert!(
-            !bad.contains('\n') && !bad.contains("For more information"),
-            "{bad}"
-        );
-    }
 }

@@ -1,0 +1,136 @@
+//! The workspace's command-line conventions, shared by the servers, the harness and the load
+//! agent, so that every program here behaves alike:
+//!
+//! - [`parse_args`]: `--help` and `--version` print and exit 0; a bad flag is one line on
+//!   stderr (`program: error: …`) and exit 2, never clap's multi-line usage;
+//! - [`one_line`]: clap's error as that line, keeping what it names and its tips;
+//! - [`parse_duration`], [`parse_any_duration`]: `10s`, `500ms`, `2m` or plain seconds.
+//!
+//! Each value parser returns a one-line reason (a `String`, as clap's `value_parser` takes
+//! it): clap prints it after the flag's name.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// Parses `T` from the command line the way every binary here does: `--help` and
+/// `--version` print and give `Err(0)`; a bad flag is one line on stderr, `program: error:
+/// …`, and `Err(2)`.
+pub fn parse_args<T: Parser>(program: &str) -> Result<T, ExitCode> {
+    T::try_parse().map_err(|err| {
+        if err.use_stderr() {
+            eprintln!("{program}: {} (see --help)", one_line(&err));
+            ExitCode::from(2)
+        } else {
+            let _ = err.print();
+            ExitCode::SUCCESS
+        }
+    })
+}
+
+/// clap's error as one line: what it says before its usage lines, joined, so that the
+/// arguments it names ("the following required arguments were not provided: `<URL>...`") and
+/// its tips ("a similar argument exists: '--concurrency'") stay in.
+pub fn one_line(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let mut line = String::new();
+    for part in rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    if line.is_empty() {
+        "error: bad arguments".to_owned()
+    } else {
+        line
+    }
+}
+
+/// `10s`, `500ms`, `2m`, or plain seconds (`1.5`); zero is refused.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let d = parse_any_duration(text)?;
+    if d.is_zero() {
+        return Err(format!("{text:?}: a duration must be more than zero"));
+    }
+    Ok(d)
+}
+
+/// [`parse_duration`], zero allowed.
+pub fn parse_any_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= 86_400.0 => {
+            Ok(Duration::from_secs_f64(v * scale))
+        }
+        _ => Err(format!(
+            "{text:?} is not a duration (e.g. 10s, 500ms, 2m, up to a day)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    #[command(name = "t")]
+    struct Flags {
+        #[arg(long)]
+        concurrency: Option<u32>,
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+    }
+
+    fn error(args: &[&str]) -> String {
+        one_line(&Flags::try_parse_from(args).expect_err("bad flags"))
+    }
+
+    #[test]
+    fn flag_errors_keep_what_they_name() {
+        assert_eq!(
+            error(&["t"]),
+            "error: the following required arguments were not provided: <URL>..."
+        );
+        let typo = error(&["t", "--concurrenc", "3", "http://x"]);
+        assert!(
+            typo.starts_with("error: unexpected argument '--concurrenc' found; "),
+            "{typo}"
+        );
+        assert!(
+            typo.contains("a similar argument exists: '--concurrency'"),
+            "{typo}"
+        );
+        let bad = error(&["t", "--concurrency", "x", "u"]);
+        assert!(
+            !bad.contains('\n') && !bad.contains("For more information"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("0s").is_err());
+        assert_eq!(parse_any_duration("0s"), Ok(Duration::ZERO));
+        assert!(parse_any_duration("2d").is_err());
+        assert!(parse_any_duration("-1s").is_err());
+    }
+}
