@@ -8,8 +8,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Connect, Figures, Handshakes, Latency};
-use crate::stats::{percent, rate};
+use crate::figures::{percent, rate, Connect, Figures, Handshakes, Latency};
 
 /// Why a request failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -87,7 +86,7 @@ pub enum Outcome {
 impl Outcome {
     /// A request lost to a panic in the load generator itself, outside `caught` when a
     /// whole worker was lost.
-    pub(super) const PANICKED: Outcome = Outcome::Failed {
+    pub(crate) const PANICKED: Outcome = Outcome::Failed {
         kind: ErrorKind::Panic,
         connect: None,
     };

@@ -1,37 +1,104 @@
-//! Checking: what a valid answer is for each target ([`Expect`]).
+//! What a valid answer is: the rule a command line gives ([`Expect`]: the greeting, any 2xx,
+//! or a pattern), and the check it makes of the answers to one target ([`Check`]), which
+//! every load applies to every response.
 
 use std::sync::Arc;
 
+use greet_core::records::{queries_from_query, Business, World};
 use greet_core::{paths, WORDS};
-use greet_store::{Business, World};
 
-use crate::plan;
+use crate::count::ErrorKind;
 
-use super::count::ErrorKind;
-
-/// A check of a response: `Ok` for a valid one, or why it is not.
-type Check = dyn Fn(u16, &[u8]) -> Result<(), ErrorKind> + Send + Sync;
-
-/// What a valid response is: the status and body a path answers with.
-#[derive(Clone)]
-pub struct Expect(Arc<Check>);
-
-impl std::fmt::Debug for Expect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Expect(..)")
-    }
+/// What a valid answer is, under load and in a light check (`--expect`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Expect {
+    /// 2xx and `<word> <name>!`, the name read from the endpoint's query (`ok` from
+    /// `/health`, the rows and bodies of the store-bound endpoints): the Greetings API's
+    /// answer, whoever serves it.
+    #[default]
+    Greeting,
+    /// Any 2xx.
+    Any,
+    /// 2xx and a body this regular expression matches.
+    Pattern(String),
 }
 
 impl Expect {
+    /// Its `--expect` value: none for the greeting (the default), `any`, or the pattern.
+    pub fn flag(&self) -> Option<&str> {
+        match self {
+            Self::Greeting => None,
+            Self::Any => Some("any"),
+            Self::Pattern(pattern) => Some(pattern),
+        }
+    }
+}
+
+/// An `--expect` that is neither `any` nor a regular expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadPattern {
+    /// What was given.
+    pub text: String,
+    /// Why the regular expression does not compile, in one line.
+    pub why: String,
+}
+
+impl std::fmt::Display for BadPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} is not a regular expression ({})",
+            self.text, self.why
+        )
+    }
+}
+
+impl std::error::Error for BadPattern {}
+
+impl std::str::FromStr for Expect {
+    type Err = BadPattern;
+
+    /// `any`, or a regular expression the body must match.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text == "any" {
+            return Ok(Self::Any);
+        }
+        regex::bytes::Regex::new(text)
+            .map(|_| Self::Pattern(text.to_owned()))
+            .map_err(|e| {
+                let why = e.to_string();
+                BadPattern {
+                    text: text.to_owned(),
+                    why: why.lines().last().unwrap_or("invalid").trim().to_owned(),
+                }
+            })
+    }
+}
+
+/// A check of a response: `Ok` for a valid one, or why it is not.
+type CheckFn = dyn Fn(u16, &[u8]) -> Result<(), ErrorKind> + Send + Sync;
+
+/// The check of the answers to one target: the status and body it answers with.
+#[derive(Clone)]
+pub struct Check(Arc<CheckFn>);
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Check(..)")
+    }
+}
+
+impl Check {
     /// A valid answer to `GET target` as `rule` says. The greeting (the default): `ok` from
     /// `/health`; otherwise `<word> <name>!`, the name read from the query as the servers read
     /// it (`World` when there is none; a query the contract refuses gets 400s, which count as
     /// failures). Every rule wants a 2xx status.
-    pub fn for_target(target: &str, rule: &plan::Expect) -> Self {
+    pub fn for_target(target: &str, rule: &Expect) -> Self {
         match rule {
-            plan::Expect::Any => Self::with(|status, body| status_and(status, body, |_| true)),
-            plan::Expect::Pattern(pattern) => {
-                // The CLI has compiled it once already: it compiles.
+            Expect::Any => Self::with(|status, body| status_and(status, body, |_| true)),
+            Expect::Pattern(pattern) => {
+                // A pattern is compiled when it is parsed: one that fails here came from no
+                // parser, and matches nothing.
                 let regex = regex::bytes::Regex::new(pattern).unwrap_or_else(|_| {
                     regex::bytes::Regex::new("$^").expect("a regex that matches nothing")
                 });
@@ -39,7 +106,7 @@ impl Expect {
                     status_and(status, body, |body| regex.is_match(body))
                 })
             }
-            plan::Expect::Greeting => {
+            Expect::Greeting => {
                 let (path, query) = match target.split_once('?') {
                     Some((path, query)) => (path, Some(query)),
                     None => (target, None),
@@ -58,7 +125,7 @@ impl Expect {
                         })
                     }
                     paths::QUERIES => {
-                        let n = greet_store::queries_from_query(query);
+                        let n = queries_from_query(query);
                         return Self::with(move |status, body| {
                             status_and(status, body, |body| {
                                 json::<Vec<World>>(body).is_some_and(|rows| {
@@ -153,7 +220,7 @@ mod tests {
     use super::*;
     use greet_probe::http1::{self, Options, Response};
 
-    impl Expect {
+    impl Check {
         fn check_response(&self, res: &Response) -> Result<(), ErrorKind> {
             self.check(res.status(), res.body())
         }
@@ -184,7 +251,7 @@ mod tests {
 
     #[test]
     fn validates_bodies_for_the_target() {
-        let world = Expect::for_target("/greetings", &plan::Expect::Greeting);
+        let world = Check::for_target("/greetings", &Expect::Greeting);
         for word in WORDS {
             assert_eq!(
                 world.check_response(&answer(&format!("{word} World!"))),
@@ -204,52 +271,48 @@ mod tests {
                 "{bad}"
             );
         }
-        let ana = Expect::for_target("/greetings?name=Ana&x=1", &plan::Expect::Greeting);
+        let ana = Check::for_target("/greetings?name=Ana&x=1", &Expect::Greeting);
         assert_eq!(ana.check_response(&answer("Oi Ana!")), Ok(()));
         assert_eq!(
             ana.check_response(&answer("Oi World!")),
             Err(ErrorKind::Body)
         );
-        let joao = Expect::for_target(
-            "/greetings/blocking?name=Jo%C3%A3o",
-            &plan::Expect::Greeting,
-        );
+        let joao = Check::for_target("/greetings/blocking?name=Jo%C3%A3o", &Expect::Greeting);
         assert_eq!(joao.check_response(&answer("Hallo João!")), Ok(()));
         assert_eq!(
-            Expect::for_target("/health", &plan::Expect::Greeting).check_response(&answer("ok")),
+            Check::for_target("/health", &Expect::Greeting).check_response(&answer("ok")),
             Ok(())
         );
         let refused = response(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
-        let any = Expect::for_target("/x", &plan::Expect::Any);
+        let any = Check::for_target("/x", &Expect::Any);
         assert_eq!(any.check_response(&answer("anything")), Ok(()));
         assert_eq!(any.check_response(&refused), Err(ErrorKind::Status));
-        let pattern = Expect::for_target("/x", &plan::Expect::Pattern("^Ol. ".into()));
+        let pattern = Check::for_target("/x", &Expect::Pattern("^Ol. ".into()));
         assert_eq!(pattern.check_response(&answer("Olá Ana!")), Ok(()));
         assert_eq!(
             pattern.check_response(&answer("Hi Ana!")),
             Err(ErrorKind::Body)
         );
         assert_eq!(
-            Expect::for_target("/greetings?name=%ZZ", &plan::Expect::Greeting)
-                .check_response(&refused),
+            Check::for_target("/greetings?name=%ZZ", &Expect::Greeting).check_response(&refused),
             Err(ErrorKind::Status)
         );
     }
 
     #[test]
     fn validates_the_store_bound_answers() {
-        let rule = &plan::Expect::Greeting;
+        let rule = &Expect::Greeting;
         let row = |id: i32| {
             format!(
                 r#"{{"id":{id},"randomNumber":{}}}"#,
-                greet_store::seed::world_number(id)
+                greet_core::records::world_number(id)
             )
         };
-        let db = Expect::for_target("/db", rule);
+        let db = Check::for_target("/db", rule);
         assert_eq!(db.check_response(&answer(&row(17))), Ok(()));
         let wrong = format!(
             r#"{{"id":17,"randomNumber":{}}}"#,
-            greet_store::seed::world_number(17) % 10_000 + 1
+            greet_core::records::world_number(17) % 10_000 + 1
         );
         for bad in [
             wrong.as_str(),
@@ -264,7 +327,7 @@ mod tests {
                 "{bad}"
             );
         }
-        let three = Expect::for_target("/queries?queries=3", rule);
+        let three = Check::for_target("/queries?queries=3", rule);
         assert_eq!(
             three.check_response(&answer(&format!("[{},{},{}]", row(1), row(2), row(10_000)))),
             Ok(())
@@ -273,20 +336,20 @@ mod tests {
             three.check_response(&answer(&format!("[{},{}]", row(1), row(2)))),
             Err(ErrorKind::Body)
         );
-        let one = Expect::for_target("/queries?queries=x", rule);
+        let one = Check::for_target("/queries?queries=x", rule);
         assert_eq!(
             one.check_response(&answer(&format!("[{}]", row(5)))),
             Ok(())
         );
 
-        let word = greet_store::seed::person_word(42);
+        let word = greet_core::records::person_word(42);
         let other = WORDS.iter().find(|w| **w != word).unwrap();
         let business = |greeting: &str, visits: u64| {
             answer(&format!(
                 r#"{{"name":"user-00042","greeting":"{greeting}","visits":{visits}}}"#
             ))
         };
-        let known = Expect::for_target("/business?name=user-00042", rule);
+        let known = Check::for_target("/business?name=user-00042", rule);
         assert_eq!(
             known.check_response(&business(&format!("{word} user-00042!"), 1)),
             Ok(())
@@ -308,10 +371,30 @@ mod tests {
             known.check_response(&business(&format!("{word} user-00042!"), 0)),
             Err(ErrorKind::Body)
         );
-        let ana = Expect::for_target("/business?name=Ana", rule);
+        let ana = Check::for_target("/business?name=Ana", rule);
         let body = format!(r#"{{"name":"Ana","greeting":"{other} Ana!","visits":1}}"#);
         assert_eq!(ana.check_response(&answer(&body)), Ok(()));
-        let bad = Expect::for_target("/business?name=%ZZ", rule);
+        let bad = Check::for_target("/business?name=%ZZ", rule);
         assert_eq!(bad.check_response(&answer("{}")), Err(ErrorKind::Body));
+    }
+
+    #[test]
+    fn an_expect_flag_reads_back_as_it_was_given() {
+        assert_eq!("any".parse(), Ok(Expect::Any));
+        assert_eq!("^Hi".parse(), Ok(Expect::Pattern("^Hi".into())));
+        let bad = "(".parse::<Expect>().unwrap_err().to_string();
+        assert!(
+            bad.starts_with("\"(\" is not a regular expression ("),
+            "{bad}"
+        );
+        assert!(!bad.contains('\n'), "{bad}");
+        for rule in [
+            Expect::Greeting,
+            Expect::Any,
+            Expect::Pattern("^Ol. ".into()),
+        ] {
+            let back = rule.flag().map_or(Ok(Expect::Greeting), str::parse);
+            assert_eq!(back, Ok(rule));
+        }
     }
 }

@@ -9,18 +9,18 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use greet_conformance::protocols::Protocol;
+use bytes::Bytes;
 use greet_probe::http1::{self, Options, Response};
 use greet_probe::tls::{client_config, server_name, Trust};
+use greet_probe::Protocol;
 use h2::client::SendRequest;
-use hyper::body::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
-use super::check::Expect;
-use super::count::{ErrorKind, Opened, Outcome};
+use crate::count::{ErrorKind, Opened, Outcome};
+use crate::expect::Check;
 
 /// How the load reaches a server: the protocol, and over TLS the client's configuration (the
 /// certificate it trusts, ALPN offering the protocol alone, and no session resumption, so
@@ -49,9 +49,9 @@ impl Default for Wire {
 
 impl Wire {
     /// `protocol`, trusting `trust` when it is over TLS.
-    pub fn new(protocol: Protocol, trust: &Trust) -> Result<Self, String> {
+    pub fn new(protocol: Protocol, trust: &Trust) -> Result<Self, rustls::Error> {
         let tls = if protocol.tls() {
-            let config = client_config(trust, &[protocol.alpn()]).map_err(|e| e.to_string())?;
+            let config = client_config(trust, &[protocol.alpn()])?;
             let mut config = (*config).clone();
             config.resumption = rustls::client::Resumption::disabled();
             Some(TlsConnector::from(Arc::new(config)))
@@ -87,21 +87,21 @@ impl Wire {
 
 /// A request for `target` on `addr`, built once: every request of a load is the same.
 #[derive(Debug)]
-pub(super) struct Request {
+pub(crate) struct Request {
     /// The HTTP/1.1 request, bytes written whole.
     http1: Vec<u8>,
     /// Its URI for HTTP/2, scheme and authority included.
-    uri: hyper::Uri,
+    uri: http::Uri,
 }
 
 /// The request every send of a load makes.
-pub(super) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Request> {
+pub(crate) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Request> {
     let http1 = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n\r\n");
     let scheme = if wire.protocol.tls() { "https" } else { "http" };
     // A target the CLI accepted is a path and query; a URI it cannot make fails every request.
     let uri = format!("{scheme}://{addr}{target}")
         .parse()
-        .unwrap_or_else(|_| hyper::Uri::from_static("http://invalid./"));
+        .unwrap_or_else(|_| http::Uri::from_static("http://invalid./"));
     Arc::new(Request {
         http1: http1.into_bytes(),
         uri,
@@ -113,7 +113,7 @@ pub(super) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Reques
 /// gets the next number, so a user whose request failed on an old one does not close its
 /// successor.
 #[derive(Default)]
-pub(super) struct Shared {
+pub(crate) struct Shared {
     slot: tokio::sync::Mutex<Option<(u64, SendRequest<Bytes>)>>,
     opened: std::sync::atomic::AtomicU64,
 }
@@ -127,7 +127,7 @@ pub(super) struct Shared {
 /// connection task) cost about 20 µs more per request on the load generator's core, which at
 /// 2700 concurrent delayed the last request by ~50 ms. Over HTTP/2 it is the `h2` crate's
 /// client, hyper's own HTTP/2, without hyper's dispatch on top.
-pub(super) struct Connection {
+pub(crate) struct Connection {
     addr: SocketAddr,
     wire: Wire,
     http1: Option<Io>,
@@ -141,12 +141,12 @@ pub(super) struct Connection {
 
 impl Connection {
     /// A connection of its own.
-    pub(super) fn new(addr: SocketAddr, wire: &Wire) -> Self {
+    pub(crate) fn new(addr: SocketAddr, wire: &Wire) -> Self {
         Self::sharing(addr, wire, Arc::default())
     }
 
     /// One of the users of `h2`, when the protocol is HTTP/2 (HTTP/1.1 has no sharing).
-    pub(super) fn sharing(addr: SocketAddr, wire: &Wire, h2: Arc<Shared>) -> Self {
+    pub(crate) fn sharing(addr: SocketAddr, wire: &Wire, h2: Arc<Shared>) -> Self {
         Self {
             addr,
             wire: wire.clone(),
@@ -162,20 +162,20 @@ impl Connection {
     /// Sends `request` and reads and validates its answer within `timeout`, opening the
     /// connection first when there is none (its connect timed from `sent`, then its TLS
     /// handshake); the latency counts from `from`.
-    pub(super) async fn send(
+    pub(crate) async fn send(
         &mut self,
         request: &Request,
-        expect: &Expect,
+        check: &Check,
         timeout: Duration,
         sent: Instant,
         from: Instant,
     ) -> Outcome {
         let mut connect = None;
         let attempt = async {
-            match self.exchange(request, expect, sent, &mut connect).await {
+            match self.exchange(request, check, sent, &mut connect).await {
                 Err(Miss::Stale) => {
                     self.close().await;
-                    let again = self.exchange(request, expect, Instant::now(), &mut connect);
+                    let again = self.exchange(request, check, Instant::now(), &mut connect);
                     again.await
                 }
                 done => done,
@@ -203,21 +203,21 @@ impl Connection {
     async fn exchange(
         &mut self,
         request: &Request,
-        expect: &Expect,
+        check: &Check,
         sent: Instant,
         connect: &mut Option<Opened>,
     ) -> Result<(), Miss> {
         if self.wire.protocol.http2() {
-            self.exchange_h2(request, expect, sent, connect).await
+            self.exchange_h2(request, check, sent, connect).await
         } else {
-            self.exchange_http1(request, expect, sent, connect).await
+            self.exchange_http1(request, check, sent, connect).await
         }
     }
 
     async fn exchange_http1(
         &mut self,
         request: &Request,
-        expect: &Expect,
+        check: &Check,
         sent: Instant,
         connect: &mut Option<Opened>,
     ) -> Result<(), Miss> {
@@ -254,7 +254,7 @@ impl Connection {
             return Err(Miss::Failed(ErrorKind::Io));
         }
         self.status = self.res.status();
-        let checked = expect.check(self.status, self.res.body());
+        let checked = check.check(self.status, self.res.body());
         if !self.res.keep_alive() {
             self.http1 = None;
         }
@@ -264,7 +264,7 @@ impl Connection {
     async fn exchange_h2(
         &mut self,
         request: &Request,
-        expect: &Expect,
+        check: &Check,
         sent: Instant,
         connect: &mut Option<Opened>,
     ) -> Result<(), Miss> {
@@ -297,7 +297,7 @@ impl Connection {
         };
         let head = async {
             let mut sender = sender.ready().await?;
-            let mut head = hyper::Request::new(());
+            let mut head = http::Request::new(());
             *head.uri_mut() = request.uri.clone();
             let (answer, _) = sender.send_request(head, true)?;
             answer.await
@@ -310,7 +310,7 @@ impl Connection {
             let _ = body.flow_control().release_capacity(chunk.len());
         }
         self.status = parts.status.as_u16();
-        Ok(expect.check(self.status, &self.buf)?)
+        Ok(check.check(self.status, &self.buf)?)
     }
 
     /// The last answer's status and body, when there was one.
@@ -325,7 +325,7 @@ impl Connection {
     /// Closes it: a fresh-connection load's client closes after each answer, and a
     /// connection a panic left behind is in no known state. A shared HTTP/2 connection is
     /// closed for all its users, unless one of them has opened another since.
-    pub(super) async fn close(&mut self) {
+    pub(crate) async fn close(&mut self) {
         self.http1 = None;
         let mut slot = self.h2.slot.lock().await;
         if slot.as_ref().is_some_and(|(n, _)| *n == self.using) {
@@ -415,38 +415,95 @@ impl AsyncWrite for Io {
     }
 }
 
-/// The light check: one `GET target` on a fresh connection over `wire`, valid as `expect`
-/// says, within `timeout`; else one short line saying what came back.
+/// Why the light check of a target failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckFailed {
+    /// The target asked for.
+    pub target: String,
+    /// What came back instead of a valid answer.
+    pub why: Unanswered,
+}
+
+/// What came back instead of a valid answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unanswered {
+    /// No connection.
+    Connect,
+    /// No answer within the limit.
+    Timeout(Duration),
+    /// The server settled on another protocol than this one.
+    Protocol(Protocol),
+    /// No valid HTTP answer.
+    NotHttp,
+    /// An answer the check refused: its status and the start of its body.
+    Refused {
+        /// Its status.
+        status: u16,
+        /// Its body, lossily as text, cut at 60 characters.
+        body: String,
+        /// Whether the body was cut.
+        cut: bool,
+    },
+}
+
+impl std::fmt::Display for CheckFailed {
+    /// One short line: `GET /x: cannot connect`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GET {}: ", self.target)?;
+        match &self.why {
+            Unanswered::Connect => f.write_str("cannot connect"),
+            Unanswered::Timeout(limit) => write!(f, "no answer within {limit:?}"),
+            Unanswered::Protocol(p) => write!(f, "the server would not speak {p}"),
+            Unanswered::NotHttp => f.write_str("no valid HTTP answer"),
+            Unanswered::Refused { status, body, cut } => write!(
+                f,
+                "answered {status} {body:?}{}, which is not what --expect asks for",
+                if *cut { "…" } else { "" }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckFailed {}
+
+/// The light check: one `GET target` on a fresh connection over `wire`, valid as `check`
+/// says, within `timeout`.
 pub async fn check_once(
     addr: SocketAddr,
     wire: &Wire,
     target: &str,
-    expect: &Expect,
+    check: &Check,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), CheckFailed> {
     let request = request(addr, target, wire);
     let mut conn = Connection::new(addr, wire);
     let now = Instant::now();
-    let outcome = conn.send(&request, expect, timeout, now, now).await;
+    let outcome = conn.send(&request, check, timeout, now, now).await;
     conn.close().await;
     let why = match outcome {
         Outcome::Ok { .. } => return Ok(()),
         Outcome::Failed { kind, .. } => match kind {
-            ErrorKind::Connect => "cannot connect".to_owned(),
-            ErrorKind::Timeout => format!("no answer within {timeout:?}"),
-            ErrorKind::Protocol => format!("the server would not speak {}", wire.protocol),
-            ErrorKind::Io | ErrorKind::Panic => "no valid HTTP answer".to_owned(),
+            ErrorKind::Connect => Unanswered::Connect,
+            ErrorKind::Timeout => Unanswered::Timeout(timeout),
+            ErrorKind::Protocol => Unanswered::Protocol(wire.protocol),
+            ErrorKind::Io | ErrorKind::Panic => Unanswered::NotHttp,
             ErrorKind::Status | ErrorKind::Body => {
                 let (status, body) = conn.answer();
                 let text = String::from_utf8_lossy(body);
-                let shown: String = text.chars().take(60).collect();
-                let cut = if text.chars().count() > 60 { "…" } else { "" };
-                format!(
-                    "answered {status} {:?}{cut}, which is not what --expect asks for",
-                    shown.replace(['\r', '\n'], " ")
-                )
+                Unanswered::Refused {
+                    status,
+                    body: text
+                        .chars()
+                        .take(60)
+                        .collect::<String>()
+                        .replace(['\r', '\n'], " "),
+                    cut: text.chars().count() > 60,
+                }
             }
         },
     };
-    Err(format!("GET {target}: {why}"))
+    Err(CheckFailed {
+        target: target.to_owned(),
+        why,
+    })
 }

@@ -1,38 +1,14 @@
 //! Open-loop load: requests on a fixed schedule, each timed from its intended send.
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::stats::rate;
-
-use super::caught;
-use super::check::Expect;
-use super::conn::{request, Connection, Wire};
-use super::count::{ErrorKind, Outcome, Tally};
-
-/// Open-loop load: `rate` requests a second on a fixed schedule for `duration`, over
-/// `connections` keep-alive connections (wrk2's `-R`, oha's `-q --latency-correction`).
-#[derive(Debug, Clone)]
-pub struct Paced {
-    /// The server.
-    pub addr: SocketAddr,
-    /// Path and query to GET.
-    pub target: String,
-    /// What a valid response is.
-    pub expect: Expect,
-    /// Requests a second, the schedule's.
-    pub rate: f64,
-    /// How long the schedule runs.
-    pub duration: Duration,
-    /// Keep-alive connections, each carrying one request at a time.
-    pub connections: usize,
-    /// Per-request limit, from its send.
-    pub timeout: Duration,
-    /// The protocol, and TLS: each connection its own.
-    pub wire: Wire,
-}
+use crate::caught;
+use crate::conn::{request, Connection};
+use crate::count::{ErrorKind, Outcome, Tally};
+use crate::figures::rate;
+use crate::work::{Load, Schedule};
 
 /// A request sent this long after its intended time counts as late: the client could not
 /// send it on time (every connection busy, or the client itself behind).
@@ -78,23 +54,25 @@ impl PacedTally {
     }
 }
 
-/// Runs open-loop load as `paced` says; `done` is bumped after each request.
+/// Runs `load` on `schedule`, open loop; `done` is bumped after each request.
 ///
 /// A thread of its own keeps the schedule: it hands each request's intended time to whichever
 /// connection is free, sleeping between sends with the kernel's timer slack set to 1 µs
 /// (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
 /// millisecond — the error both anchors carry into every corrected latency). A request that
 /// finds no free connection waits for one and is sent late, counted; none is dropped.
-pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
-    let total = (paced.rate * paced.duration.as_secs_f64()).round().max(1.0) as u64;
+pub(crate) async fn paced(load: &Load, schedule: Schedule, done: Arc<AtomicUsize>) -> PacedTally {
+    let total = (schedule.rate * schedule.duration.as_secs_f64())
+        .round()
+        .max(1.0) as u64;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
     let busy_max = Arc::new(AtomicUsize::new(0));
-    let request = request(paced.addr, &paced.target, &paced.wire);
+    let request = request(load.addr, &load.target, &load.wire);
     let start = Instant::now() + Duration::from_millis(5);
-    let interval = Duration::from_secs_f64(1.0 / paced.rate);
-    let schedule = std::thread::spawn(move || {
+    let interval = Duration::from_secs_f64(1.0 / schedule.rate);
+    let pacer = std::thread::spawn(move || {
         let _ = nix::sys::prctl::set_timerslack(1);
         for i in 0..total {
             let due = start + interval.mul_f64(i as f64);
@@ -110,7 +88,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
             }
         }
     });
-    let workers: Vec<_> = (0..paced.connections.max(1))
+    let workers: Vec<_> = (0..schedule.connections.max(1))
         .map(|_| {
             let (rx, busy, busy_max, done, request) = (
                 Arc::clone(&rx),
@@ -119,10 +97,10 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
                 Arc::clone(&done),
                 Arc::clone(&request),
             );
-            let paced = paced.clone();
+            let load = load.clone();
             tokio::spawn(async move {
                 let mut tally = PacedTally::default();
-                let mut conn = Connection::new(paced.addr, &paced.wire);
+                let mut conn = Connection::new(load.addr, &load.wire);
                 loop {
                     let intended = match rx.lock().await.recv().await {
                         Some(intended) => intended,
@@ -139,7 +117,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
                     if lag >= LATE {
                         tally.late += 1;
                     }
-                    let send = conn.send(&request, &paced.expect, paced.timeout, sent, intended);
+                    let send = conn.send(&request, &load.check, load.timeout, sent, intended);
                     let attempt = caught(send).await;
                     match attempt {
                         Outcome::Ok { .. } => tally.service.push(Outcome::Ok {
@@ -167,7 +145,7 @@ pub async fn paced(paced: &Paced, done: Arc<AtomicUsize>) -> PacedTally {
             Err(_) => tally.corrected.push(Outcome::PANICKED),
         }
     }
-    let _ = schedule.join();
+    let _ = pacer.join();
     tally.span = start.elapsed();
     tally.corrected.elapsed = tally.span;
     tally.service.elapsed = tally.span;

@@ -1,0 +1,81 @@
+//! greet-load: the load engine. It sends GETs to one server in one of three shapes, checks
+//! every answer, counts every outcome into a tally that merges exactly, and runs one shard of
+//! a level as an agent does, so that a level split over agents (processes here, a swarm
+//! job, a Kubernetes Job) comes back as one. It links no server, no store client and no
+//! harness: its agent binary, `greet-agent`, is what a cluster runs.
+//!
+//! Layout, each module using only those below it:
+//! - [`agent`]: the agent's command line ([`agent::ShardArgs`], written back by
+//!   [`Shard::flags`]) and its programs: one shard, or the watch task;
+//! - [`local`]: agents as processes on this machine, started together, their reports read;
+//! - [`shard`]: one agent's share of a level ([`Shard`]), run ([`run_shard`]) and reported
+//!   ([`Report`]); every agent's report gathered and merged ([`gather_reports`], [`merge`]);
+//! - [`run()`]: any load, by its [`Work`], into what it [`Counted`];
+//! - the loops, one per shape: `fresh` (one request per fresh connection, the clock started
+//!   before connect, the ladder's), `sessions` (keep-alive virtual users, the closed-loop
+//!   scenarios') and `paced` (open loop on a fixed schedule, each request timed from its
+//!   intended send: no coordinated omission);
+//! - [`work`]: a load as one value ([`Load`], [`Work`], [`Stop`], [`Schedule`]);
+//! - [`conn`]: the connection every loop sends through, over HTTP/1.1 or HTTP/2, in cleartext
+//!   or over TLS ([`Wire`]), and the one-request light check ([`check_once`]);
+//! - [`expect`]: what a valid answer is ([`Expect`], the rule; [`Check`], its check);
+//! - [`count`]: one request's [`Outcome`] and the [`Tally`] every loop pushes outcomes into,
+//!   which serializes losslessly (an agent's crosses a process boundary as JSON);
+//! - [`figures`]: what a tally comes to ([`Figures`], [`AgentRun`]), as results files keep it;
+//! - [`flags`]: the values of a load's flags, for the agent and the harness alike.
+
+pub mod agent;
+pub mod conn;
+pub mod count;
+pub mod expect;
+pub mod figures;
+pub mod flags;
+pub mod local;
+pub mod shard;
+pub mod work;
+
+mod fresh;
+mod paced;
+mod run;
+mod sessions;
+
+pub use conn::{check_once, CheckFailed, Wire};
+pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
+pub use expect::{Check, Expect};
+pub use figures::{AgentRun, Connect, Figures, Handshakes, Latency};
+pub use paced::{PacedTally, LATE};
+pub use run::{run, Counted};
+pub use shard::{gather_reports, merge, run_shard, Report, Shard};
+pub use work::{Load, Schedule, Stop, Work};
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::task::Poll;
+use std::time::Instant;
+
+/// Runs `attempt`, turning a panic inside it into [`ErrorKind::Panic`]: a worker that panicked
+/// would otherwise take its whole tally with it and leave the success rate computed over the
+/// requests that remain.
+async fn caught<F: Future<Output = Outcome>>(attempt: F) -> Outcome {
+    let mut attempt = std::pin::pin!(attempt);
+    std::future::poll_fn(|cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| attempt.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(_) => Poll::Ready(Outcome::PANICKED),
+        }
+    })
+    .await
+}
+
+/// Awaits every worker of a load started at `start` and merges what each counted.
+async fn gather(workers: Vec<tokio::task::JoinHandle<Tally>>, start: Instant) -> Tally {
+    let mut tally = Tally::default();
+    for worker in workers {
+        match worker.await {
+            Ok(part) => tally.merge(&part),
+            Err(_) => tally.push(Outcome::PANICKED),
+        }
+    }
+    tally.elapsed = start.elapsed();
+    tally
+}

@@ -1,0 +1,112 @@
+//! A load as one value ([`Load`]: whom, what, how answers are checked, and its [`Work`]):
+//! what every loop takes, and what an agent's shard carries a share of.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::conn::Wire;
+use crate::expect::Check;
+
+/// A load: the server, the request, the check of its answers, and the work.
+#[derive(Debug, Clone)]
+pub struct Load {
+    /// The server.
+    pub addr: SocketAddr,
+    /// Path and query to GET, e.g. `/greetings`.
+    pub target: String,
+    /// What a valid answer is.
+    pub check: Check,
+    /// Per-request limit, connect included (for a paced request, from its send).
+    pub timeout: Duration,
+    /// The protocol, and TLS.
+    pub wire: Wire,
+    /// How many requests, how they go out, and when they stop.
+    pub work: Work,
+}
+
+/// The shape and size of a load.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Work {
+    /// One request per fresh connection, the clock started before its connect (the ladder,
+    /// the original tool's `--disable-keepalive`).
+    Fresh {
+        /// Connections at once.
+        concurrency: usize,
+        /// Requests in all.
+        requests: usize,
+    },
+    /// Virtual users, each sending one request after another on its own keep-alive
+    /// connection (JMeter threads, siege and ab clients).
+    Sessions {
+        /// Users.
+        users: usize,
+        /// When they stop.
+        stop: Stop,
+        /// Over HTTP/2, users sharing one connection, each with one stream at a time; over
+        /// HTTP/1.1 every user has a connection of its own.
+        streams: usize,
+    },
+    /// Open loop: requests on a fixed schedule whether or not earlier ones were answered,
+    /// each timed from its intended send.
+    Paced(Schedule),
+}
+
+/// When the virtual users of [`Work::Sessions`] stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stop {
+    /// Each user sends this many requests (JMeter's threads × loops).
+    Each(usize),
+    /// The users send this many requests between them (ab's `-n`).
+    Total(usize),
+    /// The users start no request after this long (siege's `-t`).
+    After(Duration),
+}
+
+/// An open-loop schedule: `rate` requests a second for `duration`, over `connections`
+/// keep-alive connections (wrk2's `-R`, oha's `-q --latency-correction`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// Requests a second.
+    pub rate: f64,
+    /// How long.
+    pub duration: Duration,
+    /// Keep-alive connections, each carrying one request at a time.
+    pub connections: usize,
+}
+
+impl Work {
+    /// Requests a progress bar can count to, when the work is a number of them.
+    pub fn requests(&self) -> Option<u64> {
+        match *self {
+            Self::Fresh { requests, .. } => Some(requests as u64),
+            Self::Sessions {
+                users,
+                stop: Stop::Each(n),
+                ..
+            } => Some((n * users) as u64),
+            Self::Sessions {
+                stop: Stop::Total(n),
+                ..
+            } => Some(n as u64),
+            Self::Sessions {
+                stop: Stop::After(_),
+                ..
+            }
+            | Self::Paced(_) => None,
+        }
+    }
+
+    /// How long it runs, when the work is a duration.
+    pub fn duration(&self) -> Option<Duration> {
+        match *self {
+            Self::Sessions {
+                stop: Stop::After(d),
+                ..
+            }
+            | Self::Paced(Schedule { duration: d, .. }) => Some(d),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `greet-agent`, the binary a cluster runs, as a process against a real server: two agents
+//! of one level, each its share, their reports merged back into the whole level; the watch
+//! task and bad flags as one line.
+
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use greet_conformance::spawn::{quick, spawn};
+use greet_load::shard::gather_reports;
+use greet_load::{merge, Counted};
+
+const AGENT: &str = env!("CARGO_BIN_EXE_greet-agent");
+
+fn agent(args: &[&str]) -> Output {
+    Command::new(AGENT)
+        .args(args)
+        .output()
+        .expect("greet-agent runs")
+}
+
+#[test]
+fn two_agents_run_their_shares_and_merge_into_the_level() {
+    let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
+    let url = format!("{}/greetings?name=Ana", server.base_url());
+    let start = SystemTime::now() + Duration::from_millis(500);
+    let start_at = start
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis()
+        .to_string();
+    // Both at once, as a coordinator starts them: 101 requests, 11 connections at a time.
+    let children: Vec<_> = (0..2)
+        .map(|index| {
+            let index = index.to_string();
+            let args = [
+                "--url",
+                &url,
+                "--concurrency",
+                "11",
+                "--requests",
+                "101",
+                "--agents",
+                "2",
+                "--index",
+                &index,
+                "--start-at",
+                &start_at,
+            ];
+            Command::new(AGENT)
+                .args(args)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("greet-agent runs")
+        })
+        .collect();
+    let mut logs = String::new();
+    for child in children {
+        let out = child.wait_with_output().expect("greet-agent ends");
+        assert!(out.status.success(), "{out:?}");
+        logs.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    let reports = gather_reports(&logs).expect("both agents reported");
+    let shares: Vec<(usize, usize)> = reports
+        .iter()
+        .map(|r| (r.concurrency, r.requests))
+        .collect();
+    assert_eq!(shares, [(6, 51), (5, 50)], "the first takes the one more");
+    for report in &reports {
+        assert!(
+            report.start_skew_s.abs() < 0.4,
+            "started together: {report:?}"
+        );
+    }
+    let (counted, agents) = merge(&reports);
+    let Counted::Closed(tally) = counted else {
+        panic!("fresh connections count as a closed loop")
+    };
+    let f = tally.figures();
+    assert_eq!((f.requests, f.success_rate), (101, 100.0), "{f:?}");
+    assert_eq!(f.connects, 101, "one connection a request");
+    assert_eq!(agents.iter().map(|a| a.requests).sum::<u64>(), 101);
+}
+
+#[test]
+fn a_wrong_answer_is_counted_not_fatal_and_bad_flags_are_one_line() {
+    let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
+    // Every greeting refused by the pattern: counted as body errors, exit 0.
+    let url = format!("{}/greetings", server.base_url());
+    let out = agent(&["--url", &url, "--concurrency", "3", "--expect", "^Nope"]);
+    assert!(out.status.success(), "{out:?}");
+    let report = gather_reports(&String::from_utf8_lossy(&out.stdout)).expect("a report");
+    let f = report[0].counted.tally().figures();
+    assert_eq!((f.requests, f.errors.get("body")), (3, Some(&3)), "{f:?}");
+
+    for (args, code, says) in [
+        (
+            &["--url", "http://127.0.0.1:1/", "--keep-alive", "2"][..],
+            2,
+            "--keep-alive needs",
+        ),
+        (&["--concurrency", "2"][..], 2, "--url"),
+        (
+            &["--url", "http://127.0.0.1:1/", "--concurrency", "0"][..],
+            2,
+            "not a concurrency",
+        ),
+        (
+            &["watch", "--container", "nothing"][..],
+            1,
+            "no control group",
+        ),
+    ] {
+        let out = agent(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
