@@ -1,428 +1,514 @@
-//! Whether two servers differ beyond run-to-run noise: a two-sided Mann–Whitney U test on
-//! per-run figures (one figure per run and server: a throughput, or the ladder's total time),
-//! the test Go's benchstat uses for the same question.
+//! `greet-bench compare OLD NEW`: every figure both runs have, paired by scenario, server and
+//! place, as the ratio NEW/OLD of their medians with a verdict, and what differs between the
+//! runs themselves (machine, CPUs, kernel, crate versions, each scenario's settings). How a
+//! [`Diff`] prints is `report::comparison`'s.
 //!
-//! Rank tests need no assumption about the shape of the noise, which on a shared machine is
-//! lopsided (a neighbour's burst slows one run a lot, never speeds one up). Their price is
-//! that few runs cannot reach significance at all: with 3 runs a side the smallest possible
-//! two-sided p is 0.1, so three runs can show that two servers are *not* told apart, never
-//! that they are. Such a comparison is reported as [`Verdict::TooFewRuns`], not as a winner.
+//! A verdict needs runs on both sides: the per-run values are set against each other with
+//! Mann-Whitney ([`crate::stats::mann_whitney::test`]); a figure with one run a side gets none, and neither
+//! does one whose scenario ran under other settings, unless the comparison is about those
+//! settings (`--vary workers`: an A/B of one setting, a deliberate change that is the point).
+//! `--vary endpoint` pairs a figure with the same one on another path (`/greetings` against
+//! `/greetings/blocking`). A change inside the noise band (`--noise`, 5 % by default) is never
+//! called, however small its p.
 
-use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
 
-use crate::stats::median;
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
 
-/// Significance level of every verdict.
-pub const ALPHA: f64 = 0.05;
+use crate::plan::{Metric, OfRuns, ScenarioKind};
+use crate::points::{join, points, Point};
+use crate::results::{Results, SCHEMA_VERSION};
+use crate::stats::mann_whitney::{self, Verdict};
+use crate::stats::{median, Summary};
 
-/// How every verdict is reached, as the reports state it; each comparison names its figure.
-pub const METHOD: &str = "two-sided Mann-Whitney U test on one figure per run (each comparison \
-                          names its figure), alpha = 0.05 (exact without ties and up to 30 runs \
-                          a side, else the normal approximation with tie correction)";
+/// The noise band's default: a ratio within 5 % of 1 is never called a change.
+pub(crate) const NOISE: f64 = 0.05;
 
-/// Up to this many runs a side, p is computed from the exact distribution of U.
-const EXACT_UP_TO: usize = 30;
+/// What `--vary` may name besides a scenario's settings: the path loaded.
+pub(crate) const ENDPOINT: &str = "endpoint";
 
-/// The outcome of comparing two samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// p < [`ALPHA`]: the difference is beyond the noise.
-    Different,
-    /// p ≥ [`ALPHA`] with enough runs that a real difference could have shown.
-    WithinNoise,
-    /// So few runs that even a complete separation cannot reach p < [`ALPHA`].
-    TooFewRuns,
+/// One figure of both runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Row {
+    /// The scenario.
+    pub(crate) scenario: String,
+    /// The server.
+    pub(crate) server: String,
+    /// Where in the scenario; `OLD → NEW` for the endpoint under `--vary endpoint`.
+    pub(crate) at: String,
+    /// What it measures.
+    pub(crate) metric: Metric,
+    /// OLD's median.
+    pub(crate) old: f64,
+    /// NEW's median.
+    pub(crate) new: f64,
+    /// NEW / OLD; none where OLD is 0.
+    pub(crate) ratio: Option<f64>,
+    /// OLD's lowest and highest run.
+    pub(crate) old_range: [f64; 2],
+    /// NEW's lowest and highest run.
+    pub(crate) new_range: [f64; 2],
+    /// False where the scenario ran under other settings than `--vary` names: shown, never
+    /// judged, and not held to ratio thresholds.
+    pub(crate) comparable: bool,
+    /// The ratios the runs allow, NEW's lowest over OLD's highest to NEW's highest over OLD's
+    /// lowest (the forest plot's whisker).
+    pub(crate) spread: [f64; 2],
+    /// Runs on each side.
+    pub(crate) runs: [usize; 2],
+    /// Mann-Whitney's two-sided p, where both sides have runs enough.
+    pub(crate) p: Option<f64>,
+    /// `better`, `worse`, `within the noise band`, `no difference shown`,
+    /// `one run each: no verdict`, `too few runs: no verdict`, `settings differ: no verdict`.
+    pub(crate) verdict: String,
 }
 
-impl Verdict {
-    /// A few words for the tables.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::Different => "different",
-            Self::WithinNoise => "within the noise",
-            Self::TooFewRuns => "too few runs to tell",
-        }
+/// Two runs compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Diff {
+    /// What differs between the runs themselves, one line each.
+    pub(crate) differences: Vec<String>,
+    /// The settings (and `endpoint`) `--vary` allowed to differ.
+    pub(crate) varied: Vec<String>,
+    /// The noise band, a fraction.
+    pub(crate) noise: f64,
+    /// Every figure both runs have.
+    pub(crate) rows: Vec<Row>,
+    /// Figures only OLD has, and only NEW.
+    pub(crate) unpaired: [usize; 2],
+}
+
+/// Reads a run: its `results.json`, or a folder holding one. Another schema's file is refused
+/// in one line naming its version.
+pub(crate) fn read(path: &Path) -> Result<Results> {
+    let file = if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64);
+    if version != Some(u64::from(SCHEMA_VERSION)) {
+        let version = version.map_or("none".to_owned(), |v| v.to_string());
+        bail!(
+            "{} has schema_version {version}; this greet-bench reads {SCHEMA_VERSION}",
+            file.display()
+        );
     }
+    serde_json::from_value(value)
+        .with_context(|| format!("{} is not a results.json", file.display()))
 }
 
-/// The per-run figure two samples are compared on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Figure {
-    /// Valid responses per second (higher is better).
-    RequestsPerS,
-    /// The ladder's first-connect-to-last-response time of a level (lower is better).
-    TotalS,
-    /// An open-loop level's corrected 99th-percentile latency (lower is better).
-    P99Ms,
-    /// An open-loop level's achieved rate (higher is better).
-    AchievedRps,
-    /// A protocol's throughput as a fraction of the same server's HTTP/1.1 (higher is better).
-    ShareOfHttp1,
-}
-
-impl Figure {
-    /// Its name in the tables.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::RequestsPerS => "throughput",
-            Self::TotalS => "total time",
-            Self::P99Ms => "p99",
-            Self::AchievedRps => "achieved rate",
-            Self::ShareOfHttp1 => "share of its HTTP/1.1",
+/// Compares `new` with `old`, judging figures whose scenario's settings differ only in what
+/// `vary` names; a name in `vary` the runs do not differ in is refused in one line (a typo
+/// would otherwise leave every verdict out).
+pub(crate) fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) -> Result<Diff> {
+    let mut differences = meta_differences(old, new);
+    let mut unlike = Vec::new();
+    let mut differing = Vec::new();
+    for kind in ScenarioKind::ALL {
+        let changed = setting_differences(&section(old, kind), &section(new, kind));
+        if changed.is_empty() {
+            continue;
         }
+        let lines: Vec<String> = changed
+            .iter()
+            .map(|(key, line)| {
+                let on_purpose = if vary.contains(key) { " (varied)" } else { "" };
+                format!("{line}{on_purpose}")
+            })
+            .collect();
+        differences.push(format!("{} settings: {}", kind.name(), lines.join(", ")));
+        if changed.iter().any(|(key, _)| !vary.contains(key)) {
+            unlike.push(kind.name());
+        }
+        differing.extend(changed.into_iter().map(|(key, _)| key));
     }
-}
-
-/// Two named samples compared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    /// The figure compared.
-    pub figure: Figure,
-    /// The first sample's name (a server, or a setting).
-    pub a: String,
-    /// The second sample's name.
-    pub b: String,
-    /// Median of `a` / median of `b`.
-    pub ratio: f64,
-    /// Two-sided p-value.
-    pub p_value: f64,
-    /// Runs in `a` and in `b`.
-    pub n: [usize; 2],
-    /// What p says at [`ALPHA`].
-    pub verdict: Verdict,
-}
-
-impl Comparison {
-    /// Compares the samples `a` and `b` of `figure` of the two named things.
-    pub fn new(figure: Figure, a_name: &str, a: &[f64], b_name: &str, b: &[f64]) -> Self {
-        let (p_value, verdict) = test(a, b);
-        let mb = median(b);
-        Self {
-            figure,
-            a: a_name.to_owned(),
-            b: b_name.to_owned(),
-            ratio: if mb == 0.0 { 0.0 } else { median(a) / mb },
-            p_value,
-            n: [a.len(), b.len()],
+    let by_endpoint = !vary.iter().any(|v| v == ENDPOINT);
+    // A key may stand twice (`--concurrency 10,10`, `--servers hyper,hyper`): the n-th of OLD
+    // pairs with the n-th of NEW.
+    let old_points = points(old);
+    let mut by_key: BTreeMap<_, VecDeque<&Point>> = BTreeMap::new();
+    for o in &old_points {
+        by_key.entry(o.key(by_endpoint)).or_default().push_back(o);
+    }
+    let new_points = points(new);
+    let mut rows = Vec::new();
+    for n in &new_points {
+        let Some(o) = by_key
+            .get_mut(&n.key(by_endpoint))
+            .and_then(VecDeque::pop_front)
+        else {
+            continue;
+        };
+        let at = if o.endpoint == n.endpoint {
+            n.at()
+        } else {
+            differing.push(ENDPOINT.to_owned());
+            let path = |p: &Point| p.endpoint.clone().unwrap_or_else(|| "-".to_owned());
+            join(Some(&format!("{} → {}", path(o), path(n))), &n.place)
+        };
+        let comparable = !unlike.contains(&n.scenario.as_str());
+        let (old_median, new_median) = (median(&o.values), median(&n.values));
+        let ratio = (old_median != 0.0).then(|| new_median / old_median);
+        let (p, verdict) = match ratio {
+            _ if !comparable => (None, "settings differ: no verdict".to_owned()),
+            None => (None, "old is 0: no ratio".to_owned()),
+            Some(ratio) => verdict(n.metric, &o.values, &n.values, ratio, noise),
+        };
+        rows.push(Row {
+            scenario: n.scenario.clone(),
+            server: n.server.clone(),
+            at,
+            metric: n.metric,
+            old: old_median,
+            new: new_median,
+            ratio,
+            old_range: range(&o.values),
+            new_range: range(&n.values),
+            comparable,
+            spread: spread(&o.values, &n.values),
+            runs: [o.values.len(), n.values.len()],
+            p,
             verdict,
-        }
+        });
     }
-
-    /// One line for the tables, e.g.
-    /// `greet-hyper / greet-axum throughput = 1.042 (p = 0.008, 5+5 runs): different`.
-    pub fn line(&self) -> String {
-        format!(
-            "{} / {} {} = {:.3} (p = {:.3}, {}+{} runs): {}",
-            self.a,
-            self.b,
-            self.figure.describe(),
-            self.ratio,
-            self.p_value,
-            self.n[0],
-            self.n[1],
-            self.verdict.describe()
-        )
+    if let Some(unused) = vary.iter().find(|v| !differing.contains(v)) {
+        differing.sort();
+        differing.dedup();
+        let differ = if differing.is_empty() {
+            "nothing".to_owned()
+        } else {
+            differing.join(", ")
+        };
+        bail!("--vary {unused}: the runs do not differ in it (they differ in: {differ})");
     }
+    let paired = rows.len();
+    Ok(Diff {
+        differences,
+        varied: vary.to_vec(),
+        noise,
+        rows,
+        unpaired: [old_points.len() - paired, new_points.len() - paired],
+    })
 }
 
-/// Every pair of `samples` (name, values of `figure`), in order: (0, 1), (0, 2), …, (1, 2), …
-pub fn pairwise(figure: Figure, samples: &[(String, Vec<f64>)]) -> Vec<Comparison> {
+fn verdict(
+    metric: Metric,
+    old: &[f64],
+    new: &[f64],
+    ratio: f64,
+    noise: f64,
+) -> (Option<f64>, String) {
+    if old.len() == 1 && new.len() == 1 {
+        return (None, "one run each: no verdict".to_owned());
+    }
+    let (p, verdict) = mann_whitney::test(old, new);
+    let text = match verdict {
+        Verdict::TooFewRuns => return (None, "too few runs: no verdict".to_owned()),
+        // A success rate of 95 % is a large change however close its ratio is to 1.
+        _ if metric != Metric::Success && (ratio - 1.0).abs() <= noise => "within the noise band",
+        Verdict::WithinNoise => "no difference shown",
+        Verdict::Different if (ratio > 1.0) == metric.higher_is_better() => "better",
+        Verdict::Different => "worse",
+    };
+    (Some(p), text.to_owned())
+}
+
+fn range(values: &[f64]) -> [f64; 2] {
+    let s = Summary::of(values);
+    [s.min, s.max]
+}
+
+fn spread(old: &[f64], new: &[f64]) -> [f64; 2] {
+    let (old, new) = (Summary::of(old), Summary::of(new));
+    [new.min / old.max, new.max / old.min]
+}
+
+/// A scenario's section of `results` as JSON, or null.
+fn section(results: &Results, kind: ScenarioKind) -> serde_json::Value {
+    serde_json::to_value(results)
+        .ok()
+        .and_then(|v| v.get(kind.name()).cloned())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// The settings two sections of one scenario differ in, each as its name and `name old → new`:
+/// every plain field (delay, workers, durations, mode…) but the number of repeats, which
+/// changes how sure a verdict is, not what it is about.
+fn setting_differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<(String, String)> {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return Vec::new();
+    };
+    let plain = |v: &serde_json::Value| !(v.is_array() || v.is_object());
     let mut out = Vec::new();
-    for (i, (a_name, a)) in samples.iter().enumerate() {
-        for (b_name, b) in &samples[i + 1..] {
-            out.push(Comparison::new(figure, a_name, a, b_name, b));
+    for (key, o) in old.iter().filter(|(k, v)| plain(v) && *k != "repeats") {
+        if let Some(n) = new.get(key).filter(|n| plain(n) && *n != o) {
+            out.push((key.clone(), format!("{key} {o} → {n}")));
         }
     }
     out
 }
 
-/// The two-sided p-value of `a` against `b` and the verdict at [`ALPHA`].
-pub fn test(a: &[f64], b: &[f64]) -> (f64, Verdict) {
-    let (n, m) = (a.len(), b.len());
-    if n == 0 || m == 0 {
-        return (1.0, Verdict::TooFewRuns);
-    }
-    let p = p_value(a, b);
-    let verdict = if smallest_p(n, m) >= ALPHA {
-        Verdict::TooFewRuns
-    } else if p < ALPHA {
-        Verdict::Different
-    } else {
-        Verdict::WithinNoise
+fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
+    let (o, n) = (&old.meta, &new.meta);
+    let mut out = Vec::new();
+    let mut differ = |what: &str, a: String, b: String| {
+        if a != b {
+            out.push(format!("{what}: {a} → {b}"));
+        }
     };
-    (p, verdict)
+    differ("machine", o.machine.clone(), n.machine.clone());
+    differ("CPUs", o.cpus.count.to_string(), n.cpus.count.to_string());
+    differ("CPU model", o.cpus.model.clone(), n.cpus.model.clone());
+    differ(
+        "server CPUs",
+        format!("{:?}", o.cpus.server),
+        format!("{:?}", n.cpus.server),
+    );
+    differ("kernel", o.kernel.clone(), n.kernel.clone());
+    let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".to_owned());
+    differ("commit", or_unknown(&o.commit), or_unknown(&n.commit));
+    differ("rustc", or_unknown(&o.rustc), or_unknown(&n.rustc));
+    for (krate, version) in &n.crate_versions {
+        let before = o
+            .crate_versions
+            .get(krate)
+            .cloned()
+            .unwrap_or_else(|| "-".into());
+        differ(krate, before, version.clone());
+    }
+    out
 }
 
-/// U of `a`: pairs where the `a` value is larger, ties counting one half.
-fn u_statistic(a: &[f64], b: &[f64]) -> f64 {
-    let mut u = 0.0;
-    for x in a {
-        for y in b {
-            u += match x.total_cmp(y) {
-                std::cmp::Ordering::Greater => 1.0,
-                std::cmp::Ordering::Equal => 0.5,
-                std::cmp::Ordering::Less => 0.0,
-            };
-        }
-    }
-    u
-}
-
-fn p_value(a: &[f64], b: &[f64]) -> f64 {
-    let (n, m) = (a.len(), b.len());
-    let u = u_statistic(a, b);
-    let mut all: Vec<f64> = a.iter().chain(b).copied().collect();
-    all.sort_by(f64::total_cmp);
-    let tied_groups = tie_groups(&all);
-    if tied_groups.is_empty() && n <= EXACT_UP_TO && m <= EXACT_UP_TO {
-        // U is an integer here.
-        let counts = u_distribution(n, m);
-        let total: f64 = counts.iter().sum();
-        let u = u as usize;
-        let below: f64 = counts[..=u].iter().sum();
-        let above: f64 = counts[u..].iter().sum();
-        return (2.0 * below.min(above) / total).min(1.0);
-    }
-    // Normal approximation with tie and continuity corrections.
-    let (nf, mf) = (n as f64, m as f64);
-    let big_n = nf + mf;
-    let mean = nf * mf / 2.0;
-    let ties: f64 = tied_groups
+/// The ratios of `diff` as points of one value each, for ratio thresholds: only where the
+/// runs' settings agree. NEW's median over OLD's, or with `max()`/`min()` NEW's highest (or
+/// lowest) run over OLD's: a change that slows one run of eight (a listen backlog of 128
+/// slows the first) moves no median.
+pub(crate) fn ratios(diff: &Diff, of_runs: OfRuns) -> Vec<Point> {
+    diff.rows
         .iter()
-        .map(|&t| {
-            let t = t as f64;
-            t * t * t - t
+        .filter(|r| r.comparable)
+        .filter_map(|r| {
+            let ratio = match of_runs {
+                OfRuns::Median => r.ratio?,
+                OfRuns::Max => r.new_range[1] / r.old_range[1],
+                OfRuns::Min => r.new_range[0] / r.old_range[0],
+            };
+            Some(Point {
+                scenario: r.scenario.clone(),
+                server: r.server.clone(),
+                endpoint: None,
+                place: r.at.clone(),
+                metric: r.metric,
+                values: vec![ratio],
+            })
         })
-        .sum();
-    let variance = nf * mf / 12.0 * ((big_n + 1.0) - ties / (big_n * (big_n - 1.0)));
-    if variance <= 0.0 {
-        // Every value is the same: nothing tells the samples apart.
-        return 1.0;
-    }
-    let z = ((u - mean).abs() - 0.5).max(0.0) / variance.sqrt();
-    (2.0 * normal_upper_tail(z)).min(1.0)
-}
-
-/// Sizes of the groups of equal values in sorted `values` (groups of one left out).
-fn tie_groups(sorted: &[f64]) -> Vec<usize> {
-    let mut groups = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i + 1;
-        while j < sorted.len() && sorted[j] == sorted[i] {
-            j += 1;
-        }
-        if j - i > 1 {
-            groups.push(j - i);
-        }
-        i = j;
-    }
-    groups
-}
-
-/// The smallest two-sided p any outcome can give with `n` and `m` runs: a complete separation,
-/// 2 / C(n + m, n) in the exact test.
-pub fn smallest_p(n: usize, m: usize) -> f64 {
-    if n == 0 || m == 0 {
-        return 1.0;
-    }
-    let mut arrangements = 1.0f64;
-    for i in 0..n.min(m) {
-        arrangements = arrangements * (n + m - i) as f64 / (i + 1) as f64;
-    }
-    (2.0 / arrangements).min(1.0)
-}
-
-/// How many of the C(n + m, n) orderings of two samples give each U from 0 to n·m: the
-/// coefficients of the Gaussian binomial, built up one sample size at a time.
-fn u_distribution(n: usize, m: usize) -> Vec<f64> {
-    // table[j] = distribution for sizes (i, j) as i grows; f(i, j) = f(i-1, j) shifted by j
-    // (the largest value is from the first sample: it beats all j of the second) + f(i, j-1).
-    let mut table: Vec<Vec<f64>> = (0..=m).map(|_| vec![1.0]).collect();
-    for _i in 1..=n {
-        let mut next: Vec<Vec<f64>> = Vec::with_capacity(m + 1);
-        next.push(vec![1.0]);
-        for j in 1..=m {
-            let from_a = &table[j];
-            let from_b = &next[j - 1];
-            let len = (from_a.len() + j).max(from_b.len());
-            let mut dist = vec![0.0; len];
-            for (u, c) in from_a.iter().enumerate() {
-                dist[u + j] += c;
-            }
-            for (u, c) in from_b.iter().enumerate() {
-                dist[u] += c;
-            }
-            next.push(dist);
-        }
-        table = next;
-    }
-    let mut dist = table.swap_remove(m);
-    dist.resize(n * m + 1, 0.0);
-    dist
-}
-
-/// P(Z > z) for a standard normal Z (Abramowitz and Stegun 7.1.26 for erfc, error < 1.5e-7).
-fn normal_upper_tail(z: f64) -> f64 {
-    let x = z / std::f64::consts::SQRT_2;
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let erfc = poly * (-x * x).exp();
-    let erfc = if x >= 0.0 { erfc } else { 2.0 - erfc };
-    erfc / 2.0
+        .filter(|p| p.values[0].is_finite())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift), so the tests never flake.
-    struct Rng(u64);
-
-    impl Rng {
-        fn unit(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-
-        /// Normal(mean, sd) by Box–Muller.
-        fn normal(&mut self, mean: f64, sd: f64) -> f64 {
-            let (u1, u2) = (self.unit().max(1e-12), self.unit());
-            mean + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-        }
-
-        fn sample(&mut self, n: usize, mean: f64, sd: f64) -> Vec<f64> {
-            (0..n).map(|_| self.normal(mean, sd)).collect()
-        }
-    }
-
     #[test]
-    fn exact_distribution_matches_the_tables() {
-        // n = m = 3: C(6, 3) = 20 orderings, U from 0 to 9, symmetric.
-        let d = u_distribution(3, 3);
-        assert_eq!(d, [1.0, 1.0, 2.0, 3.0, 3.0, 3.0, 3.0, 2.0, 1.0, 1.0]);
-        assert_eq!(u_distribution(2, 5).iter().sum::<f64>(), 21.0);
-        assert_eq!(u_distribution(5, 2).iter().sum::<f64>(), 21.0);
-        // Published critical value: n = m = 8, two-sided alpha 0.05 → U ≤ 13.
-        let d = u_distribution(8, 8);
-        let total: f64 = d.iter().sum();
-        assert!(2.0 * d[..=13].iter().sum::<f64>() / total < 0.05);
-        assert!(2.0 * d[..=14].iter().sum::<f64>() / total > 0.05);
-    }
-
-    #[test]
-    fn clearly_different_samples_are_different() {
-        let fast = [105.0, 107.0, 106.0, 108.0, 104.5];
-        let slow = [100.0, 101.0, 99.5, 100.5, 102.0];
-        let c = Comparison::new(Figure::RequestsPerS, "fast", &fast, "slow", &slow);
-        assert_eq!(c.verdict, Verdict::Different);
-        // A complete separation of 5 and 5: 2 / C(10, 5).
-        assert!((c.p_value - 2.0 / 252.0).abs() < 1e-12, "{}", c.p_value);
-        assert!((c.ratio - 106.0 / 100.5).abs() < 1e-12);
-        assert!(
-            c.line()
-                .starts_with("fast / slow throughput = 1.055 (p = 0.008"),
-            "{}",
-            c.line()
-        );
-        // Order does not matter to p.
-        assert_eq!(test(&slow, &fast), (c.p_value, Verdict::Different));
-    }
-
-    #[test]
-    fn one_distribution_twice_is_not_different() {
-        let same = [100.0, 103.0, 98.0, 101.0, 99.0];
-        let c = Comparison::new(Figure::RequestsPerS, "a", &same, "b", &same);
-        assert_eq!(c.verdict, Verdict::WithinNoise);
-        assert_eq!(c.ratio, 1.0);
-        assert!(c.p_value > 0.9, "{}", c.p_value);
-    }
-
-    #[test]
-    fn three_runs_a_side_cannot_separate() {
-        assert!((smallest_p(3, 3) - 0.1).abs() < 1e-12);
-        let c = Comparison::new(
-            Figure::RequestsPerS,
-            "a",
-            &[110.0, 111.0, 112.0],
-            "b",
-            &[100.0, 101.0, 102.0],
-        );
-        assert_eq!(c.verdict, Verdict::TooFewRuns);
-        assert!((c.p_value - 0.1).abs() < 1e-12);
-        assert!(smallest_p(4, 4) < ALPHA && smallest_p(3, 5) < ALPHA);
-        assert!(smallest_p(3, 4) > ALPHA);
-        assert_eq!(test(&[1.0], &[]), (1.0, Verdict::TooFewRuns));
-    }
-
-    #[test]
-    fn false_alarms_stay_near_alpha_and_real_shifts_are_found() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let trials = 2000;
-        let mut false_alarms = 0;
-        let mut found = 0;
-        for _ in 0..trials {
-            let a = rng.sample(8, 1000.0, 30.0);
-            let b = rng.sample(8, 1000.0, 30.0);
-            if test(&a, &b).1 == Verdict::Different {
-                false_alarms += 1;
-            }
-            // Two standard deviations apart.
-            let c = rng.sample(8, 1060.0, 30.0);
-            if test(&c, &b).1 == Verdict::Different {
-                found += 1;
-            }
-        }
-        // The exact test is conservative: at most alpha, with room for sampling error.
-        assert!(
-            false_alarms <= trials * 6 / 100,
-            "{false_alarms} of {trials}"
-        );
-        assert!(found >= trials * 90 / 100, "{found} of {trials}");
-    }
-
-    #[test]
-    fn ties_and_large_samples_use_the_normal_approximation() {
-        // All values equal: nothing to tell apart.
-        assert_eq!(test(&[5.0; 6], &[5.0; 6]), (1.0, Verdict::WithinNoise));
-        // With ties, a clear shift still shows.
-        let a = [1.0, 1.0, 2.0, 2.0, 3.0, 3.0];
-        let b = [7.0, 7.0, 8.0, 8.0, 9.0, 9.0];
-        let (p, verdict) = test(&a, &b);
-        assert_eq!(verdict, Verdict::Different, "{p}");
-        // The approximation agrees with the exact test on a large untied sample.
-        let mut rng = Rng(7);
-        let a = rng.sample(25, 0.0, 1.0);
-        let b = rng.sample(25, 0.4, 1.0);
-        let exact = p_value(&a, &b);
-        let mut with_tie = a.clone();
-        with_tie[0] = with_tie[1];
-        let approx = p_value(&with_tie, &b);
-        assert!((exact - approx).abs() < 0.03, "{exact} {approx}");
-        assert!((normal_upper_tail(1.959_964) - 0.025).abs() < 1e-6);
-    }
-
-    #[test]
-    fn pairs_in_order() {
-        let samples = vec![
-            ("x".to_owned(), vec![1.0]),
-            ("y".to_owned(), vec![2.0]),
-            ("z".to_owned(), vec![3.0]),
-        ];
-        let pairs: Vec<_> = pairwise(Figure::TotalS, &samples)
-            .into_iter()
-            .map(|c| (c.a, c.b))
-            .collect();
+    fn verdicts_need_runs_a_difference_and_more_than_the_noise() {
+        let v = |m, o: &[f64], n: &[f64]| {
+            let ratio = median(n) / median(o);
+            verdict(m, o, n, ratio, NOISE).1
+        };
+        let slow = [1.30, 1.31, 1.32, 1.33, 1.34];
+        let fast = [1.00, 1.01, 1.02, 1.03, 1.04];
+        assert_eq!(v(Metric::Total, &fast, &slow), "worse");
+        assert_eq!(v(Metric::Total, &slow, &fast), "better");
+        assert_eq!(v(Metric::Throughput, &fast, &slow), "better");
+        assert_eq!(v(Metric::Total, &[1.0], &[1.3]), "one run each: no verdict");
         assert_eq!(
-            pairs,
-            [("x", "y"), ("x", "z"), ("y", "z")].map(|(a, b)| (a.to_owned(), b.to_owned()))
+            v(Metric::Total, &[1.0, 1.1], &[1.3, 1.4]),
+            "too few runs: no verdict"
         );
+        let close = [1.010, 1.011, 1.012, 1.013, 1.014];
+        assert_eq!(v(Metric::Total, &fast, &close), "within the noise band");
+        let mixed = [1.30, 1.00, 1.33, 1.02, 1.31];
+        assert_eq!(v(Metric::Total, &fast, &mixed), "no difference shown");
+    }
+
+    use crate::results::{Cpus, Ladder, LadderServer, Level, Meta, Mode, Run};
+
+    fn run(total_s: f64, valid: bool) -> Run {
+        let mut run = Run::default();
+        run.load.requests = 10;
+        run.load.total_s = total_s;
+        run.load.latency_ms.p99 = total_s * 1e3;
+        if valid {
+            run.load.success_rate = 100.0;
+        } else {
+            run.load.errors.insert("status".into(), 10);
+        }
+        run
+    }
+
+    /// A ladder of one level at 10, a server entry per `(name, total, valid)`.
+    fn ladder(delay_ms: u64, servers: &[(&str, f64, bool)]) -> Results {
+        let meta = Meta {
+            machine: "m".into(),
+            cpus: Cpus {
+                count: 2,
+                model: "cpu".into(),
+                server: vec![0],
+                load: vec![1],
+                stores: vec![1],
+            },
+            kernel: "k".into(),
+            crate_versions: BTreeMap::new(),
+            scenarios: vec!["ladder".into()],
+            comparison_method: String::new(),
+            started_at: String::new(),
+            commit: None,
+            rustc: None,
+        };
+        let mut results = Results::new(meta);
+        results.ladder = Some(Ladder {
+            transport: Default::default(),
+            mode: Mode::Process,
+            delay_ms,
+            workers: 1,
+            blocking_threads: 200,
+            concurrency: vec![10],
+            repeats: 1,
+            timeout_s: 60.0,
+            servers: servers
+                .iter()
+                .map(|(name, total, valid)| LadderServer {
+                    name: (*name).into(),
+                    endpoint: "/greetings".into(),
+                    levels: vec![Level {
+                        concurrency: 10,
+                        run: run(*total, *valid),
+                        runs: Vec::new(),
+                    }],
+                    ..LadderServer::default()
+                })
+                .collect(),
+            comparisons: Vec::new(),
+            failures: Vec::new(),
+        });
+        results
+    }
+
+    #[test]
+    fn a_figure_that_stands_twice_pairs_in_order() {
+        let twice = ladder(20, &[("hyper", 1.0, true), ("hyper", 2.0, true)]);
+        let d = diff(&twice, &twice, NOISE, &[]).unwrap();
+        let totals: Vec<(f64, Option<f64>)> = d
+            .rows
+            .iter()
+            .filter(|r| r.metric == Metric::Total)
+            .map(|r| (r.old, r.ratio))
+            .collect();
+        assert_eq!(totals, [(1.0, Some(1.0)), (2.0, Some(1.0))]);
+        assert_eq!(d.unpaired, [0, 0]);
+        let once = ladder(20, &[("hyper", 1.0, true)]);
+        assert_eq!(
+            diff(&twice, &once, NOISE, &[]).unwrap().unpaired[0],
+            d.rows.len() / 2
+        );
+    }
+
+    #[test]
+    fn other_settings_are_never_held_to_a_ratio() {
+        let (fast, slow) = (
+            ladder(20, &[("hyper", 0.02, true)]),
+            ladder(1000, &[("hyper", 1.0, true)]),
+        );
+        let d = diff(&slow, &fast, NOISE, &[]).unwrap();
+        assert!(d
+            .differences
+            .iter()
+            .any(|l| l == "ladder settings: delay_ms 1000 → 20"));
+        assert!(d.rows.iter().all(|r| !r.comparable), "{:?}", d.rows);
+        assert!(
+            ratios(&d, OfRuns::Median).is_empty(),
+            "no ratio to hold: a ratio threshold names nothing"
+        );
+        let same = diff(&fast, &fast, NOISE, &[]).unwrap();
+        let with_ratio = same.rows.iter().filter(|r| r.ratio.is_some()).count();
+        assert!(with_ratio > 0 && ratios(&same, OfRuns::Median).len() == with_ratio);
+    }
+
+    #[test]
+    fn a_setting_varied_on_purpose_is_judged_and_a_typo_is_refused() {
+        let (one, two) = (
+            ladder(20, &[("hyper", 1.0, true)]),
+            ladder(1000, &[("hyper", 1.3, true)]),
+        );
+        let vary = ["delay_ms".to_owned()];
+        let d = diff(&one, &two, NOISE, &vary).unwrap();
+        assert!(d.rows.iter().all(|r| r.comparable), "{:?}", d.rows);
+        assert!(
+            d.differences
+                .iter()
+                .any(|l| l.ends_with("delay_ms 20 → 1000 (varied)")),
+            "{:?}",
+            d.differences
+        );
+        assert!(!ratios(&d, OfRuns::Median).is_empty());
+        let err = diff(&one, &two, NOISE, &["worker".to_owned()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--vary worker: the runs do not differ in it (they differ in: delay_ms)"
+        );
+    }
+
+    #[test]
+    fn vary_endpoint_pairs_one_path_with_another() {
+        let (async_, mut blocking) = (
+            ladder(20, &[("hyper", 1.0, true)]),
+            ladder(20, &[("hyper", 9.0, true)]),
+        );
+        blocking.ladder.as_mut().unwrap().servers[0].endpoint = "/greetings/blocking".into();
+        let apart = diff(&async_, &blocking, NOISE, &[]).unwrap();
+        assert!(apart.rows.is_empty(), "another path is another place");
+        let vary = [ENDPOINT.to_owned()];
+        let paired = diff(&async_, &blocking, NOISE, &vary).unwrap();
+        let total = paired
+            .rows
+            .iter()
+            .find(|r| r.metric == Metric::Total)
+            .unwrap();
+        assert_eq!(total.at, "/greetings → /greetings/blocking c=10");
+        assert_eq!(total.ratio, Some(9.0));
+        assert_eq!(paired.unpaired, [0, 0]);
+        assert!(
+            diff(&async_, &async_, NOISE, &vary).is_err(),
+            "no endpoint differs"
+        );
+    }
+
+    #[test]
+    fn a_load_without_one_valid_answer_has_no_latency() {
+        let errors = ladder(20, &[("hyper", 0.001, false)]);
+        let metrics: Vec<Metric> = points(&errors).iter().map(|p| p.metric).collect();
+        assert!(metrics.contains(&Metric::Total) && metrics.contains(&Metric::Success));
+        assert!(!metrics.contains(&Metric::P99), "{metrics:?}");
+    }
+
+    #[test]
+    fn settings_that_differ_are_named_but_repeats_are_not() {
+        let old = serde_json::json!({"delay_ms": 1000, "repeats": 1, "servers": []});
+        let new = serde_json::json!({"delay_ms": 0, "repeats": 5, "servers": [1]});
+        assert_eq!(
+            setting_differences(&old, &new),
+            [("delay_ms".to_owned(), "delay_ms 1000 → 0".to_owned())]
+        );
+        assert!(setting_differences(&old, &old).is_empty());
     }
 }

@@ -3,7 +3,7 @@
 //! threshold holds when every figure it names holds it (the median of a figure's runs); one
 //! that names no figure is breached, so a typo cannot pass.
 
-use crate::diff::{ratios, Diff};
+use crate::compare::{ratios, Diff};
 use crate::plan::{OfRuns, Threshold};
 use crate::points::Point;
 use crate::results::ThresholdCheck;
@@ -12,7 +12,11 @@ use crate::stats::Summary;
 /// Holds each threshold to `points` (absolute thresholds to a run's figures, ratio thresholds
 /// to a comparison's ratios, each given as a point of one value); a threshold of the other
 /// kind is breached with nothing named.
-pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<ThresholdCheck> {
+pub(crate) fn check(
+    thresholds: &[Threshold],
+    points: &[Point],
+    ratios: bool,
+) -> Vec<ThresholdCheck> {
     thresholds
         .iter()
         .map(|t| {
@@ -43,7 +47,7 @@ pub fn check(thresholds: &[Threshold], points: &[Point], ratios: bool) -> Vec<Th
 
 /// Holds each ratio threshold to `diff`'s ratios: of medians, or of the highest (`max()`)
 /// or lowest (`min()`) runs. Without a comparison, each names nothing and is breached.
-pub fn check_ratios(thresholds: &[Threshold], diff: Option<&Diff>) -> Vec<ThresholdCheck> {
+pub(crate) fn check_ratios(thresholds: &[Threshold], diff: Option<&Diff>) -> Vec<ThresholdCheck> {
     thresholds
         .iter()
         .flat_map(|t| {

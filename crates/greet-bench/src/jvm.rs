@@ -39,14 +39,14 @@ fn runtime(short: &str) -> Option<(&'static [&'static str], &'static str)> {
 
 /// The compiled peers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Peers {
+pub(crate) struct Peers {
     classes: PathBuf,
 }
 
 impl Peers {
     /// Compiles `sources` (the workspace's `peers/jvm/src`) into `out` when they are newer than
     /// what is there; an error is one line saying what is missing.
-    pub fn build(sources: &Path, out: &Path) -> Result<Self, String> {
+    pub(crate) fn build(sources: &Path, out: &Path) -> Result<Self, String> {
         let javac = which("javac", []).ok_or_else(|| {
             format!("no JDK (javac is not on PATH): apt-get install -y {PACKAGES}")
         })?;
@@ -100,7 +100,7 @@ impl Peers {
     }
 
     /// How to start peer `short`: `java` and what comes before the server's flags.
-    pub fn launch(&self, short: &str) -> Option<(PathBuf, Vec<String>)> {
+    pub(crate) fn launch(&self, short: &str) -> Option<(PathBuf, Vec<String>)> {
         let (jars, main) = runtime(short)?;
         let cp = format!("{}:{}", self.classes.display(), classpath(jars));
         Some((which("java", [])?, vec!["-cp".into(), cp, main.into()]))

@@ -8,58 +8,65 @@
 //! connect) while sampling its CPU, memory and threads, and stops it with SIGTERM. The
 //! `loops`, `soak`, `sweep` and `business` subcommands reproduce the study's other
 //! experiments over keep-alive load (`business` on a real database and cache, which it starts
-//! itself), `rate` loads at fixed request rates (open loop), and `all` runs them all into one
-//! report. Every run prints text tables and writes JSON, CSV, SVG charts and an HTML report
-//! after every step. `--threshold`s gate any run (exit 3), `--save-baseline`/`--baseline`
-//! keep and compare runs, and `compare OLD NEW` sets two runs side by side.
+//! itself), `rate` loads at fixed request rates (open loop), `protocols` compares HTTP/1.1,
+//! h2c and TLS, and `all` runs them all into one report. Every run prints text tables and
+//! writes JSON, CSV, SVG charts and an HTML report after every step. `--threshold`s gate any
+//! run (exit 3), `--save-baseline`/`--baseline` keep and compare runs, and `compare OLD NEW`
+//! sets two runs side by side.
 //!
-//! Layout, one module per concern; dependencies point down this list, never up (a test,
+//! The load itself is `greet_load`'s (the loops, the checks, the tallies, an agent's shard);
+//! where it runs, the harness's own process, agents here or a swarm job, is the plan's
+//! [`plan::Placement`], which the harness reads and no scenario does.
+//!
+//! Only what the tests and the binary use is public (the plan, the results, the statistics,
+//! the command line's `main`); the rest is the crate's own. Layout, one job a module;
+//! dependencies point down this list, never up (a test,
 //! `tests/harness/layering.rs`, holds them to it, and within each directory module too):
 //! - [`cli`]: flags in, a [`plan::Plan`] out, the outcome as an exit code: the only module
-//!   that sees clap (`args`: each scenario's flags; `values`: parsers and help defaults);
-//! - [`run`]: one run from plan to report (servers found once, CPUs split, Ctrl-C);
-//! - [`scenario`]: the ladder, loops, soak, sweep, business and rate, one module each;
-//! - [`harness`]: [`harness::Harness`], what scenarios share: start, check, sample and stop a
-//!   server, keep-alive load with progress, saving;
-//! - [`server`]: servers as processes or containers, pinned, timed and stopped (`binaries`,
-//!   `process`, `container`); [`jvm`]: the original's Tomcat and Jetty servers as peers;
-//! - [`agents`]: a level split over `greet-bench agent` processes starting together, their
-//!   tallies merged exactly (`--agents`, `merge`); [`kube`]: the same level as Kubernetes
-//!   manifests (`kubernetes`);
-//! - [`load`]: the load generator, one loop per shape (`fresh`, `sessions`, `paced`) over one
-//!   connection (`conn`), every response validated (`check`), every outcome pushed into one
-//!   [`load::Tally`] (`count`);
-//! - [`sample`]: /proc sampling of CPU %, RSS and threads (live, and every id seen), of one
-//!   process or a group (a database's processes);
-//! - [`report`]: tables, CSV, charts and HTML, by output format over the results (and a
+//!   that sees clap, and it runs nothing itself;
+//! - `run`: one run from plan to report (servers found once, CPUs split, Ctrl-C);
+//! - `check`, `merge`, `kube`: the commands `check` (running servers against the
+//!   contract), `merge` (agents' reports as one level) and `kubernetes` (one level as
+//!   manifests);
+//! - `scenario`: the ladder, loops, soak, sweep, business, rate and protocols, one module
+//!   each: what to load, and what to record;
+//! - `harness`: `Harness`, what scenarios share: bring a server up where the
+//!   placement says and verify it, hand a load to where it runs and get one merged result
+//!   back, progress, saving;
+//! - `server`: servers as processes, containers or swarm stacks, pinned, timed and stopped,
+//!   and the stores beside them; [`jvm`]:
+//!   the original's Tomcat and Jetty servers as peers;
+//! - `sample`: a server seen while loaded: /proc (`proc`), or a container's stats from the
+//!   engine or a watch task beside it (`engine`);
+//! - `report`: tables, CSV, charts and HTML, by output format over the results (and a
 //!   comparison of two runs, `report::comparison`);
+//! - `compare`: the `compare` command: two runs' figures paired, NEW/OLD with verdicts;
+//! - `gate`: `--threshold`s held to a run's figures or a comparison's ratios;
+//! - `points`: every figure of a run, flat (scenario, server, place, metric, runs);
 //! - [`results`]: the data model of `results.json`, one [`results::Run`] per load;
-//! - [`diff`]: `compare OLD NEW`, two runs' figures paired, NEW/OLD with verdicts;
-//! - [`gate`]: `--threshold`s held to a run's figures or a comparison's ratios;
-//! - [`points`]: every figure of a run, flat (scenario, server, place, metric, runs);
-//! - [`compare`]: whether two samples differ beyond run-to-run noise (Mann-Whitney U);
-//! - [`stats`]: medians, summaries, percentages;
+//! - [`stats`]: medians, summaries, percentages, and whether two samples differ beyond
+//!   run-to-run noise (`stats::mann_whitney`);
 //! - [`plan`]: what a run is to do, every default and `--quick` size, as plain values.
 //!
 //! The scenarios are one list, [`plan::ScenarioKind`]. Each has a file of its own in every
 //! layer it touches: `plan/`, `scenario/`, `results/`, `report/table/` and `report/charts/`
 //! (CONTRIBUTING.md lists them).
 
-pub mod agents;
+mod check;
 pub mod cli;
-pub mod compare;
-pub mod diff;
-pub mod gate;
-pub mod harness;
+mod compare;
+mod gate;
+mod harness;
 pub mod jvm;
-pub mod kube;
-pub mod load;
+mod kube;
+mod merge;
 pub mod plan;
-pub mod points;
-pub mod report;
+mod points;
+mod report;
 pub mod results;
-pub mod run;
-pub mod sample;
-pub mod scenario;
-pub mod server;
+mod run;
+mod sample;
+mod scenario;
+mod server;
 pub mod stats;
+

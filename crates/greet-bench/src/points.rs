@@ -9,32 +9,32 @@ use crate::results::{Results, Run};
 
 /// One figure of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Point {
+pub(crate) struct Point {
     /// The scenario that measured it.
-    pub scenario: String,
+    pub(crate) scenario: String,
     /// The server.
-    pub server: String,
+    pub(crate) server: String,
     /// The path loaded, where the scenario names one (the ladder, soak, sweep, business,
     /// rate; not loops, which only loads `/greetings`).
-    pub endpoint: Option<String>,
+    pub(crate) endpoint: Option<String>,
     /// Where else in the scenario: `c=2700`, `4x1000`, `postgres --workers 1 --db-pool 4`…;
     /// empty for a server's own figures (start-up, peak memory).
-    pub place: String,
+    pub(crate) place: String,
     /// What it measures.
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// Its value in each run, in the metric's unit.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
 }
 
 impl Point {
     /// Where it was measured, as the tables name it: `/greetings c=2700`.
-    pub fn at(&self) -> String {
+    pub(crate) fn at(&self) -> String {
         join(self.endpoint.as_deref(), &self.place)
     }
 
     /// What identifies it across two runs; without its endpoint where `compare --vary
     /// endpoint` pairs one path with another.
-    pub fn key(&self, endpoint: bool) -> (String, String, Option<String>, String, Metric) {
+    pub(crate) fn key(&self, endpoint: bool) -> (String, String, Option<String>, String, Metric) {
         (
             self.scenario.clone(),
             self.server.clone(),
@@ -46,7 +46,7 @@ impl Point {
 }
 
 /// `endpoint place`, either part possibly absent.
-pub fn join(endpoint: Option<&str>, place: &str) -> String {
+pub(crate) fn join(endpoint: Option<&str>, place: &str) -> String {
     match endpoint {
         Some(e) if !place.is_empty() => format!("{e} {place}"),
         Some(e) => e.to_owned(),
@@ -55,7 +55,7 @@ pub fn join(endpoint: Option<&str>, place: &str) -> String {
 }
 
 /// Every figure of `results`, scenario by scenario.
-pub fn points(results: &Results) -> Vec<Point> {
+pub(crate) fn points(results: &Results) -> Vec<Point> {
     let mut out = Vec::new();
     for kind in ScenarioKind::ALL {
         let mut add = |server: &str, at: (&str, String), metric: Metric, values: Vec<f64>| {
@@ -136,7 +136,7 @@ pub fn points(results: &Results) -> Vec<Point> {
             }
             ScenarioKind::Protocols => {
                 for c in results.protocols.iter().flat_map(|p| &p.cells) {
-                    let at = (greet_core::paths::GREETINGS, c.protocol.clone());
+                    let at = (greet_core::paths::GREETINGS, c.protocol.to_string());
                     for (metric, values) in load_figures(&c.runs) {
                         add(&c.server, at.clone(), metric, values);
                     }

@@ -12,23 +12,22 @@ use greet_probe::procfs;
 use greet_probe::tls::Trust;
 
 use crate::compare;
-use crate::diff;
 use crate::gate;
 use crate::harness::Harness;
-use crate::load::Wire;
 use crate::plan::{self, Plan, Scenario, Threshold};
 use crate::points;
 use crate::report;
 use crate::results::{Cpus, Meta, Results};
 use crate::scenario;
 use crate::server::{split_cpus, workspace_root, Binaries};
+use crate::stats::mann_whitney;
 
 /// Scheduler ticks between looks at the runtime's global queue (tokio's default: 61).
 const GLOBAL_QUEUE_INTERVAL: u32 = 4;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Every server was verified and measured in every scenario.
     AllMeasured,
     /// At least one server failed (start-up, contract check, died, unclean exit).
@@ -40,7 +39,7 @@ pub enum Verdict {
 }
 
 /// Runs `plan`.
-pub fn run(plan: Plan) -> Result<Verdict> {
+pub(crate) fn run(plan: Plan) -> Result<Verdict> {
     let Plan { common, scenarios } = plan.clone();
     if cfg!(debug_assertions) && !common.quiet {
         eprintln!("greet-bench: warning: built without --release, the load generator may be the bottleneck");
@@ -63,7 +62,7 @@ pub fn run(plan: Plan) -> Result<Verdict> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(plan::RESULTS_DIR).join(timestamp_dir()));
-    let wire = Wire::new(common.protocol, &Trust::Any).map_err(anyhow::Error::msg)?;
+    let wire = greet_load::Wire::new(common.protocol, &Trust::Any)?;
     let harness = Harness {
         wire,
         common,
@@ -117,8 +116,8 @@ async fn run_all(
     print!("{}", report::text(results));
     let mut compared = None;
     if let Some(name) = &harness.common.baseline {
-        let old = diff::read(&plan::baseline_dir(name))?;
-        let diff = diff::diff(&old, results, diff::NOISE, &[])?;
+        let old = compare::read(&plan::baseline_dir(name))?;
+        let diff = compare::diff(&old, results, compare::NOISE, &[])?;
         print!(
             "\nAgainst baseline {name}: {}",
             report::comparison::render(&diff, report::comparison::Format::Text)
@@ -185,7 +184,7 @@ fn meta(harness: &Harness, scenarios: &[Scenario]) -> Meta {
         kernel,
         crate_versions,
         scenarios: scenarios.iter().map(|s| s.name().to_owned()).collect(),
-        comparison_method: compare::METHOD.to_owned(),
+        comparison_method: mann_whitney::METHOD.to_owned(),
         started_at: rfc3339(SystemTime::now()),
         commit: commit(),
         rustc: Some(env!("GREET_RUSTC").to_owned()).filter(|v| !v.is_empty()),
@@ -214,7 +213,7 @@ fn commit() -> Option<String> {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for `t`.
-pub fn rfc3339(t: SystemTime) -> String {
+pub(crate) fn rfc3339(t: SystemTime) -> String {
     let (date, secs) = civil(t);
     format!(
         "{date}T{:02}:{:02}:{:02}Z",

@@ -1,29 +1,35 @@
 //! The command line: flags in, a [`Plan`] out (every default applied, from [`crate::plan`]'s
-//! constants, which the help text quotes too), then the run's outcome as an exit code. The only
-//! module that sees clap.
+//! constants, which the help text quotes too), then the outcome as an exit code. The only
+//! module that sees clap, and it runs nothing itself: each command hands its flags to the
+//! module that does the work.
 //!
-//! `args` holds the flags of each scenario and turns them into its plan; `values` parses
-//! and prints flag values (levels, durations, rates, URLs) and formats the help's defaults.
+//! `shared` holds the flags several scenarios take (each declared once and flattened),
+//! `scenarios` each scenario's own and the plan it makes, `tools` those of `compare`,
+//! `merge`, `kubernetes` and `check`, and `values` parses and prints flag values (levels,
+//! durations, rates, URLs) and formats the help's defaults.
 
-mod args;
+mod scenarios;
+mod shared;
+mod tools;
 mod values;
 
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use greet_load::agent::ShardArgs;
 
-use crate::agents;
-use crate::diff;
+use crate::compare;
 use crate::gate;
-use crate::load;
+use crate::kube;
+use crate::merge;
 use crate::plan::{self, Common, Plan, Scenario, ScenarioKind};
 use crate::report::comparison;
 use crate::run::{self, Verdict};
 
-use args::{
-    AgentArgs, AllArgs, BusinessArgs, CompareArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs,
-    SoakArgs, SweepArgs,
+use scenarios::{
+    AllArgs, BusinessArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs, SweepArgs,
 };
+use tools::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -34,6 +40,7 @@ Examples:
   greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
   greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
   greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
+  greet-bench --agents 2                        each level split over two agent processes
   greet-bench loops --help                      a scenario's own flags
   greet-bench check http://127.0.0.1:8081       verify a running server against the contract
   greet-bench --repeats 5 --save-baseline main  keep this run as baseline main (results/baselines)
@@ -58,7 +65,7 @@ Exit codes:
     args_conflicts_with_subcommands = true,
     after_help = EXAMPLES
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
@@ -92,73 +99,27 @@ enum Command {
     /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
     /// those fractions
     Protocols(ProtocolsArgs),
-    /// Every scenario (ladder, loops, soak, sweep, business, rate) with its defaults, in one
-    /// run and one report
+    /// Every scenario (ladder, loops, soak, sweep, business, rate, protocols) with its
+    /// defaults, in one run and one report
     All(AllArgs),
     /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
     /// have runs enough (Mann-Whitney), and what differs between the runs themselves
     Compare(CompareArgs),
-    /// One agent's share of a level, as --agents runs it and as a cluster job would: waits
-    /// for --start-at, sends its share (fresh connections, --keep-alive users, or an open-loop
-    /// --rate), and prints its whole tally as one line of JSON on stdout (exit 0 however many
-    /// requests failed)
-    Agent(AgentArgs),
-    /// Merge agents' reports into one level: the lines `greet-bench agent` printed, from
-    /// files or stdin (`kubectl logs -l job-name=greet-load`, `docker service logs`). Every
-    /// agent must be there exactly once; the figures, then each agent's, as text or JSON
-    Merge {
-        /// Files holding the agents' output (their other lines are skipped) [default: stdin]
-        #[arg(value_name = "FILE")]
-        files: Vec<std::path::PathBuf>,
-
-        /// Print the merged level as JSON (the ladder's level in results.json) instead
-        #[arg(long)]
-        json: bool,
-    },
+    /// One agent's share of a level, as --agents runs it (the same flags as the greet-agent
+    /// binary a cluster runs): waits for --start-at, sends its share (fresh connections,
+    /// --keep-alive users, or an open-loop --rate), and prints its whole tally as one line of
+    /// JSON on stdout (exit 0 however many requests failed)
+    Agent(ShardArgs),
+    /// Merge agents' reports into one level: the lines the agents printed, from files or
+    /// stdin (`kubectl logs -l job-name=greet-load`, `docker service logs`). Every agent must
+    /// be there exactly once; the figures, then each agent's, as text or JSON
+    Merge(MergeArgs),
     /// Print Kubernetes manifests for one ladder level on a cluster: the server as a
     /// Deployment and Service, PostgreSQL and Redis as StatefulSets, the load as an Indexed
     /// Job of agents (then `kubectl logs -l job-name=greet-load --tail=-1 | greet-bench merge`)
-    Kubernetes {
-        /// The server
-        #[arg(long, default_value = "hyper", value_parser = ["axum", "actix", "hyper"])]
-        server: String,
-        /// Agents: the Job's pods, each with its share of the level
-        #[arg(long, value_name = "N", default_value_t = 4, value_parser = values::parse_agents)]
-        agents: usize,
-        /// The level's concurrency (one request per fresh connection)
-        #[arg(long, default_value_t = 2700, value_parser = values::parse_level)]
-        concurrency: usize,
-        /// The server's greeting delay
-        #[arg(long, default_value_t = plan::DELAY_MS)]
-        delay_ms: u64,
-    },
-    /// Watch a container from beside it: its CPU %, memory and tasks from its control group,
-    /// one line every interval until it ends (what --swarm runs on a server's node, the
-    /// host's /sys/fs/cgroup mounted read-only)
-    Watch {
-        /// The container's ID (12 hex digits or more)
-        #[arg(long, value_name = "ID")]
-        container: String,
-        /// Where the host's cgroup hierarchy is mounted
-        #[arg(long, value_name = "DIR", default_value = "/sys/fs/cgroup")]
-        cgroups: std::path::PathBuf,
-        /// How often to read it
-        #[arg(long, value_parser = values::parse_duration, default_value = "500ms")]
-        interval: std::time::Duration,
-    },
+    Kubernetes(KubernetesArgs),
     /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
-    Check {
-        /// Base URLs, e.g. http://127.0.0.1:8081, or https://127.0.0.1:8443 for a TLS port
-        #[arg(required = true, value_name = "URL")]
-        urls: Vec<String>,
-
-        /// Also over HTTP/2: h2c on an http:// URL (every answer as over HTTP/1.1), or h2 on an
-        /// https:// one, whose contract is checked over HTTP/1.1 and HTTP/2 with TLS (the same
-        /// answers over both; the raw HTTP/1.1 cases need cleartext) [default: http1 for
-        /// http:// URLs, h2 for https://]
-        #[arg(long, value_name = "PROTOCOL")]
-        protocol: Option<plan::Protocol>,
-    },
+    Check(CheckArgs),
 }
 
 /// What the command line asks for.
@@ -166,83 +127,33 @@ enum Command {
 enum Action {
     /// A run of scenarios.
     Run(Plan),
-    /// `check URL…`, over a protocol.
-    Check(Vec<String>, Option<plan::Protocol>),
-    /// `compare OLD NEW`.
-    Compare(CompareArgs),
-    /// `agent …`.
-    Agent(AgentArgs),
-    /// `merge [FILE]…`.
-    Merge(Vec<std::path::PathBuf>, bool),
-    /// `kubernetes …`.
-    Kubernetes(crate::kube::Kubernetes),
-    /// `watch --container ID …`: the container, where its cgroups are, how often.
-    Watch(String, std::path::PathBuf, std::time::Duration),
+    /// Another command (boxed: it holds every scenario's flags).
+    Tool(Box<Command>),
 }
 
 impl Cli {
     /// What the command line asks for, every default applied.
     fn action(self) -> Action {
-        let one = |(common, scenario): (Common, Scenario)| Plan {
-            common,
-            scenarios: vec![scenario],
-        };
-        let ladder = |args: LadderArgs| {
-            let (common, plan) = args.plan();
-            (common, Scenario::Ladder(plan))
-        };
         Action::Run(match self.command {
-            None => one(ladder(self.ladder)),
-            Some(Command::Ladder(args)) => one(ladder(args)),
-            Some(Command::Loops(args)) => {
-                let (common, plan) = args.plan();
-                one((common, Scenario::Loops(plan)))
-            }
-            Some(Command::Soak(args)) => {
-                let (common, plan) = args.plan();
-                one((common, Scenario::Soak(plan)))
-            }
-            Some(Command::Sweep(args)) => {
-                let (common, plan) = args.plan();
-                one((common, Scenario::Sweep(plan)))
-            }
-            Some(Command::Business(args)) => {
-                let (common, plan) = args.plan();
-                one((common, Scenario::Business(plan)))
-            }
-            Some(Command::Rate(args)) => {
-                let (common, plan) = args.plan();
-                one((common, Scenario::Rate(plan)))
-            }
-            Some(Command::Protocols(args)) => {
-                let (common, plan) = args.plan();
-                one((common, Scenario::Protocols(plan)))
-            }
+            None => one(self.ladder.plan(), Scenario::Ladder),
+            Some(Command::Ladder(args)) => one(args.plan(), Scenario::Ladder),
+            Some(Command::Loops(args)) => one(args.plan(), Scenario::Loops),
+            Some(Command::Soak(args)) => one(args.plan(), Scenario::Soak),
+            Some(Command::Sweep(args)) => one(args.plan(), Scenario::Sweep),
+            Some(Command::Business(args)) => one(args.plan(), Scenario::Business),
+            Some(Command::Rate(args)) => one(args.plan(), Scenario::Rate),
+            Some(Command::Protocols(args)) => one(args.plan(), Scenario::Protocols),
             Some(Command::All(args)) => args.plan(),
-            Some(Command::Check { urls, protocol }) => return Action::Check(urls, protocol),
-            Some(Command::Compare(args)) => return Action::Compare(args),
-            Some(Command::Agent(args)) => return Action::Agent(args),
-            Some(Command::Merge { files, json }) => return Action::Merge(files, json),
-            Some(Command::Watch {
-                container,
-                cgroups,
-                interval,
-            }) => return Action::Watch(container, cgroups, interval),
-            Some(Command::Kubernetes {
-                server,
-                agents,
-                concurrency,
-                delay_ms,
-            }) => {
-                return Action::Kubernetes(crate::kube::Kubernetes {
-                    server,
-                    agents,
-                    concurrency,
-                    delay_ms,
-                    ..Default::default()
-                })
-            }
+            Some(tool) => return Action::Tool(Box::new(tool)),
         })
+    }
+}
+
+/// A run of one scenario: `plan` as `scenario` wraps it.
+fn one<P>((common, plan): (Common, P), scenario: fn(P) -> Scenario) -> Plan {
+    Plan {
+        common,
+        scenarios: vec![scenario(plan)],
     }
 }
 
@@ -266,39 +177,17 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let cli: Cli = match greet_server::cli::parse_args("greet-bench") {
+    let cli: Cli = match greet_cli::parse_args("greet-bench") {
         Ok(cli) => cli,
         Err(code) => return code,
     };
     let plan = match cli.action() {
-        Action::Run(plan) => {
-            if let Err(why) = check_baseline(&plan.common).and_then(|()| check_transport(&plan)) {
-                return usage(&why);
-            }
-            plan
-        }
-        Action::Check(urls, protocol) => return check(&urls, protocol),
-        Action::Compare(args) => return compare(&args),
-        Action::Agent(args) => return agent(args),
-        Action::Watch(container, cgroups, interval) => {
-            let mut out = std::io::stdout().lock();
-            let wait = std::time::Duration::from_secs(10);
-            return match crate::sample::watch_container(
-                &cgroups, &container, interval, wait, &mut out,
-            ) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(err) => {
-                    eprintln!("greet-bench watch: error: {err}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Action::Merge(files, json) => return merge(&files, json),
-        Action::Kubernetes(k) => {
-            print!("{}", crate::kube::manifests(&k));
-            return ExitCode::SUCCESS;
-        }
+        Action::Run(plan) => plan,
+        Action::Tool(tool) => return tool.run(),
     };
+    if let Err(why) = check_baseline(&plan.common).and_then(|()| check_transport(&plan)) {
+        return usage(&why);
+    }
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
         Ok(Verdict::SomeFailed) => ExitCode::FAILURE,
@@ -311,21 +200,59 @@ pub fn main() -> ExitCode {
     }
 }
 
+impl Command {
+    /// Runs a command that is not a scenario, its outcome as an exit code.
+    fn run(self) -> ExitCode {
+        match self {
+            Self::Compare(args) => compare_runs(&args),
+            Self::Agent(args) => greet_load::agent::load("greet-bench agent", &args),
+            Self::Merge(args) => {
+                let text = match merge::read(&args.files) {
+                    Ok(text) => text,
+                    Err(why) => return usage(&why),
+                };
+                match merge::level(&text).and_then(|level| merge::render(&level, args.json)) {
+                    Ok(out) => {
+                        print!("{out}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(err) => {
+                        eprintln!("greet-bench merge: error: {err:#}");
+                        ExitCode::FAILURE
+                    }
+                }
+            }
+            Self::Kubernetes(args) => {
+                print!("{}", kube::manifests(&args.plan()));
+                ExitCode::SUCCESS
+            }
+            Self::Check(args) => match tokio::runtime::Runtime::new() {
+                Ok(rt) if rt.block_on(crate::check::check_all(&args.urls, args.protocol)) => {
+                    ExitCode::SUCCESS
+                }
+                Ok(_) => ExitCode::FAILURE,
+                Err(err) => {
+                    eprintln!("greet-bench: error: {err}");
+                    ExitCode::FAILURE
+                }
+            },
+            scenario => unreachable!("{scenario:?} is a scenario, run from its plan"),
+        }
+    }
+}
+
 /// `greet-bench compare OLD NEW`: the table, then each threshold; exit 2 when a run cannot
 /// be read, 3 when a threshold is breached.
-fn compare(args: &CompareArgs) -> ExitCode {
-    let (old, new) = match (&args.baseline, &args.runs[..]) {
-        (Some(name), [new]) => (plan::baseline_dir(name), new.clone()),
-        (None, [old, new]) => (old.clone(), new.clone()),
-        (Some(_), _) => return usage("compare --baseline NAME takes one run, NEW"),
-        (None, _) => return usage("compare takes two runs, OLD NEW (or --baseline NAME NEW)"),
+fn compare_runs(args: &CompareArgs) -> ExitCode {
+    let (old, new) = match args.runs() {
+        Ok(runs) => runs,
+        Err(why) => return usage(why),
     };
-    let (old, new) = match (diff::read(&old), diff::read(&new)) {
-        (Ok(old), Ok(new)) => (old, new),
-        (Err(err), _) | (_, Err(err)) => return usage(&format!("{err:#}")),
-    };
-    let noise = args.noise.unwrap_or(diff::NOISE);
-    let compared = match diff::diff(&old, &new, noise, &args.vary) {
+    let noise = args.noise.unwrap_or(compare::NOISE);
+    let compared = compare::read(&old)
+        .and_then(|old| compare::read(&new).map(|new| (old, new)))
+        .and_then(|(old, new)| compare::diff(&old, &new, noise, &args.vary));
+    let compared = match compared {
         Ok(compared) => compared,
         Err(err) => return usage(&format!("{err:#}")),
     };
@@ -349,7 +276,7 @@ fn check_baseline(common: &Common) -> Result<(), String> {
             "{:?}: a ratio (x) compares two runs: add --baseline NAME, or use compare",
             t.text
         )),
-        (Some(name), _) => diff::read(&plan::baseline_dir(name))
+        (Some(name), _) => compare::read(&plan::baseline_dir(name))
             .map(|_| ())
             .map_err(|err| format!("baseline {name}: {err:#}")),
         (None, None) => Ok(()),
@@ -388,199 +315,10 @@ fn check_transport(plan: &Plan) -> Result<(), String> {
     Ok(())
 }
 
-/// The contract check of the server at `url` over `protocol`; on success, what was checked
-/// beyond HTTP/1.1 in cleartext.
-async fn check_one(url: &str, protocol: Option<plan::Protocol>) -> Result<String, String> {
-    use greet_conformance::protocols::{answers_alike, tls_answers_alike};
-    use plan::Protocol::{H2c, Http1, Https, H2};
-    let tls = url.starts_with("https://");
-    match (tls, protocol) {
-        (false, None | Some(Http1)) => greet_conformance::check(url)
-            .await
-            .map(|()| String::new())
-            .map_err(|e| e.to_string()),
-        (false, Some(H2c)) => {
-            greet_conformance::check(url)
-                .await
-                .map_err(|e| e.to_string())?;
-            let addr = greet_conformance::resolve(url).await?;
-            answers_alike(addr, None).await?;
-            Ok(" (and the same over h2c)".to_owned())
-        }
-        (true, None | Some(Https | H2)) => {
-            let addr = greet_conformance::resolve(url).await?;
-            let trust = greet_probe::tls::Trust::Any;
-            tls_answers_alike(addr, &trust).await?;
-            Ok(" over https and h2 (the same answers on both)".to_owned())
-        }
-        (_, Some(p)) => Err(format!(
-            "--protocol {p} needs an {} URL",
-            if p.tls() { "https://" } else { "http://" }
-        )),
-    }
-}
-
-/// `greet-bench agent`: its shard run, its report printed; exit 1 with one line when it
-/// cannot run (the server's name does not resolve, a bad index).
-fn agent(args: AgentArgs) -> ExitCode {
-    let tls = args.url.starts_with("https://");
-    let protocol = args.protocol.unwrap_or(if tls {
-        plan::Protocol::H2
-    } else {
-        plan::Protocol::Http1
-    });
-    if protocol.tls() != tls {
-        return usage(&format!(
-            "--protocol {protocol} does not go with {}: https:// needs https or h2, http:// \
-             http1 or h2c",
-            args.url
-        ));
-    }
-    let work =
-        match (args.rate, args.keep_alive) {
-            (Some(rate), _) => agents::Work::Paced(agents::Schedule {
-                rate,
-                duration: args.duration.unwrap_or_default(),
-                connections: args.connections.unwrap_or(1),
-            }),
-            (None, Some(users)) => agents::Work::Sessions {
-                users,
-                stop: match (args.duration, args.requests, args.each) {
-                    (Some(d), None, None) => load::Stop::After(d),
-                    (None, Some(n), None) => load::Stop::Total(n),
-                    (None, None, Some(n)) => load::Stop::Each(n),
-                    _ => return usage(
-                        "--keep-alive needs one of --duration, --requests and --each: when the \
-                         users stop",
-                    ),
-                },
-                streams: args.streams,
-            },
-            (None, None) => agents::Work::Fresh {
-                concurrency: args.concurrency.unwrap_or(1),
-                requests: args.requests.or(args.concurrency).unwrap_or(1),
-            },
-        };
-    let run = async {
-        let wait = args.wait.unwrap_or_default();
-        let addr = agents::reach(&args.url, protocol, wait).await?;
-        let shard = agents::Shard {
-            url: args.url.clone(),
-            expect: args.expect.unwrap_or_default(),
-            protocol,
-            timeout: args.timeout,
-            work,
-            index: args
-                .slot
-                .as_deref()
-                .map_or(args.index, agents::swarm::index_of_slot),
-            agents: args.agents,
-            start_at_ms: args
-                .start_at
-                .unwrap_or_else(|| agents::unix_ms(std::time::SystemTime::now())),
-        };
-        agents::run_shard(&shard, addr).await
-    };
-    let report = tokio::runtime::Runtime::new()
-        .map_err(anyhow::Error::from)
-        .and_then(|runtime| runtime.block_on(run));
-    match report.and_then(|r| Ok(serde_json::to_string(&r)?)) {
-        Ok(json) => {
-            println!("{}{json}", agents::REPORT_PREFIX);
-            ExitCode::SUCCESS
-        }
-        Err(err) => {
-            eprintln!("greet-bench agent: error: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `greet-bench merge`: the agents' reports in `files` (stdin when none) as one level;
-/// exit 1 with one line when a report is missing, repeated or unreadable.
-fn merge(files: &[std::path::PathBuf], json: bool) -> ExitCode {
-    use std::io::Read as _;
-    let mut text = String::new();
-    let read = if files.is_empty() {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map(drop)
-            .map_err(|e| format!("stdin: {e}"))
-    } else {
-        files.iter().try_for_each(|file| {
-            let part =
-                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            text.push_str(&part);
-            text.push('\n');
-            Ok(())
-        })
-    };
-    if let Err(why) = read {
-        return usage(&why);
-    }
-    let reports = match agents::gather_reports(&text) {
-        Ok(reports) => reports,
-        Err(err) => {
-            eprintln!("greet-bench merge: error: {err:#}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let (tally, agents) = agents::merge(&reports);
-    let level = crate::results::Level {
-        concurrency: reports.iter().map(|r| r.concurrency).sum(),
-        run: crate::results::Run {
-            load: tally.figures(),
-            agents,
-            ..Default::default()
-        },
-        runs: Vec::new(),
-    };
-    if json {
-        match serde_json::to_string_pretty(&level) {
-            Ok(text) => println!("{text}"),
-            Err(err) => {
-                eprintln!("greet-bench merge: error: {err}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        for table in crate::report::table::ladder::merged("agents", &level) {
-            println!("{}\n{}", table.title, table.text());
-        }
-    }
-    ExitCode::SUCCESS
-}
-
 /// Bad usage: one line, exit 2.
 fn usage(why: &str) -> ExitCode {
     eprintln!("greet-bench: error: {why}");
     ExitCode::from(2)
-}
-
-/// `greet-bench check URL…`: one line per server, exit 1 if any fails.
-fn check(urls: &[String], protocol: Option<plan::Protocol>) -> ExitCode {
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("greet-bench: error: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut ok = true;
-    for url in urls {
-        match runtime.block_on(check_one(url, protocol)) {
-            Ok(how) => println!("{url}: contract check passed{how}"),
-            Err(err) => {
-                ok = false;
-                println!("{url}: {err}");
-            }
-        }
-    }
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
 }
 
 #[cfg(test)]
@@ -590,8 +328,8 @@ mod tests {
     use super::values::parse_duration;
     use super::*;
     use crate::plan::{
-        Bins, Business, Contract, Expect, Ladder, Loops, Measured, Rate, Rates, Soak, SoakBound,
-        Sweep,
+        Bins, Business, Contract, Expect, Ladder, Loops, Measured, Rate, Rates, Served, Soak,
+        SoakBound, Sweep,
     };
 
     fn plan(args: &[&str]) -> Plan {
@@ -600,12 +338,7 @@ mod tests {
             .action()
         {
             Action::Run(plan) => plan,
-            Action::Check(..)
-            | Action::Compare(_)
-            | Action::Agent(_)
-            | Action::Merge(..)
-            | Action::Kubernetes(_)
-            | Action::Watch(..) => panic!("a plan, not another command"),
+            Action::Tool(tool) => panic!("a plan, not {tool:?}"),
         }
     }
 
@@ -667,7 +400,7 @@ mod tests {
             panic!("not a ladder")
         };
         assert_eq!(
-            (ladder.levels, ladder.delay_ms),
+            (ladder.levels, ladder.server.delay_ms),
             (vec![7], Ladder::QUICK_DELAY_MS)
         );
         let Scenario::Soak(soak) = only(plan(&["soak", "--requests", "10"])) else {
@@ -678,7 +411,7 @@ mod tests {
             panic!("not loops")
         };
         assert_eq!(loops.shapes, [(10, 5), (2, 3)]);
-        assert_eq!((loops.repeats, loops.delay_ms), (Loops::REPEATS, 0));
+        assert_eq!((loops.repeats, loops.server.delay_ms), (Loops::REPEATS, 0));
         let Scenario::Soak(soak) = only(plan(&["soak", "--duration", "1.5s"])) else {
             panic!("not soak")
         };
@@ -783,15 +516,7 @@ mod tests {
             .iter()
             .map(|k| k.name().to_owned())
             .collect();
-        let tools = [
-            "all",
-            "compare",
-            "agent",
-            "merge",
-            "kubernetes",
-            "watch",
-            "check",
-        ];
+        let tools = ["all", "compare", "agent", "merge", "kubernetes", "check"];
         expected.extend(tools.map(String::from));
         assert_eq!(subcommands, expected);
         let all: Vec<&str> = plan(&["all"])
@@ -800,5 +525,34 @@ mod tests {
             .map(Scenario::name)
             .collect();
         assert_eq!(all, expected[..ScenarioKind::ALL.len()]);
+    }
+
+    #[test]
+    fn where_the_load_runs_is_one_placement_from_the_same_flags() {
+        use crate::plan::Placement;
+        use std::num::NonZeroUsize;
+        let n = |n| NonZeroUsize::new(n).unwrap();
+        let Scenario::Ladder(ladder) = only(plan(&["--agents", "2"])) else {
+            panic!("not a ladder")
+        };
+        assert_eq!(ladder.place, Placement::Local(n(2)));
+        let Scenario::Soak(soak) = only(plan(&["soak", "--swarm"])) else {
+            panic!("not soak")
+        };
+        assert_eq!(soak.place, Placement::Swarm(n(1)));
+        let Scenario::Rate(rate) = only(plan(&["rate", "--swarm", "--agents", "3"])) else {
+            panic!("not rate")
+        };
+        assert_eq!(rate.place, Placement::Swarm(n(3)));
+        let Scenario::Business(business) = only(plan(&["business"])) else {
+            panic!("not business")
+        };
+        assert_eq!(business.place, Placement::Harness);
+        let both = Cli::try_parse_from(["greet-bench", "--docker", "--swarm"]);
+        assert!(both.is_err(), "--docker and --swarm conflict");
+        assert!(
+            Cli::try_parse_from(["greet-bench", "loops", "--agents", "2"]).is_err(),
+            "loops has no agents"
+        );
     }
 }

@@ -5,8 +5,11 @@ use std::time::Duration;
 
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use crate::plan::{self, Contract, Expect, ServerSpec, Target, Threshold};
+use crate::plan::{self, Contract, ServerSpec, Target, Threshold};
 use crate::report::comparison::Format;
+
+pub(super) use greet_cli::{parse_any_duration, parse_duration};
+pub(super) use greet_load::flags::{parse_agents, parse_expect, parse_level};
 
 /// `text [default: normal; --quick: quick]`.
 pub(super) fn help(
@@ -42,19 +45,6 @@ pub(super) fn millis(d: Duration) -> String {
     format!("{}ms", d.as_millis())
 }
 
-pub(super) fn parse_expect(text: &str) -> Result<Expect, String> {
-    if text == "any" {
-        return Ok(Expect::Any);
-    }
-    regex::bytes::Regex::new(text)
-        .map(|_| Expect::Pattern(text.to_owned()))
-        .map_err(|e| {
-            let why = e.to_string();
-            let why = why.lines().last().unwrap_or("invalid").trim().to_owned();
-            format!("{text:?} is not a regular expression ({why})")
-        })
-}
-
 pub(super) fn refuse_target(_: &str) -> Result<String, String> {
     Err(
         "this scenario starts each server afresh with every setting: it cannot load a \
@@ -81,7 +71,7 @@ pub(super) fn parse_store(text: &str) -> Result<String, String> {
 }
 
 pub(super) fn parse_database_url(text: &str) -> Result<DatabaseUrl, String> {
-    match text.parse::<DatabaseUrl>()? {
+    match text.parse::<DatabaseUrl>().map_err(|e| e.to_string())? {
         url @ DatabaseUrl::Postgres(_) => Ok(url),
         DatabaseUrl::Sqlite(_) => Err("the postgres store needs a postgres:// URL".to_owned()),
     }
@@ -89,6 +79,7 @@ pub(super) fn parse_database_url(text: &str) -> Result<DatabaseUrl, String> {
 
 pub(super) fn parse_redis_url(text: &str) -> Result<RedisUrl, String> {
     text.parse()
+        .map_err(|e: greet_store::StoreError| e.to_string())
 }
 
 pub(super) fn percents(fractions: &[f64]) -> String {
@@ -170,13 +161,6 @@ pub(super) fn parse_count(text: &str) -> Result<usize, String> {
     }
 }
 
-pub(super) fn parse_agents(text: &str) -> Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(n) if (1..=64).contains(&n) => Ok(n),
-        _ => Err(format!("{text:?} is not a number of agents from 1 to 64")),
-    }
-}
-
 pub(super) fn parse_repeats(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) if (1..=1000).contains(&n) => Ok(n),
@@ -191,48 +175,11 @@ pub(super) fn parse_positive(text: &str) -> Result<usize, String> {
     }
 }
 
-/// `10s`, `500ms`, `2m`, or plain seconds (`1.5`); zero is refused.
-pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
-    let d = parse_any_duration(text)?;
-    if d.is_zero() {
-        return Err(format!("{text:?}: a duration must be more than zero"));
-    }
-    Ok(d)
-}
-
-pub(super) fn parse_any_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        (t, 1.0)
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= 86_400.0 => {
-            Ok(Duration::from_secs_f64(v * scale))
-        }
-        _ => Err(format!(
-            "{text:?} is not a duration (e.g. 10s, 500ms, 2m, up to a day)"
-        )),
-    }
-}
-
 pub(super) fn parse_path(text: &str) -> Result<String, String> {
     if text.starts_with('/') && !text.contains(char::is_whitespace) {
         Ok(text.to_owned())
     } else {
         Err(format!("{text:?} is not a path (it must start with /)"))
-    }
-}
-
-pub(super) fn parse_level(text: &str) -> Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(n) if (1..=100_000).contains(&n) => Ok(n),
-        _ => Err(format!("{text:?} is not a concurrency from 1 to 100000")),
     }
 }
 

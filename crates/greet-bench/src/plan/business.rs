@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use super::{Measure, Measured, SERVERS};
+use super::{Measure, Measured, Placement, SERVERS};
 
 /// The stores a business run loads the servers on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,12 +49,9 @@ pub struct Business {
     pub db_pools: Vec<usize>,
     /// How each setting is measured.
     pub measure: Measure,
-    /// Measure each endpoint from this many `greet-bench agent` processes, its users split
-    /// among them (0: the harness loads alone).
-    pub agents: usize,
-    /// The servers and the stores as Docker Swarm stacks, the load as swarm jobs of the
-    /// agents.
-    pub swarm: bool,
+    /// Where each measurement runs (the warm-ups run from the harness), and on a swarm the
+    /// servers and the stores.
+    pub place: Placement,
 }
 
 impl Business {
@@ -93,8 +90,7 @@ impl Business {
                 Self::DB_POOLS.to_vec()
             },
             measure: Self::measure(quick),
-            agents: 0,
-            swarm: false,
+            place: Placement::Harness,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The ladder's plan: the original experiment's levels, delay and requests.
 
-use super::{Foreign, ServerSpec, BLOCKING_THREADS, DELAY_MS, SERVERS};
+use super::{
+    Containers, Foreign, Placement, Served, ServerSettings, ServerSpec, DELAY_MS, SERVERS,
+};
 
 /// The ladder: each server in turn, one request per fresh connection at each level.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,24 +15,14 @@ pub struct Ladder {
     pub levels: Vec<usize>,
     /// Path and query loaded on every server without an endpoint of its own.
     pub endpoint: String,
-    /// `--delay-ms` for the servers.
-    pub delay_ms: u64,
-    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
-    pub workers: Option<usize>,
-    /// `--blocking-threads` for the servers.
-    pub blocking_threads: usize,
+    /// The flags the servers are started with.
+    pub server: ServerSettings,
     /// Runs of each level.
     pub repeats: usize,
-    /// Run the servers as containers of their images.
-    pub docker: bool,
-    /// Run the containers on this Docker network and load them at their address there
-    /// (`None`: on the host's network, at 127.0.0.1).
-    pub docker_network: Option<String>,
-    /// Split each level over this many `greet-bench agent` processes starting together, their
-    /// tallies merged (0: the load runs in the harness's own process).
-    pub agents: usize,
-    /// Run the servers as a Docker Swarm stack and the agents as a swarm job (`--swarm`).
-    pub swarm: bool,
+    /// Run the servers as containers of their images (`--docker`).
+    pub containers: Option<Containers>,
+    /// Where the load runs.
+    pub place: Placement,
 }
 
 impl Ladder {
@@ -38,8 +30,6 @@ impl Ladder {
     pub const LEVELS: [usize; 4] = [100, 300, 900, 2700];
     /// `--quick` levels.
     pub const QUICK_LEVELS: [usize; 2] = [10, 50];
-    /// `--quick` delay, milliseconds.
-    pub const QUICK_DELAY_MS: u64 = 50;
 
     /// The defaults, or the `--quick` sizes.
     pub fn defaults(quick: bool) -> Self {
@@ -52,18 +42,15 @@ impl Ladder {
                 Self::LEVELS.to_vec()
             },
             endpoint: greet_core::paths::GREETINGS.to_owned(),
-            delay_ms: if quick {
-                Self::QUICK_DELAY_MS
-            } else {
-                DELAY_MS
-            },
-            workers: None,
-            blocking_threads: BLOCKING_THREADS,
+            server: Self::server_settings(quick),
             repeats: 1,
-            docker: false,
-            docker_network: None,
-            agents: 0,
-            swarm: false,
+            containers: None,
+            place: Placement::Harness,
         }
     }
+}
+
+impl Served for Ladder {
+    const DELAY_MS: u64 = DELAY_MS;
+    const QUICK_DELAY_MS: u64 = 50;
 }

@@ -1,6 +1,6 @@
 //! The loops plan: the JMeter experiment's shapes of users × loops.
 
-use super::{Foreign, SERVERS};
+use super::{Foreign, Served, ServerSettings, SERVERS};
 
 /// Loops: T users each sending L requests back to back over keep-alive, repeated.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,10 +13,8 @@ pub struct Loops {
     pub shapes: Vec<(usize, usize)>,
     /// Runs of each shape per server.
     pub repeats: usize,
-    /// `--delay-ms` for the servers.
-    pub delay_ms: u64,
-    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
-    pub workers: Option<usize>,
+    /// The flags the servers are started with.
+    pub server: ServerSettings,
 }
 
 impl Loops {
@@ -38,8 +36,12 @@ impl Loops {
                 Self::SHAPES.to_vec()
             },
             repeats: Self::REPEATS,
-            delay_ms: 0,
-            workers: None,
+            server: Self::server_settings(quick),
         }
     }
+}
+
+impl Served for Loops {
+    const DELAY_MS: u64 = 0;
+    const QUICK_DELAY_MS: u64 = 0;
 }

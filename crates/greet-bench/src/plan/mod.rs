@@ -6,6 +6,7 @@
 mod business;
 mod ladder;
 mod loops;
+mod placement;
 mod protocols;
 mod rate;
 mod soak;
@@ -15,6 +16,7 @@ mod threshold;
 pub use business::{Business, Store};
 pub use ladder::Ladder;
 pub use loops::Loops;
+pub use placement::Placement;
 pub use protocols::Protocols;
 pub use rate::{Rate, Rates};
 pub use soak::{Soak, SoakBound};
@@ -24,7 +26,8 @@ pub use threshold::{Metric, OfRuns, Op, Threshold};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use greet_conformance::protocols::Protocol;
+pub use greet_load::Expect;
+pub use greet_probe::Protocol;
 
 /// The servers the harness builds and starts, by short name, in their default order.
 pub const SERVERS: [&str; 3] = ["axum", "actix", "hyper"];
@@ -80,7 +83,7 @@ impl Plan {
             .scenarios
             .iter()
             .flat_map(|s| match s {
-                Scenario::Ladder(l) if l.docker => Vec::new(),
+                Scenario::Ladder(l) if l.containers.is_some() => Vec::new(),
                 Scenario::Ladder(l) => l.servers.iter().map(|s| s.short.clone()).collect(),
                 Scenario::Loops(l) => l.servers.clone(),
                 Scenario::Soak(s) => s.servers.clone(),
@@ -362,17 +365,53 @@ pub struct Target {
     pub url: String,
 }
 
-/// What a valid answer is, under load and in the light check.
+/// The flags every server of a scenario is started with (`--delay-ms`, `--workers`,
+/// `--blocking-threads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerSettings {
+    /// `--delay-ms`.
+    pub delay_ms: u64,
+    /// `--workers` (`None`: the CPUs each server is pinned to).
+    pub workers: Option<usize>,
+    /// `--blocking-threads`.
+    pub blocking_threads: usize,
+}
+
+/// A scenario whose servers take [`ServerSettings`] from the command line: its greeting
+/// delay, and its `--quick` one.
+pub trait Served {
+    /// The delay, milliseconds.
+    const DELAY_MS: u64;
+    /// The `--quick` delay, milliseconds.
+    const QUICK_DELAY_MS: u64;
+
+    /// Its servers' settings by default, or at `--quick` size.
+    fn server_settings(quick: bool) -> ServerSettings {
+        ServerSettings::delayed(if quick {
+            Self::QUICK_DELAY_MS
+        } else {
+            Self::DELAY_MS
+        })
+    }
+}
+
+impl ServerSettings {
+    /// A greeting delay, and the servers' defaults for the rest.
+    pub fn delayed(delay_ms: u64) -> Self {
+        Self {
+            delay_ms,
+            workers: None,
+            blocking_threads: BLOCKING_THREADS,
+        }
+    }
+}
+
+/// The servers as containers of their images (`--docker`), rather than processes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Expect {
-    /// 2xx and `<word> <name>!`, the name read from the endpoint's query (`ok` from
-    /// `/health`): the Greetings API's answer, whoever serves it.
-    #[default]
-    Greeting,
-    /// Any 2xx.
-    Any,
-    /// 2xx and a body this regular expression matches.
-    Pattern(String),
+pub struct Containers {
+    /// The Docker network they run on, loaded at their address there (`None`: the host's
+    /// network, at 127.0.0.1).
+    pub network: Option<String>,
 }
 
 /// How a server is verified before it is loaded.
@@ -446,10 +485,10 @@ mod tests {
     fn the_defaults_are_the_original_experiments() {
         let ladder = Ladder::defaults(false);
         assert_eq!(
-            (ladder.levels, ladder.delay_ms),
+            (ladder.levels, ladder.server.delay_ms),
             (vec![100, 300, 900, 2700], 1000)
         );
-        assert_eq!(ladder.blocking_threads, 200);
+        assert_eq!(ladder.server.blocking_threads, 200);
         assert_eq!(Loops::defaults(false).shapes, [(100, 1000), (1000, 100)]);
         assert_eq!(Soak::defaults(false).levels, [50, 100, 200]);
         assert_eq!(Sweep::defaults(false).blocking_threads, [2, 200]);

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{Foreign, SERVERS};
+use super::{Foreign, Placement, Served, ServerSettings, SERVERS};
 
 /// The target rates of an open-loop run.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,15 +33,10 @@ pub struct Rate {
     pub connections: usize,
     /// Runs of each level.
     pub repeats: usize,
-    /// `--delay-ms` for the servers.
-    pub delay_ms: u64,
-    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
-    pub workers: Option<usize>,
-    /// Split each level's schedule over this many `greet-bench agent` processes, each a
-    /// share of the rate and of the connections (0: the harness paces it alone).
-    pub agents: usize,
-    /// Each server as a Docker Swarm stack, each level as a swarm job of the agents.
-    pub swarm: bool,
+    /// The flags the servers are started with.
+    pub server: ServerSettings,
+    /// Where the levels are paced (the probe runs from the harness).
+    pub place: Placement,
 }
 
 impl Rate {
@@ -90,10 +85,13 @@ impl Rate {
                 Self::CONNECTIONS
             },
             repeats: 1,
-            delay_ms: 0,
-            workers: None,
-            agents: 0,
-            swarm: false,
+            server: Self::server_settings(quick),
+            place: Placement::Harness,
         }
     }
+}
+
+impl Served for Rate {
+    const DELAY_MS: u64 = 0;
+    const QUICK_DELAY_MS: u64 = 0;
 }

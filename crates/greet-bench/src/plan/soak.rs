@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{Foreign, BLOCKING_THREADS, SERVERS};
+use super::{Foreign, Placement, Served, ServerSettings, SERVERS};
 
 /// How long each soak level runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,17 +29,10 @@ pub struct Soak {
     pub bound: SoakBound,
     /// Runs of each level.
     pub repeats: usize,
-    /// `--delay-ms` for the servers.
-    pub delay_ms: u64,
-    /// `--workers` for the servers (`None`: the CPUs each server is pinned to).
-    pub workers: Option<usize>,
-    /// `--blocking-threads` for the servers.
-    pub blocking_threads: usize,
-    /// Split each level's users over this many `greet-bench agent` processes (0: the harness
-    /// loads alone).
-    pub agents: usize,
-    /// Each server as a Docker Swarm stack, each level as a swarm job of the agents.
-    pub swarm: bool,
+    /// The flags the servers are started with.
+    pub server: ServerSettings,
+    /// Where the load runs.
+    pub place: Placement,
 }
 
 impl Soak {
@@ -74,11 +67,13 @@ impl Soak {
                 Self::DURATION
             }),
             repeats: 1,
-            delay_ms: 0,
-            workers: None,
-            blocking_threads: BLOCKING_THREADS,
-            agents: 0,
-            swarm: false,
+            server: Self::server_settings(quick),
+            place: Placement::Harness,
         }
     }
+}
+
+impl Served for Soak {
+    const DELAY_MS: u64 = 0;
+    const QUICK_DELAY_MS: u64 = 0;
 }

@@ -4,13 +4,13 @@
 
 use std::fmt::Write as _;
 
-use crate::diff::{Diff, Row};
+use crate::compare::{Diff, Row};
 
 use super::svg::esc;
 
 /// How `compare` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned columns for a terminal.
     Text,
     /// A Markdown table, for a pull-request comment.
@@ -27,7 +27,7 @@ const HEADERS: [&str; 9] = [
 ];
 
 /// `diff` in `format`.
-pub fn render(diff: &Diff, format: Format) -> String {
+pub(crate) fn render(diff: &Diff, format: Format) -> String {
     match format {
         Format::Json => serde_json::to_string_pretty(diff).unwrap_or_default() + "\n",
         Format::Html => page(diff),

@@ -13,7 +13,7 @@ use crate::plan::ScenarioKind;
 use crate::results::{Business, Ladder, Loops, Protocols, Rate, Results, Run, Soak, Sweep};
 
 /// `(file name, contents)` of every CSV file of `results`.
-pub fn files(results: &Results) -> Result<Vec<(String, String)>> {
+pub(crate) fn files(results: &Results) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for kind in ScenarioKind::ALL {
         match kind {
@@ -100,7 +100,7 @@ fn protocols(protocols: &Protocols, out: &mut Vec<(String, String)>) -> Result<(
     let rows = protocols
         .cells
         .iter()
-        .flat_map(|c| CellKey::rows(&c.server, "/greetings", c.protocol.clone(), &c.runs));
+        .flat_map(|c| CellKey::rows(&c.server, "/greetings", c.protocol.to_string(), &c.runs));
     out.push(("protocols.csv".to_owned(), write(rows)?));
     Ok(())
 }

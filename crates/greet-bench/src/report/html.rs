@@ -9,7 +9,7 @@ use super::table::{tables, Table};
 use crate::results::Results;
 
 /// The page for `results`, with `charts` inlined in their sections.
-pub fn page(results: &Results, charts: &[ChartFile]) -> String {
+pub(crate) fn page(results: &Results, charts: &[ChartFile]) -> String {
     let m = &results.meta;
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\

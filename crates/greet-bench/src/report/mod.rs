@@ -4,12 +4,12 @@
 //! scenario. [`write_all`] rewrites them all after every step, so an interrupted run keeps what
 //! it measured.
 
-pub mod charts;
-pub mod comparison;
-pub mod csv;
-pub mod html;
-pub mod svg;
-pub mod table;
+pub(crate) mod charts;
+pub(crate) mod comparison;
+pub(crate) mod csv;
+pub(crate) mod html;
+pub(crate) mod svg;
+pub(crate) mod table;
 
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ use crate::results::Results;
 
 /// Writes every output file into `dir` (created if needed). Each file is written beside its
 /// final name and renamed into place, so a reader never sees half a file.
-pub fn write_all(dir: &Path, results: &Results) -> Result<()> {
+pub(crate) fn write_all(dir: &Path, results: &Results) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let charts = charts::charts(results);
     let mut files: Vec<(String, String)> = vec![
@@ -46,7 +46,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 
 /// Every table as text, as printed at the end of a run: section by section, each table under
 /// its title and followed by its notes.
-pub fn text(results: &Results) -> String {
+pub(crate) fn text(results: &Results) -> String {
     let mut out = String::new();
     for section in results.present() {
         for table in table::tables(results, section) {

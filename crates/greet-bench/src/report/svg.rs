@@ -16,18 +16,18 @@ const PALETTE: [&str; 6] = [
 
 /// One chart's data: groups along the x axis, a bar per series in each group.
 #[derive(Debug)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// Title on top.
-    pub title: String,
+    pub(crate) title: String,
     /// Unit of the y axis.
-    pub unit: String,
+    pub(crate) unit: String,
     /// Group labels along the x axis.
-    pub groups: Vec<String>,
+    pub(crate) groups: Vec<String>,
     /// `(name, value per group)`; `None` draws no bar.
-    pub series: Vec<(String, Vec<Option<f64>>)>,
+    pub(crate) series: Vec<(String, Vec<Option<f64>>)>,
     /// Per series, per group: a `[low, high]` range drawn over the bar (min–max of repeats);
     /// empty for none.
-    pub whiskers: Vec<Vec<Option<[f64; 2]>>>,
+    pub(crate) whiskers: Vec<Vec<Option<[f64; 2]>>>,
 }
 
 /// A chart's document up to its plot: the root element, a white ground, the title centred on
@@ -40,7 +40,7 @@ fn open(title: &str, centre: f64) -> String {
 }
 
 /// Draws `chart` as a standalone SVG document.
-pub fn render(chart: &Chart) -> String {
+pub(crate) fn render(chart: &Chart) -> String {
     let whisker = |s: usize, g: usize| {
         chart
             .whiskers
@@ -244,7 +244,7 @@ fn fmt_value(v: f64) -> String {
 
 /// How a line chart's x axis reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum XAxis {
+pub(crate) enum XAxis {
     /// Values as they are, from zero.
     Linear,
     /// Percentiles by their nines, HdrHistogram style: 90 at 1, 99 at 2, 99.9 at 3…; 100 (the
@@ -254,30 +254,30 @@ pub enum XAxis {
 
 /// One line: points in x order, a colour by index, dashed or not.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
+pub(crate) struct Line {
     /// Its name in the legend.
-    pub name: String,
+    pub(crate) name: String,
     /// `(x, y)` points.
-    pub points: Vec<(f64, f64)>,
+    pub(crate) points: Vec<(f64, f64)>,
     /// Index into the palette.
-    pub colour: usize,
+    pub(crate) colour: usize,
     /// Drawn dashed.
-    pub dashed: bool,
+    pub(crate) dashed: bool,
 }
 
 /// A line chart with a logarithmic y axis (latencies spread over decades).
 #[derive(Debug, Clone, PartialEq)]
-pub struct LineChart {
+pub(crate) struct LineChart {
     /// Title on top.
-    pub title: String,
+    pub(crate) title: String,
     /// What the x axis is.
-    pub x_label: String,
+    pub(crate) x_label: String,
     /// What the y axis is.
-    pub y_label: String,
+    pub(crate) y_label: String,
     /// How the x axis reads.
-    pub x_axis: XAxis,
+    pub(crate) x_axis: XAxis,
     /// The lines.
-    pub lines: Vec<Line>,
+    pub(crate) lines: Vec<Line>,
 }
 
 /// Where percentile `p` (0–100) sits on a nines axis; 100 goes half a nine past `last`.
@@ -290,7 +290,7 @@ fn nines(p: f64, last: f64) -> f64 {
 }
 
 /// Draws `chart` as a standalone SVG document.
-pub fn render_lines(chart: &LineChart) -> String {
+pub(crate) fn render_lines(chart: &LineChart) -> String {
     let points = chart.lines.iter().flat_map(|l| l.points.iter());
     let ys: Vec<f64> = points.clone().map(|p| p.1).filter(|y| *y > 0.0).collect();
     let (lo, hi) = ys.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &y| {
@@ -457,7 +457,7 @@ fn fmt_log_tick(v: f64) -> String {
 }
 
 /// Escapes text for XML and HTML.
-pub fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

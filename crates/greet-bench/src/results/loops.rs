@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Comparison;
+use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
 use super::run::Run;

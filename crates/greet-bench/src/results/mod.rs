@@ -18,6 +18,7 @@ mod sweep;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use greet_probe::Protocol;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::ScenarioKind;
@@ -158,7 +159,7 @@ pub struct Meta {
     pub crate_versions: BTreeMap<String, String>,
     /// The scenarios run, in order: `ladder`, `loops`, `soak`, `sweep`, `business`, `rate`.
     pub scenarios: Vec<String>,
-    /// How servers are told apart in every comparison ([`crate::compare::METHOD`]).
+    /// How servers are told apart in every comparison ([`crate::stats::mann_whitney::METHOD`]).
     pub comparison_method: String,
     /// UTC start time, RFC 3339.
     pub started_at: String,
@@ -177,7 +178,7 @@ pub struct Meta {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Transport {
     /// `--protocol`.
-    pub protocol: String,
+    pub protocol: Protocol,
     /// `--streams`: users (virtual users, connections of a closed loop) per HTTP/2 connection.
     pub streams: usize,
 }
@@ -185,7 +186,7 @@ pub struct Transport {
 impl Default for Transport {
     fn default() -> Self {
         Self {
-            protocol: "http1".to_owned(),
+            protocol: Protocol::Http1,
             streams: 1,
         }
     }

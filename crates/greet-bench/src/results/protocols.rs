@@ -1,9 +1,10 @@
 //! The protocols section: each server's throughput over each protocol, as a fraction of its
 //! own HTTP/1.1, and the servers against each other.
 
+use greet_probe::Protocol;
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Comparison;
+use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
 use super::run::{Gain, Run};
@@ -14,7 +15,7 @@ use super::Failure;
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Protocols {
     /// The protocols, in order.
-    pub protocols: Vec<String>,
+    pub protocols: Vec<Protocol>,
     /// `--streams`: users per HTTP/2 connection.
     pub streams: usize,
     /// `--workers` given to the servers.
@@ -44,7 +45,7 @@ pub struct ProtocolCell {
     /// The server.
     pub server: String,
     /// `http1`, `h2c`, `https` or `h2`.
-    pub protocol: String,
+    pub protocol: Protocol,
     /// Each run, in order.
     pub runs: Vec<Run>,
     /// Throughput over the runs.
@@ -61,7 +62,7 @@ pub struct ProtocolGain {
     /// The server.
     pub server: String,
     /// The protocol.
-    pub protocol: String,
+    pub protocol: Protocol,
     /// Median over the protocol / median over HTTP/1.1, with the test between the runs.
     #[serde(flatten)]
     pub gain: Gain,
@@ -71,7 +72,7 @@ pub struct ProtocolGain {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct ProtocolComparisons {
     /// The protocol.
-    pub protocol: String,
+    pub protocol: Protocol,
     /// Every pair of servers.
     pub comparisons: Vec<Comparison>,
 }

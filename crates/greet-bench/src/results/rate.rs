@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use greet_load::{Tally, SPECTRUM};
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Comparison;
+use crate::stats::mann_whitney::Comparison;
 
 use super::run::Sampled;
 use super::{Failure, Transport};
@@ -96,7 +97,7 @@ pub struct RateLevel {
     pub service_ms: Spectrum,
     /// Intended → actual send.
     pub lag_ms: Spectrum,
-    /// The corrected latency at every percentile of [`crate::load::SPECTRUM`] and the maximum:
+    /// The corrected latency at every percentile of [`greet_load::SPECTRUM`] and the maximum:
     /// `[percentile, milliseconds]`.
     pub distribution: Vec<[f64; 2]>,
     /// Failed requests by kind.
@@ -124,6 +125,29 @@ pub struct Spectrum {
     pub p9999: f64,
     /// Slowest.
     pub max: f64,
+}
+
+impl Spectrum {
+    /// The percentiles of a tally's valid responses.
+    pub fn of(tally: &Tally) -> Self {
+        let values = tally.spectrum_ms();
+        let at = |q: f64| {
+            SPECTRUM
+                .iter()
+                .position(|&s| s == q)
+                .and_then(|i| values.get(i))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Self {
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            p999: at(0.999),
+            p9999: at(0.9999),
+            max: values.last().copied().unwrap_or(0.0),
+        }
+    }
 }
 
 /// One run of one level.

@@ -5,85 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::{Comparison, Figure};
+use crate::stats::mann_whitney::{Comparison, Figure};
 use crate::stats::{max_of, median, percent, Summary};
 
-/// What the load generator saw of one load.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Figures {
-    /// Requests sent (or due), valid or not.
-    pub requests: u64,
-    /// Valid responses (the endpoint's status and body), percent of the requests.
-    pub success_rate: f64,
-    /// First request (connect included) to last response, seconds.
-    pub total_s: f64,
-    /// Valid responses per second of `total_s`: failures, however fast, add nothing.
-    pub requests_per_s: f64,
-    /// Fastest valid request, seconds.
-    pub fastest_s: f64,
-    /// Slowest valid request, seconds.
-    pub slowest_s: f64,
-    /// Mean of the valid requests, seconds.
-    pub average_s: f64,
-    /// Latency percentiles of the valid requests.
-    pub latency_ms: Latency,
-    /// Connections opened (one per request on fresh connections; one per user and
-    /// reconnect on keep-alive).
-    pub connects: u64,
-    /// Time to an established connection (TCP).
-    pub connect_ms: Connect,
-    /// Over TLS: the handshakes after the connects (every one full: no session is resumed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handshake_ms: Option<Handshakes>,
-    /// Failed requests by kind: connect, timeout, io, status, body, panic.
-    pub errors: BTreeMap<String, u64>,
-}
-
-impl Figures {
-    /// Valid responses.
-    pub fn ok(&self) -> u64 {
-        self.requests.saturating_sub(self.errors.values().sum())
-    }
-}
-
-/// Latency percentiles, milliseconds (HDR histogram, 3 significant digits).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Latency {
-    /// Median.
-    pub p50: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// 99.9th percentile.
-    pub p999: f64,
-    /// Slowest.
-    pub max: f64,
-}
-
-/// TLS handshakes, milliseconds: TCP established → handshake done, on the client.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Handshakes {
-    /// Handshakes made.
-    pub count: u64,
-    /// Mean.
-    pub avg: f64,
-    /// Median.
-    pub p50: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// Slowest.
-    pub max: f64,
-}
-
-/// Connect times, milliseconds.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Connect {
-    /// Mean.
-    pub avg: f64,
-    /// Slowest.
-    pub max: f64,
-}
+pub use greet_load::{AgentRun, Connect, Figures, Handshakes, Latency};
 
 /// What the sampler saw of the server during one load: nothing for a server the harness did
 /// not start.
@@ -159,8 +84,9 @@ pub enum SampledBy {
     /// The Docker engine's stats, about once a second: a container (on this host or another);
     /// memory is the engine's count (the cgroup's, less its page cache), threads its tasks.
     DockerStats,
-    /// The same figures read from the container's control group by a `greet-bench watch` task
-    /// beside it on its node, every 500 ms: a swarm's server, on whichever node it runs.
+    /// The same figures read from the container's control group by a watch task
+    /// (`greet-agent watch`) beside it on its node, every 500 ms: a swarm's server, on
+    /// whichever node it runs.
     Watch,
 }
 
@@ -191,30 +117,6 @@ pub struct Run {
     /// above are their merged tallies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<AgentRun>,
-}
-
-/// One agent's part of a load, as it counted it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct AgentRun {
-    /// Its number, from 0.
-    pub index: usize,
-    /// Its share of the concurrency.
-    pub concurrency: usize,
-    /// Requests it counted, valid or not.
-    pub requests: u64,
-    /// Its valid responses, %.
-    pub success_rate: f64,
-    /// Its valid responses a second, over its own elapsed time.
-    pub requests_per_s: f64,
-    /// Its first request to its last answer, s.
-    pub total_s: f64,
-    /// How long after the shared start it began, ms.
-    pub start_skew_ms: f64,
-    /// CPU its process used, s (start-up and waiting included).
-    pub cpu_s: f64,
-    /// On a swarm: the node its task ran on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
 }
 
 impl Run {

@@ -9,156 +9,29 @@
 //! hits every server and setting alike. The
 //! store processes are sampled beside the server (pinned to the load generator's CPUs).
 //!
-//! With `--agents` each measurement runs from agents (the warm-up from the harness); with
-//! `--swarm` the servers run as the server's stack and PostgreSQL and Redis as the stores'
-//! stack (deployed once per run, each store watched by a task beside it), which the servers'
-//! stacks join.
+//! Where each measurement runs is the plan's placement (the warm-ups run from the harness);
+//! the stores are ready before the first server starts, wherever the servers run
+//! (`crate::server::provision`), and sampled beside each measurement.
 
-use std::time::{Instant, SystemTime};
-
-use anyhow::{Context, Result};
-use greet_launch::process::pin_process_tree;
-use greet_launch::stores::{Postgres, Redis};
+use anyhow::Result;
+use greet_load::{Expect, Stop, Work};
 use greet_server::ServerFlag;
-use greet_store::{CacheKind, DatabaseUrl, RedisUrl, StoreKind};
 
-use crate::agents::{self, Spread};
-use crate::server;
-use crate::server::swarm::{Nodes, Stores, STORES_NETWORK};
-
-use crate::compare::{pairwise, Figure};
-use crate::harness::{server_args, Harness, Subject};
-use crate::load::{Expect, Sessions, Stop};
-use crate::plan::{self, package, Store, BLOCKING_THREADS};
+use crate::harness::{server_args, Ask, Harness, Start, Subject};
+use crate::plan::{self, package, Placement, BLOCKING_THREADS};
 use crate::results::{
     throughputs, Business, BusinessCell, CeilingFraction, Gain, PoolBest, PoolSetting, Repeated,
     Results, Sampled,
 };
-use crate::sample::{self, Sampler};
-
-/// A store ready for the servers: its flags, and the servers started for it.
-struct Ready {
-    name: &'static str,
-    args: Vec<String>,
-    /// Held until the scenario ends: dropping stops them.
-    local: Option<(Postgres, Redis)>,
-    /// On a swarm, the stores' stack, held likewise: dropping removes it.
-    stack: Option<Stores>,
-}
-
-impl Ready {
-    fn pids(&self) -> Vec<u32> {
-        self.local
-            .iter()
-            .flat_map(|(pg, redis)| [pg.pid(), redis.pid()])
-            .flatten()
-            .collect()
-    }
-}
-
-/// The flags of a server on PostgreSQL and Redis at these URLs.
-fn store_args(database_url: DatabaseUrl, redis_url: RedisUrl) -> Vec<String> {
-    ServerFlag::command_line(&[
-        ServerFlag::Store(StoreKind::Postgres),
-        ServerFlag::DatabaseUrl(database_url),
-        ServerFlag::Cache(CacheKind::Redis),
-        ServerFlag::RedisUrl(redis_url),
-    ])
-}
-
-/// Starts (or points at) the store `store` names; `Err(Skipped)` for the default
-/// PostgreSQL + Redis where they are not installed (asked for by name, that is an error).
-/// On a swarm (`swarm`) PostgreSQL and Redis are deployed as the stores' stack instead.
-async fn prepare(store: &Store, cpus: &[usize], swarm: bool) -> Result<Ready> {
-    match store {
-        Store::Sqlite => Ok(Ready {
-            name: store.name(),
-            args: Vec::new(),
-            local: None,
-            stack: None,
-        }),
-        Store::Servers {
-            database_url: None,
-            redis_url: None,
-            ..
-        } if swarm => {
-            let stack = tokio::task::spawn_blocking(|| Stores::deploy(&Nodes::read()?))
-                .await
-                .context("store deployment panicked")??;
-            let (database, redis) = (server::stores::DATABASE_URL, server::stores::REDIS_URL);
-            Ok(Ready {
-                name: store.name(),
-                args: store_args(
-                    database.parse().map_err(anyhow::Error::msg)?,
-                    redis.parse().map_err(anyhow::Error::msg)?,
-                ),
-                local: None,
-                stack: Some(stack),
-            })
-        }
-        Store::Servers {
-            database_url,
-            redis_url,
-            optional,
-        } => {
-            if database_url.is_none() || redis_url.is_none() {
-                if let Some(install) = greet_launch::stores::missing_packages() {
-                    let missing = Skipped(install);
-                    if *optional {
-                        return Err(missing.into());
-                    }
-                    anyhow::bail!("{missing}");
-                }
-            }
-            let (database_url, redis_url, local) = match (database_url, redis_url) {
-                (Some(db), Some(redis)) => (db.clone(), redis.clone(), None),
-                _ => {
-                    let cpus = cpus.to_vec();
-                    let (pg, redis) = tokio::task::spawn_blocking(move || {
-                        let pg = Postgres::start().map_err(anyhow::Error::msg)?;
-                        let redis = Redis::start().map_err(anyhow::Error::msg)?;
-                        // Explicitly where results.json says (they would otherwise run
-                        // wherever the harness's thread that started them may).
-                        if !cpus.is_empty() {
-                            for pid in [pg.pid(), redis.pid()].into_iter().flatten() {
-                                pin_process_tree(pid, &cpus)
-                                    .with_context(|| format!("pinning store {pid}"))?;
-                            }
-                        }
-                        Ok::<_, anyhow::Error>((pg, redis))
-                    })
-                    .await
-                    .context("store start-up panicked")??;
-                    // The CLI takes both URLs or neither: without both, the harness's own.
-                    let database_url = pg.url("postgres").parse().map_err(anyhow::Error::msg)?;
-                    let redis_url = redis.url().parse().map_err(anyhow::Error::msg)?;
-                    (database_url, redis_url, Some((pg, redis)))
-                }
-            };
-            Ok(Ready {
-                name: store.name(),
-                args: store_args(database_url, redis_url),
-                local,
-                stack: None,
-            })
-        }
-    }
-}
-
-/// A default store that is not installed: what to install. Not a failure of the run.
-#[derive(Debug)]
-struct Skipped(String);
-
-impl std::fmt::Display for Skipped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "PostgreSQL or Redis is not installed: {}", self.0)
-    }
-}
-
-impl std::error::Error for Skipped {}
+use crate::server::provision::{self, Ready, Skipped};
+use crate::stats::mann_whitney::{pairwise, Figure};
 
 /// Runs the business scenario into `results.business`; false when a server or store failed.
-pub async fn run(harness: &Harness, plan: &plan::Business, results: &mut Results) -> Result<bool> {
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Business,
+    results: &mut Results,
+) -> Result<bool> {
     let default = PoolSetting {
         workers: harness.workers(None),
         db_pool: plan::Business::DEFAULT_DB_POOL,
@@ -186,51 +59,15 @@ pub async fn run(harness: &Harness, plan: &plan::Business, results: &mut Results
         default,
         ..Business::default()
     });
-    if plan.swarm {
-        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
-        server::swarm::preflight(&shorts, false)?;
-        let deployed = |s: &Store| {
-            matches!(
-                s,
-                Store::Servers {
-                    database_url: None,
-                    ..
-                }
-            )
-        };
-        if plan.stores.iter().any(deployed) {
-            server::swarm::preflight_stores()?;
-        }
-    }
+    let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+    harness.preflight(plan.place, &shorts, false, None)?;
+    provision::preflight(&plan.stores, plan.place)?;
     let mut all_ok = true;
     let mut stores = Vec::new();
     for store in &plan.stores {
-        match prepare(store, harness.store_cpus(), plan.swarm).await {
+        match provision::prepare(store, harness.store_cpus(), plan.place).await {
             Ok(ready) => {
-                let note = match (&ready.local, &ready.stack) {
-                    (_, Some(stack)) => format!(
-                        "{}: PostgreSQL and Redis as swarm stack {} (on nodes {})",
-                        ready.name,
-                        server::swarm::STORES_STACK,
-                        stack.nodes().join(", ")
-                    ),
-                    (Some((pg, redis)), None) => format!(
-                        "{}: PostgreSQL ({}) and Redis ({}) started by the harness on loopback, \
-                         on the load generator's CPUs ({})",
-                        ready.name,
-                        pg.addr(),
-                        redis.addr(),
-                        if harness.store_cpus().is_empty() {
-                            "not pinned".to_owned()
-                        } else {
-                            format!("{:?}", harness.store_cpus())
-                        }
-                    ),
-                    (None, None) if ready.args.is_empty() => {
-                        format!("{}: embedded, a fresh file per server", ready.name)
-                    }
-                    (None, None) => format!("{}: the servers at the URLs given", ready.name),
-                };
+                let note = ready.note(harness.store_cpus());
                 section(results).store_notes.push(note);
                 stores.push(ready);
             }
@@ -361,18 +198,13 @@ async fn run_repeat(
         args.extend(ServerFlag::DbPool(setting.db_pool).args());
         args.extend(one.store.args.iter().cloned());
         let subject = Subject::Server(one.short.to_owned());
-        let again = one.repeat > 1 || i > 0;
         let foreign = plan::Foreign::default();
-        let mut up = if plan.swarm {
-            let join = one.store.stack.as_ref().map(|_| STORES_NETWORK);
-            harness
-                .bring_up_swarm((&subject, join), &args, &foreign, &plan.endpoints[0])
-                .await?
-        } else {
-            harness
-                .bring_up(&subject, &args, &foreign, &plan.endpoints[0], again)
-                .await?
+        let start = Start {
+            checked: one.repeat > 1 || i > 0,
+            join: one.store.network(),
+            ..Start::new(&subject, &args, &foreign, &plan.endpoints[0])
         };
+        let mut up = harness.bring_up(plan.place, &start).await?;
         let cells: Vec<(usize, String)> = section(results)
             .cells
             .iter()
@@ -383,47 +215,29 @@ async fn run_repeat(
             .map(|(index, c)| (index, c.endpoint.clone()))
             .collect();
         for (index, endpoint) in cells {
-            let sessions = |stop| Sessions {
-                addr: up.addr,
-                target: endpoint.clone(),
-                expect: Expect::for_target(&endpoint, &plan::Expect::Greeting),
-                users: plan.measure.concurrency,
-                stop,
-                timeout: harness.timeout(),
-                wire: harness.wire.clone(),
-                streams: harness.common.streams,
+            let ask = |stop| {
+                let work = Work::Sessions {
+                    users: plan.measure.concurrency,
+                    stop,
+                    streams: harness.common.streams,
+                };
+                Ask::new(&endpoint, &Expect::Greeting, work)
             };
             let label = format!(
                 "{} {} {endpoint} w={} pool={} #{}",
                 one.name, one.store.name, setting.workers, setting.db_pool, one.repeat
             );
             if !plan.measure.warmup.is_zero() {
-                let warm = sessions(Stop::After(plan.measure.warmup));
-                harness
-                    .keep_alive(&up, &warm, format!("{label} warm-up"))
-                    .await;
+                let warm = ask(Stop::After(plan.measure.warmup));
+                let label = format!("{label} warm-up");
+                harness.load(Placement::Harness, &up, &warm, label).await?;
             }
-            let measured = sessions(Stop::After(plan.measure.duration));
-            let (run, store_run) = if plan.agents > 0 {
-                let protocol = harness.wire.protocol;
-                let url = agents::url_for(plan.swarm, up.addr, &endpoint, protocol);
-                let spread = Spread {
-                    agents: plan.agents,
-                    swarm: plan.swarm,
-                };
-                let start = agents::start_instant(plan.swarm);
-                let stores = StoreWatch::start(one.store, start);
-                let how = (&measured, url, &plan::Expect::Greeting);
-                let ran = harness
-                    .keep_alive_spread(&up, how, (spread, start), label)
-                    .await;
-                let store_run = stores.stop().await;
-                (ran?.0, store_run)
-            } else {
-                let stores = StoreWatch::start(one.store, SystemTime::now());
-                let (run, _) = harness.keep_alive(&up, &measured, label).await;
-                (run, stores.stop().await)
+            let measured = Ask {
+                stores: Some(one.store),
+                ..ask(Stop::After(plan.measure.duration))
             };
+            let loaded = harness.load(plan.place, &up, &measured, label).await?;
+            let (run, store_run) = (loaded.run(), loaded.stores);
             up.ensure_alive()?;
             let cell = &mut section(results).cells[index];
             cell.runs.push(run);
@@ -438,45 +252,6 @@ async fn run_repeat(
         harness.release(up).await?;
     }
     Ok(())
-}
-
-/// The stores watched through one measurement: their processes here, or their containers'
-/// watch tasks on a swarm.
-enum StoreWatch<'a> {
-    None,
-    Processes(Sampler),
-    Stack(&'a Stores, Instant),
-}
-
-impl<'a> StoreWatch<'a> {
-    /// Starts watching `store`'s servers, from `at`.
-    fn start(store: &'a Ready, at: SystemTime) -> Self {
-        if let Some(stack) = &store.stack {
-            return Self::Stack(stack, sample::instant_at(at));
-        }
-        let pids = store.pids();
-        if pids.is_empty() {
-            Self::None
-        } else {
-            Self::Processes(Sampler::start_processes(pids))
-        }
-    }
-
-    /// What it saw: the processes as one group, or the containers' figures added up.
-    async fn stop(self) -> Option<Sampled> {
-        match self {
-            Self::None => None,
-            Self::Processes(sampler) => Some(sampler.stop().sampled()),
-            Self::Stack(stack, from) => {
-                let to = Instant::now();
-                let mut each = Vec::new();
-                for (_, watch) in &stack.watched {
-                    each.push(watch.window_covered(from, to).await);
-                }
-                Some(Sampled::together(&each))
-            }
-        }
-    }
 }
 
 /// The fractions of the ceiling and the best pools of one server on one store.

@@ -2,82 +2,31 @@
 //! own), started, loaded at each concurrency level (one request per fresh connection) while
 //! sampled, stopped.
 
-use std::net::SocketAddr;
-use std::sync::atomic::AtomicUsize;
-use std::sync::Arc;
-use std::time::SystemTime;
-
 use anyhow::{bail, Context, Result};
+use greet_load::Work;
 
-use crate::agents::{self, Shard};
-use crate::compare::{self, Comparison, Figure};
-use crate::harness::{server_args, Bound, Harness, Watch};
-use crate::load::{self, Expect, Level as LoadLevel};
-use crate::plan::{self, is_peer, package, Contract};
-use crate::results::{self, AgentRun, LadderServer, Level, Mode, Results, Run};
-use crate::sample::{self, mib};
-use crate::server::{self, Program, Server};
+use crate::harness::{mode, Ask, Harness, Start, Subject, Up};
+use crate::plan::{self, package};
+use crate::results::{self, LadderServer, Level, Results, Run};
+use crate::stats::mann_whitney::{self, Comparison, Figure};
 
-/// Where a server comes from.
-#[derive(Debug, Clone)]
-enum Source {
-    /// A program the harness starts (or why it cannot: a JVM peer without a JDK).
-    Spawn(Result<Program, String>),
-    /// An image the harness runs as a container.
-    Container(String),
-    /// An image the harness deploys as a swarm stack.
-    Swarm(String),
-    /// A server already running at this base URL.
-    Target(String),
-}
-
+/// One server (or target) of the ladder, on its endpoint.
 #[derive(Debug, Clone)]
 struct Entry {
     name: String,
     endpoint: String,
-    source: Source,
-    /// How it is verified before load.
-    contract: Contract,
-    /// What a valid answer is.
-    expect: Expect,
+    subject: Subject,
 }
 
-/// The entries to run, binaries located.
+/// The entries to run, checked to be startable.
 fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
     if plan.servers.is_empty() && plan.foreign.targets.is_empty() {
         bail!("nothing to benchmark: --servers is empty and no --target was given");
     }
-    if plan.docker {
-        let mut images: Vec<String> = plan
-            .servers
-            .iter()
-            .map(|s| server::image(&s.short))
-            .collect();
-        images.dedup();
-        server::check_docker(&images, plan.docker_network.as_deref())?;
-    }
-    if plan.swarm {
-        let shorts: Vec<&str> = plan.servers.iter().map(|s| s.short.as_str()).collect();
-        server::swarm::preflight(&shorts, !plan.foreign.targets.is_empty())?;
-    }
-    let mut entries = Vec::new();
-    for spec in &plan.servers {
-        let source = if plan.swarm {
-            Source::Swarm(server::image(&spec.short))
-        } else if plan.docker {
-            Source::Container(server::image(&spec.short))
-        } else if is_peer(&spec.short) {
-            // A peer that cannot run is skipped, with the reason: the run goes on.
-            Source::Spawn(
-                harness
-                    .binaries
-                    .locate(&spec.short)
-                    .map_err(|e| format!("{e:#}")),
-            )
-        } else {
-            Source::Spawn(Ok(harness.binaries.locate(&spec.short)?))
-        };
-        let contract = Contract::for_server(&spec.short);
+    let shorts: Vec<&str> = plan.servers.iter().map(|s| s.short.as_str()).collect();
+    let targets = !plan.foreign.targets.is_empty();
+    harness.preflight(plan.place, &shorts, targets, plan.containers.as_ref())?;
+    let servers = plan.servers.iter().map(|spec| {
         let (name, endpoint) = match &spec.endpoint {
             Some(endpoint) => (
                 format!("{}:{endpoint}", package(&spec.short)),
@@ -85,42 +34,34 @@ fn entries(harness: &Harness, plan: &plan::Ladder) -> Result<Vec<Entry>> {
             ),
             None => (package(&spec.short), plan.endpoint.clone()),
         };
-        entries.push(Entry {
-            expect: Expect::for_target(&endpoint, &plan.foreign.expect),
+        Entry {
             name,
             endpoint,
-            source,
-            contract,
-        });
-    }
-    for target in &plan.foreign.targets {
-        entries.push(Entry {
-            name: target.name.clone(),
-            endpoint: plan.endpoint.clone(),
-            source: Source::Target(target.url.clone()),
-            expect: Expect::for_target(&plan.endpoint, &plan.foreign.expect),
-            contract: plan.foreign.contract,
-        });
-    }
-    Ok(entries)
+            subject: Subject::Server(spec.short.clone()),
+        }
+    });
+    let targets = plan.foreign.targets.iter().map(|target| Entry {
+        name: target.name.clone(),
+        endpoint: plan.endpoint.clone(),
+        subject: Subject::Target(target.clone()),
+    });
+    Ok(servers.chain(targets).collect())
 }
 
 /// Runs the ladder into `results.ladder`; false when a server failed.
-pub async fn run(harness: &Harness, plan: &plan::Ladder, results: &mut Results) -> Result<bool> {
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Ladder,
+    results: &mut Results,
+) -> Result<bool> {
     let entries = entries(harness, plan)?;
-    let workers = harness.workers(plan.workers);
+    let (args, workers) = harness.server_args(&plan.server);
     results.ladder = Some(results::Ladder {
         transport: harness.transport(),
-        mode: if plan.swarm {
-            Mode::Swarm
-        } else if plan.docker {
-            Mode::Docker
-        } else {
-            Mode::Process
-        },
-        delay_ms: plan.delay_ms,
+        mode: mode(plan.place, plan.containers.as_ref()),
+        delay_ms: plan.server.delay_ms,
         workers,
-        blocking_threads: plan.blocking_threads,
+        blocking_threads: plan.server.blocking_threads,
         concurrency: plan.levels.clone(),
         repeats: plan.repeats,
         timeout_s: harness.timeout().as_secs_f64(),
@@ -128,7 +69,6 @@ pub async fn run(harness: &Harness, plan: &plan::Ladder, results: &mut Results) 
         comparisons: Vec::new(),
         failures: Vec::new(),
     });
-    let args = server_args(plan.delay_ms, workers, plan.blocking_threads);
     let mut all_ok = true;
     for entry in entries {
         let ladder = section(results);
@@ -161,32 +101,6 @@ fn current(results: &mut Results) -> &mut LadderServer {
         .expect("pushed before it runs")
 }
 
-/// Starts the server `source` names (not a target), pinned, and waits until it answers.
-async fn start(
-    harness: &Harness,
-    plan: &plan::Ladder,
-    args: &[String],
-    source: &Source,
-) -> Result<Server> {
-    let source = source.clone();
-    let args = args.to_vec();
-    let cpus = harness.server_cpus.clone();
-    let network = plan.docker_network.clone();
-    tokio::task::spawn_blocking(move || match source {
-        Source::Container(image) => {
-            Server::start_container(&image, &args, &cpus, network.as_deref())
-        }
-        Source::Swarm(image) => {
-            Server::start_swarm(&image, &args, &server::swarm::Nodes::read()?, None)
-        }
-        Source::Spawn(Ok(program)) => Server::start(&program, &args, &cpus),
-        Source::Spawn(Err(why)) => Err(anyhow::Error::msg(why)),
-        Source::Target(_) => unreachable!("targets are not started"),
-    })
-    .await
-    .context("start-up task failed")?
-}
-
 async fn run_entry(
     harness: &Harness,
     plan: &plan::Ladder,
@@ -194,104 +108,55 @@ async fn run_entry(
     entry: &Entry,
     results: &mut Results,
 ) -> Result<()> {
-    let say = |line: String| harness.say(&entry.name, &line);
-    let (addr, mut server) = match &entry.source {
-        Source::Spawn(_) | Source::Container(_) | Source::Swarm(_) => {
-            // Verified on a process of its own, stopped before the measured one starts: the
-            // contract's cases open the stores, start blocking-pool threads and walk the
-            // parsers' error paths, which the measured process would otherwise carry into its
-            // memory and thread figures.
-            let checked = start(harness, plan, args, &entry.source).await?;
-            let at = (checked.addr(), checked.base_url());
-            harness
-                .verify(
-                    &entry.name,
-                    entry.contract,
-                    (at.0, at.1.as_str(), false),
-                    &entry.endpoint,
-                    &entry.expect,
-                )
-                .await?;
-            harness.stop(checked).await?;
-            let measured = Harness::measured_args(args, &harness.wire);
-            let server = start(harness, plan, &measured, &entry.source).await?;
-            let startup = server.startup();
-            let idle = if server.visible() {
-                sample::read(server.pid()).map(|r| r.rss_kib)
-            } else {
-                server.engine().and_then(|e| e.latest()).map(|r| r.mem_kib)
-            };
-            let record = current(results);
-            record.node = server.node().map(str::to_owned);
-            record.startup_s = Some(startup.as_secs_f64());
-            record.idle_rss_mib = idle.map(mib);
-            record.addr = Some(server.addr().to_string());
-            say(format!(
-                "started in {:.1} ms (pid {})",
-                startup.as_secs_f64() * 1000.0,
-                server.pid()
-            ));
-            harness
-                .check_protocol(
-                    &entry.name,
-                    (server.addr(), &harness.wire),
-                    &entry.endpoint,
-                    &entry.expect,
-                )
-                .await?;
-            (server.addr(), Some(server))
-        }
-        Source::Target(url) => {
-            let addr = greet_conformance::resolve(url)
-                .await
-                .map_err(anyhow::Error::msg)?;
-            current(results).addr = Some(addr.to_string());
-            harness
-                .verify(
-                    &entry.name,
-                    entry.contract,
-                    (addr, url.as_str(), true),
-                    &entry.endpoint,
-                    &entry.expect,
-                )
-                .await?;
-            (addr, None)
-        }
+    let start = Start {
+        containers: plan.containers.as_ref(),
+        ..Start::new(&entry.subject, args, &plan.foreign, &entry.endpoint)
     };
-
+    let mut up = harness.bring_up(plan.place, &start).await?;
+    record_start(harness, entry, &up, current(results));
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
         for _ in 0..plan.repeats {
-            let run = measure(harness, entry, addr, concurrency, server.as_ref(), plan)
+            let (run, note) = measure(harness, plan, entry, &up, concurrency)
                 .await
                 .with_context(|| format!("concurrency {concurrency}"))?;
-            say(format!(
-                "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s{}",
-                run.load.success_rate,
-                run.load.total_s,
-                run.load.average_s,
-                agents_line(&run.agents)
-            ));
+            harness.say(
+                &entry.name,
+                &format!(
+                    "c={concurrency}: {:.2}% ok, total {:.4} s, average {:.4} s{note}",
+                    run.load.success_rate, run.load.total_s, run.load.average_s,
+                ),
+            );
             runs.push(run);
-            let died = server.as_mut().and_then(Server::exited);
-            if let Some(exit) = died {
-                let tail = server.as_ref().map(Server::stderr_tail).unwrap_or_default();
+            if let Err(died) = up.ensure_alive() {
                 record_level(results, concurrency, runs);
-                bail!(
-                    "server exited mid-run at concurrency {concurrency} ({}); stderr: {tail}",
-                    exit.text
-                );
+                return Err(died.context(format!("at concurrency {concurrency}")));
             }
         }
         record_level(results, concurrency, runs);
         harness.save(results)?;
         super::settle(super::Leftover::Fresh).await;
     }
+    harness.release(up).await
+}
 
-    if let Some(server) = server {
-        harness.stop(server).await?;
-    }
-    Ok(())
+/// What is known of a server before its first level: where it listens, its start-up time
+/// and idle memory, the node it runs on.
+fn record_start(harness: &Harness, entry: &Entry, up: &Up, record: &mut LadderServer) {
+    record.addr = Some(up.addr.to_string());
+    let Some(server) = &up.server else { return };
+    let startup = server.startup();
+    record.node = up.node();
+    record.startup_s = Some(startup.as_secs_f64());
+    record.idle_rss_mib = up.idle_rss_mib();
+    harness.say(
+        &entry.name,
+        &format!(
+            "started in {:.1} ms (pid {})",
+            startup.as_secs_f64() * 1000.0,
+            server.pid()
+        ),
+    );
 }
 
 fn record_level(results: &mut Results, concurrency: usize, runs: Vec<Run>) {
@@ -304,73 +169,23 @@ fn record_level(results: &mut Results, concurrency: usize, runs: Vec<Run>) {
     record.fold_maxima();
 }
 
-/// `, over N agents: …` for a level the agents ran: each one's requests and start skew.
-fn agents_line(agents: &[AgentRun]) -> String {
-    if agents.is_empty() {
-        return String::new();
-    }
-    let each: Vec<String> = agents
-        .iter()
-        .map(|a| format!("{} req, +{:.1} ms", a.requests, a.start_skew_ms))
-        .collect();
-    format!(", over {} agents ({})", agents.len(), each.join("; "))
-}
-
-/// One run of one level, with the server sampled throughout when the harness started it;
-/// from `--agents` processes, or a swarm job's, when there are any, which fail the level if
-/// one of them fails.
+/// One run of one level, with the server sampled throughout when the harness started it,
+/// and how it was spread.
 async fn measure(
     harness: &Harness,
-    entry: &Entry,
-    addr: SocketAddr,
-    concurrency: usize,
-    server: Option<&Server>,
     plan: &plan::Ladder,
-) -> Result<Run> {
-    let agents = plan.agents;
-    let level = LoadLevel {
-        addr,
-        target: entry.endpoint.clone(),
-        expect: entry.expect.clone(),
+    entry: &Entry,
+    up: &Up,
+    concurrency: usize,
+) -> Result<(Run, String)> {
+    let work = Work::Fresh {
         concurrency,
         requests: concurrency,
-        timeout: harness.timeout(),
-        wire: harness.wire.clone(),
     };
-    let (tally, agents, watched) = if agents > 0 {
-        let url = agents::url_for(plan.swarm, addr, &entry.endpoint, harness.wire.protocol);
-        let start = agents::start_instant(plan.swarm);
-        let shard = Shard {
-            url,
-            expect: plan.foreign.expect.clone(),
-            protocol: harness.wire.protocol,
-            timeout: harness.timeout(),
-            work: agents::Work::Fresh {
-                concurrency,
-                requests: concurrency,
-            },
-            index: 0,
-            agents,
-            start_at_ms: agents::unix_ms(start),
-        };
-        let watch = Watch::start(server, start);
-        let ran = agents::run(&shard, agents, plan.swarm).await;
-        let watched = watch.stop().await;
-        let (tally, agents) = ran?.merged();
-        (tally, agents, watched)
-    } else {
-        let watch = Watch::start(server, SystemTime::now());
-        let done = Arc::new(AtomicUsize::new(0));
-        let bar = harness.progress(
-            format!("{} c={}", entry.name, level.concurrency),
-            Bound::Requests(level.requests as u64),
-            Arc::clone(&done),
-        );
-        let tally = load::fresh(&level, done).await;
-        bar.finish();
-        (tally, Vec::new(), watch.stop().await)
-    };
-    Ok(watched.run(tally.figures(), agents))
+    let ask = Ask::new(&entry.endpoint, &plan.foreign.expect, work);
+    let label = format!("{} c={concurrency}", entry.name);
+    let loaded = harness.load(plan.place, up, &ask, label).await?;
+    Ok((loaded.run(), loaded.note()))
 }
 
 /// Every pair of servers at each level, on per-run total time, when levels were repeated.
@@ -388,7 +203,7 @@ fn comparisons(servers: &[LadderServer], levels: &[usize]) -> Vec<Comparison> {
                     })
                 })
                 .collect();
-            compare::pairwise(Figure::TotalS, &samples)
+            mann_whitney::pairwise(Figure::TotalS, &samples)
         })
         .collect()
 }

@@ -6,19 +6,23 @@
 //! server's runs back to back would hand the drift to the comparison between servers.
 
 use anyhow::Result;
+use greet_load::{Stop, Work};
 
-use crate::compare::{self, Figure};
-use crate::harness::{server_args, Harness, Subject};
-use crate::load::{Expect, Sessions, Stop};
-use crate::plan;
+use crate::harness::{Ask, Harness, Start, Subject};
+use crate::plan::{self, Placement};
 use crate::results::{throughputs, LoopServer, LoopShape, Loops, Repeated, Results};
+use crate::stats::mann_whitney::{self, Figure};
 
 /// Runs loops into `results.loops`; false when a server failed.
-pub async fn run(harness: &Harness, plan: &plan::Loops, results: &mut Results) -> Result<bool> {
-    let workers = harness.workers(plan.workers);
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Loops,
+    results: &mut Results,
+) -> Result<bool> {
+    let (args, workers) = harness.server_args(&plan.server);
     results.loops = Some(Loops {
         transport: harness.transport(),
-        delay_ms: plan.delay_ms,
+        delay_ms: plan.server.delay_ms,
         workers,
         repeats: plan.repeats,
         shapes: plan
@@ -33,6 +37,9 @@ pub async fn run(harness: &Harness, plan: &plan::Loops, results: &mut Results) -
         failures: Vec::new(),
     });
     let subjects = Subject::all(&plan.servers, &plan.foreign);
+    let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+    let targets = !plan.foreign.targets.is_empty();
+    harness.preflight(Placement::Harness, &shorts, targets, None)?;
     let mut failed: Vec<String> = Vec::new();
     for repeat in 1..=plan.repeats {
         for subject in &subjects {
@@ -40,7 +47,13 @@ pub async fn run(harness: &Harness, plan: &plan::Loops, results: &mut Results) -
             if failed.contains(&name) {
                 continue;
             }
-            let outcome = run_repeat(harness, plan, workers, subject, &name, repeat, results).await;
+            let one = Repeat {
+                subject,
+                name: &name,
+                args: &args,
+                repeat,
+            };
+            let outcome = run_repeat(harness, plan, &one, results).await;
             let loops = section(results);
             if let Err(err) = outcome {
                 loops
@@ -54,7 +67,7 @@ pub async fn run(harness: &Harness, plan: &plan::Loops, results: &mut Results) -
                     .iter()
                     .map(|s| (s.name.clone(), throughputs(&s.runs)))
                     .collect();
-                shape.comparisons = compare::pairwise(Figure::RequestsPerS, &samples);
+                shape.comparisons = mann_whitney::pairwise(Figure::RequestsPerS, &samples);
             }
             harness.save(results)?;
         }
@@ -66,34 +79,40 @@ fn section(results: &mut Results) -> &mut Loops {
     results.loops.as_mut().expect("set when loops start")
 }
 
-/// Repeat `repeat` of every shape on a fresh process of `subject` (checked in the first).
+/// One repeat of one server.
+struct Repeat<'a> {
+    subject: &'a Subject,
+    name: &'a str,
+    args: &'a [String],
+    repeat: usize,
+}
+
+/// Repeat `one` of every shape on a fresh process of its subject (checked in the first).
 async fn run_repeat(
     harness: &Harness,
     plan: &plan::Loops,
-    workers: usize,
-    subject: &Subject,
-    name: &str,
-    repeat: usize,
+    one: &Repeat<'_>,
     results: &mut Results,
 ) -> Result<()> {
-    let args = server_args(plan.delay_ms, workers, plan::BLOCKING_THREADS);
+    let (name, repeat) = (one.name, one.repeat);
     let target = greet_core::paths::GREETINGS;
-    let mut up = harness
-        .bring_up(subject, &args, &plan.foreign, target, repeat > 1)
-        .await?;
+    let start = Start {
+        checked: repeat > 1,
+        ..Start::new(one.subject, one.args, &plan.foreign, target)
+    };
+    let mut up = harness.bring_up(Placement::Harness, &start).await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
-        let sessions = Sessions {
-            addr: up.addr,
-            target: target.to_owned(),
-            expect: Expect::for_target(target, &plan.foreign.expect),
+        let work = Work::Sessions {
             users,
             stop: Stop::Each(loops),
-            timeout: harness.timeout(),
-            wire: harness.wire.clone(),
             streams: harness.common.streams,
         };
+        let ask = Ask::new(target, &plan.foreign.expect, work);
         let label = format!("{name} {users}x{loops} #{repeat}");
-        let (run, _) = harness.keep_alive(&up, &sessions, label).await;
+        let run = harness
+            .load(Placement::Harness, &up, &ask, label)
+            .await?
+            .run();
         harness.say(
             name,
             &format!(

@@ -3,18 +3,18 @@
 //! when a server failed: a failed server is recorded in the section's failures, and the
 //! scenario goes on with the next one.
 
-pub mod business;
-pub mod ladder;
-pub mod loops;
-pub mod protocols;
-pub mod rate;
-pub mod soak;
-pub mod sweep;
+pub(crate) mod business;
+pub(crate) mod ladder;
+pub(crate) mod loops;
+pub(crate) mod protocols;
+pub(crate) mod rate;
+pub(crate) mod soak;
+pub(crate) mod sweep;
 
 use crate::results::Failure;
 
 /// Says on stderr that `who` failed in `scenario`, and the record of it for `results.json`.
-pub fn failure(scenario: &str, who: String, err: &anyhow::Error) -> Failure {
+pub(crate) fn failure(scenario: &str, who: String, err: &anyhow::Error) -> Failure {
     let error = format!("{err:#}");
     eprintln!("greet-bench: {scenario}: {who}: {error}");
     Failure { server: who, error }
@@ -22,7 +22,7 @@ pub fn failure(scenario: &str, who: String, err: &anyhow::Error) -> Failure {
 
 /// The connections a load leaves behind when it ends.
 #[derive(Debug, Clone, Copy)]
-pub enum Leftover {
+pub(crate) enum Leftover {
     /// A keep-alive load's: one per user.
     KeepAlive,
     /// A ladder level's: up to its concurrency in fresh connections, closing at once.
@@ -30,7 +30,7 @@ pub enum Leftover {
 }
 
 /// Lets the last load's connections close before the next one starts.
-pub async fn settle(leftover: Leftover) {
+pub(crate) async fn settle(leftover: Leftover) {
     let wait = match leftover {
         Leftover::KeepAlive => std::time::Duration::from_millis(100),
         Leftover::Fresh => std::time::Duration::from_millis(250),
@@ -39,7 +39,7 @@ pub async fn settle(leftover: Leftover) {
 }
 
 /// `grid` with `always` in it, sorted, each value once: a grid always holds the default.
-pub fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
+pub(crate) fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
     let mut grid = grid.to_vec();
     grid.push(always);
     grid.sort_unstable();

@@ -6,18 +6,22 @@
 //! and the servers are compared on those fractions: which keeps more of its HTTP/1.1.
 
 use anyhow::Result;
+use greet_load::{Expect, Stop, Wire, Work};
 
-use crate::compare::{self, Figure};
-use crate::harness::{server_args, Harness, Subject};
-use crate::load::{Expect, Sessions, Stop, Wire};
-use crate::plan::{self, package, Measure, Protocol, BLOCKING_THREADS};
+use crate::harness::{server_args, Ask, Harness, Start, Subject};
+use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
 use crate::results::{
     throughputs, Gain, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Repeated,
     Results,
 };
+use crate::stats::mann_whitney::{self, Figure};
 
 /// Runs the protocols scenario into `results.protocols`; false when a server failed.
-pub async fn run(harness: &Harness, plan: &plan::Protocols, results: &mut Results) -> Result<bool> {
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Protocols,
+    results: &mut Results,
+) -> Result<bool> {
     let Measure {
         concurrency,
         duration,
@@ -27,12 +31,12 @@ pub async fn run(harness: &Harness, plan: &plan::Protocols, results: &mut Result
     let workers = harness.workers(None);
     let mut wires = Vec::new();
     for &protocol in &plan.protocols {
-        let wire =
-            Wire::new(protocol, &greet_probe::tls::Trust::Any).map_err(anyhow::Error::msg)?;
-        wires.push(wire);
+        wires.push(Wire::new(protocol, &greet_probe::tls::Trust::Any)?);
     }
+    let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+    harness.preflight(Placement::Harness, &shorts, false, None)?;
     results.protocols = Some(Protocols {
-        protocols: plan.protocols.iter().map(|p| p.name().to_owned()).collect(),
+        protocols: plan.protocols.clone(),
         streams: harness.common.streams,
         workers,
         concurrency,
@@ -45,7 +49,7 @@ pub async fn run(harness: &Harness, plan: &plan::Protocols, results: &mut Result
             .flat_map(|short| {
                 plan.protocols.iter().map(move |p| ProtocolCell {
                     server: package(short),
-                    protocol: p.name().to_owned(),
+                    protocol: *p,
                     ..ProtocolCell::default()
                 })
             })
@@ -53,7 +57,6 @@ pub async fn run(harness: &Harness, plan: &plan::Protocols, results: &mut Result
         ..Protocols::default()
     });
     let target = greet_core::paths::GREETINGS;
-    let expect = Expect::for_target(target, &plan::Expect::Greeting);
     let args = server_args(0, workers, BLOCKING_THREADS);
     let mut failed: Vec<String> = Vec::new();
     for repeat in 1..=repeats {
@@ -66,34 +69,34 @@ pub async fn run(harness: &Harness, plan: &plan::Protocols, results: &mut Result
                 let subject = Subject::Server(short.clone());
                 let foreign = plan::Foreign::default();
                 let run = async {
-                    let mut up = harness
-                        .bring_up_over(
-                            &subject,
-                            (&args, wire),
-                            &foreign,
-                            target,
-                            repeat > 1 || p > 0,
-                        )
-                        .await?;
-                    let sessions = |stop| Sessions {
-                        addr: up.addr,
-                        target: target.to_owned(),
-                        expect: expect.clone(),
-                        users: concurrency,
-                        stop,
-                        timeout: harness.timeout(),
-                        wire: wire.clone(),
-                        streams: harness.common.streams,
+                    let start = Start {
+                        checked: repeat > 1 || p > 0,
+                        wire: Some(wire),
+                        ..Start::new(&subject, &args, &foreign, target)
+                    };
+                    let mut up = harness.bring_up(Placement::Harness, &start).await?;
+                    let ask = |stop| {
+                        let work = Work::Sessions {
+                            users: concurrency,
+                            stop,
+                            streams: harness.common.streams,
+                        };
+                        Ask {
+                            wire: Some(wire),
+                            ..Ask::new(target, &Expect::Greeting, work)
+                        }
                     };
                     let label = format!("{name} {} #{repeat}", wire.protocol);
                     if !warmup.is_zero() {
-                        let warm = sessions(Stop::After(warmup));
-                        harness
-                            .keep_alive(&up, &warm, format!("{label} warm-up"))
-                            .await;
+                        let warm = ask(Stop::After(warmup));
+                        let label = format!("{label} warm-up");
+                        harness.load(Placement::Harness, &up, &warm, label).await?;
                     }
-                    let measured = sessions(Stop::After(duration));
-                    let (run, _) = harness.keep_alive(&up, &measured, label).await;
+                    let measured = ask(Stop::After(duration));
+                    let run = harness
+                        .load(Placement::Harness, &up, &measured, label)
+                        .await?
+                        .run();
                     up.ensure_alive()?;
                     harness.release(up).await?;
                     anyhow::Ok(run)
@@ -139,9 +142,9 @@ fn section(results: &mut Results) -> &mut Protocols {
 
 /// Each server's protocols against its HTTP/1.1, and the servers against each other.
 fn fold(section: &mut Protocols) {
-    let http1 = Protocol::Http1.name();
+    let http1 = Protocol::Http1;
     let cells = &section.cells;
-    let of = |server: &str, protocol: &str| {
+    let of = |server: &str, protocol: Protocol| {
         cells
             .iter()
             .find(|c| c.server == server && c.protocol == protocol)
@@ -150,7 +153,7 @@ fn fold(section: &mut Protocols) {
     servers.dedup();
     let mut gains = Vec::new();
     let mut comparisons = Vec::new();
-    for protocol in section.protocols.iter().filter(|p| p.as_str() != http1) {
+    for &protocol in section.protocols.iter().filter(|p| **p != http1) {
         let mut fractions = Vec::new();
         for &server in &servers {
             let (Some(cell), Some(base)) = (of(server, protocol), of(server, http1)) else {
@@ -161,8 +164,8 @@ fn fold(section: &mut Protocols) {
             }
             gains.push(ProtocolGain {
                 server: server.to_owned(),
-                protocol: protocol.clone(),
-                gain: Gain::of((protocol, &cell.runs), (http1, &base.runs)),
+                protocol,
+                gain: Gain::of((protocol.name(), &cell.runs), (http1.name(), &base.runs)),
             });
             // Run by run within a repeat: the same spell of the machine on both.
             let per_run: Vec<f64> = throughputs(&cell.runs)
@@ -173,8 +176,8 @@ fn fold(section: &mut Protocols) {
             fractions.push((server.to_owned(), per_run));
         }
         comparisons.push(ProtocolComparisons {
-            protocol: protocol.clone(),
-            comparisons: compare::pairwise(Figure::ShareOfHttp1, &fractions),
+            protocol,
+            comparisons: mann_whitney::pairwise(Figure::ShareOfHttp1, &fractions),
         });
     }
     section.of_http1 = gains;

@@ -3,23 +3,17 @@
 //! a fixed schedule and its latency counted from its intended send time, so that a stall
 //! shows however few requests were in flight during it (no coordinated omission).
 
-use std::sync::atomic::AtomicUsize;
-use std::sync::Arc;
-use std::time::{Instant, SystemTime};
-
 use anyhow::{Context, Result};
+use greet_load::{PacedTally, Schedule, Stop, Work, LATE, SPECTRUM};
 
-use crate::agents::{self, Schedule, Shard, Work};
-use crate::compare::{self, Comparison, Figure};
-use crate::harness::{server_args, Bound, Harness, Subject, Up, Watch};
-use crate::load::{self, Expect, Paced, PacedTally, Sessions, Stop, Tally, LATE, SPECTRUM};
-use crate::plan::{self, Rates, BLOCKING_THREADS};
+use crate::harness::{Ask, Harness, Start, Subject, Up};
+use crate::plan::{self, Placement, Rates};
 use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Sampled, Spectrum};
-use crate::server;
+use crate::stats::mann_whitney::{self, Comparison, Figure};
 use crate::stats::{distinct, median};
 
 /// A level whose achieved rate is under this fraction of its target is over capacity.
-pub const OVER_CAPACITY_BELOW: f64 = 0.95;
+pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
 /// The load generator is trusted up to this fraction of the rate its CPU would allow at the
 /// probe's cost per request: pacing costs about a quarter more a request than the probe's
 /// closed loop (hyper here: the probe 126k/s at 84% of the client's core, open loop 90k/s at
@@ -31,14 +25,18 @@ const CLIENT_HEADROOM: f64 = 0.7;
 const MIN_PROBE_SHARE: f64 = 0.001;
 /// A level that used this much of the load generator's CPU measured the client as much as the
 /// server.
-pub const CLIENT_BOUND_PCT: f64 = 90.0;
+pub(crate) const CLIENT_BOUND_PCT: f64 = 90.0;
 
 /// Runs the rate scenario into `results.rate`; false when a server failed.
-pub async fn run(harness: &Harness, plan: &plan::Rate, results: &mut Results) -> Result<bool> {
-    let workers = harness.workers(plan.workers);
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Rate,
+    results: &mut Results,
+) -> Result<bool> {
+    let (args, workers) = harness.server_args(&plan.server);
     results.rate = Some(Rate {
         transport: harness.transport(),
-        delay_ms: plan.delay_ms,
+        delay_ms: plan.server.delay_ms,
         workers,
         duration_s: plan.duration.as_secs_f64(),
         probe_s: plan.probe.as_secs_f64(),
@@ -49,11 +47,9 @@ pub async fn run(harness: &Harness, plan: &plan::Rate, results: &mut Results) ->
         client_bound_pct: CLIENT_BOUND_PCT,
         ..Rate::default()
     });
-    if plan.swarm {
-        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
-        server::swarm::preflight(&shorts, !plan.foreign.targets.is_empty())?;
-    }
-    let args = server_args(plan.delay_ms, workers, BLOCKING_THREADS);
+    let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+    let targets = !plan.foreign.targets.is_empty();
+    harness.preflight(plan.place, &shorts, targets, None)?;
     let mut all_ok = true;
     for subject in Subject::all(&plan.servers, &plan.foreign) {
         let name = subject.name();
@@ -74,14 +70,6 @@ fn section(results: &mut Results) -> &mut Rate {
     results.rate.as_mut().expect("set when rate starts")
 }
 
-/// This process's CPU time, seconds. The kernel's own clock, to the nanosecond: /proc's
-/// 10 ms ticks read a short, light probe as zero.
-fn own_cpu() -> f64 {
-    use nix::time::{clock_gettime, ClockId};
-    clock_gettime(ClockId::CLOCK_PROCESS_CPUTIME_ID)
-        .map_or(0.0, |t| t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9)
-}
-
 async fn run_subject(
     harness: &Harness,
     plan: &plan::Rate,
@@ -91,34 +79,20 @@ async fn run_subject(
     results: &mut Results,
 ) -> Result<()> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
-    let mut up = if plan.swarm {
-        harness
-            .bring_up_swarm((subject, None), args, &plan.foreign, first)
-            .await?
-    } else {
-        harness
-            .bring_up(subject, args, &plan.foreign, first, false)
-            .await?
-    };
-    let load_cpus = harness.load_cpu_count() as f64;
+    let start = Start::new(subject, args, &plan.foreign, first);
+    let mut up = harness.bring_up(plan.place, &start).await?;
+    let load_cpus = harness.load_cpu_count();
     for endpoint in &plan.endpoints {
-        let expect = Expect::for_target(endpoint, &plan.foreign.expect);
-        let probe = Sessions {
-            addr: up.addr,
-            target: endpoint.clone(),
-            expect: expect.clone(),
+        let work = Work::Sessions {
             users: plan.connections,
             stop: Stop::After(plan.probe),
-            timeout: harness.timeout(),
-            wire: harness.wire.clone(),
             streams: harness.common.streams,
         };
-        let (cpu, at) = (own_cpu(), Instant::now());
-        let (run, _) = harness
-            .keep_alive(&up, &probe, format!("{name} {endpoint} probe"))
-            .await;
-        let client_share = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus);
-        let capacity = run.load.requests_per_s;
+        let probe = Ask::new(endpoint, &plan.foreign.expect, work);
+        let label = format!("{name} {endpoint} probe");
+        let probed = harness.load(Placement::Harness, &up, &probe, label).await?;
+        let client_share = probed.client_cpu_pct(load_cpus) / 100.0;
+        let capacity = probed.run().load.requests_per_s;
         // The rate the client could send with all of its CPUs, as fast as it sent in the probe.
         let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * CLIENT_HEADROOM;
         harness.say(
@@ -135,7 +109,7 @@ async fn run_subject(
             probe_client_cpu_pct: client_share * 100.0,
             client_max_rps: client_max,
             levels: Vec::new(),
-            node: up.server.as_ref().and_then(|s| s.node()).map(str::to_owned),
+            node: up.node(),
         };
         let targets: Vec<(String, f64)> = match &plan.rates {
             Rates::OfCapacity(fractions) => fractions
@@ -154,7 +128,8 @@ async fn run_subject(
                 });
                 continue;
             }
-            if let Some(why) = beyond_the_client(target, client_max, load_cpus, plan.swarm) {
+            let here = Harness::loads_here(plan.place);
+            if let Some(why) = beyond_the_client(target, client_max, load_cpus, here) {
                 harness.say(name, &format!("{endpoint} {label}: refused: {why}"));
                 record.levels.push(RateLevel {
                     label,
@@ -164,24 +139,19 @@ async fn run_subject(
                 });
                 continue;
             }
-            let level = Paced {
-                addr: up.addr,
-                target: endpoint.clone(),
-                expect: expect.clone(),
+            let schedule = Schedule {
                 rate: target,
                 duration: plan.duration,
                 connections: plan.connections,
-                timeout: harness.timeout(),
-                wire: harness.wire.clone(),
             };
+            let ask = Ask::new(endpoint, &plan.foreign.expect, Work::Paced(schedule));
             let mut merged = PacedTally::default();
             let mut runs = Vec::new();
             for repeat in 1..=plan.repeats {
                 let (tally, run) = paced_run(
                     harness,
-                    (&up, plan),
-                    &level,
-                    load_cpus,
+                    (&up, plan.place),
+                    &ask,
                     format!("{name} {endpoint} {label} #{repeat}"),
                 )
                 .await
@@ -207,12 +177,11 @@ async fn run_subject(
 }
 
 /// Why a level of `target` requests a second is refused: more than the load generator can
-/// send on its `load_cpus` CPUs (`client_max`, from the probe). Agents on this machine share
-/// those CPUs; a swarm's run on their own nodes, which the harness's CPU says nothing of: no
-/// refusal, and a level they could not pace shows as late requests and a rate short of its
-/// target.
-fn beyond_the_client(target: f64, client_max: f64, load_cpus: f64, swarm: bool) -> Option<String> {
-    (target > client_max && !swarm).then(|| {
+/// send on its `load_cpus` CPUs (`client_max`, from the probe), when it paces `here`, on this
+/// machine's load CPUs. Pacers on nodes of their own are not bounded by the harness's CPU: a
+/// level they could not pace shows as late requests and a rate short of its target.
+fn beyond_the_client(target: f64, client_max: f64, load_cpus: usize, here: bool) -> Option<String> {
+    (target > client_max && here).then(|| {
         format!(
             "{target:.0}/s is more than the load generator can send on its {load_cpus} CPU(s): \
              about {client_max:.0}/s, from the probe"
@@ -220,93 +189,16 @@ fn beyond_the_client(target: f64, client_max: f64, load_cpus: f64, swarm: bool) 
     })
 }
 
-/// One run of one level, the server sampled and the load generator's CPU measured: paced by
-/// the harness, or by `plan`'s agents (local processes, or a swarm job), whose failure fails
-/// the level.
+/// One run of one level where `place` paces it, the server sampled and the load generator's
+/// CPU measured; a failure of its pacers fails the level.
 async fn paced_run(
     harness: &Harness,
-    (up, plan): (&Up, &plan::Rate),
-    level: &Paced,
-    load_cpus: f64,
+    (up, place): (&Up, Placement),
+    ask: &Ask<'_>,
     label: String,
 ) -> Result<(PacedTally, RateRun)> {
-    let (tally, client, agents, watched) = if plan.agents > 0 {
-        let url = agents::url_for(plan.swarm, level.addr, &level.target, level.wire.protocol);
-        let start = agents::start_instant(plan.swarm);
-        let shard = Shard {
-            url,
-            expect: plan.foreign.expect.clone(),
-            protocol: level.wire.protocol,
-            timeout: level.timeout,
-            work: Work::Paced(Schedule {
-                rate: level.rate,
-                duration: level.duration,
-                connections: level.connections,
-            }),
-            index: 0,
-            agents: plan.agents,
-            start_at_ms: agents::unix_ms(start),
-        };
-        harness.say(
-            &label,
-            &format!(
-                "{} agents, {:.0}/s each",
-                plan.agents,
-                level.rate / plan.agents as f64
-            ),
-        );
-        let watch = Watch::start(up.server.as_ref(), start);
-        let ran = agents::run(&shard, plan.agents, plan.swarm).await;
-        let watched = watch.stop().await;
-        let ran = ran?;
-        let (tally, runs) = ran.merged_paced();
-        // The agents' CPU against the load generator's CPUs over the schedule's span.
-        let cpu: f64 = ran.reports.iter().map(|r| r.cpu_s).sum();
-        let client = cpu / (tally.span.as_secs_f64().max(1e-9) * load_cpus) * 100.0;
-        (tally, client, runs, watched)
-    } else {
-        let watch = Watch::start(up.server.as_ref(), SystemTime::now());
-        let done = Arc::new(AtomicUsize::new(0));
-        let bar = harness.progress(label, Bound::Duration(level.duration), Arc::clone(&done));
-        let (cpu, at) = (own_cpu(), Instant::now());
-        let tally = load::paced(level, done).await;
-        let client = (own_cpu() - cpu) / (at.elapsed().as_secs_f64() * load_cpus) * 100.0;
-        bar.finish();
-        (tally, client, Vec::new(), watch.stop().await)
-    };
-    let server = watched.server();
-    let run = RateRun {
-        achieved_rps: tally.achieved_rate(),
-        late: tally.late,
-        latency_ms: spectrum(&tally.corrected),
-        service_ms: spectrum(&tally.service),
-        success_rate: tally.corrected.figures().success_rate,
-        client_cpu_pct: client,
-        server,
-        agents,
-    };
-    Ok((tally, run))
-}
-
-/// The percentiles of a tally's valid responses.
-fn spectrum(tally: &Tally) -> Spectrum {
-    let values = tally.spectrum_ms();
-    let at = |q: f64| {
-        SPECTRUM
-            .iter()
-            .position(|&s| s == q)
-            .and_then(|i| values.get(i))
-            .copied()
-            .unwrap_or(0.0)
-    };
-    Spectrum {
-        p50: at(0.5),
-        p90: at(0.9),
-        p99: at(0.99),
-        p999: at(0.999),
-        p9999: at(0.9999),
-        max: values.last().copied().unwrap_or(0.0),
-    }
+    let loaded = harness.load(place, up, ask, label).await?;
+    loaded.paced(harness.load_cpu_count())
 }
 
 /// A level from its runs, merged exactly.
@@ -333,9 +225,9 @@ fn level_of(label: String, target: f64, merged: &PacedTally, runs: Vec<RateRun>)
         success_rate: figures.success_rate,
         late: merged.late,
         busy_max: merged.busy_max,
-        latency_ms: spectrum(&merged.corrected),
-        service_ms: spectrum(&merged.service),
-        lag_ms: spectrum(&merged.lag),
+        latency_ms: Spectrum::of(&merged.corrected),
+        service_ms: Spectrum::of(&merged.service),
+        lag_ms: Spectrum::of(&merged.lag),
         distribution,
         errors: figures.errors,
         client_cpu_pct: median(&runs.iter().map(|r| r.client_cpu_pct).collect::<Vec<_>>()),
@@ -369,11 +261,11 @@ fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
                 })
                 .collect()
         };
-        out.extend(compare::pairwise(
+        out.extend(mann_whitney::pairwise(
             Figure::P99Ms,
             &runs(|r| r.latency_ms.p99),
         ));
-        out.extend(compare::pairwise(
+        out.extend(mann_whitney::pairwise(
             Figure::AchievedRps,
             &runs(|r| r.achieved_rps),
         ));
@@ -387,13 +279,13 @@ mod tests {
 
     #[test]
     fn only_the_load_generators_own_cpus_refuse_a_level() {
-        let why = beyond_the_client(90_000.0, 80_000.0, 1.0, false).expect("refused");
+        let why = beyond_the_client(90_000.0, 80_000.0, 1, true).expect("refused");
         assert!(why.contains("about 80000/s"), "{why}");
-        assert_eq!(beyond_the_client(70_000.0, 80_000.0, 1.0, false), None);
+        assert_eq!(beyond_the_client(70_000.0, 80_000.0, 1, true), None);
         assert_eq!(
-            beyond_the_client(90_000.0, 80_000.0, 1.0, true),
+            beyond_the_client(90_000.0, 80_000.0, 1, false),
             None,
-            "a swarm's agents pace on their own nodes"
+            "pacers on nodes of their own are not bounded here"
         );
     }
 }

@@ -10,20 +10,22 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
+use greet_load::{Stop, Work};
 
-use crate::agents::{self, Spread};
-use crate::compare::{self, Comparison, Figure};
-use crate::harness::{server_args, Harness, Subject};
-use crate::load::{Expect, Sessions, Stop};
+use crate::harness::{Ask, Harness, Start, Subject};
 use crate::plan::{self, SoakBound};
 use crate::results::{throughputs, Repeated, Results, Soak, SoakCell};
 use crate::sample;
-use crate::server;
+use crate::stats::mann_whitney::{self, Comparison, Figure};
 use crate::stats::{distinct, max_of};
 
 /// Runs soak into `results.soak`; false when a server failed.
-pub async fn run(harness: &Harness, plan: &plan::Soak, results: &mut Results) -> Result<bool> {
-    let workers = harness.workers(plan.workers);
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Soak,
+    results: &mut Results,
+) -> Result<bool> {
+    let (args, workers) = harness.server_args(&plan.server);
     results.soak = Some(Soak {
         transport: harness.transport(),
         duration_s: match plan.bound {
@@ -34,18 +36,16 @@ pub async fn run(harness: &Harness, plan: &plan::Soak, results: &mut Results) ->
             SoakBound::Requests(n) => Some(n),
             SoakBound::Duration(_) => None,
         },
-        delay_ms: plan.delay_ms,
+        delay_ms: plan.server.delay_ms,
         workers,
-        blocking_threads: plan.blocking_threads,
+        blocking_threads: plan.server.blocking_threads,
         repeats: plan.repeats,
         ..Soak::default()
     });
-    let args = server_args(plan.delay_ms, workers, plan.blocking_threads);
     let subjects = Subject::all(&plan.servers, &plan.foreign);
-    if plan.swarm {
-        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
-        server::swarm::preflight(&shorts, !plan.foreign.targets.is_empty())?;
-    }
+    let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+    let targets = !plan.foreign.targets.is_empty();
+    harness.preflight(plan.place, &shorts, targets, None)?;
     let mut failed: Vec<String> = Vec::new();
     for repeat in 1..=plan.repeats {
         for subject in &subjects {
@@ -97,15 +97,11 @@ async fn run_endpoint(
 ) -> Result<()> {
     // The endpoint after the first is checked on a server of the workspace by the contract
     // already passed; a target, which is not restarted, is checked once.
-    let mut up = if plan.swarm {
-        harness
-            .bring_up_swarm((one.subject, None), args, &plan.foreign, one.endpoint)
-            .await?
-    } else {
-        harness
-            .bring_up(one.subject, args, &plan.foreign, one.endpoint, !one.check)
-            .await?
+    let start = Start {
+        checked: !one.check,
+        ..Start::new(one.subject, args, &plan.foreign, one.endpoint)
     };
+    let mut up = harness.bring_up(plan.place, &start).await?;
     let pid = up.pid();
     let threads_at_start = pid.and_then(sample::read).map(|r| r.threads);
     let mut seen: BTreeSet<u32> = pid
@@ -118,33 +114,16 @@ async fn run_endpoint(
         SoakBound::Requests(n) => Stop::Total(n),
     };
     for &concurrency in &plan.levels {
-        let sessions = Sessions {
-            addr: up.addr,
-            target: one.endpoint.to_owned(),
-            expect: Expect::for_target(one.endpoint, &plan.foreign.expect),
+        let work = Work::Sessions {
             users: concurrency,
             stop,
-            timeout: harness.timeout(),
-            wire: harness.wire.clone(),
             streams: harness.common.streams,
         };
+        let ask = Ask::new(one.endpoint, &plan.foreign.expect, work);
         let repeat = one.repeat;
         let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
-        let (run, maxima) = if plan.agents > 0 {
-            let protocol = harness.wire.protocol;
-            let url = agents::url_for(plan.swarm, up.addr, one.endpoint, protocol);
-            let spread = Spread {
-                agents: plan.agents,
-                swarm: plan.swarm,
-            };
-            let how = (&sessions, url, &plan.foreign.expect);
-            let start = agents::start_instant(plan.swarm);
-            harness
-                .keep_alive_spread(&up, how, (spread, start), label)
-                .await?
-        } else {
-            harness.keep_alive(&up, &sessions, label).await
-        };
+        let loaded = harness.load(plan.place, &up, &ask, label).await?;
+        let (run, maxima) = (loaded.run(), loaded.maxima());
         harness.say(
             one.name,
             &format!(
@@ -174,7 +153,7 @@ async fn run_endpoint(
                 cells.len() - 1
             });
         let cell = &mut cells[at];
-        cell.node = up.server.as_ref().and_then(|s| s.node()).map(str::to_owned);
+        cell.node = up.node();
         if pid.is_some() {
             // Each repeat is a fresh process: its own thread ids, the most of any repeat kept.
             seen.extend(&maxima.thread_ids);
@@ -213,7 +192,7 @@ fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
                     )
                 })
                 .collect();
-            compare::pairwise(Figure::RequestsPerS, &samples)
+            mann_whitney::pairwise(Figure::RequestsPerS, &samples)
         })
         .collect()
 }

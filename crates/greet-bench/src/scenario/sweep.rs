@@ -5,14 +5,18 @@
 //! them all alike. Per server and endpoint: the best setting and its gain over the default.
 
 use anyhow::Result;
+use greet_load::{Expect, Stop, Work};
 
-use crate::harness::{server_args, Harness, Subject};
-use crate::load::{Expect, Sessions, Stop};
-use crate::plan::{self, package, Measure, BLOCKING_THREADS};
+use crate::harness::{server_args, Ask, Harness, Start, Subject};
+use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
 use crate::results::{Gain, Repeated, Results, Setting, Sweep, SweepBest, SweepCell};
 
 /// Runs the sweep into `results.sweep`; false when a server failed.
-pub async fn run(harness: &Harness, plan: &plan::Sweep, results: &mut Results) -> Result<bool> {
+pub(crate) async fn run(
+    harness: &Harness,
+    plan: &plan::Sweep,
+    results: &mut Results,
+) -> Result<bool> {
     let default = Setting {
         workers: harness.workers(None),
         blocking_threads: Some(BLOCKING_THREADS),
@@ -36,6 +40,8 @@ pub async fn run(harness: &Harness, plan: &plan::Sweep, results: &mut Results) -
         default,
         ..Sweep::default()
     });
+    let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+    harness.preflight(Placement::Harness, &shorts, false, None)?;
     let mut all_ok = true;
     for short in &plan.servers {
         let name = package(short);
@@ -125,32 +131,34 @@ async fn run_endpoint(
             let subject = Subject::Server(plan.short.to_owned());
             let args = server_args(0, setting.workers, blocking);
             let foreign = plan::Foreign::default();
-            let mut up = harness
-                .bring_up(&subject, &args, &foreign, plan.endpoint, *checked)
-                .await?;
+            let start = Start {
+                checked: *checked,
+                ..Start::new(&subject, &args, &foreign, plan.endpoint)
+            };
+            let mut up = harness.bring_up(Placement::Harness, &start).await?;
             *checked = true;
-            let sessions = |stop| Sessions {
-                addr: up.addr,
-                target: plan.endpoint.to_owned(),
-                expect: Expect::for_target(plan.endpoint, &plan::Expect::Greeting),
-                users: plan.measure.concurrency,
-                stop,
-                timeout: harness.timeout(),
-                wire: harness.wire.clone(),
-                streams: harness.common.streams,
+            let ask = |stop| {
+                let work = Work::Sessions {
+                    users: plan.measure.concurrency,
+                    stop,
+                    streams: harness.common.streams,
+                };
+                Ask::new(plan.endpoint, &Expect::Greeting, work)
             };
             let label = format!(
                 "{} {} w={} b={blocking} #{repeat}",
                 plan.name, plan.endpoint, setting.workers
             );
             if !plan.measure.warmup.is_zero() {
-                let warm = sessions(Stop::After(plan.measure.warmup));
-                harness
-                    .keep_alive(&up, &warm, format!("{label} warm-up"))
-                    .await;
+                let warm = ask(Stop::After(plan.measure.warmup));
+                let label = format!("{label} warm-up");
+                harness.load(Placement::Harness, &up, &warm, label).await?;
             }
-            let measured = sessions(Stop::After(plan.measure.duration));
-            let (run, _) = harness.keep_alive(&up, &measured, label).await;
+            let measured = ask(Stop::After(plan.measure.duration));
+            let run = harness
+                .load(Placement::Harness, &up, &measured, label)
+                .await?
+                .run();
             up.ensure_alive()?;
             harness.release(up).await?;
             let cell = &mut section(results).cells[first + i];
@@ -166,7 +174,7 @@ async fn run_endpoint(
 }
 
 /// The best setting of `server` on `endpoint` by median throughput, against the default.
-pub fn best(
+pub(crate) fn best(
     cells: &[SweepCell],
     server: &str,
     endpoint: &str,

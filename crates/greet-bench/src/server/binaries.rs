@@ -12,7 +12,7 @@ use crate::plan::{is_peer, package, Bins};
 
 /// Where server binaries are looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Where {
+pub(crate) enum Where {
     /// In this directory.
     Dir(PathBuf),
     /// Beside the harness, then on `PATH` (an installed harness).
@@ -21,28 +21,28 @@ pub enum Where {
 
 /// A program that becomes a server when given the server flags.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Program {
+pub(crate) struct Program {
     /// The executable.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Arguments before the server flags (`-cp … Main` for a JVM peer).
-    pub leading: Vec<String>,
+    pub(crate) leading: Vec<String>,
 }
 
 /// Where the servers of a run come from: the workspace's binaries, and the JVM peers when
 /// the run has any.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Binaries {
+pub(crate) struct Binaries {
     /// The workspace's server binaries.
-    pub rust: Where,
+    pub(crate) rust: Where,
     /// The compiled JVM peers, or why there are none.
-    pub peers: Result<Peers, String>,
+    pub(crate) peers: Result<Peers, String>,
 }
 
 impl Binaries {
     /// Where the binaries of `shorts` are, building them first when `bins` says so and the
     /// harness runs from its workspace's target directory; the JVM peers among `shorts` are
     /// compiled with the machine's JDK.
-    pub fn prepare(bins: &Bins, shorts: &[String], quiet: bool) -> Result<Self> {
+    pub(crate) fn prepare(bins: &Bins, shorts: &[String], quiet: bool) -> Result<Self> {
         let (peers, rust): (Vec<String>, Vec<String>) =
             shorts.iter().cloned().partition(|s| is_peer(s));
         let peers = if peers.is_empty() {
@@ -70,7 +70,7 @@ impl Binaries {
     }
 
     /// How to start server `short`, or an error that says how to get it.
-    pub fn locate(&self, short: &str) -> Result<Program> {
+    pub(crate) fn locate(&self, short: &str) -> Result<Program> {
         if is_peer(short) {
             let peers = self
                 .peers
@@ -103,7 +103,7 @@ fn build_peers() -> Result<Peers, String> {
 
 impl Where {
     /// The path of server `short`'s binary, or an error that says how to get it.
-    pub fn locate(&self, short: &str) -> Result<PathBuf> {
+    pub(crate) fn locate(&self, short: &str) -> Result<PathBuf> {
         let name = package(short);
         match self {
             Self::Dir(dir) => {
@@ -142,7 +142,7 @@ fn workspace_target_dir() -> Option<PathBuf> {
 }
 
 /// The workspace this harness was built from, if it is still there.
-pub fn workspace_root() -> Option<PathBuf> {
+pub(crate) fn workspace_root() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     root.join("Cargo.toml").is_file().then_some(root)
 }

@@ -1,4 +1,4 @@
-//! A server as a container of its image, with compose.yaml's limits; the docker CLI.
+//! A server as a container of its image, with compose.yaml's limits.
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -9,12 +9,13 @@ use greet_launch::process::Log;
 
 use crate::sample::EngineStats;
 
+use super::docker::{self, docker};
 use super::{Exit, Handle, Server, STARTUP_TIMEOUT};
 
 /// The limits every container runs with, as in compose.yaml.
-pub const CONTAINER_MEMORY: &str = "256m";
+pub(crate) const CONTAINER_MEMORY: &str = "256m";
 /// `ulimit -n` in containers, as in compose.yaml.
-pub const CONTAINER_NOFILE: &str = "16384:16384";
+pub(crate) const CONTAINER_NOFILE: &str = "16384:16384";
 
 /// A container of a server's image, the `docker logs --follow` that reads its stderr, and
 /// the engine's stats of it.
@@ -34,17 +35,10 @@ pub(super) struct Container {
 impl Container {
     /// How it ended, if it has.
     pub(super) fn exited(&self) -> Option<Exit> {
-        let state = docker(&[
-            "inspect",
-            "--format",
-            "{{.State.Running}} {{.State.ExitCode}}",
-            &self.name,
-        ])
-        .ok()?;
-        let (running, code) = state.trim().split_once(' ')?;
-        (running == "false").then(|| Exit {
-            success: code == "0",
-            text: format!("container exit code {code}"),
+        let state = docker::container(&self.name).ok()?.state;
+        (!state.running).then(|| Exit {
+            success: state.exit_code == 0,
+            text: format!("container exit code {}", state.exit_code),
         })
     }
 
@@ -55,11 +49,10 @@ impl Container {
         }
         let secs = grace.as_secs().max(1).to_string();
         let _ = docker(&["stop", "--time", &secs, &self.name]);
-        let code = docker(&["inspect", "--format", "{{.State.ExitCode}}", &self.name])?;
+        let code = docker::container(&self.name)?.state.exit_code;
         self.remove();
-        let code = code.trim().to_owned();
         Ok(Exit {
-            success: code == "0",
+            success: code == 0,
             text: format!("container exit code {code}"),
         })
     }
@@ -81,7 +74,7 @@ impl Server {
     /// Start-up counts from `docker run`. Without a `network`, on the host's network (loopback
     /// only: no port proxy in the path, the port its own choice); on a named one, at its
     /// address there, port 8080.
-    pub fn start_container(
+    pub(crate) fn start_container(
         image: &str,
         args: &[String],
         cpus: &[usize],
@@ -133,13 +126,12 @@ impl Server {
         let started = Instant::now();
         let run: Vec<&str> = run.iter().map(String::as_str).collect();
         docker(&run).with_context(|| format!("cannot start a container of {image}"))?;
-        let state = docker(&["inspect", "--format", "{{.State.Pid}} {{.Id}}", &name])?;
-        let (pid, id) = state
-            .trim()
-            .split_once(' ')
-            .context("container without a process")?;
-        let pid = pid.parse::<u32>().context("container without a process")?;
-        let visible = visible(pid, id);
+        let inspected = docker::container(&name)?;
+        let pid = inspected.state.pid;
+        if pid == 0 {
+            bail!("container {name} without a process");
+        }
+        let visible = visible(pid, &inspected.id);
         let mut logs = Command::new("docker")
             .args(["logs", "--follow", &name])
             .stdin(Stdio::null())
@@ -169,32 +161,17 @@ impl Server {
         server.addr = match network {
             None => logged,
             Some(network) => {
-                let format =
-                    format!("{{{{(index .NetworkSettings.Networks \"{network}\").IPAddress}}}}");
-                let ip = docker(&["inspect", "--format", &format, &name])?;
-                let ip = ip
-                    .trim()
-                    .parse()
+                let inspected = docker::container(&name)?;
+                let ip = inspected
+                    .network_settings
+                    .networks
+                    .get(network)
+                    .and_then(|n| n.ip_address.parse().ok())
                     .with_context(|| format!("no address of {name} on network {network}"))?;
                 SocketAddr::new(ip, logged.port())
             }
         };
         server.await_health(started, image, args, STARTUP_TIMEOUT)
-    }
-}
-
-/// Runs `docker args…`; its stdout, or an error with its stderr.
-pub fn docker(args: &[&str]) -> Result<String> {
-    let out = Command::new("docker")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .context("cannot run docker")?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        bail!("docker {}: {}", args.first().unwrap_or(&""), stderr.trim())
     }
 }
 
@@ -209,18 +186,14 @@ pub(super) fn visible(pid: u32, id: &str) -> bool {
 
 /// Checks that a Docker engine answers, that `images` exist, saying how to get them, and that
 /// `network` does.
-pub fn check_docker(images: &[String], network: Option<&str>) -> Result<()> {
+pub(crate) fn check_docker(images: &[String], network: Option<&str>) -> Result<()> {
     docker(&["info", "--format", "{{.ServerVersion}}"])
         .context("no Docker engine answers (`docker info` failed); --docker needs one")?;
-    if let Some(network) = network {
-        if docker(&["network", "inspect", "--format", "{{.Name}}", network]).is_err() {
-            bail!("no Docker network {network}: create it with `docker network create {network}`");
-        }
+    if let Some(network) = network.filter(|n| !docker::has_network(n)) {
+        bail!("no Docker network {network}: create it with `docker network create {network}`");
     }
-    for image in images {
-        if docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_err() {
-            bail!("image {image} not found: build the images with docker/build-offline.sh");
-        }
+    if let Some(image) = images.iter().find(|i| !docker::has_image(i)) {
+        bail!("image {image} not found: build the images with docker/build-offline.sh");
     }
     Ok(())
 }

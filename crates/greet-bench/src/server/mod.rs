@@ -1,17 +1,24 @@
-//! Servers the harness runs: `binaries` finds (or builds) them, `process` starts one as a
-//! child process and `container` as a container of its image, each pinned to its CPUs,
-//! `swarm` as a Docker Swarm stack (`stores`: PostgreSQL and Redis as they run beside it);
-//! [`Server`] is what either gives back: its address, its start-up time (spawn or
-//! `docker run` → first 200 on `/health`), and a graceful stop.
+//! Servers the harness runs, and the stores beside them: `binaries` finds (or builds) them,
+//! `process` starts one as a child process and `container` as a container of its image, each
+//! pinned to its CPUs, `swarm` as a Docker Swarm stack (from `stack`'s typed stack files);
+//! [`Server`] is what each gives back: its address, its start-up time (spawn, `docker run` or
+//! `docker stack deploy` → first 200 on `/health`), and a graceful stop. `stores` says how
+//! PostgreSQL and Redis run beside the servers, and `provision` readies them for a scenario:
+//! started here, given by URL, or deployed as a stack of their own. `docker` is the docker
+//! CLI, read through its JSON.
 
 mod binaries;
 mod container;
+pub(crate) mod docker;
 mod process;
-pub mod stores;
-pub mod swarm;
+pub(crate) mod provision;
+mod stack;
+pub(crate) mod stores;
+pub(crate) mod swarm;
 
-pub use binaries::{workspace_root, Binaries, Program, Where};
-pub use container::{check_docker, docker, CONTAINER_MEMORY, CONTAINER_NOFILE};
+pub(crate) use binaries::{workspace_root, Binaries, Program};
+pub(crate) use container::check_docker;
+pub(crate) use stack::SERVER_HOST;
 
 use std::net::SocketAddr;
 use std::process::ExitStatus;
@@ -32,11 +39,11 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How a server ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Exit {
+pub(crate) struct Exit {
     /// Exit code 0.
-    pub success: bool,
+    pub(crate) success: bool,
     /// The status as people read it, e.g. `exit status: 0` or `signal: 9 (SIGKILL)`.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl From<ExitStatus> for Exit {
@@ -61,7 +68,7 @@ enum Handle {
 
 /// A server the harness started: a process, or a container running the server's image.
 #[derive(Debug)]
-pub struct Server {
+pub(crate) struct Server {
     handle: Handle,
     addr: SocketAddr,
     startup: Duration,
@@ -115,17 +122,17 @@ impl Server {
     }
 
     /// Where it listens.
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// `http://addr`.
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// Its process id (for a container, its server's process as the host sees it).
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         match &self.handle {
             Handle::Process(process) => process.pid(),
             Handle::Container(c) => c.pid,
@@ -134,7 +141,7 @@ impl Server {
     }
 
     /// Whether its process is this host's, for /proc to sample.
-    pub fn visible(&self) -> bool {
+    pub(crate) fn visible(&self) -> bool {
         match &self.handle {
             Handle::Process(_) => true,
             Handle::Container(c) => c.visible,
@@ -143,7 +150,7 @@ impl Server {
     }
 
     /// The Docker engine's stats of a container.
-    pub fn engine(&self) -> Option<&EngineStats> {
+    pub(crate) fn engine(&self) -> Option<&EngineStats> {
         match &self.handle {
             Handle::Process(_) => None,
             Handle::Container(c) => c.stats.as_ref(),
@@ -152,12 +159,12 @@ impl Server {
     }
 
     /// Spawn (or `docker run`) → first 200 on `/health`.
-    pub fn startup(&self) -> Duration {
+    pub(crate) fn startup(&self) -> Duration {
         self.startup
     }
 
     /// How it ended, if it has.
-    pub fn exited(&mut self) -> Option<Exit> {
+    pub(crate) fn exited(&mut self) -> Option<Exit> {
         match &mut self.handle {
             Handle::Process(process) => process.exited().map(Exit::from),
             Handle::Container(c) => c.exited(),
@@ -166,7 +173,7 @@ impl Server {
     }
 
     /// Its last lines on stderr, joined.
-    pub fn stderr_tail(&self) -> String {
+    pub(crate) fn stderr_tail(&self) -> String {
         match &self.handle {
             Handle::Process(process) => process.stderr_tail(20),
             Handle::Container(c) => c.log.tail(20),
@@ -175,7 +182,7 @@ impl Server {
     }
 
     /// SIGTERM, then up to `grace` for a graceful exit, then SIGKILL.
-    pub fn stop(mut self, grace: Duration) -> Result<Exit> {
+    pub(crate) fn stop(mut self, grace: Duration) -> Result<Exit> {
         match &mut self.handle {
             Handle::Process(process) => Ok(process.stop(grace)?.into()),
             Handle::Container(c) => c.stop(grace),
@@ -203,13 +210,13 @@ impl Drop for Server {
 }
 
 /// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
-pub fn image(short: &str) -> String {
+pub(crate) fn image(short: &str) -> String {
     format!("{}:latest", crate::plan::package(short))
 }
 
 /// Splits `cpus` between the server (the first half, at least one) and the load generator
 /// (the rest); with one CPU there is nothing to split.
-pub fn split_cpus(cpus: &[usize]) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn split_cpus(cpus: &[usize]) -> (Vec<usize>, Vec<usize>) {
     if cpus.len() < 2 {
         return (Vec::new(), Vec::new());
     }

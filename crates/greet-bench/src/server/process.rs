@@ -14,7 +14,7 @@ impl Server {
     /// Starts `bin` with `args` on a port of its own choosing on loopback, pinned to `cpus`
     /// (none: not pinned), and waits for its first 200 on `/health`, polling at most 1 ms
     /// apart. Start-up counts from the spawn.
-    pub fn start(program: &Program, args: &[String], cpus: &[usize]) -> Result<Self> {
+    pub(crate) fn start(program: &Program, args: &[String], cpus: &[usize]) -> Result<Self> {
         let bin = &program.path;
         let process = Launch::new(bin)
             .before(program.leading.iter().cloned())

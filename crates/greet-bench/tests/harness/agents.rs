@@ -182,8 +182,7 @@ fn a_killed_agent_fails_its_level_by_name() {
 /// there, and refuses a level with one missing, in one line and exit 1.
 #[test]
 fn merge_takes_a_whole_level_or_refuses_it() {
-    use greet_bench::agents::{Report, REPORT_PREFIX};
-    use greet_bench::load::{Outcome, Tally};
+    use greet_load::{Counted, Outcome, Report, Tally};
     let dir = out_dir("agents-merge");
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let line = |index: usize, ms: u64| {
@@ -203,14 +202,9 @@ fn merge_takes_a_whole_level_or_refuses_it() {
             start_skew_s: 0.001,
             started_s: 1_700_000_000.0,
             cpu_s: 0.05,
-            tally,
-            paced: None,
+            counted: Counted::Closed(tally),
         };
-        format!(
-            "greet-load.{}.abc@node | {REPORT_PREFIX}{}\n",
-            index + 1,
-            serde_json::to_string(&report).expect("json")
-        )
+        format!("greet-load.{}.abc@node | {}\n", index + 1, report.line())
     };
     let logs = dir.join("logs.txt");
     std::fs::write(&logs, format!("starting\n{}{}", line(1, 220), line(0, 210))).unwrap();

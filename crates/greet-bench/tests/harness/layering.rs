@@ -1,6 +1,7 @@
-//! The harness's modules depend on each other one way only, so do the files inside each
-//! directory module, and only the CLI sees clap.
-//! `cargo test -p greet-bench --test harness layering:: -- --nocapture` prints the module graph.
+//! The harness's modules (and the load engine's, `greet-load`) depend on each other one way
+//! only, so do the files inside each directory module; only the CLI sees clap (the agent's
+//! command line, in the engine); and no scenario asks where its load runs.
+//! `cargo test -p greet-bench --test harness layering:: -- --nocapture` prints the module graphs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -66,11 +67,21 @@ fn uses(text: &str) -> BTreeSet<String> {
     out
 }
 
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The `src` of workspace crate `name`.
+fn src_of(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(name)
+        .join("src")
+}
+
+/// The harness's sources, and the load engine's.
+const CRATES: [&str; 2] = ["greet-bench", "greet-load"];
+
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in sources(&src) {
-        let from = module(&src, &file);
+    for file in sources(src) {
+        let from = module(src, &file);
         if from == "lib" || from == "main" {
             continue;
         }
@@ -104,27 +115,59 @@ fn cycle(
 
 #[test]
 fn modules_depend_one_way() {
-    let graph = graph();
-    for (module, deps) in &graph {
-        let deps: Vec<&str> = deps.iter().map(String::as_str).collect();
-        println!("{module:>8} -> {}", deps.join(", "));
-    }
-    assert!(graph.len() >= 12, "every module read: {graph:?}");
-    for node in graph.keys() {
-        if let Some(found) = cycle(&graph, node, &mut Vec::new()) {
-            panic!("import cycle: {}", found.join(" -> "));
+    for name in CRATES {
+        let graph = graph(&src_of(name));
+        println!("{name}:");
+        for (module, deps) in &graph {
+            let deps: Vec<&str> = deps.iter().map(String::as_str).collect();
+            println!("{module:>10} -> {}", deps.join(", "));
+        }
+        assert!(graph.len() >= 12, "every module of {name} read: {graph:?}");
+        for node in graph.keys() {
+            if let Some(found) = cycle(&graph, node, &mut Vec::new()) {
+                panic!("import cycle in {name}: {}", found.join(" -> "));
+            }
         }
     }
     // The bottom of the harness knows nothing above it.
-    assert!(graph["stats"].is_empty(), "{:?}", graph["stats"]);
-    assert!(graph["plan"].is_empty(), "{:?}", graph["plan"]);
+    let bench = graph(&src_of("greet-bench"));
+    assert!(bench["stats"].is_empty(), "{:?}", bench["stats"]);
+    assert!(bench["plan"].is_empty(), "{:?}", bench["plan"]);
+    // The engine's loops share the work, the connection, the checks and the counting beneath
+    // them, and nothing beneath them knows a loop; a shard runs any of them and knows no
+    // coordinator; the figures know nothing else.
+    let load = graph(&src_of("greet-load"));
+    let loops = ["fresh", "sessions", "paced", "run"];
+    for lower in ["work", "conn", "expect", "count", "figures"] {
+        for upper in loops.iter().chain(&["shard", "local", "agent"]) {
+            assert!(!load[lower].contains(*upper), "{lower} uses {upper}");
+        }
+    }
+    assert!(load["figures"].is_empty(), "{:?}", load["figures"]);
+    assert!(!load["shard"].contains("local") && !load["shard"].contains("agent"));
+    assert!(load["conn"].contains("expect") && load["expect"].contains("count"));
+}
+
+/// Where a load runs is the harness's to know: no scenario names agents or a swarm, so a new
+/// place to run touches no scenario.
+#[test]
+fn no_scenario_asks_where_its_load_runs() {
+    let scenarios = src_of("greet-bench").join("scenario");
+    for file in sources(&scenarios) {
+        let text = std::fs::read_to_string(&file)
+            .expect("readable")
+            .to_lowercase();
+        for word in ["agent", "swarm"] {
+            assert!(!text.contains(word), "{} names {word}", file.display());
+        }
+    }
 }
 
 /// Inside each directory module (`load/`, `server/`, …): which sibling files each file's code
 /// names, as `super::x` or `crate::<dir>::x`, tests left out. `mod.rs` is the parent that
 /// re-exports them, not a sibling.
-fn inner_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+fn inner_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = src.to_path_buf();
     let mut out = BTreeMap::new();
     let mut dirs = vec![src.clone()];
     while let Some(dir) = dirs.pop() {
@@ -183,16 +226,18 @@ fn inner_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
 
 #[test]
 fn files_in_a_module_depend_one_way() {
-    let graphs = inner_graphs();
+    let graphs = inner_graphs(&src_of("greet-bench"));
     for module in [
         "cli",
-        "load",
+        "harness",
         "plan",
         "report",
         "report::table",
         "results",
+        "sample",
         "scenario",
         "server",
+        "stats",
     ] {
         assert!(
             graphs.contains_key(module),
@@ -212,28 +257,21 @@ fn files_in_a_module_depend_one_way() {
             }
         }
     }
-    // The load loops share the connection, checking and counting beneath them, and nothing
-    // beneath them knows a loop.
-    let load = &graphs["load"];
-    for lower in ["count", "check", "conn"] {
-        for shape in ["fresh", "sessions", "paced"] {
-            assert!(!load[lower].contains(shape), "{lower} uses {shape}");
-        }
-    }
-    assert!(load["conn"].contains("check") && load["check"].contains("count"));
 }
 
 #[test]
 fn only_the_cli_sees_clap() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    for file in sources(&src) {
-        let text = std::fs::read_to_string(&file).expect("readable");
-        let code = text
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .any(|l| l.contains("clap"));
-        if module(&src, &file) != "cli" {
-            assert!(!code, "{} uses clap", file.display());
+    for (name, cli) in [("greet-bench", "cli"), ("greet-load", "agent")] {
+        let src = src_of(name);
+        for file in sources(&src) {
+            let text = std::fs::read_to_string(&file).expect("readable");
+            let code = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .any(|l| l.contains("clap"));
+            if module(&src, &file) != cli {
+                assert!(!code, "{} uses clap", file.display());
+            }
         }
     }
 }

@@ -7,9 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::BENCH;
-use greet_bench::load::{paced, Expect, Paced};
-use greet_bench::plan;
 use greet_launch::process::{Launch, ServerProcess, Signal};
+use greet_load::{run, Check, Counted, Expect, Load, PacedTally, Schedule, Work};
 
 /// greet-hyper (built beside the harness by `cargo test --workspace`, else the release one),
 /// on one worker.
@@ -27,16 +26,26 @@ fn hyper(delay_ms: &str) -> ServerProcess {
         .expect("greet-hyper starts (cargo build -p greet-hyper)")
 }
 
-fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) -> Paced {
-    Paced {
+fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) -> Load {
+    Load {
         wire: Default::default(),
         addr: server.addr(),
         target: "/greetings".into(),
-        expect: Expect::for_target("/greetings", &plan::Expect::Greeting),
-        rate,
-        duration: Duration::from_secs_f64(seconds),
-        connections,
+        check: Check::for_target("/greetings", &Expect::Greeting),
         timeout: Duration::from_secs(10),
+        work: Work::Paced(Schedule {
+            rate,
+            duration: Duration::from_secs_f64(seconds),
+            connections,
+        }),
+    }
+}
+
+/// `load`, open loop: its whole count.
+async fn paced(load: &Load) -> PacedTally {
+    match run(load, Arc::default()).await {
+        Counted::Paced(tally) => tally,
+        Counted::Closed(_) => panic!("a schedule counts as an open loop"),
     }
 }
 
@@ -47,7 +56,7 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 async fn a_known_delay_is_measured_at_a_low_rate() {
     let _turn = ONE_AT_A_TIME.lock().await;
     let server = hyper("5");
-    let tally = paced(&level(&server, 200.0, 1.0, 8), Arc::default()).await;
+    let tally = paced(&level(&server, 200.0, 1.0, 8)).await;
     let f = tally.corrected.figures();
     assert_eq!((f.requests, f.success_rate), (200, 100.0), "{f:?}");
     assert!(
@@ -86,7 +95,7 @@ async fn a_stall_shows_in_corrected_latency_and_not_in_service_time() {
         std::thread::sleep(Duration::from_millis(300));
         stop(Signal::SIGCONT);
     });
-    let tally = paced(&load, Arc::default()).await;
+    let tally = paced(&load).await;
     stall.join().expect("stalled and resumed");
     let corrected = tally.corrected.figures();
     let service = tally.service.figures();

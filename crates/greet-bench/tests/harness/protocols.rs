@@ -3,6 +3,7 @@
 //! `--protocol` / `--streams` that cannot be honoured refused in one line.
 
 use crate::common::{assert_one_line_error, bench_ok, out_dir, packages, results, BENCH};
+use greet_probe::Protocol;
 
 #[test]
 fn the_ladder_runs_over_every_protocol() {
@@ -36,7 +37,7 @@ fn the_ladder_runs_over_every_protocol() {
             .ladder
             .expect("the ladder's section");
         assert_eq!(
-            (ladder.transport.protocol.as_str(), ladder.transport.streams),
+            (ladder.transport.protocol.name(), ladder.transport.streams),
             (protocol, 1)
         );
         assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
@@ -88,7 +89,7 @@ fn http2_users_share_connections_by_streams() {
     ]);
     let loops = results(&out.join("results.json")).loops.expect("loops");
     assert_eq!(
-        (loops.transport.protocol.as_str(), loops.transport.streams),
+        (loops.transport.protocol.name(), loops.transport.streams),
         ("h2", 4)
     );
     assert!(loops.failures.is_empty(), "{:?}", loops.failures);
@@ -134,7 +135,7 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
     let section = results(&out.join("results.json"))
         .protocols
         .expect("the protocols section");
-    assert_eq!(section.protocols, ["http1", "h2c", "https", "h2"]);
+    assert_eq!(section.protocols, Protocol::ALL);
     assert!(section.failures.is_empty(), "{:?}", section.failures);
     assert_eq!(section.cells.len(), 3 * 4, "servers x protocols");
     for cell in &section.cells {
@@ -142,7 +143,7 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
         assert_eq!(cell.runs.len(), section.repeats, "{what}");
         assert_eq!(cell.success_rate, 100.0, "{what}");
         assert!(cell.requests_per_s.median > 0.0, "{what}");
-        let tls = cell.protocol == "https" || cell.protocol == "h2";
+        let tls = cell.protocol.tls();
         for run in &cell.runs {
             assert_eq!(run.load.handshake_ms.is_some(), tls, "{what}");
         }
@@ -150,7 +151,7 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
     // Every protocol but HTTP/1.1 against the same server's HTTP/1.1.
     assert_eq!(section.of_http1.len(), 3 * 3);
     for g in &section.of_http1 {
-        let cell = |p: &str| {
+        let cell = |p: Protocol| {
             section
                 .cells
                 .iter()
@@ -158,7 +159,7 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
                 .expect("cell")
         };
         let expected =
-            cell(&g.protocol).requests_per_s.median / cell("http1").requests_per_s.median;
+            cell(g.protocol).requests_per_s.median / cell(Protocol::Http1).requests_per_s.median;
         assert!((g.gain.gain - expected).abs() < 1e-9, "{g:?}");
     }
     // Per protocol, every pair of servers on their shares of their HTTP/1.1.

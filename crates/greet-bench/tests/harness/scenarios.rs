@@ -4,8 +4,8 @@
 use std::process::Output;
 
 use crate::common::{assert_balanced, bench, out_dir, packages, results};
-use greet_bench::compare::{Comparison, Figure, Verdict};
 use greet_bench::results::{Results, Run};
+use greet_bench::stats::mann_whitney::{Comparison, Figure, Verdict};
 use greet_bench::stats::Summary;
 
 /// Runs a scenario into a fresh directory; its stdout, results and report.html.

@@ -41,7 +41,7 @@ impl OneNodeSwarm {
             docker(&["info"]).status.success(),
             "no Docker engine answers (docker info): install and start Docker"
         );
-        for image in ["greet-hyper:latest", "greet-bench:latest"] {
+        for image in ["greet-hyper:latest", "greet-agent:latest"] {
             assert!(
                 docker(&["image", "inspect", image]).status.success(),
                 "no {image} image: bash docker/build-offline.sh"

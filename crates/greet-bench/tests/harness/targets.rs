@@ -260,7 +260,7 @@ fn a_target_that_answers_h2c_with_http1_is_a_failure_not_a_result() {
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("would not speak h2c"), "{stderr}");
     let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert_eq!(ladder.transport.protocol, "h2c");
+    assert_eq!(ladder.transport.protocol.name(), "h2c");
     assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
     assert!(ladder.servers.iter().all(|s| s.levels.is_empty()));
 }

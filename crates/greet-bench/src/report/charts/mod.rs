@@ -16,17 +16,17 @@ use crate::stats::Summary;
 
 /// One chart of a section, drawn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChartFile {
+pub(crate) struct ChartFile {
     /// The section it belongs to.
-    pub section: ScenarioKind,
+    pub(crate) section: ScenarioKind,
     /// Its file name, e.g. `soak-threads.svg`.
-    pub file: String,
+    pub(crate) file: String,
     /// The SVG document.
-    pub svg: String,
+    pub(crate) svg: String,
 }
 
 /// Every chart of `results`, section by section.
-pub fn charts(results: &Results) -> Vec<ChartFile> {
+pub(crate) fn charts(results: &Results) -> Vec<ChartFile> {
     let bars = |charts: Vec<(String, Chart)>| -> Vec<(String, String)> {
         charts
             .into_iter()

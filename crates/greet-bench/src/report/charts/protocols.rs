@@ -9,19 +9,20 @@ use super::{series, whiskers};
 /// Throughput per protocol (groups), a bar per server.
 pub(super) fn charts(protocols: &Protocols) -> Vec<(String, Chart)> {
     let names = distinct(protocols.cells.iter().map(|c| c.server.clone()));
+    let groups: Vec<String> = protocols.protocols.iter().map(|p| p.to_string()).collect();
     let find = |name: &str, protocol: &String| {
         protocols
             .cells
             .iter()
-            .find(|c| c.server == name && c.protocol == *protocol && !c.runs.is_empty())
+            .find(|c| c.server == name && c.protocol.name() == protocol && !c.runs.is_empty())
             .map(|c| c.requests_per_s.clone())
     };
     let chart = Chart {
         title: "Protocols: keep-alive throughput at zero delay".into(),
         unit: "requests/sec (median, whiskers min-max)".into(),
-        groups: protocols.protocols.clone(),
-        series: series(&names, &protocols.protocols, find, |s| s.median),
-        whiskers: whiskers(&names, &protocols.protocols, find),
+        series: series(&names, &groups, find, |s| s.median),
+        whiskers: whiskers(&names, &groups, find),
+        groups,
     };
     vec![("protocols.svg".into(), chart)]
 }

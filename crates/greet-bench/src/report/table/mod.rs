@@ -18,22 +18,22 @@ mod sweep;
 
 use std::fmt::Write as _;
 
-use crate::compare::{Comparison, Verdict};
 use crate::plan::ScenarioKind;
 use crate::results::{Failure, Gain, Results};
+use crate::stats::mann_whitney::{Comparison, Verdict};
 use crate::stats::Summary;
 
 /// One table: a title, column headers, rows in groups (servers), and notes below it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Table {
+pub(crate) struct Table {
     /// What it shows.
-    pub title: String,
+    pub(crate) title: String,
     /// Column headers.
-    pub headers: Vec<String>,
+    pub(crate) headers: Vec<String>,
     /// Rows, in groups separated by a dotted rule.
-    pub groups: Vec<Vec<Vec<String>>>,
+    pub(crate) groups: Vec<Vec<Vec<String>>>,
     /// Lines below the table: comparisons, failures.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Table {
@@ -47,7 +47,7 @@ impl Table {
     }
 
     /// The table as aligned text, in the original's layout (notes not included).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for row in self.groups.iter().flatten() {
             for (w, cell) in widths.iter_mut().zip(row) {
@@ -78,7 +78,7 @@ impl Table {
 }
 
 /// The tables of `section` of `results` (none when it did not run).
-pub fn tables(results: &Results, section: ScenarioKind) -> Vec<Table> {
+pub(crate) fn tables(results: &Results, section: ScenarioKind) -> Vec<Table> {
     match section {
         ScenarioKind::Ladder => results
             .ladder

@@ -18,7 +18,7 @@ pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
                 .find(|g| g.server == cell.server && g.protocol == cell.protocol);
             vec![
                 cell.server.clone(),
-                cell.protocol.clone(),
+                cell.protocol.to_string(),
                 format!("{:.1}", cell.requests_per_s.median),
                 format!(
                     "{:.1}-{:.1}",

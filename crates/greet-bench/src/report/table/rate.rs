@@ -1,8 +1,8 @@
 //! The rate tables.
 
-use crate::compare::Comparison;
 use crate::results::{Rate, RateServer};
 use crate::stats::distinct;
+use crate::stats::mann_whitney::Comparison;
 
 use super::{failure_notes, opt, Table};
 

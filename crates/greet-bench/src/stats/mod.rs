@@ -1,7 +1,12 @@
-//! Plain statistics over figures: medians, summaries of repeated runs, percentages. The
-//! bottom of the harness: it knows nothing of loads, servers or results.
+//! Plain statistics over figures: medians, summaries of repeated runs, percentages, and
+//! whether two samples differ beyond run-to-run noise ([`mann_whitney`]). The bottom of the
+//! harness: it knows nothing of loads, servers or results.
+
+pub mod mann_whitney;
 
 use serde::{Deserialize, Serialize};
+
+pub use greet_load::figures::{percent, rate};
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 when empty).
 pub fn median(values: &[f64]) -> f64 {
@@ -15,24 +20,6 @@ pub fn median(values: &[f64]) -> f64 {
         sorted[mid]
     } else {
         (sorted[mid - 1] + sorted[mid]) / 2.0
-    }
-}
-
-/// `part` as a percentage of `whole` (0 when there is no whole).
-pub fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
-}
-
-/// `count` per second over `seconds` (0 over no time).
-pub fn rate(count: u64, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        count as f64 / seconds
-    } else {
-        0.0
     }
 }
 

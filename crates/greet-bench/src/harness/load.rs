@@ -1,0 +1,285 @@
+//! One load, handed to where the [`Placement`] runs it (the harness's own process, agents
+//! here, a swarm job), the server observed throughout (from the instant the load starts, the
+//! agents' shared start included), and one merged result back ([`Loaded`]). Scenarios say
+//! what to send; where it runs is this module's alone.
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use anyhow::Result;
+use greet_load::{AgentRun, Check, Counted, Expect, Figures, Load, PacedTally, Shard, Wire, Work};
+
+use crate::plan::Placement;
+use crate::results::{RateRun, Run, Sampled, Spectrum};
+use crate::sample::{self, EngineStats, Maxima, Sampler};
+use crate::server::provision::{Ready, StoreSampling};
+use crate::server::Server;
+
+use super::agents;
+use super::progress::{Bound, Progress};
+use super::{Harness, Up};
+
+/// What a scenario asks of one load: the endpoint, what a valid answer is, and the work.
+#[derive(Debug, Clone)]
+pub(crate) struct Ask<'a> {
+    /// Path and query to GET.
+    pub(crate) target: &'a str,
+    /// What a valid answer is.
+    pub(crate) expect: &'a Expect,
+    /// The shape and size of the load.
+    pub(crate) work: Work,
+    /// The protocol, when not the run's (`--protocol`).
+    pub(crate) wire: Option<&'a Wire>,
+    /// The stores the server uses, sampled beside it through the load.
+    pub(crate) stores: Option<&'a Ready>,
+}
+
+impl<'a> Ask<'a> {
+    /// `work` on `target`, answers judged by `expect`, over the run's protocol.
+    pub(crate) fn new(target: &'a str, expect: &'a Expect, work: Work) -> Self {
+        Self {
+            target,
+            expect,
+            work,
+            wire: None,
+            stores: None,
+        }
+    }
+}
+
+/// What one load came to, wherever it ran.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    /// Everything counted, every agent's merged.
+    pub(crate) counted: Counted,
+    /// Each agent's own figures (none when the harness loaded).
+    pub(crate) agents: Vec<AgentRun>,
+    /// What was seen of the server meanwhile.
+    pub(crate) observed: Observed,
+    /// What was seen of its stores, when asked for.
+    pub(crate) stores: Option<Sampled>,
+    /// CPU the load generator used: the harness's process, or the agents' in all, seconds.
+    pub(crate) client_cpu_s: f64,
+    /// How long the load ran, seconds.
+    pub(crate) span_s: f64,
+}
+
+impl Loaded {
+    /// The run of this load: its figures, the server's, and each agent's.
+    pub(crate) fn run(&self) -> Run {
+        self.observed
+            .run(self.counted.tally().figures(), self.agents.clone())
+    }
+
+    /// The load generator's CPU, percent of `cpus` CPUs over the load.
+    pub(crate) fn client_cpu_pct(&self, cpus: usize) -> f64 {
+        100.0 * self.client_cpu_s / (self.span_s.max(1e-9) * cpus.max(1) as f64)
+    }
+
+    /// An open loop's run (rate's): its schedule's whole count, and the run's figures with
+    /// the load generator's CPU over `load_cpus` CPUs.
+    pub(crate) fn paced(self, load_cpus: usize) -> Result<(PacedTally, RateRun)> {
+        let client_cpu_pct = self.client_cpu_pct(load_cpus);
+        let Counted::Paced(tally) = self.counted else {
+            anyhow::bail!("an open-loop load came back as a closed loop's");
+        };
+        let run = RateRun {
+            achieved_rps: tally.achieved_rate(),
+            late: tally.late,
+            latency_ms: Spectrum::of(&tally.corrected),
+            service_ms: Spectrum::of(&tally.service),
+            success_rate: tally.corrected.figures().success_rate,
+            client_cpu_pct,
+            server: self.observed.server(),
+            agents: self.agents,
+        };
+        Ok((tally, run))
+    }
+
+    /// What /proc saw of the server (nothing when it did not see it).
+    pub(crate) fn maxima(&self) -> Maxima {
+        self.observed.maxima.clone().unwrap_or_default()
+    }
+
+    /// `, over N agents (…)` when agents ran it: each one's requests and start skew.
+    pub(crate) fn note(&self) -> String {
+        if self.agents.is_empty() {
+            return String::new();
+        }
+        let each: Vec<String> = self
+            .agents
+            .iter()
+            .map(|a| format!("{} req, +{:.1} ms", a.requests, a.start_skew_ms))
+            .collect();
+        format!(", over {} agents ({})", self.agents.len(), each.join("; "))
+    }
+}
+
+impl Harness {
+    /// Runs `ask` on `up` where `place` says, with a progress bar named `label` when the
+    /// harness loads: the harness's own process, or agents starting together, whose failure
+    /// is the load's.
+    pub(crate) async fn load(
+        &self,
+        place: Placement,
+        up: &Up,
+        ask: &Ask<'_>,
+        label: String,
+    ) -> Result<Loaded> {
+        let wire = ask.wire.unwrap_or(&self.wire);
+        if place == Placement::Harness {
+            return Ok(self.load_here(up, ask, wire, label).await);
+        }
+        let start = agents::start_instant(place);
+        let shard = Shard {
+            url: agents::url(place, up.addr, ask.target, wire.protocol),
+            expect: ask.expect.clone(),
+            protocol: wire.protocol,
+            timeout: self.timeout(),
+            work: ask.work,
+            index: 0,
+            agents: place.agents(),
+            start_at_ms: greet_load::shard::unix_ms(start),
+        };
+        let each = match ask.work {
+            Work::Paced(s) => format!(", {:.0}/s each", s.rate / place.agents() as f64),
+            _ => String::new(),
+        };
+        self.say(&label, &format!("{} agents{each}", place.agents()));
+        let observer = Observer::start(up.server.as_ref(), start);
+        let stores = ask.stores.map(|s| StoreSampling::start(s, start));
+        let ran = agents::run(place, &shard).await;
+        let observed = observer.stop().await;
+        let stores = match stores {
+            Some(sampling) => sampling.stop().await,
+            None => None,
+        };
+        let ran = ran?;
+        let (counted, agents) = ran.merged();
+        let span_s = match &counted {
+            Counted::Paced(p) => p.span.as_secs_f64(),
+            Counted::Closed(t) => t.elapsed.as_secs_f64(),
+        };
+        Ok(Loaded {
+            counted,
+            agents,
+            observed,
+            stores,
+            client_cpu_s: ran.cpu_s(),
+            span_s,
+        })
+    }
+
+    /// The load from the harness's own process, its CPU measured.
+    async fn load_here(&self, up: &Up, ask: &Ask<'_>, wire: &Wire, label: String) -> Loaded {
+        let now = SystemTime::now();
+        let observer = Observer::start(up.server.as_ref(), now);
+        let stores = ask.stores.map(|s| StoreSampling::start(s, now));
+        let done = Arc::new(AtomicUsize::new(0));
+        let bound = match (ask.work.requests(), ask.work.duration()) {
+            (Some(n), _) => Bound::Requests(n),
+            (None, d) => Bound::Duration(d.unwrap_or_default()),
+        };
+        let bar = Progress::start(self.common.quiet, label, bound, Arc::clone(&done));
+        let load = Load {
+            addr: up.addr,
+            target: ask.target.to_owned(),
+            check: Check::for_target(ask.target, ask.expect),
+            timeout: self.timeout(),
+            wire: wire.clone(),
+            work: ask.work,
+        };
+        let (cpu, at) = (own_cpu(), Instant::now());
+        let counted = greet_load::run(&load, done).await;
+        let (client_cpu_s, span_s) = (own_cpu() - cpu, at.elapsed().as_secs_f64());
+        bar.finish();
+        let observed = observer.stop().await;
+        let stores = match stores {
+            Some(sampling) => sampling.stop().await,
+            None => None,
+        };
+        Loaded {
+            counted,
+            agents: Vec::new(),
+            observed,
+            stores,
+            client_cpu_s,
+            span_s,
+        }
+    }
+}
+
+/// This process's CPU time, seconds. The kernel's own clock, to the nanosecond: /proc's
+/// 10 ms ticks read a short, light load as zero.
+fn own_cpu() -> f64 {
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_PROCESS_CPUTIME_ID)
+        .map_or(0.0, |t| t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9)
+}
+
+/// A server observed while a load runs: from /proc where its process is this host's, and
+/// from the engine's stats (or a swarm's watch task) for a container, beside /proc's figures
+/// or instead of them for one on another host.
+#[derive(Debug)]
+pub(crate) struct Observer<'a> {
+    proc: Option<Sampler>,
+    engine: Option<&'a EngineStats>,
+    from: Instant,
+}
+
+impl<'a> Observer<'a> {
+    /// Starts observing `server` (none: a target, not observed) at `at`: now, or when a
+    /// load's agents start.
+    pub(crate) fn start(server: Option<&'a Server>, at: SystemTime) -> Self {
+        let from = sample::instant_at(at);
+        Self {
+            proc: server
+                .filter(|s| s.visible())
+                .map(|s| Sampler::start_at(s.pid(), from)),
+            engine: server.and_then(Server::engine),
+            from,
+        }
+    }
+
+    /// Stops: what /proc saw, and the engine's figures over the load (waiting up to 2.5 s for
+    /// the reading that covers its end: the engine reads about once a second).
+    pub(crate) async fn stop(self) -> Observed {
+        let maxima = self.proc.map(Sampler::stop);
+        let engine = match self.engine {
+            Some(stats) => Some(stats.window_covered(self.from, Instant::now()).await),
+            None => None,
+        };
+        Observed { maxima, engine }
+    }
+}
+
+/// What an [`Observer`] saw.
+#[derive(Debug, Default)]
+pub(crate) struct Observed {
+    /// /proc's, where the server's process is this host's.
+    pub(crate) maxima: Option<Maxima>,
+    /// The engine's (or the watch task's), for a container.
+    pub(crate) engine: Option<Sampled>,
+}
+
+impl Observed {
+    /// The server's figures: /proc's, or the engine's where /proc has none.
+    pub(crate) fn server(&self) -> Sampled {
+        match &self.maxima {
+            Some(maxima) => maxima.sampled(),
+            None => self.engine.clone().unwrap_or_default(),
+        }
+    }
+
+    /// A run of `load` (by `agents`, if any): [`Observed::server`], and the engine's figures
+    /// beside /proc's.
+    pub(crate) fn run(&self, load: Figures, agents: Vec<AgentRun>) -> Run {
+        Run {
+            load,
+            server: self.server(),
+            engine: self.maxima.as_ref().and(self.engine.clone()),
+            agents,
+        }
+    }
+}

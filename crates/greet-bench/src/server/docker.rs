@@ -1,0 +1,302 @@
+//! The docker CLI, read through its JSON output: each command the harness runs, and the
+//! fields it reads of what comes back, as typed values.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+/// Runs `docker args…`; its stdout, or an error with its stderr.
+pub(crate) fn docker(args: &[&str]) -> Result<String> {
+    let out = Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .context("cannot run docker")?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        bail!("docker {}: {}", args.first().unwrap_or(&""), stderr.trim())
+    }
+}
+
+/// `docker args…` whose stdout is one JSON value (`inspect`, `--format '{{json .}}'`).
+pub(crate) fn json<T: DeserializeOwned>(args: &[&str]) -> Result<T> {
+    let out = docker(args)?;
+    serde_json::from_str(out.trim())
+        .with_context(|| format!("docker {}: unexpected output", args.join(" ")))
+}
+
+/// `docker args…` whose stdout is a JSON value a line (`--format '{{json .}}'` on a list).
+pub(crate) fn json_lines<T: DeserializeOwned>(args: &[&str]) -> Result<Vec<T>> {
+    docker(args)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l)
+                .with_context(|| format!("docker {}: unexpected line {l:?}", args.join(" ")))
+        })
+        .collect()
+}
+
+/// The one object `docker inspect …` (or `docker node inspect …`) gives for one name.
+pub(crate) fn inspect<T: DeserializeOwned>(args: &[&str]) -> Result<T> {
+    let mut all: Vec<T> = json(args)?;
+    if all.len() != 1 {
+        bail!("docker {}: {} objects, not one", args.join(" "), all.len());
+    }
+    Ok(all.remove(0))
+}
+
+/// A container, as `docker inspect` shows it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct Container {
+    /// Its full ID.
+    pub(crate) id: String,
+    /// Its process.
+    pub(crate) state: ContainerState,
+    /// Its networks.
+    pub(crate) network_settings: NetworkSettings,
+}
+
+/// A container's process.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct ContainerState {
+    /// Its pid as the engine's host sees it (0 when it is not running).
+    pub(crate) pid: u32,
+    /// Whether it runs.
+    pub(crate) running: bool,
+    /// Its exit code, once it has exited.
+    pub(crate) exit_code: i64,
+}
+
+/// A container's networks.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct NetworkSettings {
+    /// Each network by name, with the container's address on it.
+    #[serde(default)]
+    pub(crate) networks: BTreeMap<String, Endpoint>,
+}
+
+/// A container's address on one network.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct Endpoint {
+    /// Its IP address there.
+    #[serde(rename = "IPAddress")]
+    pub(crate) ip_address: String,
+}
+
+/// `docker inspect NAME` of a container.
+pub(crate) fn container(name: &str) -> Result<Container> {
+    inspect(&["inspect", "--type", "container", name])
+}
+
+/// The engine's swarm, as `docker info` shows it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct Swarm {
+    /// `inactive`, `pending`, `active`, `error`, `locked`.
+    pub(crate) local_node_state: String,
+    /// Whether this engine manages the swarm.
+    pub(crate) control_available: bool,
+}
+
+/// `docker info`'s swarm.
+pub(crate) fn swarm() -> Result<Swarm> {
+    json(&["info", "--format", "{{json .Swarm}}"])
+}
+
+/// A swarm node, as `docker node inspect` shows it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct Node {
+    /// Its labels.
+    pub(crate) spec: NodeSpec,
+    /// Its host.
+    pub(crate) description: NodeDescription,
+    /// Its address.
+    pub(crate) status: NodeStatus,
+}
+
+/// A node's labels.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct NodeSpec {
+    /// `greet.role` among them.
+    #[serde(default)]
+    pub(crate) labels: BTreeMap<String, String>,
+}
+
+/// A node's host.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct NodeDescription {
+    /// Its host name.
+    pub(crate) hostname: String,
+}
+
+/// A node's state.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct NodeStatus {
+    /// The address the swarm reaches it at.
+    pub(crate) addr: String,
+}
+
+/// Every node of the swarm.
+pub(crate) fn nodes() -> Result<Vec<Node>> {
+    let ids = docker(&["node", "ls", "--quiet"])?;
+    let mut args = vec!["node", "inspect"];
+    args.extend(ids.split_whitespace());
+    json(&args)
+}
+
+/// A node by ID or name.
+pub(crate) fn node(name: &str) -> Result<Node> {
+    inspect(&["node", "inspect", name])
+}
+
+/// A service's task, as `docker service ps` lists it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct Task {
+    /// Its ID.
+    #[serde(rename = "ID")]
+    pub(crate) id: String,
+    /// `SERVICE.SLOT` (a job's slot is its index).
+    pub(crate) name: String,
+    /// The node it runs on.
+    pub(crate) node: String,
+    /// `Running 3 seconds ago`, `Complete 1 second ago`, `Failed …`.
+    pub(crate) current_state: String,
+    /// Why it failed, if it did.
+    #[serde(default)]
+    pub(crate) error: String,
+}
+
+impl Task {
+    /// Its state's first word: `Running`, `Complete`, `Failed`, `Rejected`, …
+    pub(crate) fn state(&self) -> &str {
+        self.current_state.split_whitespace().next().unwrap_or("")
+    }
+
+    /// Whether it has ended without completing.
+    pub(crate) fn failed(&self) -> bool {
+        ["Failed", "Rejected", "Shutdown", "Orphaned"].contains(&self.state())
+    }
+}
+
+/// The tasks of `service`, newest first.
+pub(crate) fn tasks(service: &str) -> Result<Vec<Task>> {
+    json_lines(&[
+        "service",
+        "ps",
+        "--no-trunc",
+        "--format",
+        "{{json .}}",
+        service,
+    ])
+}
+
+/// Where a service's task runs, as `docker inspect TASK` shows it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct Placed {
+    /// Its node's ID.
+    #[serde(rename = "NodeID", default)]
+    pub(crate) node_id: String,
+    /// Its container.
+    pub(crate) status: PlacedStatus,
+}
+
+/// A task's container.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct PlacedStatus {
+    /// Its container, once it has one.
+    #[serde(default)]
+    pub(crate) container_status: Option<ContainerStatus>,
+}
+
+/// A task's container's ID.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct ContainerStatus {
+    /// The container's ID.
+    #[serde(rename = "ContainerID", default)]
+    pub(crate) container_id: String,
+}
+
+/// `docker inspect TASK` of a task.
+pub(crate) fn placed(task: &str) -> Result<Placed> {
+    inspect(&["inspect", "--type", "task", task])
+}
+
+/// Whether any service carries the label of stack `stack`.
+pub(crate) fn stack_has_services(stack: &str) -> Result<bool> {
+    let label = format!("label=com.docker.stack.namespace={stack}");
+    Ok(!docker(&["service", "ls", "--quiet", "--filter", &label])?
+        .trim()
+        .is_empty())
+}
+
+/// Whether `image` is on the engine.
+pub(crate) fn has_image(image: &str) -> bool {
+    docker(&["image", "inspect", "--format", "{{.Id}}", image]).is_ok()
+}
+
+/// Whether network `name` exists.
+pub(crate) fn has_network(name: &str) -> bool {
+    docker(&["network", "inspect", "--format", "{{.Id}}", name]).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields read off what `docker` prints (Engine 28's shapes, trimmed).
+    #[test]
+    fn reads_the_engines_json() {
+        let task: Task = serde_json::from_str(
+            r#"{"CurrentState":"Complete 2 seconds ago","DesiredState":"Complete","Error":"","ID":"x1","Image":"greet-agent:latest","Name":"greet-bench_load.1","Node":"n1","Ports":""}"#,
+        )
+        .unwrap();
+        assert_eq!((task.state(), task.failed()), ("Complete", false));
+        let failed: Task = serde_json::from_str(
+            r#"{"CurrentState":"Failed 1 second ago","Error":"task: non-zero exit (1)","ID":"x2","Name":"s.2","Node":"n1"}"#,
+        )
+        .unwrap();
+        assert!(failed.failed() && failed.error.contains("non-zero"));
+        let container: Vec<Container> = serde_json::from_str(
+            r#"[{"Id":"abc","State":{"Status":"running","Running":true,"Pid":42,"ExitCode":0},"NetworkSettings":{"Networks":{"greet":{"IPAddress":"172.18.0.2"}}}}]"#,
+        )
+        .unwrap();
+        assert_eq!(container[0].state.pid, 42);
+        assert_eq!(
+            container[0].network_settings.networks["greet"].ip_address,
+            "172.18.0.2"
+        );
+        let node: Node = serde_json::from_str(
+            r#"{"ID":"n1","Spec":{"Labels":{"greet.role":"server"},"Role":"manager"},"Description":{"Hostname":"h"},"Status":{"State":"ready","Addr":"127.0.0.1"}}"#,
+        )
+        .unwrap();
+        assert_eq!(node.spec.labels["greet.role"], "server");
+        let placed: Placed = serde_json::from_str(
+            r#"{"ID":"t","NodeID":"n1","Status":{"State":"running","ContainerStatus":{"ContainerID":"c1","PID":7}}}"#,
+        )
+        .unwrap();
+        assert_eq!(placed.status.container_status.unwrap().container_id, "c1");
+        let swarm: Swarm = serde_json::from_str(
+            r#"{"NodeID":"","LocalNodeState":"inactive","ControlAvailable":false}"#,
+        )
+        .unwrap();
+        assert_eq!(swarm.local_node_state, "inactive");
+    }
+}
