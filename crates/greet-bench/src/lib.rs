@@ -34,7 +34,7 @@
 //!   placement says and verify it, hand a load to where it runs and get one merged result
 //!   back, progress, saving;
 //! - `server`: servers as processes, containers or swarm stacks, pinned, timed and stopped,
-//!   and the stores beside them; [`jvm`]:
+//!   and the stores beside them ([`build_command`] builds them as the harness does); [`jvm`]:
 //!   the original's Tomcat and Jetty servers as peers;
 //! - `sample`: a server seen while loaded: /proc (`proc`), or a container's stats from the
 //!   engine or a watch task beside it (`engine`);
@@ -70,3 +70,4 @@ mod scenario;
 mod server;
 pub mod stats;
 
+pub use server::build_command;

@@ -148,22 +148,13 @@ pub(crate) fn workspace_root() -> Option<PathBuf> {
 }
 
 /// Builds the release binaries of `shorts` with cargo (a no-op when they are fresh); cargo's
-/// own progress goes to stderr. The harness is named too: the same selection as
-/// `cargo run -p greet-bench` resolves the same features, so nothing it compiled is compiled
-/// again (the harness depends on the servers' libraries for that).
+/// own progress goes to stderr.
 fn build(shorts: &[String], quiet: bool) -> Result<()> {
-    let Some(root) = workspace_root() else {
+    let Some(mut cmd) = build_command(shorts) else {
         return Ok(());
     };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(root)
-        .args(["build", "--release", "-p", env!("CARGO_PKG_NAME")]);
     if quiet {
         cmd.arg("--quiet");
-    }
-    for short in shorts {
-        cmd.args(["-p", &package(short)]);
     }
     let status = cmd
         .status()
@@ -172,6 +163,52 @@ fn build(shorts: &[String], quiet: bool) -> Result<()> {
         bail!("building the servers failed ({status})");
     }
     Ok(())
+}
+
+/// The cargo command that builds the release binaries of `shorts`, as the harness runs it
+/// from its workspace (none without one). The harness is named too: the same selection as
+/// `cargo run -p greet-bench` resolves the same features, so nothing it compiled is compiled
+/// again (the harness depends on the servers' libraries for that). And cargo is given the
+/// environment a shell would: not what `cargo run` set for the harness
+/// (`without_cargo_run_env`).
+pub fn build_command(shorts: &[String]) -> Option<Command> {
+    let root = workspace_root()?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args(["build", "--release", "-p", env!("CARGO_PKG_NAME")]);
+    for short in shorts {
+        cmd.args(["-p", &package(short)]);
+    }
+    without_cargo_run_env(&mut cmd);
+    Some(cmd)
+}
+
+/// Clears from `cmd`'s environment what `cargo run` (and `cargo test`) set for the program
+/// they run: its package's name, version and manifest, its build script's `OUT_DIR`. Build
+/// scripts declare some of them with `rerun-if-env-changed` (ring does `CARGO_PKG_NAME` and
+/// `CARGO_MANIFEST_DIR`), and cargo compares them with its own environment: a cargo started
+/// with the harness's values would rebuild ring and everything above it, and the next cargo
+/// started from a shell would rebuild it all again.
+pub(crate) fn without_cargo_run_env(cmd: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let set_by_cargo_run = name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_BIN_EXE_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "OUT_DIR",
+            ]
+            .contains(&name);
+        if set_by_cargo_run {
+            cmd.env_remove(name);
+        }
+    }
 }
 
 #[cfg(test)]

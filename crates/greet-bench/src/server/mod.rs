@@ -16,6 +16,7 @@ mod stack;
 pub(crate) mod stores;
 pub(crate) mod swarm;
 
+pub use binaries::build_command;
 pub(crate) use binaries::{workspace_root, Binaries, Program};
 pub(crate) use container::check_docker;
 pub(crate) use stack::SERVER_HOST;

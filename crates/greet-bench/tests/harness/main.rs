@@ -4,6 +4,7 @@
 mod common;
 
 mod agents;
+mod build_once;
 mod business;
 mod cli;
 mod compare;
