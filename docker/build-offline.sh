@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the images compose.yaml runs without pulling anything:
 # - greet-axum, greet-actix and greet-hyper (tag latest): static release binaries built on
-#   this host, each copied into an empty image; greet-bench:latest the same, for its agents;
+#   this host, each copied into an empty image; greet-agent:latest the same, the load agent
+#   (crates/greet-load: no server, no store client) for swarm jobs and Kubernetes Jobs;
 # - postgres:15 and redis:7, stand-ins for the official images built from Debian's packages
 #   (mmdebstrap of a minimal Debian with PostgreSQL 15 and Redis 7, imported once as
 #   greet-debian-stores:latest; docker/stores/ has their entrypoint and Dockerfiles). Where
@@ -58,17 +59,17 @@ for server in "${servers[@]}"; do
   rm -rf "$context"
   trap - EXIT
 done
-# greet-bench itself, for its agents on a cluster.
+# The load agent, for agents and watch tasks on a cluster.
 RUSTFLAGS='-C target-feature=+crt-static' \
-  cargo build --release --locked --target "$target" -p greet-bench
+  cargo build --release --locked --target "$target" -p greet-load --bin greet-agent
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
-cp "target/$target/release/greet-bench" "$context/greet-bench"
-cp docker/Dockerfile.bench "$context/Dockerfile"
-echo "== image greet-bench:latest"
-DOCKER_BUILDKIT=0 docker build --quiet --tag greet-bench:latest "$context" >/dev/null
+cp "target/$target/release/greet-agent" "$context/greet-agent"
+cp docker/Dockerfile.agent "$context/Dockerfile"
+echo "== image greet-agent:latest"
+DOCKER_BUILDKIT=0 docker build --quiet --tag greet-agent:latest "$context" >/dev/null
 rm -rf "$context"
 trap - EXIT
 build_stores
 docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
-  | grep -E '^(greet-(axum|actix|hyper|bench):latest|postgres:15|redis:7) '
+  | grep -E '^(greet-(axum|actix|hyper|agent):latest|postgres:15|redis:7) '
