@@ -85,7 +85,27 @@ impl Attack {
     pub fn tls(self) -> bool {
         self == Self::StalledHandshake
     }
+
+    /// Frames (or connections) it sends at the least, however long they take, unless the
+    /// server stops it first: what decides the table's answer is how much arrived, not how
+    /// fast. actix-web's header list limit is h2's 16 MiB, about 1,500 of these CONTINUATION
+    /// frames, which a client sharing the CPU with the server may need more than a second and
+    /// a half to send. A SETTINGS or PING flood is answered by the server reading no more
+    /// (its acknowledgements go unread): one batch, which the socket's buffers take at once.
+    pub fn budget(self) -> u64 {
+        match self {
+            Self::RapidReset => 2_000,
+            Self::ContinuationFlood => 3_000,
+            Self::SettingsFlood | Self::PingFlood => 1_000,
+            Self::WindowOverflow => 2,
+            Self::HpackBomb => 10,
+            Self::StalledHandshake => 50,
+        }
+    }
 }
+
+/// The longest an attack goes on to send its [`Attack::budget`].
+const BUDGET_TIME: Duration = Duration::from_secs(30);
 
 /// What the server did to an attacking connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,9 +143,10 @@ pub struct Report {
     pub failed_probes: usize,
 }
 
-/// Runs `attack` for `duration` against the server at `h2c` (its cleartext port; `tls`, its
-/// TLS port, for attacks on the handshake), probing `/health` every 100 ms on a fresh
-/// connection to the port attacked.
+/// Runs `attack` for `duration`, and until it has sent its [`Attack::budget`] (at most 30 s),
+/// against the server at `h2c` (its cleartext port; `tls`, its TLS port, for attacks on the
+/// handshake), probing `/health` every 100 ms on a fresh connection to the port attacked for
+/// `duration`.
 pub async fn attack(
     attack: Attack,
     h2c: SocketAddr,
@@ -174,8 +195,10 @@ pub async fn attack(
     })
 }
 
-/// One connection sending `attack`'s frames until `until` or until the server stops it.
+/// One connection sending `attack`'s frames until `until` and its budget are both reached,
+/// or until the server stops it.
 async fn flood(attack: Attack, addr: SocketAddr, until: Instant) -> Result<(Answer, u64), String> {
+    let cap = until.max(Instant::now() + BUDGET_TIME);
     let mut stream = TcpStream::connect(addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -186,7 +209,7 @@ async fn flood(attack: Attack, addr: SocketAddr, until: Instant) -> Result<(Answ
     let mut sent = 0u64;
     let mut stream_id = 1u32;
     // Batches of frames, so that a flood is as fast as the socket takes it.
-    while Instant::now() < until {
+    while (Instant::now() < until || sent < attack.budget()) && Instant::now() < cap {
         let batch = match attack {
             Attack::RapidReset => {
                 let mut batch = Vec::new();
@@ -247,7 +270,10 @@ async fn flood(attack: Attack, addr: SocketAddr, until: Instant) -> Result<(Answ
             }
             Attack::StalledHandshake => unreachable!("not a flood"),
         };
-        let left = until.saturating_duration_since(Instant::now());
+        // A server that stops reading holds the attack off: waited for while the budget is
+        // not sent yet, not past the attack's time once it is.
+        let deadline = if sent < attack.budget() { cap } else { until };
+        let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, stream.write_all(&batch)).await {
             // The server stopped reading: the attack is held off; see what it says.
             Err(_) => break,
@@ -262,13 +288,25 @@ async fn flood(attack: Attack, addr: SocketAddr, until: Instant) -> Result<(Answ
     Ok((read_answer(&mut stream).await, sent))
 }
 
-/// Reads what the server sent (skipping frames) until a GOAWAY, the close, or half a second
-/// of quiet.
+/// Reads what the server sent (skipping frames) until a GOAWAY, the close, half a second of
+/// quiet, or two seconds in all: what it did to the attack, not what its idle timer does to a
+/// connection it is still acknowledging a flood on, slowly, when the machine is busy.
 async fn read_answer(stream: &mut TcpStream) -> Answer {
     let mut buf = Vec::new();
     let mut chunk = vec![0; 64 * 1024];
+    let until = Instant::now() + Duration::from_secs(2);
     loop {
-        match tokio::time::timeout(Duration::from_millis(500), stream.read(&mut chunk)).await {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            // A stream always ready to read would pass a zero timeout every time.
+            return goaway(&buf).unwrap_or(Answer::Kept);
+        }
+        match tokio::time::timeout(
+            left.min(Duration::from_millis(500)),
+            stream.read(&mut chunk),
+        )
+        .await
+        {
             Err(_) => return goaway(&buf).unwrap_or(Answer::Kept),
             Ok(Ok(0) | Err(_)) => return goaway(&buf).unwrap_or(Answer::Closed),
             Ok(Ok(n)) => buf.extend_from_slice(&chunk[..n]),
@@ -317,7 +355,9 @@ async fn stalled_handshakes(addr: SocketAddr, until: Instant) -> Result<(Answer,
     // A ClientHello record header promising 512 bytes, and 11 of them.
     const HALF_HELLO: &[u8] = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";
     let mut open = Vec::new();
-    while Instant::now() < until {
+    let budget = Attack::StalledHandshake.budget();
+    let cap = until.max(Instant::now() + BUDGET_TIME);
+    while (Instant::now() < until || (open.len() as u64) < budget) && Instant::now() < cap {
         for _ in 0..50 {
             if let Ok(mut stream) = TcpStream::connect(addr).await {
                 let _ = stream.write_all(HALF_HELLO).await;
@@ -391,9 +431,9 @@ pub fn markdown(servers: &[&str], answers: &[Vec<Result<Report, String>>]) -> St
         "# Hostile HTTP/2 clients: what each server does\n\n\
          Generated from `greet_conformance::h2_attacks` by \
          `GREET_UPDATE_DOCS=1 cargo test -p greet-conformance --test docs`; the same test \
-         fails when this file and the code disagree. Each attack runs for a second and a half \
-         against a server in-process; a cell is what the server did to the attacking \
-         connection. Every server survives every attack (`/health` answered within a second \
+         fails when this file and the code disagree. Each attack runs for a second and a half, \
+         and until it has sent its budget of frames (`Attack::budget`), against a server \
+         in-process; a cell is what the server did to the attacking connection. Every server survives every attack (`/health` answered within a second \
          on a fresh connection throughout, memory bounded, no panic): the process tests of \
          each binary hold that, with the figures in their output.\n\n",
     );

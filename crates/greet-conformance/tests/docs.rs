@@ -65,10 +65,17 @@ fn write_or_compare(name: &str, generated: &str) {
         return;
     }
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    let differ: Vec<String> = on_disk
+        .lines()
+        .zip(generated.lines())
+        .filter(|(have, want)| have != want)
+        .map(|(have, want)| format!("\n  on disk: {have}\n  now:     {want}"))
+        .collect();
     assert!(
         on_disk == generated,
-        "docs/{name} differs from what the servers answer; regenerate it with \
-         GREET_UPDATE_DOCS=1 cargo test -p greet-conformance --test docs"
+        "docs/{name} differs from what the servers answer{}; regenerate it with \
+         GREET_UPDATE_DOCS=1 cargo test -p greet-conformance --test docs",
+        differ.concat()
     );
 }
 
