@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::plan::{self, package, Protocol};
 use crate::server::stores::{DATABASE_URL, POSTGRES_ENV, REDIS_ARGS, REDIS_URL};
 use crate::server::swarm::AGENT_IMAGE;
+use crate::server::yaml;
 
 /// One level on a cluster.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,8 +140,7 @@ pub(crate) fn manifests(k: &Kubernetes) -> String {
     );
     for object in objects {
         out.push_str("---\n");
-        // Strings, numbers and maps: they always serialize.
-        out.push_str(&yaml_serde::to_string(&object).unwrap_or_default());
+        out.push_str(&yaml(&object));
     }
     out
 }

@@ -19,7 +19,7 @@ pub(crate) mod swarm;
 pub use binaries::build_command;
 pub(crate) use binaries::{workspace_root, Binaries, Program};
 pub(crate) use container::check_docker;
-pub(crate) use stack::SERVER_HOST;
+pub(crate) use stack::{yaml, SERVER_HOST};
 
 use std::net::SocketAddr;
 use std::process::ExitStatus;

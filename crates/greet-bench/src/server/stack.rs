@@ -227,8 +227,43 @@ impl StackFile {
 
     /// The file, as YAML.
     pub(super) fn yaml(&self) -> String {
-        // Plain strings, numbers and maps: they always serialize.
-        yaml_serde::to_string(self).unwrap_or_default()
+        yaml(self)
+    }
+}
+
+/// `value` as YAML that YAML 1.1 readers read as it was written too. yaml_serde writes YAML
+/// 1.2, where `no`, `yes`, `on` and `off` are strings, and leaves them unquoted; kubectl
+/// (go-yaml v2), PyYAML and docker-compose 1.x read YAML 1.1, where they are booleans (Redis's
+/// `--protected-mode no` would reach a container as `false`). Those plain values are quoted.
+pub(crate) fn yaml(value: &impl Serialize) -> String {
+    // Plain strings, numbers and maps: they always serialize.
+    let text = yaml_serde::to_string(value).unwrap_or_default();
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.lines() {
+        out.push_str(&quote_yaml11_bool(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// The line with its plain scalar value quoted when YAML 1.1 alone would read it as a
+/// boolean: a sequence item (`- no`) or a mapping value (`key: off`).
+fn quote_yaml11_bool(line: &str) -> String {
+    // YAML 1.2's booleans (true, false) come out quoted when they are strings: only the
+    // words YAML 1.1 alone reads as booleans are left plain.
+    const BOOLS: [&str; 16] = [
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off",
+        "OFF",
+    ];
+    let value_at = if let Some(at) = line.find(": ") {
+        Some(at + 2)
+    } else {
+        let item = line.trim_start();
+        item.strip_prefix("- ").map(|_| line.len() - item.len() + 2)
+    };
+    match value_at {
+        Some(at) if BOOLS.contains(&&line[at..]) => format!("{}'{}'", &line[..at], &line[at..]),
+        _ => line.to_owned(),
     }
 }
 
@@ -239,6 +274,32 @@ mod tests {
 
     fn read(file: &StackFile) -> Value {
         yaml_serde::from_str(&file.yaml()).expect("valid YAML")
+    }
+
+    #[test]
+    fn words_yaml_1_1_reads_as_booleans_are_quoted() {
+        let text = yaml(&serde_json::json!({
+            "args": ["--protected-mode", "no", "on", "nope"],
+            "mode": "off",
+            "name": "y: x",
+            "flag": true,
+            "word": "true",
+        }));
+        assert!(
+            text.contains("- 'no'\n") && text.contains("- 'on'\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- nope\n") && text.contains("mode: 'off'\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("flag: true\n"),
+            "a real boolean stays one: {text}"
+        );
+        let back: Value = yaml_serde::from_str(&text).expect("valid YAML");
+        assert_eq!(back["args"][1], "no");
+        assert_eq!(back["name"], "y: x");
     }
 
     #[test]
