@@ -12,3 +12,9 @@ CREATE TABLE IF NOT EXISTS person (
     name TEXT PRIMARY KEY,
     word TEXT NOT NULL
 );
+
+-- TechEmpower's fortunes: the twelve rows of their table, seeded as theirs.
+CREATE TABLE IF NOT EXISTS fortune (
+    id INTEGER PRIMARY KEY,
+    message TEXT NOT NULL
+);

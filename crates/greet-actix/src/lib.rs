@@ -49,7 +49,12 @@ pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(get_or_head(paths::HEALTH, web::to(health)))
             .service(get_or_head(paths::DB, web::to(db)))
             .service(get_or_head(paths::QUERIES, web::to(queries)))
-            .service(get_or_head(paths::BUSINESS, web::to(business)));
+            .service(get_or_head(paths::BUSINESS, web::to(business)))
+            .service(get_or_head(paths::JSON, web::to(json)))
+            .service(get_or_head(paths::PLAINTEXT, web::to(plaintext)))
+            .service(get_or_head(paths::FORTUNES, web::to(fortunes)))
+            .service(get_or_head(paths::UPDATES, web::to(updates)))
+            .service(get_or_head(paths::CACHED_QUERIES, web::to(cached_queries)));
     }
 }
 
@@ -99,6 +104,26 @@ async fn queries(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpRespon
 
 async fn business(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
     answer(req, |q| api.stores.business(q)).await
+}
+
+async fn fortunes(api: web::Data<Api>) -> HttpResponse {
+    respond(api.stores.fortunes().await)
+}
+
+async fn updates(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    answer(req, |q| api.stores.updates(q)).await
+}
+
+async fn cached_queries(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    answer(req, |q| api.stores.cached_queries(q)).await
+}
+
+async fn json() -> HttpResponse {
+    respond(Reply::hello_json())
+}
+
+async fn plaintext() -> HttpResponse {
+    respond(Reply::plaintext())
 }
 
 /// The reply `start` makes from the request's query, awaited after the request is let go, so

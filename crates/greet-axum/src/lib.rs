@@ -30,6 +30,11 @@ pub fn app(api: Api) -> Router {
         .route(paths::DB, get_or_head(db))
         .route(paths::QUERIES, get_or_head(queries))
         .route(paths::BUSINESS, get_or_head(business))
+        .route(paths::JSON, get_or_head(json))
+        .route(paths::PLAINTEXT, get_or_head(plaintext))
+        .route(paths::FORTUNES, get_or_head(fortunes))
+        .route(paths::UPDATES, get_or_head(updates))
+        .route(paths::CACHED_QUERIES, get_or_head(cached_queries))
         .fallback(not_found)
         .layer(middleware::from_fn(check_request_head))
         .with_state(api)
@@ -62,6 +67,26 @@ async fn queries(State(api): State<Api>, RawQuery(query): RawQuery) -> Response 
 
 async fn business(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
     respond(api.stores.business(query.as_deref()).await)
+}
+
+async fn fortunes(State(api): State<Api>) -> Response {
+    respond(api.stores.fortunes().await)
+}
+
+async fn updates(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
+    respond(api.stores.updates(query.as_deref()).await)
+}
+
+async fn cached_queries(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
+    respond(api.stores.cached_queries(query.as_deref()).await)
+}
+
+async fn json() -> Response {
+    respond(Reply::hello_json())
+}
+
+async fn plaintext() -> Response {
+    respond(Reply::plaintext())
 }
 
 async fn health() -> Response {

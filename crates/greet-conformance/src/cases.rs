@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use greet_core::limits::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_TARGET_BYTES};
 use greet_core::name::MAX_NAME_CHARS;
-use greet_core::records::{self, Business, World};
+use greet_core::records::{self, Business, Message, World};
 use greet_core::{
-    paths, GreetError, ALLOWED_METHODS, CONTENT_TYPE, JSON_CONTENT_TYPE, NOSNIFF_HEADER,
-    NOSNIFF_VALUE, WORDS,
+    paths, GreetError, ALLOWED_METHODS, CONTENT_TYPE, HTML_CONTENT_TYPE, JSON_CONTENT_TYPE,
+    NOSNIFF_HEADER, NOSNIFF_VALUE, WORDS,
 };
+use greet_probe::http1;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -22,16 +23,6 @@ pub use crate::bad_input::bad_inputs_get_their_answers;
 use crate::client::{exchange, exchange_within, get, get_request, request, Response};
 
 pub use crate::Outcome;
-
-/// Every route of the API.
-pub const ROUTES: [&str; 6] = [
-    paths::GREETINGS,
-    paths::GREETINGS_BLOCKING,
-    paths::HEALTH,
-    paths::DB,
-    paths::QUERIES,
-    paths::BUSINESS,
-];
 
 macro_rules! ensure {
     ($cond:expr, $($msg:tt)+) => {
@@ -231,7 +222,7 @@ pub async fn head_has_no_body(addr: SocketAddr) -> Outcome {
 
 /// Any other method on a route → 405 with `Allow: GET, HEAD`.
 pub async fn other_methods_get_405(addr: SocketAddr) -> Outcome {
-    for path in ROUTES {
+    for path in paths::ALL {
         for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
             let what = format!("{method} {path}");
             let raw = request(method, path, "Content-Length: 0\r\n");
@@ -309,12 +300,10 @@ fn expect_json<T: serde::de::DeserializeOwned>(res: &Response, what: &str) -> Re
         .map_err(|e| format!("{what}: {e}: {:?}", elide(&res.text(), 60)))
 }
 
-/// A row as seeded: id in `1..=10000`, and the `randomNumber` the seed gives that id.
+/// A row of `world`: id and `randomNumber` in `1..=10000` (TechEmpower's check). Not the
+/// number as seeded: `/updates` gives rows new ones, and may run meanwhile.
 fn expect_world(row: &World, what: &str) -> Outcome {
-    ensure!(
-        row.is_seeded(),
-        "{what}: row {row:?} is not a seeded world row"
-    );
+    ensure!(row.is_valid(), "{what}: row {row:?} is not a world row");
     Ok(())
 }
 
@@ -345,21 +334,10 @@ fn expect_techempower_json(res: &Response, array: bool, what: &str) -> Outcome {
             "{what}: row {row}, want exactly id and randomNumber"
         );
     }
-    let date = res
-        .header("date")
-        .and_then(|d| httpdate::parse_http_date(d).ok())
-        .ok_or_else(|| format!("{what}: no date"))?;
-    let now = std::time::SystemTime::now();
-    let skew = now.duration_since(date).unwrap_or_else(|e| e.duration());
-    ensure!(
-        skew <= Duration::from_secs(2),
-        "{what}: date {:?} is {skew:?} from now",
-        res.header("date")
-    );
-    Ok(())
+    expect_current_date(res, what)
 }
 
-/// `GET /db` → one seeded `world` row as `{"id":…,"randomNumber":…}`, `application/json`;
+/// `GET /db` → one `world` row as `{"id":…,"randomNumber":…}`, `application/json`;
 /// `HEAD /db` has its headers and no body.
 pub async fn db_answers_a_world_row(addr: SocketAddr) -> Outcome {
     let body = fetch_get(addr, paths::DB).await?;
@@ -375,22 +353,40 @@ pub async fn db_answers_a_world_row(addr: SocketAddr) -> Outcome {
     expect_framed(&res, JSON_CONTENT_TYPE, "HEAD /db")
 }
 
-/// `GET /queries?queries=N` → a JSON array of N seeded rows, N as TechEmpower reads it
-/// (missing, empty, not a number or below 1 → 1; above 500 → 500); their verification's own
-/// cases (`2`, `0`, `foo`, `501`, empty) among them.
+/// `GET /queries?queries=N` → a JSON array of N rows, N as TechEmpower reads it (missing,
+/// empty, not a number or below 1 → 1; above 500 → 500); their verification's own cases
+/// (`2`, `0`, `foo`, `501`, empty) among them.
 pub async fn queries_follow_techempower(addr: SocketAddr) -> Outcome {
+    expect_rows_as_asked(addr, paths::QUERIES, records::QUERIES_KEY).await
+}
+
+/// `GET /updates?queries=N` → a JSON array of N rows, given new numbers and written back,
+/// N read as `/queries` reads it. That the rows are written is the stores' tests' (the table
+/// is read back there) and TechEmpower's update count on PostgreSQL (`tests/stores.rs`).
+pub async fn updates_follow_techempower(addr: SocketAddr) -> Outcome {
+    expect_rows_as_asked(addr, paths::UPDATES, records::QUERIES_KEY).await
+}
+
+/// `GET /cached-queries?count=N` → a JSON array of N rows from the server's copy of the
+/// table, N read as `/queries` reads it.
+pub async fn cached_queries_follow_techempower(addr: SocketAddr) -> Outcome {
+    expect_rows_as_asked(addr, paths::CACHED_QUERIES, records::COUNT_KEY).await
+}
+
+/// The rows `path?key=N` answers for TechEmpower's cases of N and a few more.
+async fn expect_rows_as_asked(addr: SocketAddr, path: &str, key: &str) -> Outcome {
     for (query, n) in [
-        ("", 1),
-        ("?queries=", 1),
-        ("?queries=2", 2),
-        ("?queries=20", 20),
-        ("?queries=0", 1),
-        ("?queries=foo", 1),
-        ("?queries=-3", 1),
-        ("?queries=501", 500),
-        ("?x=%ZZ&queries=2", 2),
+        (String::new(), 1),
+        (format!("?{key}="), 1),
+        (format!("?{key}=2"), 2),
+        (format!("?{key}=20"), 20),
+        (format!("?{key}=0"), 1),
+        (format!("?{key}=foo"), 1),
+        (format!("?{key}=-3"), 1),
+        (format!("?{key}=501"), 500),
+        (format!("?x=%ZZ&{key}=2"), 2),
     ] {
-        let target = format!("{}{query}", paths::QUERIES);
+        let target = format!("{path}{query}");
         let res = fetch_get(addr, &target).await?;
         let rows: Vec<World> = expect_json(&res, &target)?;
         expect_techempower_json(&res, true, &target)?;
@@ -399,6 +395,150 @@ pub async fn queries_follow_techempower(addr: SocketAddr) -> Outcome {
             expect_world(row, &target)?;
         }
     }
+    Ok(())
+}
+
+/// `GET /json` → exactly `{"message":"Hello, World!"}`, `application/json`, with a current
+/// `date`.
+pub async fn json_says_hello(addr: SocketAddr) -> Outcome {
+    let res = fetch_get(addr, paths::JSON).await?;
+    expect_json::<serde_json::Value>(&res, paths::JSON)?;
+    let message = serde_json::from_slice::<Message<'_>>(res.body()).ok();
+    ensure!(
+        message == Some(Message::hello()) && res.body() == br#"{"message":"Hello, World!"}"#,
+        "/json: body {:?}",
+        elide(&res.text(), 60)
+    );
+    expect_current_date(&res, paths::JSON)
+}
+
+/// `GET /plaintext` → exactly `Hello, World!`, plain text.
+pub async fn plaintext_says_hello(addr: SocketAddr) -> Outcome {
+    let res = fetch_get(addr, paths::PLAINTEXT).await?;
+    expect_status(&res, 200, paths::PLAINTEXT)?;
+    ensure!(
+        res.body() == records::HELLO.as_bytes(),
+        "/plaintext: body {:?}",
+        elide(&res.text(), 60)
+    );
+    expect_current_date(&res, paths::PLAINTEXT)
+}
+
+/// `GET /fortunes` → the one valid page (the twelve rows and the added one, sorted by
+/// message, escaped, the Japanese row intact), `text/html; charset=utf-8`.
+pub async fn fortunes_are_sorted_and_escaped(addr: SocketAddr) -> Outcome {
+    let res = fetch_get(addr, paths::FORTUNES).await?;
+    ensure!(
+        res.status() == 200,
+        "/fortunes: status {} (want 200), body {:?}",
+        res.status(),
+        elide(&res.text(), 60)
+    );
+    expect_framed(&res, HTML_CONTENT_TYPE, paths::FORTUNES)?;
+    if res.body() != records::FORTUNES_PAGE.as_bytes() {
+        let body = res.text();
+        let at = body
+            .char_indices()
+            .zip(records::FORTUNES_PAGE.chars())
+            .find(|((_, got), want)| got != want)
+            .map_or(
+                body.len().min(records::FORTUNES_PAGE.len()),
+                |((i, _), _)| i,
+            );
+        return Err(format!(
+            "/fortunes: differs from the valid page at byte {at}: {:?}",
+            elide(body.get(at..).unwrap_or_default(), 60)
+        ));
+    }
+    expect_current_date(&res, paths::FORTUNES)
+}
+
+/// HTTP/1.1 pipelining, as TechEmpower's plaintext load sends it: requests written back to
+/// back on one connection before any answer is read are answered, all of them, in order. A
+/// slow request (a store read) first, so a server that answered as each finished would put
+/// the quick ones ahead of it.
+pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
+    const DEPTH: usize = 16;
+    let targets: Vec<String> = (0..DEPTH)
+        .map(|i| match i {
+            0 => format!("{}?queries=20", paths::QUERIES),
+            5 | 11 => paths::JSON.to_owned(),
+            _ => paths::PLAINTEXT.to_owned(),
+        })
+        .collect();
+    let mut raw = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        let close = if i + 1 == DEPTH {
+            "Connection: close\r\n"
+        } else {
+            ""
+        };
+        raw.extend_from_slice(
+            format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n{close}\r\n").as_bytes(),
+        );
+    }
+    let what = format!("{DEPTH} pipelined requests");
+    tokio::time::timeout(crate::client::EXCHANGE_TIMEOUT, async {
+        let mut stream = TcpStream::connect(addr)
+            .await
+            .map_err(|e| format!("{what}: connect: {e}"))?;
+        stream
+            .write_all(&raw)
+            .await
+            .map_err(|e| format!("{what}: {e}"))?;
+        let mut buf = Vec::new();
+        for (i, target) in targets.iter().enumerate() {
+            let mut res = http1::Response::new();
+            http1::read(&mut stream, &mut buf, &mut res, http1::Options::default())
+                .await
+                .map_err(|e| format!("{what}: answer {} of {DEPTH} ({target}): {e}", i + 1))?;
+            let body = res.text();
+            let in_order = match target.as_str() {
+                paths::PLAINTEXT => body == records::HELLO,
+                paths::JSON => body.starts_with("{\"message\""),
+                _ => body.starts_with("[{\"id\""),
+            };
+            ensure!(
+                res.status() == 200 && in_order,
+                "{what}: answer {} of {DEPTH} is {} {:?}, want {target}'s",
+                i + 1,
+                res.status(),
+                elide(&body, 40)
+            );
+        }
+        let mut after = Vec::new();
+        let _ = stream.read_to_end(&mut after).await;
+        buf.extend_from_slice(&after);
+        ensure!(
+            buf.is_empty(),
+            "{what}: {} bytes after the last answer",
+            buf.len()
+        );
+        Ok(())
+    })
+    .await
+    .map_err(|_| {
+        format!(
+            "{what}: not all answered within {:?}",
+            crate::client::EXCHANGE_TIMEOUT
+        )
+    })?
+}
+
+/// A `date` within 2 s of the client's clock: TechEmpower's "not cached" rule (two answers
+/// 3 s apart must differ) as one request can check it.
+fn expect_current_date(res: &Response, what: &str) -> Outcome {
+    let date = res
+        .header("date")
+        .and_then(|d| httpdate::parse_http_date(d).ok())
+        .ok_or_else(|| format!("{what}: no date"))?;
+    let now = std::time::SystemTime::now();
+    let skew = now.duration_since(date).unwrap_or_else(|e| e.duration());
+    ensure!(
+        skew <= Duration::from_secs(2),
+        "{what}: date {:?} is {skew:?} from now",
+        res.header("date")
+    );
     Ok(())
 }
 

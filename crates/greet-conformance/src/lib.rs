@@ -63,6 +63,12 @@ macro_rules! for_each_case {
             bad_inputs_get_their_answers,
             db_answers_a_world_row,
             queries_follow_techempower,
+            updates_follow_techempower,
+            cached_queries_follow_techempower,
+            json_says_hello,
+            plaintext_says_hello,
+            fortunes_are_sorted_and_escaped,
+            pipelined_requests_answer_in_order,
             business_greets_and_counts,
             business_refuses_bad_names,
         }

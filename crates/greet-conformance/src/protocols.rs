@@ -141,8 +141,38 @@ impl Connection {
         })
     }
 
+    /// `targets` as concurrent streams of this HTTP/2 connection, all sent before any answer
+    /// is read: pipelining, as HTTP/2 spells it. The answers, in the order of `targets`.
+    pub async fn send_together(&self, targets: &[String]) -> Result<Vec<Answer>, String> {
+        let Sender::Http2(sender) = &self.sender else {
+            return Err(format!("{} has no streams", self.protocol));
+        };
+        let sends = targets.iter().map(|target| {
+            let mut sender = sender.clone();
+            let request = self.request("GET", target);
+            async move {
+                let response = sender
+                    .send_request(request?)
+                    .await
+                    .map_err(|e| format!("GET {target}: {e}"))?;
+                self.answer(response).await
+            }
+        });
+        futures_util::future::try_join_all(sends).await
+    }
+
     /// `method target` on this connection; fails on anything but an answer over its protocol.
     pub async fn send(&mut self, method: &str, target: &str) -> Result<Answer, String> {
+        let request = self.request(method, target)?;
+        let response = match &mut self.sender {
+            Sender::Http1(sender) => sender.send_request(request).await,
+            Sender::Http2(sender) => sender.send_request(request).await,
+        }
+        .map_err(|e| format!("request: {e}"))?;
+        self.answer(response).await
+    }
+
+    fn request(&self, method: &str, target: &str) -> Result<Request<Empty<Bytes>>, String> {
         let scheme = if self.protocol.tls() { "https" } else { "http" };
         let builder = Request::builder().method(method);
         // HTTP/2 names scheme and authority in pseudo-headers; HTTP/1.1 sends `Host`.
@@ -151,14 +181,16 @@ impl Connection {
         } else {
             builder.uri(target).header("host", self.addr.to_string())
         };
-        let request = builder
+        builder
             .body(Empty::<Bytes>::new())
-            .map_err(|e| format!("bad request: {e}"))?;
-        let response = match &mut self.sender {
-            Sender::Http1(sender) => sender.send_request(request).await,
-            Sender::Http2(sender) => sender.send_request(request).await,
-        }
-        .map_err(|e| format!("request: {e}"))?;
+            .map_err(|e| format!("bad request: {e}"))
+    }
+
+    /// The answer `response` makes, read to its end; an answer over another protocol fails.
+    async fn answer(
+        &self,
+        response: hyper::Response<hyper::body::Incoming>,
+    ) -> Result<Answer, String> {
         let (parts, body) = response.into_parts();
         let body = body
             .collect()
@@ -204,6 +236,37 @@ where
         });
         Ok((Sender::Http1(sender), closed))
     }
+}
+
+/// HTTP/2's pipelining: 16 requests as streams of one connection, sent together (a store read
+/// first, quick ones after), each answered as it would be alone.
+pub async fn streams_answer_together(
+    addr: SocketAddr,
+    protocol: Protocol,
+    trust: &Trust,
+) -> Result<(), String> {
+    let targets: Vec<String> = (0..16)
+        .map(|i| match i {
+            0 => format!("{}?queries=20", paths::QUERIES),
+            5 | 11 => paths::JSON.to_owned(),
+            _ => paths::PLAINTEXT.to_owned(),
+        })
+        .collect();
+    let connection = Connection::open(addr, protocol, trust).await?;
+    let answers = tokio::time::timeout(TIMEOUT, connection.send_together(&targets))
+        .await
+        .map_err(|_| format!("{protocol}: 16 streams not answered within {TIMEOUT:?}"))??;
+    for (target, answer) in targets.iter().zip(&answers) {
+        let alone = fetch(addr, protocol, trust, "GET", target).await?;
+        if essence(answer) != essence(&alone) {
+            return Err(format!(
+                "{protocol} {target} as one of 16 streams: {:?}, alone: {:?}",
+                essence(answer),
+                essence(&alone)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The idle limit for a client that opens an h2c connection (preface and SETTINGS) and then
@@ -288,6 +351,11 @@ pub fn requests() -> Vec<(&'static str, String)> {
         ("GET", paths::DB.to_owned()),
         ("GET", format!("{}?queries=3", paths::QUERIES)),
         ("GET", format!("{}?name=user-00001", paths::BUSINESS)),
+        ("GET", paths::JSON.to_owned()),
+        ("GET", paths::PLAINTEXT.to_owned()),
+        ("GET", paths::FORTUNES.to_owned()),
+        ("GET", format!("{}?queries=3", paths::UPDATES)),
+        ("GET", format!("{}?count=3", paths::CACHED_QUERIES)),
     ]
 }
 

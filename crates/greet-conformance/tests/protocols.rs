@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use greet_conformance::protocols::{
     answers_alike, fetch, idle_connection_is_closed, silent_h2c_connection_is_closed,
+    streams_answer_together,
 };
 use greet_conformance::spawn::{quick, spawn, Spawned};
 use greet_probe::tls::Trust;
@@ -31,6 +32,23 @@ macro_rules! protocol_tests {
                     let trust = Trust::Certificate(tls.certificate().expect("TLS").clone());
                     if let Err(why) = answers_alike(plain.addr(), Some((tls.addr(), trust))).await {
                         panic!("{why}");
+                    }
+                }
+
+                /// Pipelining over HTTP/2 is streams: 16 at once on one connection, over
+                /// h2c and over TLS.
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn streams_of_one_connection_answer_together() {
+                    let plain = start(quick());
+                    let tls = start(ServerConfig { tls_self_signed: true, ..quick() });
+                    let trust = Trust::Certificate(tls.certificate().expect("TLS").clone());
+                    for (addr, protocol, trust) in [
+                        (plain.addr(), Protocol::H2c, Trust::Any),
+                        (tls.addr(), Protocol::H2, trust),
+                    ] {
+                        if let Err(why) = streams_answer_together(addr, protocol, &trust).await {
+                            panic!("{why}");
+                        }
                     }
                 }
 

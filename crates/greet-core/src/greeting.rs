@@ -32,8 +32,8 @@ pub fn greeting(name: &str) -> String {
 }
 
 /// What a server sends back, before its framework turns it into a response: plain text
-/// ([`crate::CONTENT_TYPE`]) but for the store-bound endpoints' JSON
-/// ([`crate::JSON_CONTENT_TYPE`]), always with `nosniff`.
+/// ([`crate::CONTENT_TYPE`]) but for JSON ([`crate::JSON_CONTENT_TYPE`]) and the fortunes
+/// page ([`crate::HTML_CONTENT_TYPE`]), always with `nosniff`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
     /// HTTP status code.
@@ -65,9 +65,29 @@ impl Reply {
         }
     }
 
+    /// A 200 with this HTML page.
+    pub fn html(body: String) -> Self {
+        Self {
+            content_type: crate::HTML_CONTENT_TYPE,
+            ..Self::ok(body)
+        }
+    }
+
     /// The answer to `GET /health`.
     pub fn health() -> Self {
         Self::ok("ok")
+    }
+
+    /// The answer to `GET /plaintext` (TechEmpower's plaintext test).
+    pub fn plaintext() -> Self {
+        Self::ok(crate::records::HELLO)
+    }
+
+    /// The answer to `GET /json` (TechEmpower's JSON test): the object serialized afresh for
+    /// each request, as their rules ask, not a cached string.
+    pub fn hello_json() -> Self {
+        // Serializing a struct of one string cannot fail.
+        Self::json(serde_json::to_string(&crate::records::Message::hello()).unwrap_or_default())
     }
 }
 

@@ -14,8 +14,9 @@
 //! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
 //!   and the one check every server runs before routing.
 //! - [`pool`]: the bounded thread pool behind `/greetings/blocking`.
-//! - [`records`]: what the store-bound endpoints answer (the JSON bodies, the seed rows,
-//!   TechEmpower's `?queries=N` rule) and what a valid answer is, with no database client.
+//! - [`records`]: what the store-bound endpoints and TechEmpower's tests answer (the JSON
+//!   bodies, the seed rows, the fortunes page, TechEmpower's `?queries=N` rule) and what a
+//!   valid answer is, with no database client.
 //!
 //! What makes a server a process (flags, binding, logging, signals) is `greet-server`'s, so
 //! that what only needs the rules (the fuzz target, the benches of the core) builds no CLI.
@@ -31,10 +32,13 @@ pub use error::GreetError;
 pub use greeting::{Endpoint, Greeter, Reply, DEFAULT_BLOCKING_THREADS, DEFAULT_DELAY, WORDS};
 pub use limits::{check_head, HeadInfo};
 
-/// `content-type` of every response but the store-bound endpoints' JSON.
+/// `content-type` of every response but JSON and the fortunes page.
 pub const CONTENT_TYPE: &str = "text/plain; charset=utf-8";
-/// `content-type` of `/db`, `/queries` and `/business` when they answer 200.
+/// `content-type` of `/json`, `/db`, `/queries`, `/updates`, `/cached-queries` and
+/// `/business` when they answer 200.
 pub const JSON_CONTENT_TYPE: &str = "application/json";
+/// `content-type` of `/fortunes` when it answers 200.
+pub const HTML_CONTENT_TYPE: &str = "text/html; charset=utf-8";
 /// Name of the header that stops browsers from sniffing a greeting into HTML.
 pub const NOSNIFF_HEADER: &str = "x-content-type-options";
 /// Value of [`NOSNIFF_HEADER`].
@@ -56,4 +60,29 @@ pub mod paths {
     pub const QUERIES: &str = "/queries";
     /// The business call: a database read and a cache update, as JSON.
     pub const BUSINESS: &str = "/business";
+    /// `{"message":"Hello, World!"}` (TechEmpower's JSON test).
+    pub const JSON: &str = "/json";
+    /// `Hello, World!` (TechEmpower's plaintext test, pipelined).
+    pub const PLAINTEXT: &str = "/plaintext";
+    /// The `fortune` rows and one more, sorted, as an HTML page (TechEmpower's fortunes).
+    pub const FORTUNES: &str = "/fortunes";
+    /// `?queries=N` random `world` rows given new numbers (TechEmpower's updates).
+    pub const UPDATES: &str = "/updates";
+    /// `?count=N` random `world` rows from an in-process copy (TechEmpower's cached queries).
+    pub const CACHED_QUERIES: &str = "/cached-queries";
+
+    /// Every route, in the order the docs list them.
+    pub const ALL: [&str; 11] = [
+        GREETINGS,
+        GREETINGS_BLOCKING,
+        HEALTH,
+        DB,
+        QUERIES,
+        BUSINESS,
+        JSON,
+        PLAINTEXT,
+        FORTUNES,
+        UPDATES,
+        CACHED_QUERIES,
+    ];
 }

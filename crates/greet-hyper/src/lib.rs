@@ -94,13 +94,13 @@ async fn route<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
         paths::DB if get_or_head => Right(api.stores.db()),
         paths::QUERIES if get_or_head => Right(api.stores.queries(query)),
         paths::BUSINESS if get_or_head => Right(api.stores.business(query)),
+        paths::FORTUNES if get_or_head => Right(api.stores.fortunes()),
+        paths::UPDATES if get_or_head => Right(api.stores.updates(query)),
+        paths::CACHED_QUERIES if get_or_head => Right(api.stores.cached_queries(query)),
         paths::HEALTH if get_or_head => return respond(Reply::health()),
-        paths::GREETINGS
-        | paths::GREETINGS_BLOCKING
-        | paths::HEALTH
-        | paths::DB
-        | paths::QUERIES
-        | paths::BUSINESS => return respond(GreetError::MethodNotAllowed.into()),
+        paths::JSON if get_or_head => return respond(Reply::hello_json()),
+        paths::PLAINTEXT if get_or_head => return respond(Reply::plaintext()),
+        path if paths::ALL.contains(&path) => return respond(GreetError::MethodNotAllowed.into()),
         _ => return respond(GreetError::NotFound.into()),
     };
     drop(req);

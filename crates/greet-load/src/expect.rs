@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use greet_core::records::{queries_from_query, Business, World};
+use greet_core::records::{self, rows_from_query, Business, World, COUNT_KEY, QUERIES_KEY};
 use greet_core::{paths, WORDS};
 
 use crate::count::ErrorKind;
@@ -90,7 +90,8 @@ impl std::fmt::Debug for Check {
 
 impl Check {
     /// A valid answer to `GET target` as `rule` says. The greeting (the default): `ok` from
-    /// `/health`; otherwise `<word> <name>!`, the name read from the query as the servers read
+    /// `/health`; the rows, the message or the page of the store-bound and TechEmpower routes
+    /// (rows in range, not as seeded: `/updates` renumbers them); otherwise `<word> <name>!`, the name read from the query as the servers read
     /// it (`World` when there is none; a query the contract refuses gets 400s, which count as
     /// failures). Every rule wants a 2xx status.
     pub fn for_target(target: &str, rule: &Expect) -> Self {
@@ -120,20 +121,28 @@ impl Check {
                     paths::DB => {
                         return Self::with(|status, body| {
                             status_and(status, body, |body| {
-                                json::<World>(body).is_some_and(|w| w.is_seeded())
+                                json::<World>(body).is_some_and(|w| w.is_valid())
                             })
                         })
                     }
-                    paths::QUERIES => {
-                        let n = queries_from_query(query);
+                    paths::QUERIES | paths::UPDATES | paths::CACHED_QUERIES => {
+                        let key = if path == paths::CACHED_QUERIES {
+                            COUNT_KEY
+                        } else {
+                            QUERIES_KEY
+                        };
+                        let n = rows_from_query(query, key);
                         return Self::with(move |status, body| {
                             status_and(status, body, |body| {
                                 json::<Vec<World>>(body).is_some_and(|rows| {
-                                    rows.len() == n && rows.iter().all(World::is_seeded)
+                                    rows.len() == n && rows.iter().all(World::is_valid)
                                 })
                             })
                         });
                     }
+                    paths::JSON => return Self::exactly(br#"{"message":"Hello, World!"}"#),
+                    paths::PLAINTEXT => return Self::exactly(records::HELLO.as_bytes()),
+                    paths::FORTUNES => return Self::exactly(records::FORTUNES_PAGE.as_bytes()),
                     paths::BUSINESS => return Self::business(query),
                     _ => {}
                 }
@@ -145,6 +154,11 @@ impl Check {
                 })
             }
         }
+    }
+
+    /// A 2xx with exactly `want` for a body.
+    fn exactly(want: &'static [u8]) -> Self {
+        Self::with(move |status, body| status_and(status, body, |body| body == want))
     }
 
     /// `/business?<query>`: the name as the servers read it, the person's greeting, and a
@@ -310,12 +324,15 @@ mod tests {
         };
         let db = Check::for_target("/db", rule);
         assert_eq!(db.check_response(&answer(&row(17))), Ok(()));
-        let wrong = format!(
+        // A renumbered row is a row (`/updates` renumbers them); one out of range is not.
+        let renumbered = format!(
             r#"{{"id":17,"randomNumber":{}}}"#,
             greet_core::records::world_number(17) % 10_000 + 1
         );
+        assert_eq!(db.check_response(&answer(&renumbered)), Ok(()));
         for bad in [
-            wrong.as_str(),
+            r#"{"id":17,"randomNumber":10001}"#,
+            r#"{"id":17,"randomNumber":0}"#,
             r#"{"id":0,"randomNumber":1}"#,
             "[]",
             "ok",
@@ -341,6 +358,45 @@ mod tests {
             one.check_response(&answer(&format!("[{}]", row(5)))),
             Ok(())
         );
+
+        for (target, n) in [("/updates?queries=2", 2), ("/cached-queries?count=2", 2)] {
+            let check = Check::for_target(target, rule);
+            let two = answer(&format!("[{},{}]", row(1), row(2)));
+            assert_eq!(check.check_response(&two), Ok(()), "{target}");
+            let one = answer(&format!("[{}]", row(1)));
+            assert_eq!(
+                check.check_response(&one),
+                Err(ErrorKind::Body),
+                "{target}: {n}"
+            );
+        }
+        // `count`, not `queries`, sizes /cached-queries.
+        let cached = Check::for_target("/cached-queries?queries=2", rule);
+        assert_eq!(
+            cached.check_response(&answer(&format!("[{}]", row(1)))),
+            Ok(())
+        );
+        for (target, good, bad) in [
+            (
+                "/json",
+                r#"{"message":"Hello, World!"}"#,
+                r#"{"message":"Hello"}"#,
+            ),
+            ("/plaintext", "Hello, World!", "Hello, World!\n"),
+            (
+                "/fortunes",
+                greet_core::records::FORTUNES_PAGE,
+                "<table></table>",
+            ),
+        ] {
+            let check = Check::for_target(target, rule);
+            assert_eq!(check.check_response(&answer(good)), Ok(()), "{target}");
+            assert_eq!(
+                check.check_response(&answer(bad)),
+                Err(ErrorKind::Body),
+                "{target}"
+            );
+        }
 
         let word = greet_core::records::person_word(42);
         let other = WORDS.iter().find(|w| **w != word).unwrap();

@@ -1,6 +1,7 @@
-//! The store-bound endpoints of the Greetings API, the same for every framework: `/db` and
-//! `/queries` (TechEmpower's single and multiple query tests) and `/business` (the original
-//! study's "business" call: one database read and one cache update, as JSON).
+//! The store-bound endpoints of the Greetings API, the same for every framework: TechEmpower's
+//! database tests (`/db`, `/queries`, `/fortunes`, `/updates`, `/cached-queries`) and
+//! `/business` (the original study's "business" call: one database read and one cache
+//! update, as JSON).
 //!
 //! Layout:
 //! - [`settings`]: [`Settings`] (which database and cache, pool size, timeout) and the
@@ -8,12 +9,14 @@
 //! - [`seed`]: the one schema file (`schema.sql`); the rows, the JSON bodies and
 //!   TechEmpower's `?queries=N` rule are `greet_core::records`', which clients check
 //!   answers against without a database client.
-//! - `sqlite` / `postgres`: the two databases; `cache`: in-process counters or Redis.
+//! - `sqlite` / `postgres`: the two databases; `cache`: in-process counters or Redis;
+//!   `fortunes`: the fortunes page's template.
 //! - [`Stores`]: what a server holds, with [`Stores::prepare`] (start-up: wait for the
-//!   servers, create and seed the tables) and the three endpoints, each a future that owns
+//!   servers, create and seed the tables) and the six endpoints, each a future that owns
 //!   what it needs, gives up after the timeout with a 503, and never panics on input.
 //!
-//! Handlers stay framework glue: they route to [`Stores::db`], [`Stores::queries`] and
+//! Handlers stay framework glue: they route to [`Stores::db`], [`Stores::queries`],
+//! [`Stores::fortunes`], [`Stores::updates`], [`Stores::cached_queries`] and
 //! [`Stores::business`] and turn the [`Reply`] into their framework's response.
 
 pub mod seed;
@@ -21,6 +24,7 @@ pub mod settings;
 
 mod cache;
 mod error;
+mod fortunes;
 mod postgres;
 mod sqlite;
 
@@ -30,8 +34,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio::sync::OnceCell;
+
 use greet_core::name::name_from_query;
-use greet_core::records::{self, queries_from_query, Business, World};
+use greet_core::records::{self, rows_from_query, Business, World, COUNT_KEY, QUERIES_KEY};
 use greet_core::{GreetError, Reply, WORDS};
 use serde::Serialize;
 
@@ -48,6 +54,9 @@ pub struct Stores {
     db: Database,
     cache: Cache,
     timeout: Duration,
+    /// `world` as `/cached-queries` reads it: filled from the database by the first request
+    /// that needs it, then kept (writes of `/updates` after that are not seen, as a cache's).
+    cached: Arc<OnceCell<Arc<[World]>>>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -129,7 +138,12 @@ impl Stores {
             }
             _ => Cache::memory(cache::MEMORY_NAMES),
         };
-        Ok(Self { db, cache, timeout })
+        Ok(Self {
+            db,
+            cache,
+            timeout,
+            cached: Arc::default(),
+        })
     }
 
     /// `GET /db`: one random row.
@@ -143,13 +157,98 @@ impl Stores {
         })
     }
 
-    /// `GET /queries?queries=N`: N random rows, N read as [`queries_from_query`] says.
+    /// `GET /queries?queries=N`: N random rows, N read as [`rows_from_query`] says.
     pub fn queries(&self, query: Option<&str>) -> ReplyFuture {
-        let n = queries_from_query(query);
+        let n = rows_from_query(query, QUERIES_KEY);
         let stores = self.clone();
         Box::pin(async move {
             match stores.worlds(n).await {
                 Ok(rows) => json(&rows),
+                Err(err) => err.into(),
+            }
+        })
+    }
+
+    /// `GET /fortunes`: every row of `fortune` and one added, sorted by message, as an HTML
+    /// page.
+    pub fn fortunes(&self) -> ReplyFuture {
+        let stores = self.clone();
+        Box::pin(async move {
+            let rows = within(stores.timeout, GreetError::DatabaseUnavailable, async {
+                match &stores.db {
+                    Database::Sqlite(db) => {
+                        db.ready().await?.fortunes().map_err(postgres::Error::from)
+                    }
+                    Database::Postgres(db) => db.fortunes().await,
+                }
+            });
+            match rows.await {
+                Ok(rows) => match fortunes::page(rows) {
+                    Ok(page) => Reply::html(page),
+                    Err(err) => {
+                        tracing::debug!(%err, "fortunes page");
+                        GreetError::DatabaseUnavailable.into()
+                    }
+                },
+                Err(err) => err.into(),
+            }
+        })
+    }
+
+    /// `GET /updates?queries=N`: N random rows, each read, given a new random number and
+    /// written back; the answer is the rows as written. N as [`rows_from_query`] says.
+    pub fn updates(&self, query: Option<&str>) -> ReplyFuture {
+        let n = rows_from_query(query, QUERIES_KEY);
+        let stores = self.clone();
+        Box::pin(async move {
+            let (ids, answer, writes) = new_numbers(n);
+            let written = within(stores.timeout, GreetError::DatabaseUnavailable, async {
+                match &stores.db {
+                    Database::Sqlite(db) => db
+                        .ready()
+                        .await?
+                        .update_worlds(&ids, &writes)
+                        .map_err(postgres::Error::from),
+                    Database::Postgres(db) => db.update_worlds(&ids, &writes).await,
+                }
+            });
+            match written.await {
+                Ok(()) => json(&answer),
+                Err(err) => err.into(),
+            }
+        })
+    }
+
+    /// `GET /cached-queries?count=N`: N random rows from this process's copy of `world`
+    /// (read from the database once). N as [`rows_from_query`] says.
+    pub fn cached_queries(&self, query: Option<&str>) -> ReplyFuture {
+        let n = rows_from_query(query, COUNT_KEY);
+        let stores = self.clone();
+        Box::pin(async move {
+            let table = stores
+                .cached
+                .get_or_try_init(|| {
+                    within(stores.timeout, GreetError::DatabaseUnavailable, async {
+                        let rows = match &stores.db {
+                            Database::Sqlite(db) => db
+                                .ready()
+                                .await?
+                                .all_worlds()
+                                .map_err(postgres::Error::from)?,
+                            Database::Postgres(db) => db.all_worlds().await?,
+                        };
+                        Ok::<_, postgres::Error>(Arc::from(rows))
+                    })
+                })
+                .await;
+            match table {
+                Ok(table) if !table.is_empty() => {
+                    let rows: Vec<World> = (0..n)
+                        .map(|_| table[rand::random_range(..table.len())])
+                        .collect();
+                    json(&rows)
+                }
+                Ok(_) => GreetError::DatabaseUnavailable.into(),
                 Err(err) => err.into(),
             }
         })
@@ -212,6 +311,32 @@ impl Stores {
         })
         .await
     }
+}
+
+/// `n` random world ids; the answer `/updates` sends for them, each row with a new random
+/// number; and the writes that make the table agree with that answer: ids in order (so
+/// concurrent requests lock shared rows in one order), each once (an id drawn twice keeps
+/// one new number, in the answer too).
+fn new_numbers(n: usize) -> (Vec<i32>, Vec<World>, Vec<World>) {
+    let ids: Vec<i32> = (0..n)
+        .map(|_| rand::random_range(1..=records::WORLD_ROWS))
+        .collect();
+    let numbers: std::collections::BTreeMap<i32, i32> = ids
+        .iter()
+        .map(|&id| (id, rand::random_range(1..=records::WORLD_ROWS)))
+        .collect();
+    let answer = ids
+        .iter()
+        .map(|id| World {
+            id: *id,
+            random_number: numbers[id],
+        })
+        .collect();
+    let writes = numbers
+        .into_iter()
+        .map(|(id, random_number)| World { id, random_number })
+        .collect();
+    (ids, answer, writes)
 }
 
 /// `fut` within `timeout`; a store error or a timeout is `unavailable` (a 503), and is logged
@@ -329,6 +454,59 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn techempower_endpoints_answer_from_the_embedded_database() {
+        let stores = Stores::new(&Settings::default()).unwrap();
+        let page = stores.fortunes().await;
+        assert_eq!(
+            (page.status, page.content_type, &*page.body),
+            (200, greet_core::HTML_CONTENT_TYPE, records::FORTUNES_PAGE)
+        );
+
+        let cached: Vec<World> =
+            serde_json::from_str(&stores.cached_queries(Some("count=30")).await.body).unwrap();
+        assert_eq!(cached.len(), 30);
+        assert!(cached.iter().all(World::is_seeded), "{cached:?}");
+
+        let reply = stores.updates(Some("queries=500")).await;
+        assert_eq!(
+            (reply.status, reply.content_type),
+            (200, greet_core::JSON_CONTENT_TYPE)
+        );
+        let answer: Vec<World> = serde_json::from_str(&reply.body).unwrap();
+        assert_eq!(answer.len(), 500);
+        assert!(answer.iter().all(World::is_valid));
+        // The table now holds what was answered, and most rows changed (a new number equals
+        // the old one once in 10,000 draws).
+        let Database::Sqlite(db) = &stores.db else {
+            unreachable!()
+        };
+        let ids: Vec<i32> = answer.iter().map(|w| w.id).collect();
+        assert_eq!(db.ready().await.unwrap().worlds(&ids).unwrap(), answer);
+        let changed = answer.iter().filter(|w| !w.is_seeded()).count();
+        assert!(changed > 490, "{changed} of 500 changed");
+
+        // The cache was filled before the writes and keeps what it read.
+        let cached: Vec<World> =
+            serde_json::from_str(&stores.cached_queries(Some("count=500")).await.body).unwrap();
+        assert!(cached.iter().all(World::is_seeded));
+    }
+
+    #[test]
+    fn an_id_drawn_twice_is_written_once_with_the_number_answered() {
+        let (ids, answer, writes) = new_numbers(500);
+        assert_eq!(ids, answer.iter().map(|w| w.id).collect::<Vec<_>>());
+        assert!(writes.windows(2).all(|w| w[0].id < w[1].id));
+        for row in &answer {
+            assert!(writes.contains(row), "{row:?}");
+        }
+        // 500 draws of 10,000 ids repeat one with probability ~99.6%: usually exercised.
+        assert_eq!(
+            writes.len(),
+            ids.iter().collect::<std::collections::HashSet<_>>().len()
+        );
+    }
+
+    #[tokio::test]
     async fn the_temp_database_is_made_on_first_use_and_goes_with_the_stores() {
         let stores = Stores::new(&Settings::default()).unwrap();
         let Database::Sqlite(db) = &stores.db else {
@@ -341,8 +519,11 @@ mod tests {
         let clone = stores.clone();
         drop(stores);
         assert!(path.exists(), "a clone still uses it");
+        let wal = path.with_extension("sqlite-wal");
+        assert!(wal.exists(), "WAL mode: {}", wal.display());
         drop(clone);
         assert!(!path.exists(), "{}", path.display());
+        assert!(!wal.exists(), "{}", wal.display());
     }
 
     #[test]

@@ -14,9 +14,17 @@ use tokio_postgres::NoTls;
 
 use crate::settings::DatabaseUrl;
 use crate::{seed, StoreError};
-use greet_core::records::{self, World};
+use greet_core::records::{self, Fortune, World};
 
 const SELECT_WORLD: &str = "SELECT id, randomnumber FROM world WHERE id = $1";
+const SELECT_FORTUNES: &str = "SELECT id, message FROM fortune";
+const SELECT_ALL_WORLDS: &str = "SELECT id, randomnumber FROM world ORDER BY id";
+/// One statement for all of a request's writes (TechEmpower allows batching them). The ids
+/// come sorted, so two requests that share rows lock them in one order.
+const UPDATE_WORLDS: &str = "UPDATE world SET randomnumber = w.r \
+     FROM unnest($1::int4[], $2::int4[]) AS w(id, r) WHERE world.id = w.id";
+/// Attempts at a request's writes when PostgreSQL ends them as a deadlock's victim.
+const UPDATE_ATTEMPTS: usize = 3;
 const SELECT_WORD: &str = "SELECT word FROM person WHERE name = $1";
 /// Seeding takes this advisory lock, so servers starting at once do not race on the schema.
 const SEED_LOCK: i64 = 0x0067_7265_6574; // "greet"
@@ -88,6 +96,19 @@ impl Postgres {
             )
             .await?;
         }
+        let fortunes: i64 = tx
+            .query_one("SELECT count(*) FROM fortune", &[])
+            .await?
+            .get(0);
+        if fortunes < records::FORTUNES.len() as i64 {
+            let (ids, messages): (Vec<i32>, Vec<&str>) = records::FORTUNES.into_iter().unzip();
+            tx.execute(
+                "INSERT INTO fortune (id, message) \
+                 SELECT * FROM unnest($1::int4[], $2::text[]) ON CONFLICT DO NOTHING",
+                &[&ids, &messages],
+            )
+            .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -96,10 +117,54 @@ impl Postgres {
     /// tokio-postgres pipelines.
     pub(crate) async fn worlds(&self, ids: &[i32]) -> Result<Vec<World>, Error> {
         let client = self.pool.get().await?;
-        let select = client.prepare_cached(SELECT_WORLD).await?;
-        let params: Vec<[&(dyn ToSql + Sync); 1]> = ids.iter().map(|id| [id as _]).collect();
-        let rows = try_join_all(params.iter().map(|p| client.query_one(&select, p))).await?;
-        Ok(rows
+        select_worlds(&client, ids).await
+    }
+
+    /// World rows `ids`, each read with a query of its own (pipelined on one connection),
+    /// then each given its number in `writes` (ids in order, each once) by one statement.
+    pub(crate) async fn update_worlds(&self, ids: &[i32], writes: &[World]) -> Result<(), Error> {
+        let client = self.pool.get().await?;
+        select_worlds(&client, ids).await?;
+        let update = client.prepare_cached(UPDATE_WORLDS).await?;
+        let (ids, numbers): (Vec<i32>, Vec<i32>) =
+            writes.iter().map(|w| (w.id, w.random_number)).unzip();
+        let mut attempt = 1;
+        loop {
+            match client.execute(&update, &[&ids, &numbers]).await {
+                Err(err)
+                    if attempt < UPDATE_ATTEMPTS
+                        && err.code()
+                            == Some(&tokio_postgres::error::SqlState::T_R_DEADLOCK_DETECTED) =>
+                {
+                    attempt += 1;
+                }
+                done => return done.map(drop).map_err(Into::into),
+            }
+        }
+    }
+
+    /// Every row of `fortune`, in the table's order.
+    pub(crate) async fn fortunes(&self) -> Result<Vec<Fortune>, Error> {
+        let client = self.pool.get().await?;
+        let select = client.prepare_cached(SELECT_FORTUNES).await?;
+        Ok(client
+            .query(&select, &[])
+            .await?
+            .iter()
+            .map(|row| Fortune {
+                id: row.get(0),
+                message: row.get(1),
+            })
+            .collect())
+    }
+
+    /// Every row of `world`, by id.
+    pub(crate) async fn all_worlds(&self) -> Result<Vec<World>, Error> {
+        let client = self.pool.get().await?;
+        let select = client.prepare_cached(SELECT_ALL_WORLDS).await?;
+        Ok(client
+            .query(&select, &[])
+            .await?
             .iter()
             .map(|row| World {
                 id: row.get(0),
@@ -117,4 +182,22 @@ impl Postgres {
             .await?
             .map(|row| row.get(0)))
     }
+}
+
+/// World rows `ids`, in order: the reads go out together on `client`, which tokio-postgres
+/// pipelines.
+async fn select_worlds(
+    client: &deadpool_postgres::ClientWrapper,
+    ids: &[i32],
+) -> Result<Vec<World>, Error> {
+    let select = client.prepare_cached(SELECT_WORLD).await?;
+    let params: Vec<[&(dyn ToSql + Sync); 1]> = ids.iter().map(|id| [id as _]).collect();
+    let rows = try_join_all(params.iter().map(|p| client.query_one(&select, p))).await?;
+    Ok(rows
+        .iter()
+        .map(|row| World {
+            id: row.get(0),
+            random_number: row.get(1),
+        })
+        .collect())
 }

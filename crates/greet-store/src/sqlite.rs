@@ -11,6 +11,11 @@
 //! its own; it and any request that comes before the rows are in wait for them, within the
 //! store timeout. A file named by `--database-url` is opened at start-up instead, so a path
 //! that cannot be written fails there.
+//!
+//! `/updates` writes: the file is in WAL mode, so readers never wait for a writer, and the
+//! writers of this process take turns on one lock before they begin, so none of them meets
+//! SQLite's busy handler (which sleeps whole milliseconds). A file of the process's own is
+//! thrown away at exit, so it is written without waiting for the disk.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,10 +24,10 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::{seed, StoreError};
-use greet_core::records::{self, World};
+use greet_core::records::{self, Fortune, World};
 
 /// A SQLite database, opened by the first caller.
 pub(crate) struct Lazy {
@@ -88,6 +93,8 @@ struct Inner {
     timeout: Duration,
     /// The file was made for this process (no `--database-url`): removed when dropped.
     owned: bool,
+    /// Taken by `/updates` before it begins to write: one writer at a time in this process.
+    writer: Mutex<()>,
     /// Shared with the seeding thread, which holds no [`Inner`] when it says it is done:
     /// the last handle dropped after the seed is the one that removes an owned file.
     seeded: Arc<Seeded>,
@@ -115,6 +122,7 @@ impl Sqlite {
                 keep,
                 timeout,
                 owned,
+                writer: Mutex::new(()),
                 seeded: Arc::default(),
             }),
         };
@@ -183,17 +191,18 @@ impl Sqlite {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(self.inner.timeout)?;
+        // Per connection. WAL's NORMAL loses no committed write on a crash of the process;
+        // a file of the process's own needs no sync at all.
+        let sync = if self.inner.owned { "OFF" } else { "NORMAL" };
+        conn.execute_batch(&format!("PRAGMA synchronous = {sync};"))?;
         Ok(conn)
     }
 
     /// The file and its tables; the connection that made them, for the seed.
     fn create(&self) -> rusqlite::Result<Connection> {
         let conn = self.connect()?;
-        if self.inner.owned {
-            // A file of this process's own, removed at exit: a crash mid-seed loses nothing,
-            // so the seed need not wait for the disk (an fsync per commit).
-            conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;")?;
-        }
+        // Kept in the file: every later connection is in WAL mode too.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.execute_batch(seed::SCHEMA)?;
         Ok(conn)
     }
@@ -230,6 +239,56 @@ impl Sqlite {
                         })
                     })
                 })
+                .collect()
+        })
+    }
+
+    /// World rows `ids`, each read with a query of its own, then each given its number in
+    /// `writes` (ids in order, each once) in the same transaction.
+    pub(crate) fn update_worlds(&self, ids: &[i32], writes: &[World]) -> rusqlite::Result<()> {
+        let _turn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+        self.with(|conn| {
+            let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+            {
+                let mut select =
+                    tx.prepare_cached("SELECT randomnumber FROM world WHERE id = ?1")?;
+                for id in ids {
+                    select.query_row([id], |r| r.get::<_, i32>(0))?;
+                }
+                let mut update =
+                    tx.prepare_cached("UPDATE world SET randomnumber = ?2 WHERE id = ?1")?;
+                for row in writes {
+                    update.execute((row.id, row.random_number))?;
+                }
+            }
+            tx.commit()
+        })
+    }
+
+    /// Every row of `fortune`, in the table's order.
+    pub(crate) fn fortunes(&self) -> rusqlite::Result<Vec<Fortune>> {
+        self.with(|conn| {
+            conn.prepare_cached("SELECT id, message FROM fortune")?
+                .query_map([], |r| {
+                    Ok(Fortune {
+                        id: r.get(0)?,
+                        message: r.get(1)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
+    /// Every row of `world`, by id.
+    pub(crate) fn all_worlds(&self) -> rusqlite::Result<Vec<World>> {
+        self.with(|conn| {
+            conn.prepare_cached("SELECT id, randomnumber FROM world ORDER BY id")?
+                .query_map([], |r| {
+                    Ok(World {
+                        id: r.get(0)?,
+                        random_number: r.get(1)?,
+                    })
+                })?
                 .collect()
         })
     }
@@ -274,6 +333,14 @@ fn seed_rows(conn: &mut Connection) -> rusqlite::Result<()> {
             insert.execute((records::person_name(i), records::person_word(i)))?;
         }
     }
+    let fortunes: i64 = tx.query_row("SELECT count(*) FROM fortune", [], |r| r.get(0))?;
+    if fortunes < records::FORTUNES.len() as i64 {
+        let mut insert =
+            tx.prepare("INSERT INTO fortune (id, message) VALUES (?1, ?2) ON CONFLICT DO NOTHING")?;
+        for row in records::FORTUNES {
+            insert.execute(row)?;
+        }
+    }
     tx.commit()
 }
 
@@ -284,7 +351,12 @@ impl Drop for Inner {
                 .get_mut()
                 .unwrap_or_else(|e| e.into_inner())
                 .clear();
-            let _ = std::fs::remove_file(&self.path);
+            // WAL's two files beside the database go with it.
+            for suffix in ["", "-wal", "-shm"] {
+                let mut path = self.path.clone().into_os_string();
+                path.push(suffix);
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 }
