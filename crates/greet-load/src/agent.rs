@@ -69,6 +69,11 @@ pub struct ShardArgs {
     #[arg(long, value_parser = parse_level, default_value_t = 1)]
     pub streams: usize,
 
+    /// Keep-alive: requests each user has in flight, written back to back over HTTP/1.1
+    /// (pipelining), as that many streams over HTTP/2
+    #[arg(long, value_parser = parse_level, default_value_t = 1, requires = "keep_alive")]
+    pub pipeline: usize,
+
     /// Agents in all
     #[arg(long, value_name = "N", value_parser = parse_agents, default_value_t = 1)]
     pub agents: usize,
@@ -142,6 +147,7 @@ impl ShardArgs {
                     }
                 },
                 streams: self.streams,
+                pipeline: self.pipeline,
             },
             (None, None) => Work::Fresh {
                 concurrency: self.concurrency.unwrap_or(1),
@@ -307,16 +313,19 @@ mod tests {
                 users: 50,
                 stop: Stop::After(Duration::from_millis(2500)),
                 streams: 10,
+                pipeline: 1,
             },
             Work::Sessions {
                 users: 20,
                 stop: Stop::Total(2001),
                 streams: 1,
+                pipeline: 16,
             },
             Work::Sessions {
                 users: 5,
                 stop: Stop::Each(7),
                 streams: 1,
+                pipeline: 1,
             },
             Work::Paced(Schedule {
                 rate: 1234.5,

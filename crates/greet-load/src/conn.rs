@@ -94,6 +94,13 @@ pub(crate) struct Request {
     uri: http::Uri,
 }
 
+impl Request {
+    /// `n` of the HTTP/1.1 request, back to back: what a pipelining user writes at once.
+    pub(crate) fn pipelined(&self, n: usize) -> Vec<u8> {
+        self.http1.repeat(n)
+    }
+}
+
 /// The request every send of a load makes.
 pub(crate) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Request> {
     let http1 = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n\r\n");
@@ -198,6 +205,115 @@ impl Connection {
                 Outcome::Failed { kind, connect }
             }
         }
+    }
+
+    /// Over HTTP/1.1, `batch` (`n` requests back to back, [`Request::pipelined`]) written at
+    /// once, then the `n` answers read in order, each checked and timed from `began`: one
+    /// outcome per request, in order. All within `timeout`; what is unanswered then, or
+    /// after the connection failed, fails with it. A kept-alive connection the server had
+    /// closed before anything came is replaced once, as [`Self::send`] does.
+    pub(crate) async fn send_pipelined(
+        &mut self,
+        batch: &[u8],
+        n: usize,
+        check: &Check,
+        timeout: Duration,
+        began: Instant,
+    ) -> Vec<Outcome> {
+        let mut outcomes = Vec::with_capacity(n);
+        let attempt = async {
+            match self
+                .exchange_batch(batch, n, check, began, &mut outcomes)
+                .await
+            {
+                Err(Miss::Stale) if outcomes.is_empty() => {
+                    self.close().await;
+                    self.exchange_batch(batch, n, check, began, &mut outcomes)
+                        .await
+                }
+                done => done,
+            }
+            .map_err(ErrorKind::from)
+        };
+        let failed = match tokio::time::timeout(timeout, attempt).await {
+            Ok(Ok(())) => None,
+            Ok(Err(kind)) => Some(kind),
+            Err(_) => Some(ErrorKind::Timeout),
+        };
+        if let Some(kind) = failed {
+            self.close().await;
+            outcomes.resize_with(n, || Outcome::Failed {
+                kind,
+                connect: None,
+            });
+        }
+        outcomes
+    }
+
+    async fn exchange_batch(
+        &mut self,
+        batch: &[u8],
+        n: usize,
+        check: &Check,
+        began: Instant,
+        outcomes: &mut Vec<Outcome>,
+    ) -> Result<(), Miss> {
+        let reused = self.http1.is_some();
+        let mut connect = None;
+        if !reused {
+            let (io, opened) = self.wire.open(self.addr, Instant::now()).await?;
+            self.http1 = Some(io);
+            connect = Some(opened);
+        }
+        let Some(io) = self.http1.as_mut() else {
+            return Err(Miss::Failed(ErrorKind::Connect));
+        };
+        self.buf.clear();
+        let written = async {
+            io.write_all(batch).await?;
+            io.flush().await
+        };
+        if written.await.is_err() {
+            return Err(if reused {
+                Miss::Stale
+            } else {
+                Miss::Failed(ErrorKind::Io)
+            });
+        }
+        for i in 0..n {
+            // `read` keeps what follows an answer in `buf`: the next answers.
+            if http1::read(io, &mut self.buf, &mut self.res, Options::default())
+                .await
+                .is_err()
+            {
+                let nothing_came = i == 0 && self.buf.is_empty() && self.res.status() == 0;
+                return Err(if reused && nothing_came {
+                    Miss::Stale
+                } else {
+                    Miss::Failed(ErrorKind::Io)
+                });
+            }
+            let connect = connect.take();
+            outcomes.push(match check.check(self.res.status(), self.res.body()) {
+                Ok(()) => Outcome::Ok {
+                    latency: began.elapsed(),
+                    connect,
+                },
+                Err(kind) => Outcome::Failed { kind, connect },
+            });
+            if !self.res.keep_alive() {
+                self.http1 = None;
+                return match i + 1 == n {
+                    true => Ok(()),
+                    false => Err(Miss::Failed(ErrorKind::Io)),
+                };
+            }
+        }
+        // Bytes after the last answer: some answer's framing was wrong.
+        if !self.buf.is_empty() {
+            return Err(Miss::Failed(ErrorKind::Io));
+        }
+        Ok(())
     }
 
     async fn exchange(

@@ -49,7 +49,10 @@ pub async fn run(load: &Load, done: Arc<AtomicUsize>) -> Counted {
             users,
             stop,
             streams,
-        } => Counted::Closed(crate::sessions::sessions(load, users, stop, streams, done).await),
+            pipeline,
+        } => Counted::Closed(
+            crate::sessions::sessions(load, users, stop, streams, pipeline, done).await,
+        ),
         Work::Paced(schedule) => Counted::Paced(crate::paced::paced(load, schedule, done).await),
     }
 }

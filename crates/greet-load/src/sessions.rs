@@ -11,15 +11,30 @@ use crate::{caught, gather};
 
 /// `users` users, each sending one request after another, on a connection of its own (over
 /// HTTP/2, on one shared by `streams` users), until `stop`; `done` is bumped after each.
+/// With a `pipeline` deeper than 1, each user has that many requests in flight: over HTTP/1.1
+/// written back to back and answered in order; over HTTP/2 as that many streams, each a user
+/// of its own on the same connection.
 pub(crate) async fn sessions(
     load: &Load,
     users: usize,
     stop: Stop,
     streams: usize,
+    pipeline: usize,
     done: Arc<AtomicUsize>,
 ) -> Tally {
+    let pipeline = pipeline.max(1);
+    let (users, streams, stop, depth) = if load.wire.protocol.http2() && pipeline > 1 {
+        let stop = match stop {
+            Stop::Each(n) => Stop::Each(n.div_ceil(pipeline)),
+            other => other,
+        };
+        (users * pipeline, streams.max(1) * pipeline, stop, 1)
+    } else {
+        (users, streams, stop, pipeline)
+    };
     let shared = Arc::new(load.clone());
     let request = request(load.addr, &load.target, &load.wire);
+    let batch: Arc<[u8]> = request.pipelined(depth).into();
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let mut connection = Arc::<Shared>::default();
@@ -29,9 +44,10 @@ pub(crate) async fn sessions(
                 connection = Arc::default();
             }
             let conn = Connection::sharing(load.addr, &load.wire, Arc::clone(&connection));
-            let (shared, request, next, done) = (
+            let (shared, request, batch, next, done) = (
                 Arc::clone(&shared),
                 Arc::clone(&request),
+                Arc::clone(&batch),
                 Arc::clone(&next),
                 Arc::clone(&done),
             );
@@ -39,6 +55,8 @@ pub(crate) async fn sessions(
                 let how = User {
                     load: &shared,
                     request: &request,
+                    batch: &batch,
+                    depth,
                     stop,
                     next: &next,
                     start,
@@ -55,6 +73,10 @@ pub(crate) async fn sessions(
 struct User<'a> {
     load: &'a Load,
     request: &'a Request,
+    /// `depth` requests back to back, when the user pipelines.
+    batch: &'a [u8],
+    /// Requests in flight at once: 1, or the pipeline's depth.
+    depth: usize,
     stop: Stop,
     /// The requests taken so far, all users together (for [`Stop::Total`]).
     next: &'a AtomicUsize,
@@ -69,16 +91,42 @@ impl User<'_> {
         let mut tally = Tally::default();
         let mut sent = 0usize;
         loop {
-            let go = match self.stop {
-                Stop::Each(n) => sent < n,
-                Stop::Total(n) => self.next.fetch_add(1, Ordering::Relaxed) < n,
-                Stop::After(d) => self.start.elapsed() < d,
+            let take = match self.stop {
+                Stop::Each(n) => n.saturating_sub(sent).min(self.depth),
+                Stop::Total(n) => {
+                    let from = self.next.fetch_add(self.depth, Ordering::Relaxed);
+                    n.saturating_sub(from).min(self.depth)
+                }
+                Stop::After(d) if self.start.elapsed() < d => self.depth,
+                Stop::After(_) => 0,
             };
-            if !go {
+            if take == 0 {
                 break;
             }
-            sent += 1;
+            sent += take;
             let began = Instant::now();
+            if self.depth > 1 {
+                let len = self.batch.len() / self.depth;
+                let batch = &self.batch[..take * len];
+                let check = &self.load.check;
+                let send = conn.send_pipelined(batch, take, check, self.load.timeout, began);
+                let outcomes = send.await;
+                let refused = outcomes.iter().any(|o| {
+                    matches!(
+                        o,
+                        Outcome::Failed {
+                            kind: ErrorKind::Connect,
+                            ..
+                        }
+                    )
+                });
+                outcomes.into_iter().for_each(|o| tally.push(o));
+                self.done.fetch_add(take, Ordering::Relaxed);
+                if refused {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                continue;
+            }
             let send = conn.send(
                 self.request,
                 &self.load.check,
@@ -220,8 +268,74 @@ mod tests {
                 users: 3,
                 stop: Stop::Each(10),
                 streams: 1,
+                pipeline: 1,
             },
         }
+    }
+
+    /// A keep-alive server answering `ok` to every request, that keeps the most requests it
+    /// found waiting in one read: how deep its clients pipeline.
+    async fn fake_measuring_depth() -> (SocketAddr, Arc<AtomicUsize>) {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let deepest = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&deepest);
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let seen = Arc::clone(&seen);
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    loop {
+                        let mut chunk = [0u8; 16384];
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        let mut answers = Vec::new();
+                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            buf.drain(..end + 4);
+                            answers.extend_from_slice(
+                                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
+                            );
+                        }
+                        seen.fetch_max(answers.len() / 40, Ordering::Relaxed);
+                        if stream.write_all(&answers).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (addr, deepest)
+    }
+
+    /// Pipelined users write their requests back to back and count every answer: each
+    /// user's share exactly (the last batch shorter), on one connection each.
+    #[tokio::test]
+    async fn pipelined_users_write_back_to_back_and_count_every_answer() {
+        let (addr, deepest) = fake_measuring_depth().await;
+        let check = Check::for_target("/health", &Expect::Greeting);
+        for (stop, total) in [(Stop::Each(40), 120), (Stop::Total(50), 50)] {
+            let load = Load {
+                work: Work::Sessions {
+                    users: 3,
+                    stop,
+                    streams: 1,
+                    pipeline: 16,
+                },
+                ..sessions_of(addr, check.clone())
+            };
+            let f = run(&load, Arc::default()).await.tally().figures();
+            assert_eq!(
+                (f.requests, f.success_rate, f.connects),
+                (total, 100.0, 3),
+                "{stop:?}: {f:?}"
+            );
+        }
+        // A batch of 16 is written whole before an answer is read: the server sees it in
+        // one read (loopback delivers a 1.3 KB write at once).
+        assert_eq!(deepest.load(Ordering::Relaxed), 16);
     }
 
     #[tokio::test]

@@ -85,6 +85,7 @@ impl Shard {
                 users,
                 stop,
                 streams,
+                pipeline,
             } => Work::Sessions {
                 users: part(users),
                 stop: match stop {
@@ -92,6 +93,7 @@ impl Shard {
                     each_or_time => each_or_time,
                 },
                 streams,
+                pipeline,
             },
             Work::Paced(s) => Work::Paced(Schedule {
                 rate: s.rate / self.agents.max(1) as f64,
@@ -173,6 +175,7 @@ impl Shard {
                 users,
                 stop,
                 streams,
+                pipeline,
             } => pairs.extend([
                 ("--keep-alive", users.to_string()),
                 match stop {
@@ -181,6 +184,7 @@ impl Shard {
                     Stop::Each(n) => ("--each", n.to_string()),
                 },
                 ("--streams", streams.to_string()),
+                ("--pipeline", pipeline.to_string()),
             ]),
             Work::Paced(s) => pairs.extend([
                 ("--rate", s.rate.to_string()),

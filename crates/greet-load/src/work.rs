@@ -47,6 +47,11 @@ pub enum Work {
         /// Over HTTP/2, users sharing one connection, each with one stream at a time; over
         /// HTTP/1.1 every user has a connection of its own.
         streams: usize,
+        /// Requests each user has in flight at once: over HTTP/1.1 written back to back on
+        /// its connection before the answers are read (pipelining, as TechEmpower's
+        /// plaintext load sends 16 deep); over HTTP/2 as that many streams. 1: one at a time.
+        #[serde(default = "one")]
+        pipeline: usize,
     },
     /// Open loop: requests on a fixed schedule whether or not earlier ones were answered,
     /// each timed from its intended send.
@@ -109,4 +114,8 @@ impl Work {
             _ => None,
         }
     }
+}
+
+fn one() -> usize {
+    1
 }

@@ -83,6 +83,12 @@ pub(super) struct CommonArgs {
     /// stream of its own at a time [default: 1, a connection each as over HTTP/1.1]
     #[arg(long, value_parser = parse_count)]
     streams: Option<usize>,
+
+    /// Requests each user of a keep-alive load has in flight: over HTTP/1.1 written back to
+    /// back before the answers are read (pipelining; TechEmpower's plaintext load sends 16),
+    /// over HTTP/2 as that many streams [default: 1]
+    #[arg(long, value_parser = parse_count)]
+    pipeline: Option<usize>,
 }
 
 impl CommonArgs {
@@ -104,6 +110,7 @@ impl CommonArgs {
             baseline: self.baseline,
             protocol: self.protocol.unwrap_or(Protocol::Http1),
             streams: self.streams.unwrap_or(1),
+            pipeline: self.pipeline.unwrap_or(1),
         }
     }
 }

@@ -102,6 +102,7 @@ impl Harness {
         Transport {
             protocol: self.common.protocol,
             streams: self.common.streams,
+            pipeline: self.common.pipeline,
         }
     }
 

@@ -124,6 +124,8 @@ pub struct Common {
     pub protocol: Protocol,
     /// Over HTTP/2, users sharing one connection (`--streams`).
     pub streams: usize,
+    /// Requests each keep-alive user has in flight (`--pipeline`).
+    pub pipeline: usize,
 }
 
 /// Where runs go unless `--out` says otherwise, relative to the working directory.
@@ -149,6 +151,7 @@ impl Default for Common {
             bins: Bins::Build,
             protocol: Protocol::Http1,
             streams: 1,
+            pipeline: 1,
             thresholds: Vec::new(),
             save_baseline: None,
             baseline: None,

@@ -181,6 +181,17 @@ pub struct Transport {
     pub protocol: Protocol,
     /// `--streams`: users (virtual users, connections of a closed loop) per HTTP/2 connection.
     pub streams: usize,
+    /// `--pipeline`: requests each keep-alive user has in flight.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub pipeline: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 impl Default for Transport {
@@ -188,6 +199,7 @@ impl Default for Transport {
         Self {
             protocol: Protocol::Http1,
             streams: 1,
+            pipeline: 1,
         }
     }
 }

@@ -220,6 +220,7 @@ async fn run_repeat(
                     users: plan.measure.concurrency,
                     stop,
                     streams: harness.common.streams,
+                    pipeline: harness.common.pipeline,
                 };
                 Ask::new(&endpoint, &Expect::Greeting, work)
             };

@@ -106,6 +106,7 @@ async fn run_repeat(
             users,
             stop: Stop::Each(loops),
             streams: harness.common.streams,
+            pipeline: harness.common.pipeline,
         };
         let ask = Ask::new(target, &plan.foreign.expect, work);
         let label = format!("{name} {users}x{loops} #{repeat}");

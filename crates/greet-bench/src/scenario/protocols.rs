@@ -80,6 +80,7 @@ pub(crate) async fn run(
                             users: concurrency,
                             stop,
                             streams: harness.common.streams,
+                            pipeline: harness.common.pipeline,
                         };
                         Ask {
                             wire: Some(wire),

@@ -87,6 +87,7 @@ async fn run_subject(
             users: plan.connections,
             stop: Stop::After(plan.probe),
             streams: harness.common.streams,
+            pipeline: 1,
         };
         let probe = Ask::new(endpoint, &plan.foreign.expect, work);
         let label = format!("{name} {endpoint} probe");

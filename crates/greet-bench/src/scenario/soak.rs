@@ -118,6 +118,7 @@ async fn run_endpoint(
             users: concurrency,
             stop,
             streams: harness.common.streams,
+            pipeline: harness.common.pipeline,
         };
         let ask = Ask::new(one.endpoint, &plan.foreign.expect, work);
         let repeat = one.repeat;

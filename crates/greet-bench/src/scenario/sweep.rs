@@ -142,6 +142,7 @@ async fn run_endpoint(
                     users: plan.measure.concurrency,
                     stop,
                     streams: harness.common.streams,
+                    pipeline: harness.common.pipeline,
                 };
                 Ask::new(plan.endpoint, &Expect::Greeting, work)
             };
