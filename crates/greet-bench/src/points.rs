@@ -134,6 +134,14 @@ pub(crate) fn points(results: &Results) -> Vec<Point> {
                     }
                 }
             }
+            ScenarioKind::TechEmpower => {
+                for c in results.techempower.iter().flat_map(|t| &t.cells) {
+                    let at = (c.target.as_str(), c.store.clone());
+                    for (metric, values) in load_figures(&c.runs) {
+                        add(&c.server, at.clone(), metric, values);
+                    }
+                }
+            }
             ScenarioKind::Protocols => {
                 for c in results.protocols.iter().flat_map(|p| &p.cells) {
                     let at = (greet_core::paths::GREETINGS, c.protocol.to_string());

@@ -109,6 +109,9 @@ async fn run_all(
             Scenario::Business(plan) => scenario::business::run(harness, plan, results).await?,
             Scenario::Rate(plan) => scenario::rate::run(harness, plan, results).await?,
             Scenario::Protocols(plan) => scenario::protocols::run(harness, plan, results).await?,
+            Scenario::TechEmpower(plan) => {
+                scenario::techempower::run(harness, plan, results).await?
+            }
         };
         all_ok &= ok;
         harness.save(results)?;

@@ -28,6 +28,7 @@ use crate::run::{self, Verdict};
 
 use scenarios::{
     AllArgs, BusinessArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs, SweepArgs,
+    TechEmpowerArgs,
 };
 use tools::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
 
@@ -40,6 +41,7 @@ Examples:
   greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
   greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
   greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
+  greet-bench techempower --tests fortunes      TechEmpower's tests (all seven by default)
   greet-bench --agents 2                        each level split over two agent processes
   greet-bench loops --help                      a scenario's own flags
   greet-bench check http://127.0.0.1:8081       verify a running server against the contract
@@ -99,8 +101,13 @@ enum Command {
     /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
     /// those fractions
     Protocols(ProtocolsArgs),
-    /// Every scenario (ladder, loops, soak, sweep, business, rate, protocols) with its
-    /// defaults, in one run and one report
+    /// TechEmpower's seven tests (json, plaintext pipelined 16 deep, db, queries, fortunes,
+    /// updates, cached-queries), the database ones on SQLite and PostgreSQL: each server's
+    /// keep-alive throughput and latency per test, its share of the best, and verdicts
+    #[command(name = "techempower")]
+    TechEmpower(TechEmpowerArgs),
+    /// Every scenario (ladder, loops, soak, sweep, business, rate, protocols, techempower)
+    /// with its defaults, in one run and one report
     All(AllArgs),
     /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
     /// have runs enough (Mann-Whitney), and what differs between the runs themselves
@@ -143,6 +150,7 @@ impl Cli {
             Some(Command::Business(args)) => one(args.plan(), Scenario::Business),
             Some(Command::Rate(args)) => one(args.plan(), Scenario::Rate),
             Some(Command::Protocols(args)) => one(args.plan(), Scenario::Protocols),
+            Some(Command::TechEmpower(args)) => one(args.plan(), Scenario::TechEmpower),
             Some(Command::All(args)) => args.plan(),
             Some(tool) => return Action::Tool(Box::new(tool)),
         })

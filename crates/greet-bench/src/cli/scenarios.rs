@@ -4,20 +4,19 @@
 use std::time::Duration;
 
 use clap::Args;
-use greet_store::{DatabaseUrl, RedisUrl};
 
 use crate::plan::{
     self, Business, Common, Containers, Ladder, Loops, Plan, Protocols, Rate, Rates, ServerSpec,
-    Soak, SoakBound, Store, Sweep,
+    Soak, SoakBound, Sweep, TechEmpower, Test,
 };
 
 use super::shared::{
-    set, CommonArgs, ForeignArgs, MeasureArgs, PlaceArgs, ServerArgs, ServersArgs,
+    set, CommonArgs, ForeignArgs, MeasureArgs, PlaceArgs, ServerArgs, ServersArgs, StoresArgs,
 };
 use super::values::{
-    help, help1, list, millis, parse_count, parse_database_url, parse_duration, parse_fraction,
-    parse_level, parse_path, parse_positive, parse_rate, parse_redis_url, parse_repeats,
-    parse_server, parse_shape, parse_store, percents, shapes,
+    help, help1, list, millis, parse_count, parse_duration, parse_fraction, parse_level,
+    parse_path, parse_positive, parse_queries, parse_rate, parse_repeats, parse_server,
+    parse_shape, parse_test, percents, shapes,
 };
 
 /// The settings of a ladder run.
@@ -266,20 +265,8 @@ pub(super) struct BusinessArgs {
     #[command(flatten)]
     servers: ServersArgs,
 
-    /// Stores, in order: sqlite (embedded, in-process cache) and postgres (PostgreSQL +
-    /// Redis, started by the harness on loopback unless --database-url and --redis-url say
-    /// where they are) [default: sqlite,postgres]
-    #[arg(long, value_delimiter = ',', value_parser = parse_store)]
-    stores: Option<Vec<String>>,
-
-    /// PostgreSQL for the postgres store instead of starting one, postgres://… (the servers
-    /// seed an empty database)
-    #[arg(long, value_name = "URL", requires = "redis_url", value_parser = parse_database_url)]
-    database_url: Option<DatabaseUrl>,
-
-    /// Redis for the postgres store instead of starting one, redis://…
-    #[arg(long, value_name = "URL", requires = "database_url", value_parser = parse_redis_url)]
-    redis_url: Option<RedisUrl>,
+    #[command(flatten)]
+    stores: StoresArgs,
 
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
           help = help1("Paths loaded on each server; /health is the ceiling the others are \
@@ -310,30 +297,7 @@ impl BusinessArgs {
     pub(super) fn plan(self) -> (Common, Business) {
         let mut plan = Business::defaults(self.common.quick);
         self.servers.apply(&mut plan.servers, &Default::default());
-        if let Some(stores) = self.stores {
-            plan.stores = stores
-                .iter()
-                .map(|s| match s.as_str() {
-                    "sqlite" => Store::Sqlite,
-                    _ => Store::Servers {
-                        database_url: None,
-                        redis_url: None,
-                        optional: false,
-                    },
-                })
-                .collect();
-        }
-        for store in &mut plan.stores {
-            if let Store::Servers {
-                database_url,
-                redis_url,
-                ..
-            } = store
-            {
-                database_url.clone_from(&self.database_url);
-                redis_url.clone_from(&self.redis_url);
-            }
-        }
+        self.stores.apply(&mut plan.stores);
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.workers, self.workers);
         set(&mut plan.db_pools, self.db_pools);
@@ -410,6 +374,52 @@ impl RateArgs {
         plan.server = self.server.settings(quick);
         plan.place = self.place.placement();
         (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a TechEmpower run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct TechEmpowerArgs {
+    #[command(flatten)]
+    servers: ServersArgs,
+
+    #[command(flatten)]
+    stores: StoresArgs,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_test,
+          help = help1("TechEmpower's tests, in order; json and plaintext run once, the others \
+                        on each store", list(&Test::ALL.map(Test::name))))]
+    tests: Option<Vec<Test>>,
+
+    #[arg(long, value_parser = parse_queries,
+          help = help1("Rows per request of queries, updates and cached-queries (1-500)",
+                       TechEmpower::ROWS))]
+    rows: Option<usize>,
+
+    #[command(flatten)]
+    measure: MeasureArgs<TechEmpower>,
+
+    #[command(flatten)]
+    place: PlaceArgs,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl TechEmpowerArgs {
+    pub(super) fn plan(self) -> (Common, TechEmpower) {
+        let mut plan = TechEmpower::defaults(self.common.quick);
+        self.servers.apply(&mut plan.servers, &Default::default());
+        self.stores.apply(&mut plan.stores);
+        set(&mut plan.tests, self.tests);
+        plan.rows = self.rows.unwrap_or(plan.rows);
+        // --pipeline is plaintext's depth here; the other tests are not pipelined.
+        plan.pipeline = self.common.pipeline().unwrap_or(plan.pipeline);
+        self.measure.apply(&mut plan.measure);
+        plan.place = self.place.placement();
+        let mut common = self.common.plan();
+        common.pipeline = 1;
+        (common, plan)
     }
 }
 

@@ -9,16 +9,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use greet_store::{DatabaseUrl, RedisUrl};
 
 use crate::plan::{
     self, Bins, Common, Contract, Expect, Foreign, Measure, Measured, Placement, Protocol, Served,
-    ServerSettings, Target, Threshold,
+    ServerSettings, Store, Target, Threshold,
 };
 
 use super::values::{
     help, help1, list, millis, parse_agents, parse_any_duration, parse_baseline_name,
-    parse_contract, parse_count, parse_duration, parse_expect, parse_level, parse_repeats,
-    parse_short, parse_target, parse_threshold, refuse_target,
+    parse_contract, parse_count, parse_database_url, parse_duration, parse_expect, parse_level,
+    parse_redis_url, parse_repeats, parse_short, parse_store, parse_target, parse_threshold,
+    refuse_target,
 };
 
 /// Settings every scenario shares: where results go, pinning, building, output, size.
@@ -92,6 +94,11 @@ pub(super) struct CommonArgs {
 }
 
 impl CommonArgs {
+    /// `--pipeline`, when given.
+    pub(super) fn pipeline(&self) -> Option<usize> {
+        self.pipeline
+    }
+
     pub(super) fn plan(self) -> Common {
         Common {
             out: self.out,
@@ -280,5 +287,54 @@ impl<S: Measured + Clone + Send + Sync + 'static> MeasureArgs<S> {
 pub(super) fn set<T>(field: &mut T, given: Option<T>) {
     if let Some(value) = given {
         *field = value;
+    }
+}
+
+/// The stores of a scenario that loads the database routes (business, techempower).
+#[derive(Debug, Clone, Args)]
+pub(super) struct StoresArgs {
+    /// Stores, in order: sqlite (embedded, in-process cache) and postgres (PostgreSQL +
+    /// Redis, started by the harness on loopback unless --database-url and --redis-url say
+    /// where they are) [default: sqlite,postgres]
+    #[arg(long, value_delimiter = ',', value_parser = parse_store)]
+    stores: Option<Vec<String>>,
+
+    /// PostgreSQL for the postgres store instead of starting one, postgres://… (the servers
+    /// seed an empty database)
+    #[arg(long, value_name = "URL", requires = "redis_url", value_parser = parse_database_url)]
+    database_url: Option<DatabaseUrl>,
+
+    /// Redis for the postgres store instead of starting one, redis://…
+    #[arg(long, value_name = "URL", requires = "database_url", value_parser = parse_redis_url)]
+    redis_url: Option<RedisUrl>,
+}
+
+impl StoresArgs {
+    /// The stores asked for (by name, PostgreSQL no longer optional), at the URLs given.
+    pub(super) fn apply(self, stores: &mut Vec<Store>) {
+        if let Some(names) = self.stores {
+            *stores = names
+                .iter()
+                .map(|s| match s.as_str() {
+                    "sqlite" => Store::Sqlite,
+                    _ => Store::Servers {
+                        database_url: None,
+                        redis_url: None,
+                        optional: false,
+                    },
+                })
+                .collect();
+        }
+        for store in stores {
+            if let Store::Servers {
+                database_url,
+                redis_url,
+                ..
+            } = store
+            {
+                database_url.clone_from(&self.database_url);
+                redis_url.clone_from(&self.redis_url);
+            }
+        }
     }
 }

@@ -70,6 +70,21 @@ pub(super) fn parse_store(text: &str) -> Result<String, String> {
     }
 }
 
+pub(super) fn parse_test(text: &str) -> Result<crate::plan::Test, String> {
+    crate::plan::Test::named(text.trim()).ok_or_else(|| {
+        let names: Vec<&str> = crate::plan::Test::ALL.map(|t| t.name()).to_vec();
+        format!("{text:?}: the tests are {}", names.join(", "))
+    })
+}
+
+/// A row count as TechEmpower's `?queries=` allows: 1 to 500.
+pub(super) fn parse_queries(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=greet_core::records::MAX_QUERIES).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?}: a count of rows from 1 to 500")),
+    }
+}
+
 pub(super) fn parse_database_url(text: &str) -> Result<DatabaseUrl, String> {
     match text.parse::<DatabaseUrl>().map_err(|e| e.to_string())? {
         url @ DatabaseUrl::Postgres(_) => Ok(url),

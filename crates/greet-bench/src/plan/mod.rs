@@ -11,6 +11,7 @@ mod protocols;
 mod rate;
 mod soak;
 mod sweep;
+mod techempower;
 mod threshold;
 
 pub use business::{Business, Store};
@@ -21,6 +22,7 @@ pub use protocols::Protocols;
 pub use rate::{Rate, Rates};
 pub use soak::{Soak, SoakBound};
 pub use sweep::Sweep;
+pub use techempower::{TechEmpower, Test};
 pub use threshold::{Metric, OfRuns, Op, Threshold};
 
 use std::path::PathBuf;
@@ -91,6 +93,7 @@ impl Plan {
                 Scenario::Business(b) => b.servers.clone(),
                 Scenario::Rate(r) => r.servers.clone(),
                 Scenario::Protocols(p) => p.servers.clone(),
+                Scenario::TechEmpower(t) => t.servers.clone(),
             })
             .collect();
         shorts.sort_unstable();
@@ -189,11 +192,13 @@ pub enum ScenarioKind {
     Rate,
     /// Keep-alive throughput over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2 over TLS.
     Protocols,
+    /// TechEmpower's seven tests.
+    TechEmpower,
 }
 
 impl ScenarioKind {
     /// Every scenario, in order.
-    pub const ALL: [ScenarioKind; 7] = [
+    pub const ALL: [ScenarioKind; 8] = [
         Self::Ladder,
         Self::Loops,
         Self::Soak,
@@ -201,6 +206,7 @@ impl ScenarioKind {
         Self::Business,
         Self::Rate,
         Self::Protocols,
+        Self::TechEmpower,
     ];
 
     /// Its name: its subcommand, its key in results.json and its anchor in report.html.
@@ -213,6 +219,7 @@ impl ScenarioKind {
             Self::Business => "business",
             Self::Rate => "rate",
             Self::Protocols => "protocols",
+            Self::TechEmpower => "techempower",
         }
     }
 
@@ -226,6 +233,7 @@ impl ScenarioKind {
             Self::Business => "Business (a database and a cache against the ceiling)",
             Self::Rate => "Rate (open loop: latency at a fixed request rate)",
             Self::Protocols => "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)",
+            Self::TechEmpower => "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, cached queries)",
         }
     }
 }
@@ -247,6 +255,8 @@ pub enum Scenario {
     Rate(Rate),
     /// Keep-alive throughput over each protocol.
     Protocols(Protocols),
+    /// TechEmpower's seven tests.
+    TechEmpower(TechEmpower),
 }
 
 impl Scenario {
@@ -260,6 +270,7 @@ impl Scenario {
             ScenarioKind::Business => Self::Business(Business::defaults(quick)),
             ScenarioKind::Rate => Self::Rate(Rate::defaults(quick)),
             ScenarioKind::Protocols => Self::Protocols(Protocols::defaults(quick)),
+            ScenarioKind::TechEmpower => Self::TechEmpower(TechEmpower::defaults(quick)),
         }
     }
 
@@ -273,6 +284,7 @@ impl Scenario {
             Self::Business(_) => ScenarioKind::Business,
             Self::Rate(_) => ScenarioKind::Rate,
             Self::Protocols(_) => ScenarioKind::Protocols,
+            Self::TechEmpower(_) => ScenarioKind::TechEmpower,
         }
     }
 
@@ -288,7 +300,7 @@ impl Scenario {
             Self::Loops(plan) => &plan.foreign.targets,
             Self::Soak(plan) => &plan.foreign.targets,
             Self::Rate(plan) => &plan.foreign.targets,
-            Self::Sweep(_) | Self::Business(_) | Self::Protocols(_) => &[],
+            Self::Sweep(_) | Self::Business(_) | Self::Protocols(_) | Self::TechEmpower(_) => &[],
         }
     }
 
@@ -304,6 +316,7 @@ impl Scenario {
             Self::Business(plan) => plan.servers = servers.to_vec(),
             Self::Rate(plan) => plan.servers = servers.to_vec(),
             Self::Protocols(plan) => plan.servers = servers.to_vec(),
+            Self::TechEmpower(plan) => plan.servers = servers.to_vec(),
         }
     }
 }

@@ -3,14 +3,17 @@
 //! structs' fields and a row cannot drift from it.
 //!
 //! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
-//! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`, `protocols.csv`: one row per run;
+//! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`, `protocols.csv`,
+//!   `techempower.csv`: one row per run;
 //!   `rate.csv`: one row per level.
 
 use anyhow::Result;
 use serde::Serialize;
 
 use crate::plan::ScenarioKind;
-use crate::results::{Business, Ladder, Loops, Protocols, Rate, Results, Run, Soak, Sweep};
+use crate::results::{
+    Business, Ladder, Loops, Protocols, Rate, Results, Run, Soak, Sweep, TechEmpower,
+};
 
 /// `(file name, contents)` of every CSV file of `results`.
 pub(crate) fn files(results: &Results) -> Result<Vec<(String, String)>> {
@@ -24,6 +27,10 @@ pub(crate) fn files(results: &Results) -> Result<Vec<(String, String)>> {
             ScenarioKind::Business => results.business.as_ref().map(|s| business(s, &mut out)),
             ScenarioKind::Rate => results.rate.as_ref().map(|s| rate(s, &mut out)),
             ScenarioKind::Protocols => results.protocols.as_ref().map(|s| protocols(s, &mut out)),
+            ScenarioKind::TechEmpower => results
+                .techempower
+                .as_ref()
+                .map(|s| techempower(s, &mut out)),
         }
         .transpose()?;
     }
@@ -102,6 +109,15 @@ fn protocols(protocols: &Protocols, out: &mut Vec<(String, String)>) -> Result<(
         .iter()
         .flat_map(|c| CellKey::rows(&c.server, "/greetings", c.protocol.to_string(), &c.runs));
     out.push(("protocols.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
+fn techempower(techempower: &TechEmpower, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = techempower.cells.iter().flat_map(|c| {
+        let setting = format!("{} {}", c.test, c.store);
+        CellKey::rows(&c.server, &c.target, setting, &c.runs)
+    });
+    out.push(("techempower.csv".to_owned(), write(rows)?));
     Ok(())
 }
 

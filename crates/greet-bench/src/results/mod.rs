@@ -14,6 +14,7 @@ mod rate;
 mod run;
 mod soak;
 mod sweep;
+mod techempower;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -34,6 +35,7 @@ pub use run::{
 };
 pub use soak::{Soak, SoakCell};
 pub use sweep::{Setting, Sweep, SweepBest, SweepCell};
+pub use techempower::{TechEmpower, TechEmpowerCell};
 
 /// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
 /// under `ladder`), one [`Run`] for every load, failures listed per section.
@@ -68,6 +70,9 @@ pub struct Results {
     /// Keep-alive throughput over each protocol, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocols: Option<Protocols>,
+    /// TechEmpower's seven tests, when they ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub techempower: Option<TechEmpower>,
     /// The `--threshold`s the run was held to, and how each fared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdCheck>,
@@ -86,6 +91,7 @@ impl Results {
             business: None,
             rate: None,
             protocols: None,
+            techempower: None,
             thresholds: Vec::new(),
         }
     }
@@ -100,6 +106,7 @@ impl Results {
             ScenarioKind::Business => self.business.is_some(),
             ScenarioKind::Rate => self.rate.is_some(),
             ScenarioKind::Protocols => self.protocols.is_some(),
+            ScenarioKind::TechEmpower => self.techempower.is_some(),
         }
     }
 

@@ -10,6 +10,7 @@ pub(crate) mod protocols;
 pub(crate) mod rate;
 pub(crate) mod soak;
 pub(crate) mod sweep;
+pub(crate) mod techempower;
 
 use crate::results::Failure;
 

@@ -1,5 +1,5 @@
-//! The loops, soak, sweep and all scenarios end to end (business has tests/harness/business.rs), each at its `--quick` size against
-//! the real server binaries.
+//! The loops, soak, sweep, techempower and all scenarios end to end (business has
+//! tests/harness/business.rs), each at its `--quick` size against the real server binaries.
 
 use std::process::Output;
 
@@ -219,7 +219,8 @@ fn all_quick_runs_every_scenario_into_one_report() {
             "sweep",
             "business",
             "rate",
-            "protocols"
+            "protocols",
+            "techempower"
         ]
     );
     let ladder = results.ladder.expect("ladder");
@@ -237,10 +238,91 @@ fn all_quick_runs_every_scenario_into_one_report() {
         "business",
         "rate",
         "protocols",
+        "techempower",
     ] {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));
+}
+
+/// The TechEmpower section of a run on `stores`: every test of every server measured with
+/// every answer valid (the exact page, message and rows, checked by the load), plaintext
+/// pipelined, json and plaintext once, each share against the best, every pair compared.
+fn assert_techempower(results: Results, stdout: &str, html: &str, stores: &[&str]) {
+    let te = results.techempower.expect("techempower");
+    assert!(te.failures.is_empty(), "{:?}", te.failures);
+    assert_eq!(te.stores, stores);
+    assert_eq!(te.pipeline, 16);
+    let tests = greet_bench::plan::Test::ALL;
+    let mut keys = Vec::new();
+    for test in tests {
+        let on: Vec<&str> = if test.uses_store() {
+            stores.to_vec()
+        } else {
+            vec!["none"]
+        };
+        for store in on {
+            keys.push((test.name(), store));
+            let cells: Vec<_> = te
+                .cells
+                .iter()
+                .filter(|c| c.test == test.name() && c.store == store)
+                .collect();
+            assert_eq!(cells.len(), 3, "{} {store}: a cell per server", test.name());
+            for cell in &cells {
+                let what = format!("{} {} {store}", cell.server, test.name());
+                assert_eq!(cell.target, test.target(20), "{what}");
+                assert_eq!(cell.runs.len(), 2, "{what}");
+                for run in &cell.runs {
+                    assert_clean_run(run, &what);
+                }
+                assert_summary(&cell.requests_per_s, &what);
+                assert!(cell.p50_ms > 0.0 && cell.p99_ms >= cell.p50_ms, "{what}");
+                assert!(
+                    cell.share_of_best > 0.0 && cell.share_of_best <= 1.0,
+                    "{what}"
+                );
+            }
+            // Plaintext is pipelined: with 16 in flight per connection the requests of a
+            // run outnumber the connections many times over.
+            if test == greet_bench::plan::Test::Plaintext {
+                for cell in &cells {
+                    let run = &cell.runs[0].load;
+                    assert!(
+                        run.requests >= 16 * run.connects,
+                        "{}: {run:?}",
+                        cell.server
+                    );
+                }
+            }
+            let best = cells.iter().filter(|c| c.share_of_best == 1.0).count();
+            assert_eq!(best, 1, "{} {store}: one best server", test.name());
+        }
+    }
+    assert_eq!(te.cells.len(), 3 * keys.len());
+    assert_eq!(
+        te.comparisons.len(),
+        3 * keys.len(),
+        "three pairs per test and store"
+    );
+    assert!(
+        stdout.contains("% of best") && stdout.contains("fortunes"),
+        "{stdout}"
+    );
+    assert!(html.contains("id=\"techempower\"") && html.contains("share of the best"));
+}
+
+#[test]
+fn techempower_quick_measures_every_test_on_every_server() {
+    let (stdout, results, html) = scenario("techempower", &["techempower", "--stores", "sqlite"]);
+    assert_techempower(results, &stdout, &html, &["sqlite"]);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL and Redis: apt-get install -y postgresql redis-server"]
+fn techempower_quick_runs_the_database_tests_on_postgres_too() {
+    let (stdout, results, html) = scenario("techempower-pg", &["techempower"]);
+    assert_techempower(results, &stdout, &html, &["sqlite", "postgres+redis"]);
 }
 
 #[test]

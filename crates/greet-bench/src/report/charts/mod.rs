@@ -8,6 +8,7 @@ mod protocols;
 mod rate;
 mod soak;
 mod sweep;
+mod techempower;
 
 use crate::plan::ScenarioKind;
 use crate::report::svg::{render, render_lines, Chart};
@@ -51,6 +52,10 @@ pub(crate) fn charts(results: &Results) -> Vec<ChartFile> {
                 .protocols
                 .as_ref()
                 .map(|s| bars(protocols::charts(s))),
+            ScenarioKind::TechEmpower => results
+                .techempower
+                .as_ref()
+                .map(|s| bars(techempower::charts(s))),
         };
         out.extend(
             drawn

@@ -15,6 +15,7 @@ mod protocols;
 mod rate;
 mod soak;
 mod sweep;
+mod techempower;
 
 use std::fmt::Write as _;
 
@@ -106,6 +107,11 @@ pub(crate) fn tables(results: &Results, section: ScenarioKind) -> Vec<Table> {
             .protocols
             .as_ref()
             .map(protocols::tables)
+            .unwrap_or_default(),
+        ScenarioKind::TechEmpower => results
+            .techempower
+            .as_ref()
+            .map(techempower::tables)
             .unwrap_or_default(),
     }
 }

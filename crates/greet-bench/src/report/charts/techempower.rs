@@ -1,0 +1,43 @@
+//! The TechEmpower chart.
+
+use crate::report::svg::Chart;
+use crate::results::TechEmpower;
+use crate::stats::distinct;
+
+use super::series;
+
+/// Each server's share of the best per test and store (groups), as TechEmpower's tables
+/// rank them: throughputs that differ a hundredfold between tests, on one scale.
+pub(super) fn charts(techempower: &TechEmpower) -> Vec<(String, Chart)> {
+    let names = distinct(techempower.cells.iter().map(|c| c.server.clone()));
+    let keys = distinct(
+        techempower
+            .cells
+            .iter()
+            .map(|c| (c.test.clone(), c.store.clone())),
+    );
+    let groups: Vec<String> = keys
+        .iter()
+        .map(|(test, store)| match store.as_str() {
+            crate::scenario::techempower::NO_STORE => test.clone(),
+            _ => format!("{test} {store}"),
+        })
+        .collect();
+    let find = |name: &str, group: &String| {
+        let i = groups.iter().position(|g| g == group)?;
+        let (test, store) = &keys[i];
+        techempower
+            .cells
+            .iter()
+            .find(|c| c.server == name && &c.test == test && &c.store == store)
+            .map(|c| c.share_of_best * 100.0)
+    };
+    let chart = Chart {
+        title: "TechEmpower: each server's throughput as a share of the best".into(),
+        unit: "% of the best server's requests/sec (medians)".into(),
+        series: series(&names, &groups, find, |v| *v),
+        whiskers: Vec::new(),
+        groups,
+    };
+    vec![("techempower.svg".into(), chart)]
+}
