@@ -35,7 +35,7 @@ use tools::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
 const EXAMPLES: &str = "\
 Examples:
   greet-bench                                   the original experiment on axum, actix-web, hyper
-  greet-bench all                               every scenario, one report (about 11 minutes)
+  greet-bench all                               every scenario, one report (about 16 minutes)
   greet-bench --servers axum,axum:/greetings/blocking   async against a 200-thread pool
   greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
   greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start

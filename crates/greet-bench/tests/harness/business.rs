@@ -1,9 +1,10 @@
 //! `greet-bench business --quick` end to end: every server on SQLite and on PostgreSQL +
 //! Redis started by the harness (the tests that need them are `#[ignore]`d with what to
-//! install), every JSON answer validated under load (the row as seeded, the count of rows,
+//! install), every JSON answer validated under load (a row of world, the count of rows,
 //! the person's greeting, a visit count no other answer had), the fractions of the ceiling,
 //! the best pools and the comparisons written, the store processes sampled; and, on any
-//! machine, the default run without Redis: skipped in one line, the run goes on.
+//! machine, the default run without Redis: skipped in one line, the run goes on (business and
+//! techempower alike).
 
 use std::process::Command;
 
@@ -230,6 +231,44 @@ fn default_stores_that_are_not_installed_are_skipped_in_one_line() {
     assert_ne!(asked.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&asked.stderr);
     assert!(stderr.contains("apt-get install -y"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// TechEmpower's scenario on a machine without PostgreSQL and Redis (an empty PATH): json,
+/// plaintext and the database tests on SQLite measured, PostgreSQL skipped in one line that
+/// says what to install, exit 0.
+#[test]
+fn techempower_without_postgres_skips_it_in_one_line() {
+    let empty = out_dir("te-no-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = out_dir("techempower-skip");
+    let run = Command::new(BENCH)
+        .args(["techempower", "--quick", "--quiet", "--servers", "hyper"])
+        .args(["--tests", "plaintext,fortunes"])
+        .args(["--out", out.to_str().unwrap()])
+        .args(bin_dir_args())
+        .env("PATH", &empty)
+        .output()
+        .expect("greet-bench runs");
+    let stderr = assert_one_line_exit(&run, 0);
+    assert!(
+        stderr.contains("techempower: postgres+redis: skipped")
+            && stderr.contains("apt-get install -y"),
+        "{stderr}"
+    );
+    let te = results(&out.join("results.json"))
+        .techempower
+        .expect("techempower");
+    assert_eq!(te.stores, ["sqlite"]);
+    assert!(te.failures.is_empty(), "{:?}", te.failures);
+    let cells: Vec<(&str, &str)> = te
+        .cells
+        .iter()
+        .map(|c| (c.test.as_str(), c.store.as_str()))
+        .collect();
+    assert_eq!(cells, [("plaintext", "none"), ("fortunes", "sqlite")]);
+    assert!(te.cells.iter().all(|c| !c.runs.is_empty()));
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&empty);
 }
