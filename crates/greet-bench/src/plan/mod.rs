@@ -481,7 +481,8 @@ mod tests {
                 "sweep",
                 "business",
                 "rate",
-                "protocols"
+                "protocols",
+                "techempower"
             ]
         );
         assert_eq!(plan.binaries(), ["hyper"]);

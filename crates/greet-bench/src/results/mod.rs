@@ -35,7 +35,7 @@ pub use run::{
 };
 pub use soak::{Soak, SoakCell};
 pub use sweep::{Setting, Sweep, SweepBest, SweepCell};
-pub use techempower::{TechEmpower, TechEmpowerCell};
+pub use techempower::{TechEmpower, TechEmpowerCell, NO_STORE};
 
 /// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
 /// under `ladder`), one [`Run`] for every load, failures listed per section.

@@ -9,6 +9,9 @@ use crate::stats::Summary;
 use super::run::Run;
 use super::{Failure, Transport};
 
+/// The store of the tests that use none (json, plaintext).
+pub const NO_STORE: &str = "none";
+
 /// TechEmpower's tests: keep-alive load per test on a fresh server per repeat and store,
 /// repeats outermost.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -45,7 +48,7 @@ pub struct TechEmpower {
 pub struct TechEmpowerCell {
     /// The server.
     pub server: String,
-    /// The store (`sqlite`, `postgres+redis`), or `none` for json and plaintext.
+    /// The store (`sqlite`, `postgres+redis`), or [`NO_STORE`] for json and plaintext.
     pub store: String,
     /// The test, by TechEmpower's name.
     pub test: String,

@@ -15,12 +15,9 @@ use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, Test, BLOCKING_THREADS};
-use crate::results::{Repeated, Results, Run, TechEmpower, TechEmpowerCell};
+use crate::results::{Repeated, Results, Run, TechEmpower, TechEmpowerCell, NO_STORE};
 use crate::server::provision::{self, Ready, Skipped};
 use crate::stats::mann_whitney::{pairwise, Figure};
-
-/// The store name of the tests that use none.
-pub(crate) const NO_STORE: &str = "none";
 
 /// Runs the TechEmpower scenario into `results.techempower`; false when a server or store
 /// failed.

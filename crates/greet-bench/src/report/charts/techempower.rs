@@ -1,7 +1,7 @@
 //! The TechEmpower chart.
 
 use crate::report::svg::Chart;
-use crate::results::TechEmpower;
+use crate::results::{TechEmpower, NO_STORE};
 use crate::stats::distinct;
 
 use super::series;
@@ -19,7 +19,7 @@ pub(super) fn charts(techempower: &TechEmpower) -> Vec<(String, Chart)> {
     let groups: Vec<String> = keys
         .iter()
         .map(|(test, store)| match store.as_str() {
-            crate::scenario::techempower::NO_STORE => test.clone(),
+            NO_STORE => test.clone(),
             _ => format!("{test} {store}"),
         })
         .collect();
