@@ -180,6 +180,13 @@ pub fn table() -> Vec<BadInput> {
         row("/queries count not a number", route("/queries?queries=%ZZ"), 200),
         row("/queries count past 64 bits", route("/queries?queries=99999999999999999999999"), 200),
         row("POST /db", "POST /db HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
+        // TechEmpower's routes: counts read as /queries reads them, nothing else echoed.
+        row("/updates count not UTF-8", route("/updates?queries=%FF"), 200),
+        row("/updates count past 64 bits", route("/updates?queries=99999999999999999999999"), 200),
+        row("/cached-queries count negative", route("/cached-queries?count=-1"), 200),
+        row("/fortunes with a script in the query", route("/fortunes?x=%3Cscript%3E"), 200),
+        row("/plaintext with a broken escape in the query", route("/plaintext?%ZZ"), 200),
+        row("POST /updates", "POST /updates HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
         differs(
             "percent-encoded path (/%67reetings)",
             "GET /%67reetings HTTP/1.1\r\nHost: x\r\n\r\n",
