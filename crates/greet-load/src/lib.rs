@@ -57,11 +57,17 @@ use std::time::Instant;
 /// would otherwise take its whole tally with it and leave the success rate computed over the
 /// requests that remain.
 async fn caught<F: Future<Output = Outcome>>(attempt: F) -> Outcome {
+    caught_as(attempt, || Outcome::PANICKED).await
+}
+
+/// [`caught`] for a future of any output: `panicked` makes what a panic stands for.
+async fn caught_as<T, F: Future<Output = T>>(attempt: F, panicked: impl FnOnce() -> T) -> T {
     let mut attempt = std::pin::pin!(attempt);
+    let mut panicked = Some(panicked);
     std::future::poll_fn(|cx| {
         match std::panic::catch_unwind(AssertUnwindSafe(|| attempt.as_mut().poll(cx))) {
             Ok(poll) => poll,
-            Err(_) => Poll::Ready(Outcome::PANICKED),
+            Err(_) => Poll::Ready(panicked.take().expect("polled once more after a panic")()),
         }
     })
     .await

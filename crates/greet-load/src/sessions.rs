@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::conn::{request, Connection, Request, Shared};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::work::{Load, Stop};
-use crate::{caught, gather};
+use crate::{caught, caught_as, gather};
 
 /// `users` users, each sending one request after another, on a connection of its own (over
 /// HTTP/2, on one shared by `streams` users), until `stop`; `done` is bumped after each.
@@ -110,7 +110,19 @@ impl User<'_> {
                 let batch = &self.batch[..take * len];
                 let check = &self.load.check;
                 let send = conn.send_pipelined(batch, take, check, self.load.timeout, began);
-                let outcomes = send.await;
+                let every = || (0..take).map(|_| Outcome::PANICKED).collect();
+                let outcomes: Vec<Outcome> = caught_as(send, every).await;
+                if outcomes.iter().any(|o| {
+                    matches!(
+                        o,
+                        Outcome::Failed {
+                            kind: ErrorKind::Panic,
+                            ..
+                        }
+                    )
+                }) {
+                    conn.close().await;
+                }
                 let refused = outcomes.iter().any(|o| {
                     matches!(
                         o,
@@ -366,6 +378,19 @@ mod tests {
         assert_eq!(f.requests, 30, "every request counted: {f:?}");
         assert_eq!(f.errors.get("panic"), Some(&10));
         assert!((f.success_rate - 100.0 * 20.0 / 30.0).abs() < 1e-9);
+        // Pipelined, a panic loses its batch's answers, each counted as one.
+        let pipelined = Load {
+            work: Work::Sessions {
+                users: 3,
+                stop: Stop::Each(10),
+                streams: 1,
+                pipeline: 4,
+            },
+            ..load.clone()
+        };
+        let f = run(&pipelined, Arc::default()).await.tally().figures();
+        assert_eq!(f.requests, 30, "every request counted: {f:?}");
+        assert!(f.errors.get("panic").is_some_and(|n| *n >= 10), "{f:?}");
         let fresh = Load {
             work: Work::Fresh {
                 concurrency: 4,
