@@ -453,22 +453,28 @@ pub async fn fortunes_are_sorted_and_escaped(addr: SocketAddr) -> Outcome {
     expect_current_date(&res, paths::FORTUNES)
 }
 
-/// HTTP/1.1 pipelining, as TechEmpower's plaintext load sends it: requests written back to
-/// back on one connection before any answer is read are answered, all of them, in order. A
-/// slow request (a store read) first, so a server that answered as each finished would put
-/// the quick ones ahead of it.
-pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
-    const DEPTH: usize = 16;
-    let targets: Vec<String> = (0..DEPTH)
+/// 16 requests in flight on one connection, as TechEmpower's plaintext load sends them: a
+/// slow one (a store read) first, quick ones after, so a server that answered as each finished
+/// would put the quick ones ahead of it.
+pub fn pipelined_targets() -> Vec<String> {
+    (0..16)
         .map(|i| match i {
             0 => format!("{}?queries=20", paths::QUERIES),
             5 | 11 => paths::JSON.to_owned(),
             _ => paths::PLAINTEXT.to_owned(),
         })
-        .collect();
+        .collect()
+}
+
+/// HTTP/1.1 pipelining, as TechEmpower's plaintext load sends it: [`pipelined_targets`]
+/// written back to back on one connection before any answer is read are answered, all of
+/// them, in order.
+pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
+    let targets = pipelined_targets();
+    let depth = targets.len();
     let mut raw = Vec::new();
     for (i, target) in targets.iter().enumerate() {
-        let close = if i + 1 == DEPTH {
+        let close = if i + 1 == depth {
             "Connection: close\r\n"
         } else {
             ""
@@ -477,7 +483,7 @@ pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
             format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n{close}\r\n").as_bytes(),
         );
     }
-    let what = format!("{DEPTH} pipelined requests");
+    let what = format!("{depth} pipelined requests");
     tokio::time::timeout(crate::client::EXCHANGE_TIMEOUT, async {
         let mut stream = TcpStream::connect(addr)
             .await
@@ -491,7 +497,7 @@ pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
             let mut res = http1::Response::new();
             http1::read(&mut stream, &mut buf, &mut res, http1::Options::default())
                 .await
-                .map_err(|e| format!("{what}: answer {} of {DEPTH} ({target}): {e}", i + 1))?;
+                .map_err(|e| format!("{what}: answer {} of {depth} ({target}): {e}", i + 1))?;
             let body = res.text();
             let in_order = match target.as_str() {
                 paths::PLAINTEXT => body == records::HELLO,
@@ -500,7 +506,7 @@ pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
             };
             ensure!(
                 res.status() == 200 && in_order,
-                "{what}: answer {} of {DEPTH} is {} {:?}, want {target}'s",
+                "{what}: answer {} of {depth} is {} {:?}, want {target}'s",
                 i + 1,
                 res.status(),
                 elide(&body, 40)
@@ -620,7 +626,14 @@ pub async fn business_refuses_bad_names(addr: SocketAddr) -> Outcome {
 /// plain reason within `timeout` (and a little), while `/health` and `/greetings` are
 /// served. Needs a server whose stores are down.
 pub async fn stores_down_gives_503(addr: SocketAddr, timeout: Duration) -> Outcome {
-    for target in ["/db", "/queries?queries=3", "/business?name=Ana"] {
+    for target in [
+        "/db",
+        "/queries?queries=3",
+        "/fortunes",
+        "/updates?queries=3",
+        "/cached-queries?count=3",
+        "/business?name=Ana",
+    ] {
         let start = Instant::now();
         let res = fetch_get(addr, target).await?;
         let took = start.elapsed();

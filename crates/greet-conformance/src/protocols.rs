@@ -245,13 +245,7 @@ pub async fn streams_answer_together(
     protocol: Protocol,
     trust: &Trust,
 ) -> Result<(), String> {
-    let targets: Vec<String> = (0..16)
-        .map(|i| match i {
-            0 => format!("{}?queries=20", paths::QUERIES),
-            5 | 11 => paths::JSON.to_owned(),
-            _ => paths::PLAINTEXT.to_owned(),
-        })
-        .collect();
+    let targets = crate::cases::pipelined_targets();
     let connection = Connection::open(addr, protocol, trust).await?;
     let answers = tokio::time::timeout(TIMEOUT, connection.send_together(&targets))
         .await

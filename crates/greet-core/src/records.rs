@@ -6,8 +6,9 @@
 //! that checking an answer needs no database client.
 //!
 //! The rows are a function of their key (a fixed hash, not a random generator): seeding is
-//! idempotent, several servers seeding one database at once write the same rows, and a
-//! client can tell a seeded row from any other without reading the database.
+//! idempotent, several servers seeding one database at once write the same rows, and a test
+//! on a fresh database can tell a seeded row from any other without reading the database
+//! (once `/updates` has renumbered rows, a client can only check that they are in range).
 
 use std::borrow::Cow;
 

@@ -221,14 +221,15 @@ impl Connection {
         began: Instant,
     ) -> Vec<Outcome> {
         let mut outcomes = Vec::with_capacity(n);
+        let mut connect = None;
         let attempt = async {
             match self
-                .exchange_batch(batch, n, check, began, &mut outcomes)
+                .exchange_batch(batch, n, check, began, &mut connect, &mut outcomes)
                 .await
             {
                 Err(Miss::Stale) if outcomes.is_empty() => {
                     self.close().await;
-                    self.exchange_batch(batch, n, check, began, &mut outcomes)
+                    self.exchange_batch(batch, n, check, began, &mut connect, &mut outcomes)
                         .await
                 }
                 done => done,
@@ -242,9 +243,10 @@ impl Connection {
         };
         if let Some(kind) = failed {
             self.close().await;
+            // The first request not answered keeps the connect it made, if none was answered.
             outcomes.resize_with(n, || Outcome::Failed {
                 kind,
-                connect: None,
+                connect: connect.take(),
             });
         }
         outcomes
@@ -256,14 +258,14 @@ impl Connection {
         n: usize,
         check: &Check,
         began: Instant,
+        connect: &mut Option<Opened>,
         outcomes: &mut Vec<Outcome>,
     ) -> Result<(), Miss> {
         let reused = self.http1.is_some();
-        let mut connect = None;
         if !reused {
             let (io, opened) = self.wire.open(self.addr, Instant::now()).await?;
             self.http1 = Some(io);
-            connect = Some(opened);
+            *connect = Some(opened);
         }
         let Some(io) = self.http1.as_mut() else {
             return Err(Miss::Failed(ErrorKind::Connect));

@@ -24,8 +24,9 @@ pub(crate) async fn sessions(
 ) -> Tally {
     let pipeline = pipeline.max(1);
     let (users, streams, stop, depth) = if load.wire.protocol.http2() && pipeline > 1 {
+        // Each stream a user of its own: the original users' requests, shared out exactly.
         let stop = match stop {
-            Stop::Each(n) => Stop::Each(n.div_ceil(pipeline)),
+            Stop::Each(n) => Stop::Total(n * users),
             other => other,
         };
         (users * pipeline, streams.max(1) * pipeline, stop, 1)
@@ -86,7 +87,7 @@ struct User<'a> {
 
 impl User<'_> {
     /// One connection (reopened when the server closes it or a request fails), one request
-    /// at a time.
+    /// at a time, or a pipelined batch of `depth`.
     async fn send(&self, mut conn: Connection) -> Tally {
         let mut tally = Tally::default();
         let mut sent = 0usize;

@@ -49,7 +49,7 @@ pub struct ServerConfig {
     #[arg(long, env = "SHUTDOWN_TIMEOUT_SECS", default_value_t = DEFAULT_SHUTDOWN_TIMEOUT_SECS)]
     pub shutdown_timeout_secs: u64,
 
-    /// Database behind /db, /queries and /business: sqlite (embedded, made and seeded by the
+    /// Database behind /db, /queries, /fortunes, /updates, /cached-queries and /business: sqlite (embedded, made and seeded by the
     /// first request that needs it) or postgres (a server at --database-url, seeded if empty)
     #[arg(long, env = "STORE", default_value_t = StoreKind::Sqlite,
           value_parser = PossibleValuesParser::new(StoreKind::ALL.map(StoreKind::name))
@@ -225,7 +225,7 @@ impl ServerConfig {
 pub struct Api {
     /// `/greetings` and `/greetings/blocking`.
     pub greeter: Greeter,
-    /// `/db`, `/queries` and `/business`.
+    /// The database routes and `/business`.
     pub stores: Stores,
 }
 

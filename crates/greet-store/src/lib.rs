@@ -208,6 +208,7 @@ impl Stores {
                         .ready()
                         .await?
                         .update_worlds(&ids, &writes)
+                        .await
                         .map_err(postgres::Error::from),
                     Database::Postgres(db) => db.update_worlds(&ids, &writes).await,
                 }
@@ -237,18 +238,21 @@ impl Stores {
                                 .map_err(postgres::Error::from)?,
                             Database::Postgres(db) => db.all_worlds().await?,
                         };
+                        // An empty table is not kept: the next request reads it again.
+                        if rows.is_empty() {
+                            return Err(postgres::Error::from("the world table is empty"));
+                        }
                         Ok::<_, postgres::Error>(Arc::from(rows))
                     })
                 })
                 .await;
             match table {
-                Ok(table) if !table.is_empty() => {
+                Ok(table) => {
                     let rows: Vec<World> = (0..n)
                         .map(|_| table[rand::random_range(..table.len())])
                         .collect();
                     json(&rows)
                 }
-                Ok(_) => GreetError::DatabaseUnavailable.into(),
                 Err(err) => err.into(),
             }
         })
@@ -296,9 +300,7 @@ impl Stores {
     }
 
     async fn worlds(&self, n: usize) -> Result<Vec<World>, GreetError> {
-        let ids: Vec<i32> = (0..n)
-            .map(|_| rand::random_range(1..=records::WORLD_ROWS))
-            .collect();
+        let ids = random_ids(n);
         within(self.timeout, GreetError::DatabaseUnavailable, async {
             match &self.db {
                 Database::Sqlite(db) => db
@@ -313,14 +315,19 @@ impl Stores {
     }
 }
 
+/// `n` random world ids, each drawn on its own (so one may come twice, as TechEmpower's).
+fn random_ids(n: usize) -> Vec<i32> {
+    (0..n)
+        .map(|_| rand::random_range(1..=records::WORLD_ROWS))
+        .collect()
+}
+
 /// `n` random world ids; the answer `/updates` sends for them, each row with a new random
 /// number; and the writes that make the table agree with that answer: ids in order (so
 /// concurrent requests lock shared rows in one order), each once (an id drawn twice keeps
 /// one new number, in the answer too).
 fn new_numbers(n: usize) -> (Vec<i32>, Vec<World>, Vec<World>) {
-    let ids: Vec<i32> = (0..n)
-        .map(|_| rand::random_range(1..=records::WORLD_ROWS))
-        .collect();
+    let ids = random_ids(n);
     let numbers: std::collections::BTreeMap<i32, i32> = ids
         .iter()
         .map(|&id| (id, rand::random_range(1..=records::WORLD_ROWS)))

@@ -20,7 +20,8 @@ const SELECT_WORLD: &str = "SELECT id, randomnumber FROM world WHERE id = $1";
 const SELECT_FORTUNES: &str = "SELECT id, message FROM fortune";
 const SELECT_ALL_WORLDS: &str = "SELECT id, randomnumber FROM world ORDER BY id";
 /// One statement for all of a request's writes (TechEmpower allows batching them). The ids
-/// come sorted, so two requests that share rows lock them in one order.
+/// come sorted, which makes two requests that share rows likely, not certain, to lock them in
+/// one order (the join's order is the planner's): a deadlock's victim goes again.
 const UPDATE_WORLDS: &str = "UPDATE world SET randomnumber = w.r \
      FROM unnest($1::int4[], $2::int4[]) AS w(id, r) WHERE world.id = w.id";
 /// Attempts at a request's writes when PostgreSQL ends them as a deadlock's victim.

@@ -21,7 +21,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(2000);
 /// Start-up waits this many store timeouts for unreachable stores before it gives up.
 pub const START_PATIENCE: u32 = 10;
 
-/// The database behind `/db`, `/queries` and `/business`.
+/// The database behind the database routes and `/business`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StoreKind {
     /// Embedded: a file made and seeded by the first request that needs it; nothing to

@@ -14,7 +14,8 @@
 //!
 //! `/updates` writes: the file is in WAL mode, so readers never wait for a writer, and the
 //! writers of this process take turns on one lock before they begin, so none of them meets
-//! SQLite's busy handler (which sleeps whole milliseconds). A file of the process's own is
+//! SQLite's busy handler (which sleeps whole milliseconds); a writer waiting its turn waits
+//! as a future, not holding its runtime thread. A file of the process's own is
 //! thrown away at exit, so it is written without waiting for the disk.
 
 use std::path::{Path, PathBuf};
@@ -58,7 +59,7 @@ impl Lazy {
             .get_or_init(|| {
                 let opened = Sqlite::open(self.path.as_deref(), self.keep, self.timeout);
                 if let (Err(err), None) = (&opened, &self.path) {
-                    tracing::error!(%err, "/db, /queries and /business will answer 503");
+                    tracing::error!(%err, "the database routes will answer 503");
                 }
                 opened
             })
@@ -94,7 +95,7 @@ struct Inner {
     /// The file was made for this process (no `--database-url`): removed when dropped.
     owned: bool,
     /// Taken by `/updates` before it begins to write: one writer at a time in this process.
-    writer: Mutex<()>,
+    writer: tokio::sync::Mutex<()>,
     /// Shared with the seeding thread, which holds no [`Inner`] when it says it is done:
     /// the last handle dropped after the seed is the one that removes an owned file.
     seeded: Arc<Seeded>,
@@ -122,7 +123,7 @@ impl Sqlite {
                 keep,
                 timeout,
                 owned,
-                writer: Mutex::new(()),
+                writer: tokio::sync::Mutex::new(()),
                 seeded: Arc::default(),
             }),
         };
@@ -150,7 +151,7 @@ impl Sqlite {
                     }
                     Err(err) => tracing::error!(
                         %err,
-                        "SQLite seed failed: /db, /queries and /business will answer 503"
+                        "SQLite seed failed: the database routes will answer 503"
                     ),
                 }
                 let _ = seeded.done.set(done);
@@ -245,8 +246,12 @@ impl Sqlite {
 
     /// World rows `ids`, each read with a query of its own, then each given its number in
     /// `writes` (ids in order, each once) in the same transaction.
-    pub(crate) fn update_worlds(&self, ids: &[i32], writes: &[World]) -> rusqlite::Result<()> {
-        let _turn = self.inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+    pub(crate) async fn update_worlds(
+        &self,
+        ids: &[i32],
+        writes: &[World],
+    ) -> rusqlite::Result<()> {
+        let _turn = self.inner.writer.lock().await;
         self.with(|conn| {
             let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
             {

@@ -88,7 +88,7 @@ pub(super) struct CommonArgs {
 
     /// Requests each user of a keep-alive load has in flight: over HTTP/1.1 written back to
     /// back before the answers are read (pipelining; TechEmpower's plaintext load sends 16),
-    /// over HTTP/2 as that many streams [default: 1]
+    /// over HTTP/2 as that many streams [default: 1; techempower: plaintext's depth, 16]
     #[arg(long, value_parser = parse_count)]
     pipeline: Option<usize>,
 }

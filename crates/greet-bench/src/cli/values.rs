@@ -172,7 +172,7 @@ pub(super) fn parse_shape(text: &str) -> Result<(usize, usize), String> {
 pub(super) fn parse_count(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) if (1..=4096).contains(&n) => Ok(n),
-        _ => Err(format!("{text:?} is not a thread count from 1 to 4096")),
+        _ => Err(format!("{text:?} is not a count from 1 to 4096")),
     }
 }
 

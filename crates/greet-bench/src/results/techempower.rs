@@ -21,8 +21,8 @@ pub struct TechEmpower {
     pub transport: Transport,
     /// Keep-alive connections of each load.
     pub concurrency: usize,
-    /// Requests each plaintext connection had in flight.
-    pub pipeline: usize,
+    /// Requests each plaintext connection had in flight (the other tests: one).
+    pub plaintext_pipeline: usize,
     /// Rows per request of queries, updates and cached queries.
     pub rows: usize,
     /// Measured part of each load, seconds.

@@ -23,7 +23,7 @@ use crate::results::{
     throughputs, Business, BusinessCell, CeilingFraction, Gain, PoolBest, PoolSetting, Repeated,
     Results, Sampled,
 };
-use crate::server::provision::{self, Ready, Skipped};
+use crate::server::provision::{self, Ready};
 use crate::stats::mann_whitney::{pairwise, Figure};
 
 /// Runs the business scenario into `results.business`; false when a server or store failed.
@@ -63,27 +63,19 @@ pub(crate) async fn run(
     harness.preflight(plan.place, &shorts, false, None)?;
     provision::preflight(&plan.stores, plan.place)?;
     let mut all_ok = true;
-    let mut stores = Vec::new();
-    for store in &plan.stores {
-        match provision::prepare(store, harness.store_cpus(), plan.place).await {
-            Ok(ready) => {
-                let note = ready.note(harness.store_cpus());
-                section(results).store_notes.push(note);
-                stores.push(ready);
-            }
-            Err(err) if err.is::<Skipped>() => {
-                let note = format!("{}: skipped, {err}", store.name());
-                eprintln!("greet-bench: business: {note}");
-                section(results).store_notes.push(note);
-                section(results).stores.retain(|s| s != store.name());
-            }
-            Err(err) => {
-                let failed = super::failure("business", store.name().to_owned(), &err);
-                section(results).failures.push(failed);
-                all_ok = false;
-            }
-        }
+    let prepared =
+        provision::prepare_all("business", &plan.stores, harness.store_cpus(), plan.place).await;
+    let business = section(results);
+    business.store_notes = prepared.notes;
+    business
+        .stores
+        .retain(|s| !prepared.skipped.contains(&s.as_str()));
+    for (name, err) in &prepared.failed {
+        let failed = super::failure("business", (*name).to_owned(), err);
+        business.failures.push(failed);
+        all_ok = false;
     }
+    let stores = prepared.ready;
     let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
     for store in &stores {
         for (_, name) in &servers {

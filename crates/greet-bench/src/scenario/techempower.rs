@@ -15,8 +15,8 @@ use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, Test, BLOCKING_THREADS};
-use crate::results::{Repeated, Results, Run, TechEmpower, TechEmpowerCell, NO_STORE};
-use crate::server::provision::{self, Ready, Skipped};
+use crate::results::{Repeated, Results, Run, TechEmpower, TechEmpowerCell, Transport, NO_STORE};
+use crate::server::provision::{self, Ready};
 use crate::stats::mann_whitney::{pairwise, Figure};
 
 /// Runs the TechEmpower scenario into `results.techempower`; false when a server or store
@@ -27,9 +27,13 @@ pub(crate) async fn run(
     results: &mut Results,
 ) -> Result<bool> {
     results.techempower = Some(TechEmpower {
-        transport: harness.transport(),
+        // Only plaintext pipelines, at its own depth.
+        transport: Transport {
+            pipeline: 1,
+            ..harness.transport()
+        },
         concurrency: plan.measure.concurrency,
-        pipeline: plan.pipeline,
+        plaintext_pipeline: plan.pipeline,
         rows: plan.rows,
         duration_s: plan.measure.duration.as_secs_f64(),
         warmup_s: plan.measure.warmup.as_secs_f64(),
@@ -41,28 +45,27 @@ pub(crate) async fn run(
     harness.preflight(plan.place, &shorts, false, None)?;
     provision::preflight(&plan.stores, plan.place)?;
     let mut all_ok = true;
-    let mut stores = Vec::new();
-    for store in &plan.stores {
-        match provision::prepare(store, harness.store_cpus(), plan.place).await {
-            Ok(ready) => {
-                let note = ready.note(harness.store_cpus());
-                section(results).store_notes.push(note);
-                stores.push(ready);
-            }
-            Err(err) if err.is::<Skipped>() => {
-                let note = format!("{}: skipped, {err}", store.name());
-                eprintln!("greet-bench: techempower: {note}");
-                section(results).store_notes.push(note);
-                section(results).stores.retain(|s| s != store.name());
-            }
-            Err(err) => {
-                let failed = super::failure("techempower", store.name().to_owned(), &err);
-                section(results).failures.push(failed);
-                all_ok = false;
-            }
-        }
+    // No test that reads a database: one store (the first) serves json and plaintext.
+    let wanted = if plan.tests.iter().any(|t| t.uses_store()) {
+        &plan.stores[..]
+    } else {
+        &plan.stores[..plan.stores.len().min(1)]
+    };
+    let prepared =
+        provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.place).await;
+    let te = section(results);
+    te.store_notes = prepared.notes;
+    te.stores.retain(|s| {
+        wanted.iter().any(|w| w.name() == s) && !prepared.skipped.contains(&s.as_str())
+    });
+    for (name, err) in &prepared.failed {
+        let failed = super::failure("techempower", (*name).to_owned(), err);
+        te.failures.push(failed);
+        all_ok = false;
     }
-    // The tests each store's servers run: json and plaintext with the first store only.
+    let stores = prepared.ready;
+    // The tests each store's servers run: json and plaintext with the first store only; a
+    // store left with none starts no server.
     let runs: Vec<(&Ready, Vec<Test>)> = stores
         .iter()
         .enumerate()
@@ -75,6 +78,7 @@ pub(crate) async fn run(
                 .collect();
             (store, tests)
         })
+        .filter(|(_, tests): &(_, Vec<Test>)| !tests.is_empty())
         .collect();
     let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
     for (store, tests) in &runs {

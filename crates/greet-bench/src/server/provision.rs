@@ -101,6 +101,46 @@ pub(crate) fn preflight(stores: &[Store], place: Placement) -> Result<()> {
     Ok(())
 }
 
+/// What [`prepare_all`] made of a scenario's stores.
+#[derive(Debug, Default)]
+pub(crate) struct Prepared {
+    /// The stores ready, in order.
+    pub(crate) ready: Vec<Ready>,
+    /// A line per store for the report: where it is, or why it was skipped.
+    pub(crate) notes: Vec<String>,
+    /// The stores skipped (not installed, not asked for by name), by name.
+    pub(crate) skipped: Vec<&'static str>,
+    /// The stores that failed: name and why.
+    pub(crate) failed: Vec<(&'static str, anyhow::Error)>,
+}
+
+/// Every store of `stores` as [`prepare`] makes it, a skipped one said on stderr in one line
+/// (`scenario: store: skipped, why`).
+pub(crate) async fn prepare_all(
+    scenario: &str,
+    stores: &[Store],
+    cpus: &[usize],
+    place: Placement,
+) -> Prepared {
+    let mut prepared = Prepared::default();
+    for store in stores {
+        match prepare(store, cpus, place).await {
+            Ok(ready) => {
+                prepared.notes.push(ready.note(cpus));
+                prepared.ready.push(ready);
+            }
+            Err(err) if err.is::<Skipped>() => {
+                let note = format!("{}: skipped, {err}", store.name());
+                eprintln!("greet-bench: {scenario}: {note}");
+                prepared.notes.push(note);
+                prepared.skipped.push(store.name());
+            }
+            Err(err) => prepared.failed.push((store.name(), err)),
+        }
+    }
+    prepared
+}
+
 /// Starts (or points at) the store `store` names, pinned to `cpus` when started here;
 /// `Err(Skipped)` for the default PostgreSQL + Redis where they are not installed (asked for
 /// by name, that is an error). Where the servers run as a swarm stack, PostgreSQL and Redis

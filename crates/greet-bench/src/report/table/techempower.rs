@@ -34,7 +34,7 @@ pub(super) fn tables(techempower: &TechEmpower) -> Vec<Table> {
              per queries/updates/cached-queries request, {:.2} s measured after {:.2} s \
              warm-up, {} run(s) per test on a fresh server",
             techempower.concurrency,
-            techempower.pipeline,
+            techempower.plaintext_pipeline,
             techempower.rows,
             techempower.duration_s,
             techempower.warmup_s,
