@@ -76,7 +76,7 @@ fn route(target: &str) -> Vec<u8> {
 }
 
 /// Rows in [`table`]; a test holds the table to it, so a row cannot go missing unseen.
-pub const ROWS: usize = 71;
+pub const ROWS: usize = 77;
 
 /// The table: [`ROWS`] rows.
 pub fn table() -> Vec<BadInput> {

@@ -522,10 +522,18 @@ pub async fn stores_cost_nothing_until_used(bin: &str) -> Outcome {
     if first_db > greet_store::settings::DEFAULT_TIMEOUT {
         return Err(format!("first /db took {first_db:?}"));
     }
+    // One database: its file and the two WAL mode keeps beside it.
     let files = tmp.files();
-    if files.len() != 1 || !files[0].ends_with(".sqlite") {
+    let databases: Vec<&String> = files.iter().filter(|f| f.ends_with(".sqlite")).collect();
+    let beside = |f: &String| {
+        databases.len() == 1
+            && [".sqlite", ".sqlite-wal", ".sqlite-shm"]
+                .iter()
+                .any(|end| f.strip_suffix(end) == databases[0].strip_suffix(".sqlite"))
+    };
+    if databases.len() != 1 || !files.iter().all(beside) {
         return Err(format!(
-            "after /db the temp dir holds {files:?}, want one .sqlite file"
+            "after /db the temp dir holds {files:?}, want one .sqlite file (and its -wal, -shm)"
         ));
     }
     let status = tokio::task::spawn_blocking(move || {
