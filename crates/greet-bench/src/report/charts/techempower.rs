@@ -16,11 +16,15 @@ pub(super) fn charts(techempower: &TechEmpower) -> Vec<(String, Chart)> {
             .iter()
             .map(|c| (c.test.clone(), c.store.clone())),
     );
+    // A bar group is a few characters wide: short names, the store on a line of its own.
     let groups: Vec<String> = keys
         .iter()
-        .map(|(test, store)| match store.as_str() {
-            NO_STORE => test.clone(),
-            _ => format!("{test} {store}"),
+        .map(|(test, store)| {
+            let test = test.strip_suffix("-queries").unwrap_or(test);
+            match store.as_str() {
+                NO_STORE => test.to_owned(),
+                store => format!("{test} {}", store.split('+').next().unwrap_or(store)),
+            }
         })
         .collect();
     let find = |name: &str, group: &String| {
