@@ -24,6 +24,20 @@ pub enum Store {
 }
 
 impl Store {
+    /// The default stores of a scenario that loads the database routes: the embedded one, and
+    /// PostgreSQL + Redis started by the harness where installed (skipped in one line where
+    /// not).
+    pub fn defaults() -> Vec<Store> {
+        vec![
+            Store::Sqlite,
+            Store::Servers {
+                database_url: None,
+                redis_url: None,
+                optional: true,
+            },
+        ]
+    }
+
     /// Its name in the tables: `sqlite`, `postgres+redis`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -74,14 +88,7 @@ impl Business {
     pub fn defaults(quick: bool) -> Self {
         Self {
             servers: SERVERS.map(String::from).to_vec(),
-            stores: vec![
-                Store::Sqlite,
-                Store::Servers {
-                    database_url: None,
-                    redis_url: None,
-                    optional: true,
-                },
-            ],
+            stores: Store::defaults(),
             endpoints: Self::ENDPOINTS.map(String::from).to_vec(),
             workers: Vec::new(),
             db_pools: if quick {

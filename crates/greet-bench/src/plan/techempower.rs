@@ -106,14 +106,7 @@ impl TechEmpower {
     pub fn defaults(quick: bool) -> Self {
         Self {
             servers: SERVERS.map(String::from).to_vec(),
-            stores: vec![
-                Store::Sqlite,
-                Store::Servers {
-                    database_url: None,
-                    redis_url: None,
-                    optional: true,
-                },
-            ],
+            stores: Store::defaults(),
             tests: Test::ALL.to_vec(),
             rows: Self::ROWS,
             pipeline: Self::PIPELINE,
