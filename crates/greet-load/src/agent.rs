@@ -14,8 +14,9 @@ use greet_probe::Protocol;
 
 use crate::expect::Expect;
 use crate::flags::{parse_agents, parse_exact_rate, parse_expect, parse_level};
+use crate::schedule::{parse_ramp, Ramp, Schedule};
 use crate::shard::{index_of_slot, reach, run_shard, unix_ms, Shard};
-use crate::work::{Schedule, Stop, Work};
+use crate::work::{Stop, Work};
 
 /// One agent's share of a level.
 #[derive(Debug, Clone, Args)]
@@ -31,14 +32,14 @@ pub struct ShardArgs {
     /// The whole level's concurrency, one request per fresh connection; this agent takes
     /// its share
     #[arg(long, value_parser = parse_level,
-          required_unless_present_any = ["rate", "keep_alive"])]
+          required_unless_present_any = ["rate", "ramp", "keep_alive"])]
     pub concurrency: Option<usize>,
 
     /// Keep-alive instead: the whole level's users, each one request after another on its
     /// connection, for --duration, or --requests in all, or --each; this agent takes its
     /// share of the users (and of --requests)
     #[arg(long, value_name = "USERS", value_parser = parse_level,
-          conflicts_with_all = ["concurrency", "rate"])]
+          conflicts_with_all = ["concurrency", "rate", "ramp"])]
     pub keep_alive: Option<usize>,
 
     /// Open loop instead: the whole level's requests a second; this agent takes its share
@@ -47,17 +48,23 @@ pub struct ShardArgs {
           conflicts_with = "concurrency")]
     pub rate: Option<f64>,
 
+    /// Open loop on a ramp instead: the whole level's target rate over time, as a start rate
+    /// then `rate:duration` stages (`0,1k:10s,50k:30s`); this agent takes its share
+    #[arg(long, value_parser = parse_ramp, requires = "connections",
+          conflicts_with_all = ["concurrency", "rate", "duration"])]
+    pub ramp: Option<Ramp>,
+
     /// Open loop and keep-alive: how long the load runs
     #[arg(long, value_parser = parse_duration, conflicts_with = "concurrency")]
     pub duration: Option<Duration>,
 
     /// Open loop: keep-alive connections, all agents together
-    #[arg(long, value_parser = parse_level, requires = "rate")]
+    #[arg(long, value_parser = parse_level, conflicts_with_all = ["concurrency", "keep_alive"])]
     pub connections: Option<usize>,
 
     /// The whole level's requests: one per fresh connection [default: the concurrency], or
     /// with --keep-alive the users' requests between them
-    #[arg(long, value_parser = parse_level, conflicts_with = "rate")]
+    #[arg(long, value_parser = parse_level, conflicts_with_all = ["rate", "ramp"])]
     pub requests: Option<usize>,
 
     /// Keep-alive: requests each user sends
@@ -128,13 +135,15 @@ impl ShardArgs {
                 self.url
             ));
         }
-        let work = match (self.rate, self.keep_alive) {
-            (Some(rate), _) => Work::Paced(Schedule {
+        let connections = self.connections.unwrap_or(1);
+        let work = match (self.rate, &self.ramp, self.keep_alive) {
+            (Some(rate), _, _) => Work::Paced(Schedule::constant(
                 rate,
-                duration: self.duration.unwrap_or_default(),
-                connections: self.connections.unwrap_or(1),
-            }),
-            (None, Some(users)) => Work::Sessions {
+                self.duration.unwrap_or_default(),
+                connections,
+            )),
+            (None, Some(Ramp(stages)), _) => Work::Paced(Schedule::ramp(0.0, stages, connections)),
+            (None, None, Some(users)) => Work::Sessions {
                 users,
                 stop: match (self.duration, self.requests, self.each) {
                     (Some(d), None, None) => Stop::After(d),
@@ -149,7 +158,7 @@ impl ShardArgs {
                 streams: self.streams,
                 pipeline: self.pipeline,
             },
-            (None, None) => Work::Fresh {
+            (None, None, None) => Work::Fresh {
                 concurrency: self.concurrency.unwrap_or(1),
                 requests: self.requests.or(self.concurrency).unwrap_or(1),
             },
@@ -308,7 +317,7 @@ mod tests {
             start_at_ms: 1_700_000_000_123,
         };
         let works = [
-            base.work,
+            base.work.clone(),
             Work::Sessions {
                 users: 50,
                 stop: Stop::After(Duration::from_millis(2500)),
@@ -327,11 +336,15 @@ mod tests {
                 streams: 1,
                 pipeline: 1,
             },
-            Work::Paced(Schedule {
-                rate: 1234.5,
-                duration: Duration::from_secs(3),
-                connections: 64,
-            }),
+            Work::Paced(Schedule::constant(1234.5, Duration::from_secs(3), 64)),
+            Work::Paced(Schedule::ramp(
+                0.0,
+                &[
+                    (1000.5, Duration::from_millis(1500)),
+                    (10.0, Duration::from_secs(2)),
+                ],
+                64,
+            )),
         ];
         for (work, expect) in works.into_iter().zip([
             Expect::Greeting,

@@ -13,9 +13,11 @@
 //! - [`run()`]: any load, by its [`Work`], into what it [`Counted`];
 //! - the loops, one per shape: `fresh` (one request per fresh connection, the clock started
 //!   before connect, the ladder's), `sessions` (keep-alive virtual users, the closed-loop
-//!   scenarios') and `paced` (open loop on a fixed schedule, each request timed from its
-//!   intended send: no coordinated omission);
-//! - [`work`]: a load as one value ([`Load`], [`Work`], [`Stop`], [`Schedule`]);
+//!   scenarios') and `paced` (open loop on a [`Schedule`], each request timed from its
+//!   intended send: no coordinated omission; counted per second too, as [`Window`]s);
+//! - [`work`]: a load as one value ([`Load`], [`Work`], [`Stop`]);
+//! - [`schedule`]: an open loop's target rate over time ([`Schedule`], constant or in ramping
+//!   [`Stage`]s) and every request's intended send;
 //! - [`conn`]: the connection every loop sends through, over HTTP/1.1 or HTTP/2, in cleartext
 //!   or over TLS ([`Wire`]), and the one-request light check ([`check_once`]);
 //! - [`expect`]: what a valid answer is ([`Expect`], the rule; [`Check`], its check);
@@ -31,6 +33,7 @@ pub mod expect;
 pub mod figures;
 pub mod flags;
 pub mod local;
+pub mod schedule;
 pub mod shard;
 pub mod work;
 
@@ -43,10 +46,11 @@ pub use conn::{check_once, CheckFailed, Wire};
 pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
 pub use expect::{Check, Expect};
 pub use figures::{AgentRun, Connect, Figures, Handshakes, Latency};
-pub use paced::{PacedTally, LATE};
+pub use paced::{PacedTally, Window, LATE};
 pub use run::{run, Counted};
+pub use schedule::{Schedule, Stage};
 pub use shard::{gather_reports, merge, run_shard, Report, Shard};
-pub use work::{Load, Schedule, Stop, Work};
+pub use work::{Load, Stop, Work};
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;

@@ -1,4 +1,5 @@
-//! Open-loop load: requests on a fixed schedule, each timed from its intended send.
+//! Open-loop load: requests on a schedule (a constant rate or a ramp), each timed from its
+//! intended send, counted in all and per second of the schedule.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -8,7 +9,8 @@ use crate::caught;
 use crate::conn::{request, Connection};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::figures::rate;
-use crate::work::{Load, Schedule};
+use crate::schedule::Schedule;
+use crate::work::Load;
 
 /// A request sent this long after its intended time counts as late: the client could not
 /// send it on time (every connection busy, or the client itself behind).
@@ -34,6 +36,49 @@ pub struct PacedTally {
     pub busy_max: usize,
     /// The first intended send to the last answer.
     pub span: Duration,
+    /// Each second of the schedule, from its start: a ramp's time series.
+    #[serde(default)]
+    pub windows: Vec<Window>,
+}
+
+/// One second of an open-loop load.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Window {
+    /// The requests intended in this second, their latency from the intended send: how many
+    /// were offered, and how they fared.
+    pub corrected: Tally,
+    /// Of those, sent [`LATE`] or later.
+    pub late: u64,
+    /// Requests answered (or failed) in this second, whenever they were due: the rate the
+    /// server achieved.
+    pub completed: u64,
+}
+
+impl Window {
+    fn merge(&mut self, other: &Window) {
+        self.corrected.merge(&other.corrected);
+        self.late += other.late;
+        self.completed += other.completed;
+    }
+}
+
+/// Merges `from` into `into`, second by second.
+pub(crate) fn merge_windows(into: &mut Vec<Window>, from: &[Window]) {
+    if into.len() < from.len() {
+        into.resize_with(from.len(), Window::default);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        a.merge(b);
+    }
+}
+
+/// The window of second `at`, made when it is the first of it.
+fn window(windows: &mut Vec<Window>, at: Duration) -> &mut Window {
+    let i = at.as_secs() as usize;
+    if windows.len() <= i {
+        windows.resize_with(i + 1, Window::default);
+    }
+    &mut windows[i]
 }
 
 impl PacedTally {
@@ -46,6 +91,7 @@ impl PacedTally {
         self.busy_max = self.busy_max.max(other.busy_max);
         self.span += other.span;
         self.corrected.elapsed += other.corrected.elapsed;
+        merge_windows(&mut self.windows, &other.windows);
     }
 
     /// Requests answered (or failed) per second of the load: what the server let through.
@@ -61,21 +107,18 @@ impl PacedTally {
 /// (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
 /// millisecond — the error both anchors carry into every corrected latency). A request that
 /// finds no free connection waits for one and is sent late, counted; none is dropped.
-pub(crate) async fn paced(load: &Load, schedule: Schedule, done: Arc<AtomicUsize>) -> PacedTally {
-    let total = (schedule.rate * schedule.duration.as_secs_f64())
-        .round()
-        .max(1.0) as u64;
+pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> PacedTally {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
     let busy_max = Arc::new(AtomicUsize::new(0));
     let request = request(load.addr, &load.target, &load.wire);
     let start = Instant::now() + Duration::from_millis(5);
-    let interval = Duration::from_secs_f64(1.0 / schedule.rate);
+    let intended = schedule.intended();
     let pacer = std::thread::spawn(move || {
         let _ = nix::sys::prctl::set_timerslack(1);
-        for i in 0..total {
-            let due = start + interval.mul_f64(i as f64);
+        for offset in intended {
+            let due = start + offset;
             let now = Instant::now();
             if due > now {
                 // A sleep (and the wake-up it ends in) costs the load generator's core more
@@ -114,9 +157,8 @@ pub(crate) async fn paced(load: &Load, schedule: Schedule, done: Arc<AtomicUsize
                         latency: lag,
                         connect: None,
                     });
-                    if lag >= LATE {
-                        tally.late += 1;
-                    }
+                    let late = lag >= LATE;
+                    tally.late += u64::from(late);
                     let send = conn.send(&request, &load.check, load.timeout, sent, intended);
                     let attempt = caught(send).await;
                     match attempt {
@@ -131,6 +173,13 @@ pub(crate) async fn paced(load: &Load, schedule: Schedule, done: Arc<AtomicUsize
                         Outcome::Failed { .. } => {}
                     }
                     tally.corrected.push(attempt);
+                    let second = window(
+                        &mut tally.windows,
+                        intended.saturating_duration_since(start),
+                    );
+                    second.corrected.push(attempt);
+                    second.late += u64::from(late);
+                    window(&mut tally.windows, start.elapsed()).completed += 1;
                     busy.fetch_sub(1, Ordering::Relaxed);
                     done.fetch_add(1, Ordering::Relaxed);
                 }

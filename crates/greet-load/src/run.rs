@@ -53,6 +53,8 @@ pub async fn run(load: &Load, done: Arc<AtomicUsize>) -> Counted {
         } => Counted::Closed(
             crate::sessions::sessions(load, users, stop, streams, pipeline, done).await,
         ),
-        Work::Paced(schedule) => Counted::Paced(crate::paced::paced(load, schedule, done).await),
+        Work::Paced(ref schedule) => {
+            Counted::Paced(crate::paced::paced(load, schedule, done).await)
+        }
     }
 }

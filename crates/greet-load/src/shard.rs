@@ -23,9 +23,9 @@ use crate::conn::{check_once, Wire};
 use crate::count::Tally;
 use crate::expect::{Check, Expect};
 use crate::figures::AgentRun;
-use crate::paced::PacedTally;
+use crate::paced::{merge_windows, PacedTally};
 use crate::run::{run, Counted};
-use crate::work::{Load, Schedule, Stop, Work};
+use crate::work::{Load, Stop, Work};
 
 /// What starts an agent's report line on its stdout.
 pub const REPORT_PREFIX: &str = "greet-load-report ";
@@ -95,11 +95,9 @@ impl Shard {
                 streams,
                 pipeline,
             },
-            Work::Paced(s) => Work::Paced(Schedule {
-                rate: s.rate / self.agents.max(1) as f64,
-                duration: s.duration,
-                connections: part(s.connections).max(1),
-            }),
+            Work::Paced(ref s) => {
+                Work::Paced(s.scaled(1.0 / self.agents.max(1) as f64, part(s.connections).max(1)))
+            }
         }
     }
 
@@ -127,8 +125,8 @@ impl Shard {
             Work::Sessions {
                 stop: Stop::After(d),
                 ..
-            }
-            | Work::Paced(Schedule { duration: d, .. }) => d + self.timeout * 2,
+            } => d + self.timeout * 2,
+            Work::Paced(ref s) => s.duration() + self.timeout * 2,
             Work::Sessions {
                 users,
                 stop: Stop::Total(n),
@@ -186,11 +184,16 @@ impl Shard {
                 ("--streams", streams.to_string()),
                 ("--pipeline", pipeline.to_string()),
             ]),
-            Work::Paced(s) => pairs.extend([
-                ("--rate", s.rate.to_string()),
-                ("--duration", ms(s.duration)),
-                ("--connections", s.connections.to_string()),
-            ]),
+            Work::Paced(ref s) => {
+                match s.constant_rate() {
+                    Some(rate) => pairs.extend([
+                        ("--rate", rate.to_string()),
+                        ("--duration", ms(s.duration())),
+                    ]),
+                    None => pairs.push(("--ramp", s.ramp_flag())),
+                }
+                pairs.push(("--connections", s.connections.to_string()));
+            }
         }
         if let Some(expect) = self.expect.flag() {
             pairs.push(("--expect", expect.to_owned()));
@@ -294,7 +297,7 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report, ShardE
         target,
         timeout: shard.timeout,
         wire,
-        work,
+        work: work.clone(),
     };
     let counted = run(&load, Default::default()).await;
     let (concurrency, requests) = match work {
@@ -306,7 +309,7 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report, ShardE
             users,
             usize::try_from(counted.tally().requests()).unwrap_or(usize::MAX),
         ),
-        Work::Paced(s) => (s.connections, 0),
+        Work::Paced(ref s) => (s.connections, 0),
     };
     let cpu_s = greet_probe::procfs::stat(std::process::id())
         .map(|s| s.cpu_seconds())
@@ -533,6 +536,7 @@ pub fn merge(reports: &[Report]) -> (Counted, Vec<AgentRun>) {
         merged.lag.merge(&p.lag);
         merged.late += p.late;
         merged.busy_max += p.busy_max;
+        merge_windows(&mut merged.windows, &p.windows);
     }
     merged.span = span(|r| r.started_s + r.counted.paced().map_or(0.0, |p| p.span.as_secs_f64()));
     merged.corrected.elapsed = merged.span;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::conn::Wire;
 use crate::expect::Check;
+use crate::schedule::Schedule;
 
 /// A load: the server, the request, the check of its answers, and the work.
 #[derive(Debug, Clone)]
@@ -27,7 +28,7 @@ pub struct Load {
 }
 
 /// The shape and size of a load.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Work {
     /// One request per fresh connection, the clock started before its connect (the ladder,
     /// the original tool's `--disable-keepalive`).
@@ -53,8 +54,8 @@ pub enum Work {
         #[serde(default = "one")]
         pipeline: usize,
     },
-    /// Open loop: requests on a fixed schedule whether or not earlier ones were answered,
-    /// each timed from its intended send.
+    /// Open loop: requests on a schedule (a constant rate, or a ramp) whether or not earlier
+    /// ones were answered, each timed from its intended send.
     Paced(Schedule),
 }
 
@@ -67,18 +68,6 @@ pub enum Stop {
     Total(usize),
     /// The users start no request after this long (siege's `-t`).
     After(Duration),
-}
-
-/// An open-loop schedule: `rate` requests a second for `duration`, over `connections`
-/// keep-alive connections (wrk2's `-R`, oha's `-q --latency-correction`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Schedule {
-    /// Requests a second.
-    pub rate: f64,
-    /// How long.
-    pub duration: Duration,
-    /// Keep-alive connections, each carrying one request at a time.
-    pub connections: usize,
 }
 
 impl Work {
@@ -109,8 +98,8 @@ impl Work {
             Self::Sessions {
                 stop: Stop::After(d),
                 ..
-            }
-            | Self::Paced(Schedule { duration: d, .. }) => Some(d),
+            } => Some(d),
+            Self::Paced(ref s) => Some(s.duration()),
             _ => None,
         }
     }

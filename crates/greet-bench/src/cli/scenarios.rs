@@ -15,9 +15,11 @@ use super::shared::{
 };
 use super::values::{
     help, help1, list, millis, parse_count, parse_duration, parse_fraction, parse_level,
-    parse_path, parse_positive, parse_queries, parse_rate, parse_repeats, parse_server,
-    parse_shape, parse_test, percents, shapes,
+    parse_path, parse_positive, parse_queries, parse_repeats, parse_server, parse_shape,
+    parse_test, percents, shapes,
 };
+use greet_load::flags::parse_rate;
+use greet_load::schedule::{parse_ramp, Ramp};
 
 /// The settings of a ladder run.
 #[derive(Debug, Clone, Args)]
@@ -327,6 +329,13 @@ pub(super) struct RateArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_rate, conflicts_with = "of_capacity")]
     rates: Option<Vec<f64>>,
 
+    /// One level per server on a ramp instead (k6's ramping arrival rate): the target rate
+    /// over time as `rate:duration` stages from 0 (or from a leading bare rate), e.g.
+    /// 1k:10s,50k:30s,50k:10s; each second of it is reported
+    #[arg(long, value_name = "STAGES", value_parser = parse_ramp,
+          conflicts_with_all = ["of_capacity", "rates", "duration"])]
+    ramp: Option<Ramp>,
+
     #[arg(long, value_parser = parse_duration,
           help = help("How long each level runs", format!("{}s", Rate::DURATION.as_secs()), millis(Rate::QUICK_DURATION)))]
     duration: Option<Duration>,
@@ -367,6 +376,7 @@ impl RateArgs {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.rates, self.of_capacity.map(Rates::OfCapacity));
         set(&mut plan.rates, self.rates.map(Rates::Fixed));
+        set(&mut plan.rates, self.ramp.map(Rates::Ramp));
         set(&mut plan.duration, self.duration);
         set(&mut plan.probe, self.probe);
         set(&mut plan.connections, self.connections);

@@ -113,24 +113,6 @@ pub(super) fn parse_fraction(text: &str) -> Result<f64, String> {
     }
 }
 
-/// `5000`, `5k`, `1.5k`, `2m` (millions): requests a second, above zero.
-pub(super) fn parse_rate(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
-        (n, 1e3)
-    } else if let Some(n) = t.strip_suffix(['m', 'M']) {
-        (n, 1e6)
-    } else {
-        (t, 1.0)
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v * scale >= 1.0 && v * scale <= 1e7 => Ok(v * scale),
-        _ => Err(format!(
-            "{text:?} is not a rate (requests a second from 1 to 10m, e.g. 5000, 20k)"
-        )),
-    }
-}
-
 pub(super) fn parse_server(text: &str) -> Result<ServerSpec, String> {
     let (short, endpoint) = match text.split_once(':') {
         Some((short, endpoint)) => (short, Some(parse_path(endpoint)?)),

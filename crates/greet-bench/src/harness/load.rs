@@ -137,13 +137,21 @@ impl Harness {
             expect: ask.expect.clone(),
             protocol: wire.protocol,
             timeout: self.timeout(),
-            work: ask.work,
+            work: ask.work.clone(),
             index: 0,
             agents: place.agents(),
             start_at_ms: greet_load::shard::unix_ms(start),
         };
-        let each = match ask.work {
-            Work::Paced(s) => format!(", {:.0}/s each", s.rate / place.agents() as f64),
+        let each = match &ask.work {
+            Work::Paced(s) => format!(
+                ", {:.0}/s each{}",
+                s.mean_rate() / place.agents() as f64,
+                if s.constant_rate().is_some() {
+                    ""
+                } else {
+                    " on average"
+                }
+            ),
             _ => String::new(),
         };
         self.say(&label, &format!("{} agents{each}", place.agents()));
@@ -188,7 +196,7 @@ impl Harness {
             check: Check::for_target(ask.target, ask.expect),
             timeout: self.timeout(),
             wire: wire.clone(),
-            work: ask.work,
+            work: ask.work.clone(),
         };
         let (cpu, at) = (own_cpu(), Instant::now());
         let counted = greet_load::run(&load, done).await;

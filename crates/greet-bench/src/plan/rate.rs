@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use greet_load::schedule::Ramp;
+
 use super::{Foreign, Placement, Served, ServerSettings, SERVERS};
 
 /// The target rates of an open-loop run.
@@ -11,6 +13,8 @@ pub enum Rates {
     OfCapacity(Vec<f64>),
     /// Requests a second, the same for every server.
     Fixed(Vec<f64>),
+    /// One level on a ramp, the same for every server: the target rate over time.
+    Ramp(Ramp),
 }
 
 /// Rate: open-loop load, each request on a fixed schedule, latency counted from its intended
@@ -25,7 +29,7 @@ pub struct Rate {
     pub endpoints: Vec<String>,
     /// The levels.
     pub rates: Rates,
-    /// How long each level runs.
+    /// How long each level runs (a ramp's own stages say how long it runs).
     pub duration: Duration,
     /// How long the closed-loop probe for the capacity runs.
     pub probe: Duration,

@@ -5,7 +5,7 @@
 //! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
 //! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`, `protocols.csv`,
 //!   `techempower.csv`: one row per run;
-//!   `rate.csv`: one row per level.
+//!   `rate.csv`: one row per level; `rate-ramp.csv`: one row per second of a ramp.
 
 use anyhow::Result;
 use serde::Serialize;
@@ -157,6 +157,31 @@ fn rate(rate: &Rate, out: &mut Vec<(String, String)>) -> Result<()> {
         })
     });
     out.push(("rate.csv".to_owned(), write(rows)?));
+    let seconds: Vec<_> = rate
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.levels.iter().flat_map(move |l| {
+                l.windows.iter().map(move |w| RampRow {
+                    server: &s.server,
+                    endpoint: &s.endpoint,
+                    level: &l.label,
+                    at_s: w.at_s,
+                    offered_rps: w.offered_rps,
+                    achieved_rps: w.achieved_rps,
+                    late: w.late,
+                    success_rate: w.success_rate,
+                    p50_ms: w.latency_ms.p50,
+                    p99_ms: w.latency_ms.p99,
+                    p999_ms: w.latency_ms.p999,
+                    max_ms: w.latency_ms.max,
+                })
+            })
+        })
+        .collect();
+    if !seconds.is_empty() {
+        out.push(("rate-ramp.csv".to_owned(), write(seconds)?));
+    }
     Ok(())
 }
 
@@ -277,6 +302,23 @@ struct RateRow<'a> {
     busy_max: usize,
     client_cpu_pct: f64,
     server_cpu_avg_pct: Option<f64>,
+}
+
+/// A row of `rate-ramp.csv`: one second of a ramp.
+#[derive(Serialize)]
+struct RampRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    level: &'a str,
+    at_s: u64,
+    offered_rps: f64,
+    achieved_rps: f64,
+    late: u64,
+    success_rate: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    p999_ms: f64,
+    max_ms: f64,
 }
 
 /// The key of a `loops.csv` row.

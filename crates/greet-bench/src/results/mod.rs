@@ -28,7 +28,7 @@ pub use business::{Business, BusinessCell, CeilingFraction, PoolBest, PoolSettin
 pub use ladder::{Ladder, LadderServer, Level, Mode};
 pub use loops::{LoopServer, LoopShape, Loops};
 pub use protocols::{ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols};
-pub use rate::{Rate, RateLevel, RateRun, RateServer, Spectrum};
+pub use rate::{Rate, RateLevel, RateRun, RateServer, RateWindow, Spectrum};
 pub use run::{
     throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Repeated, RssFrom, Run,
     Sampled, SampledBy,

@@ -108,6 +108,27 @@ pub struct RateLevel {
     pub server: Sampled,
     /// Each run, in order.
     pub runs: Vec<RateRun>,
+    /// On a ramp, each second of it (runs merged): the time series.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<RateWindow>,
+}
+
+/// One second of a ramp, its runs merged.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RateWindow {
+    /// Seconds from the ramp's start to this second's.
+    pub at_s: u64,
+    /// Requests intended in this second, a second (mean over the runs).
+    pub offered_rps: f64,
+    /// Requests answered (or failed) in this second, a second (mean over the runs).
+    pub achieved_rps: f64,
+    /// Of the requests intended in it, those sent late (all runs).
+    pub late: u64,
+    /// Of the requests intended in it, valid responses, percent (0 in a second past the
+    /// schedule's end, where answers only drain).
+    pub success_rate: f64,
+    /// Their latency from the intended send.
+    pub latency_ms: Spectrum,
 }
 
 /// Latency percentiles to the fourth nine, milliseconds.

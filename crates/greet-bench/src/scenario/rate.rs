@@ -4,11 +4,14 @@
 //! shows however few requests were in flight during it (no coordinated omission).
 
 use anyhow::{Context, Result};
+use greet_load::Window;
 use greet_load::{PacedTally, Schedule, Stop, Work, LATE, SPECTRUM};
 
 use crate::harness::{Ask, Harness, Start, Subject, Up};
 use crate::plan::{self, Placement, Rates};
-use crate::results::{Rate, RateLevel, RateRun, RateServer, Results, Sampled, Spectrum};
+use crate::results::{
+    Rate, RateLevel, RateRun, RateServer, RateWindow, Results, Sampled, Spectrum,
+};
 use crate::stats::mann_whitney::{self, Comparison, Figure};
 use crate::stats::{distinct, median};
 
@@ -38,7 +41,11 @@ pub(crate) async fn run(
         transport: harness.transport(),
         delay_ms: plan.server.delay_ms,
         workers,
-        duration_s: plan.duration.as_secs_f64(),
+        duration_s: match &plan.rates {
+            Rates::Ramp(ramp) => ramp.0.iter().map(|s| s.1).sum::<std::time::Duration>(),
+            _ => plan.duration,
+        }
+        .as_secs_f64(),
         probe_s: plan.probe.as_secs_f64(),
         connections: plan.connections,
         repeats: plan.repeats,
@@ -112,14 +119,24 @@ async fn run_subject(
             levels: Vec::new(),
             node: up.node(),
         };
-        let targets: Vec<(String, f64)> = match &plan.rates {
+        let constant = |rate| Schedule::constant(rate, plan.duration, plan.connections);
+        let schedules: Vec<(String, Schedule)> = match &plan.rates {
             Rates::OfCapacity(fractions) => fractions
                 .iter()
-                .map(|f| (format!("{:.0}%", f * 100.0), f * capacity))
+                .map(|f| (format!("{:.0}%", f * 100.0), constant(f * capacity)))
                 .collect(),
-            Rates::Fixed(rates) => rates.iter().map(|r| (format!("{r:.0}/s"), *r)).collect(),
+            Rates::Fixed(rates) => rates
+                .iter()
+                .map(|r| (format!("{r:.0}/s"), constant(*r)))
+                .collect(),
+            Rates::Ramp(stages) => {
+                let ramp = Schedule::ramp(0.0, &stages.0, plan.connections);
+                vec![(format!("ramp to {:.0}/s", ramp.peak_rate()), ramp)]
+            }
         };
-        for (label, target) in targets {
+        for (label, schedule) in schedules {
+            // The level's rate, and the highest the client must send.
+            let (target, peak) = (schedule.mean_rate(), schedule.peak_rate());
             if target < 1.0 {
                 record.levels.push(RateLevel {
                     label,
@@ -130,7 +147,7 @@ async fn run_subject(
                 continue;
             }
             let here = Harness::loads_here(plan.place);
-            if let Some(why) = beyond_the_client(target, client_max, load_cpus, here) {
+            if let Some(why) = beyond_the_client(peak, client_max, load_cpus, here) {
                 harness.say(name, &format!("{endpoint} {label}: refused: {why}"));
                 record.levels.push(RateLevel {
                     label,
@@ -140,12 +157,11 @@ async fn run_subject(
                 });
                 continue;
             }
-            let schedule = Schedule {
-                rate: target,
-                duration: plan.duration,
-                connections: plan.connections,
-            };
-            let ask = Ask::new(endpoint, &plan.foreign.expect, Work::Paced(schedule));
+            let ask = Ask::new(
+                endpoint,
+                &plan.foreign.expect,
+                Work::Paced(schedule.clone()),
+            );
             let mut merged = PacedTally::default();
             let mut runs = Vec::new();
             for repeat in 1..=plan.repeats {
@@ -164,12 +180,20 @@ async fn run_subject(
                         run.achieved_rps, run.latency_ms.p99, run.late
                     ),
                 );
+                if schedule.constant_rate().is_none() {
+                    for (second, w) in tally.windows.iter().enumerate() {
+                        harness.say(name, &format!("{endpoint} {label} {second}s: {}", said(w)));
+                    }
+                }
                 merged.merge(&tally);
                 runs.push(run);
                 up.ensure_alive()?;
                 super::settle(super::Leftover::KeepAlive).await;
             }
-            record.levels.push(level_of(label, target, &merged, runs));
+            let ramped = schedule.constant_rate().is_none();
+            record
+                .levels
+                .push(level_of(label, (target, ramped), &merged, runs));
         }
         section(results).servers.push(record);
         harness.save(results)?;
@@ -202,8 +226,13 @@ async fn paced_run(
     loaded.paced(harness.load_cpu_count())
 }
 
-/// A level from its runs, merged exactly.
-fn level_of(label: String, target: f64, merged: &PacedTally, runs: Vec<RateRun>) -> RateLevel {
+/// A level from its runs, merged exactly; a ramp's with its seconds.
+fn level_of(
+    label: String,
+    (target, ramped): (f64, bool),
+    merged: &PacedTally,
+    runs: Vec<RateRun>,
+) -> RateLevel {
     let figures = merged.corrected.figures();
     let achieved = merged.achieved_rate();
     let distribution: Vec<[f64; 2]> = SPECTRUM
@@ -214,6 +243,24 @@ fn level_of(label: String, target: f64, merged: &PacedTally, runs: Vec<RateRun>)
         .map(|(p, ms)| [p, ms])
         .collect();
     let server = Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>());
+    let repeats = runs.len().max(1) as f64;
+    let windows = if ramped {
+        merged
+            .windows
+            .iter()
+            .enumerate()
+            .map(|(at, w)| RateWindow {
+                at_s: at as u64,
+                offered_rps: w.corrected.requests() as f64 / repeats,
+                achieved_rps: w.completed as f64 / repeats,
+                late: w.late,
+                success_rate: w.corrected.figures().success_rate,
+                latency_ms: Spectrum::of(&w.corrected),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     RateLevel {
         label,
         target_rps: target,
@@ -234,7 +281,21 @@ fn level_of(label: String, target: f64, merged: &PacedTally, runs: Vec<RateRun>)
         client_cpu_pct: median(&runs.iter().map(|r| r.client_cpu_pct).collect::<Vec<_>>()),
         server,
         runs,
+        windows,
     }
+}
+
+/// One second of a ramp as the progress lines show it.
+fn said(w: &Window) -> String {
+    let latency = Spectrum::of(&w.corrected);
+    format!(
+        "offered {}/s, achieved {}/s, p50 {:.3} ms, p99 {:.3} ms, late {}",
+        w.corrected.requests(),
+        w.completed,
+        latency.p50,
+        latency.p99,
+        w.late
+    )
 }
 
 /// Every pair of servers at each endpoint and level, on per-run p99 and achieved rate.

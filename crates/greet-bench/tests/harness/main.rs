@@ -14,6 +14,7 @@ mod layering;
 mod open_loop;
 mod peers;
 mod protocols;
+mod ramp;
 mod scenarios;
 mod swarm;
 mod targets;

@@ -33,11 +33,11 @@ fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) ->
         target: "/greetings".into(),
         check: Check::for_target("/greetings", &Expect::Greeting),
         timeout: Duration::from_secs(10),
-        work: Work::Paced(Schedule {
+        work: Work::Paced(Schedule::constant(
             rate,
-            duration: Duration::from_secs_f64(seconds),
+            Duration::from_secs_f64(seconds),
             connections,
-        }),
+        )),
     }
 }
 

@@ -1,0 +1,95 @@
+//! `rate --ramp`: open-loop load whose target rate climbs, reported second by second, against
+//! the real hyper server, in the harness and split over agents.
+
+use crate::common::{bench_ok, out_dir, results};
+
+/// The ramp of `args` against hyper behind `delay_ms`, into a fresh directory: its results and
+/// the report's files.
+fn ramp(name: &str, args: &[&str]) -> (greet_bench::results::Rate, String, String) {
+    let out = out_dir(name);
+    let mut all = vec!["rate", "--quick", "--quiet", "--servers", "hyper"];
+    all.extend(args);
+    all.extend(["--out", out.to_str().expect("utf-8 path")]);
+    bench_ok(&all);
+    let rate = results(&out.join("results.json")).rate.expect("rate");
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    let csv = std::fs::read_to_string(out.join("rate-ramp.csv")).expect("rate-ramp.csv");
+    let _ = std::fs::remove_dir_all(&out);
+    (rate, html, csv)
+}
+
+/// Each request waits 50 ms and 16 connections carry one each: 320 a second at most. A ramp
+/// from 100/s to 600/s over 3 s crosses that in its second second: the first second is
+/// answered at the delay, the last queues, and each second offers what the schedule holds.
+#[test]
+fn a_ramp_through_the_knee_is_reported_second_by_second() {
+    let (rate, html, csv) = ramp(
+        "ramp-knee",
+        &[
+            "--delay-ms",
+            "50",
+            "--connections",
+            "16",
+            "--ramp",
+            "100,600:3s",
+        ],
+    );
+    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    let level = &rate.servers[0].levels[0];
+    assert_eq!(level.label, "ramp to 600/s");
+    assert_eq!(level.requests, 1050, "(100 + 600) / 2 × 3 s");
+    assert_eq!(level.success_rate, 100.0, "{level:?}");
+    let seconds = &level.windows;
+    assert!(seconds.len() >= 3, "{seconds:?}");
+    // 100 → 600/s: the seconds' means are 183, 350 and 517 a second.
+    for (w, expected) in seconds.iter().zip([183.3, 350.0, 516.7]) {
+        assert!(
+            (w.offered_rps - expected).abs() <= 1.5,
+            "second {}: {} offered, {expected} due",
+            w.at_s,
+            w.offered_rps
+        );
+    }
+    let offered: f64 = seconds.iter().map(|w| w.offered_rps).sum();
+    let achieved: f64 = seconds.iter().map(|w| w.achieved_rps).sum();
+    assert_eq!((offered, achieved), (1050.0, 1050.0), "each request once");
+    let (first, last) = (&seconds[0], &seconds[2]);
+    assert!(
+        first.latency_ms.p50 >= 50.0 && first.latency_ms.p50 < 60.0,
+        "under capacity, the delay: {first:?}"
+    );
+    assert!(
+        last.latency_ms.p50 > 4.0 * first.latency_ms.p50 && last.late > 100,
+        "past 320/s the queue grows: {last:?}"
+    );
+    assert!(
+        seconds.iter().all(|w| w.achieved_rps <= 340.0),
+        "no second answers more than 16 connections can: {seconds:?}"
+    );
+    assert!(
+        html.contains("Latency against offered rate"),
+        "the ramp's chart"
+    );
+    assert!(csv.starts_with("server,endpoint,level,at_s,offered_rps,achieved_rps,"));
+    assert_eq!(csv.lines().count(), 1 + seconds.len());
+}
+
+/// Split over two agents, a ramp is each agent's half of every stage, and its seconds merge
+/// into the whole.
+#[test]
+fn two_agents_split_a_ramp_and_count_each_second_once() {
+    let (rate, _, _) = ramp("ramp-agents", &["--ramp", "2k:1s,2k:1s", "--agents", "2"]);
+    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    let level = &rate.servers[0].levels[0];
+    assert_eq!(level.requests, 3000, "1000 on the way up, 2000 held");
+    assert_eq!(level.success_rate, 100.0, "{level:?}");
+    let counted: Vec<u64> = level.runs[0].agents.iter().map(|a| a.requests).collect();
+    assert_eq!(counted, [1500, 1500], "{level:?}");
+    let offered: Vec<f64> = level.windows.iter().map(|w| w.offered_rps).collect();
+    assert_eq!(offered[..2], [1000.0, 2000.0], "{:?}", level.windows);
+    assert!(
+        offered[2..].iter().all(|&o| o == 0.0),
+        "after the ramp, only answers still on their way: {:?}",
+        level.windows
+    );
+}
