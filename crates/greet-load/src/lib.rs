@@ -37,6 +37,8 @@ pub mod schedule;
 pub mod shard;
 pub mod work;
 
+#[cfg(test)]
+mod fake;
 mod fresh;
 mod paced;
 mod run;

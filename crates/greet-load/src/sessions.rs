@@ -173,6 +173,7 @@ mod tests {
     use super::*;
     use crate::conn::Wire;
     use crate::expect::{Check, Expect};
+    use crate::fake;
     use crate::run::run;
     use crate::work::Work;
     use greet_probe::tls::Trust;
@@ -180,45 +181,6 @@ mod tests {
     use std::net::SocketAddr;
     use std::sync::atomic::AtomicU64;
     use tokio::io::AsyncWriteExt;
-
-    /// A keep-alive server answering `ok` to every request, chunked when asked.
-    async fn fake(chunked: bool) -> SocketAddr {
-        fake_closing(chunked, false).await
-    }
-
-    /// [`fake`], closing each connection right after its first answer when `close` is set,
-    /// with no `Connection: close`: a server closing an idle connection.
-    async fn fake_closing(chunked: bool, close: bool) -> SocketAddr {
-        use tokio::io::AsyncReadExt;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    loop {
-                        let mut chunk = [0u8; 1024];
-                        match stream.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            buf.drain(..end + 4);
-                            let answer: &[u8] = if chunked {
-                                b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\no\r\n1\r\nk\r\n0\r\n\r\n"
-                            } else {
-                                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
-                            };
-                            if stream.write_all(answer).await.is_err() || close {
-                                return;
-                            }
-                        }
-                    }
-                });
-            }
-        });
-        addr
-    }
 
     /// An h2c server answering `ok` to the requests of each connection until it has answered
     /// one, then sending GOAWAY and closing.
@@ -253,7 +215,7 @@ mod tests {
     #[tokio::test]
     async fn a_connection_the_server_closed_is_reopened_not_failed() {
         let check = || Check::for_target("/health", &Expect::Greeting);
-        let http1 = sessions_of(fake_closing(false, true).await, check());
+        let http1 = sessions_of(fake::answering(false, true).await, check());
         let f = run(&http1, Arc::default()).await.tally().figures();
         assert_eq!(
             (f.requests, f.success_rate, f.connects),
@@ -353,7 +315,7 @@ mod tests {
 
     #[tokio::test]
     async fn keep_alive_reads_chunked_answers_on_one_connection() {
-        let addr = fake(true).await;
+        let addr = fake::answering(true, false).await;
         let load = sessions_of(addr, Check::for_target("/health", &Expect::Greeting));
         let f = run(&load, Arc::default()).await.tally().figures();
         assert_eq!(
@@ -365,7 +327,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_panicking_request_counts_as_a_failure() {
-        let addr = fake(false).await;
+        let addr = fake::answering(false, false).await;
         let seen = Arc::new(AtomicU64::new(0));
         let count = Arc::clone(&seen);
         let check = Check::with(move |_, _| {

@@ -165,7 +165,8 @@ impl Response {
         self.keep_alive
     }
 
-    fn clear(&mut self) {
+    /// Empties it for the next response, keeping its buffers.
+    pub fn clear(&mut self) {
         self.version = 0;
         self.status = 0;
         self.head.clear();

@@ -18,10 +18,15 @@ use crate::stats::{distinct, median};
 /// A level whose achieved rate is under this fraction of its target is over capacity.
 pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
 /// The load generator is trusted up to this fraction of the rate its CPU would allow at the
-/// probe's cost per request: pacing costs about a quarter more a request than the probe's
-/// closed loop (hyper here: the probe 126k/s at 84% of the client's core, open loop 90k/s at
-/// 94%).
-const CLIENT_HEADROOM: f64 = 0.7;
+/// probe's cost per request, over cleartext HTTP/1.1: there pacing costs about 0.85 of the
+/// probe's closed loop a request (hyper's `/health` at its capacity, one core each: 8.0–8.3 µs
+/// of client CPU paced against 9.1–10.2 µs closed-loop), and the margin keeps a level off the
+/// last tenth of the client's CPU, where its schedule slips.
+const CLIENT_HEADROOM: f64 = 0.9;
+/// [`CLIENT_HEADROOM`] over TLS and HTTP/2, where a task per connection paces: about a quarter
+/// more a request than the probe (hyper: the probe 126k/s at 84% of the client's core, that
+/// loop 90k/s at 94%).
+const CLIENT_HEADROOM_TASKS: f64 = 0.7;
 /// A probe that used less of the client's CPUs than this is read as having used this much:
 /// extrapolating a near-idle probe a thousandfold says nothing, and an unbounded estimate
 /// would let a level schedule more requests than it could send in hours.
@@ -102,7 +107,13 @@ async fn run_subject(
         let client_share = probed.client_cpu_pct(load_cpus) / 100.0;
         let capacity = probed.run().load.requests_per_s;
         // The rate the client could send with all of its CPUs, as fast as it sent in the probe.
-        let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * CLIENT_HEADROOM;
+        let protocol = harness.transport().protocol;
+        let headroom = if protocol.tls() || protocol.http2() {
+            CLIENT_HEADROOM_TASKS
+        } else {
+            CLIENT_HEADROOM
+        };
+        let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * headroom;
         harness.say(
             name,
             &format!(

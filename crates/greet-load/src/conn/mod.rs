@@ -97,6 +97,11 @@ pub(crate) struct Request {
 }
 
 impl Request {
+    /// The HTTP/1.1 request's bytes.
+    pub(crate) fn http1(&self) -> &[u8] {
+        &self.http1
+    }
+
     /// `n` of the HTTP/1.1 request, back to back: what a pipelining user writes at once.
     pub(crate) fn pipelined(&self, n: usize) -> Vec<u8> {
         self.http1.repeat(n)

@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod http1;
+
 use crate::caught;
 use crate::conn::{request, Connection};
 use crate::count::{ErrorKind, Outcome, Tally};
@@ -82,6 +84,29 @@ fn window(windows: &mut Vec<Window>, at: Duration) -> &mut Window {
 }
 
 impl PacedTally {
+    /// Counts one request of a schedule that started at `start`: due at `intended`, sent at
+    /// `sent`, answered (or failed) at `now`.
+    fn count(&mut self, start: Instant, [intended, sent, now]: [Instant; 3], attempt: Outcome) {
+        let lag = sent.saturating_duration_since(intended);
+        self.lag.push(Outcome::Ok {
+            latency: lag,
+            connect: None,
+        });
+        let late = lag >= LATE;
+        self.late += u64::from(late);
+        if let Outcome::Ok { .. } = attempt {
+            self.service.push(Outcome::Ok {
+                latency: now.saturating_duration_since(sent),
+                connect: None,
+            });
+        }
+        self.corrected.push(attempt);
+        let second = window(&mut self.windows, intended.saturating_duration_since(start));
+        second.corrected.push(attempt);
+        second.late += u64::from(late);
+        window(&mut self.windows, now.saturating_duration_since(start)).completed += 1;
+    }
+
     /// Adds another load's requests (repeats of one level).
     pub fn merge(&mut self, other: &PacedTally) {
         self.corrected.merge(&other.corrected);
@@ -100,14 +125,34 @@ impl PacedTally {
     }
 }
 
-/// Runs `load` on `schedule`, open loop; `done` is bumped after each request.
-///
-/// A thread of its own keeps the schedule: it hands each request's intended time to whichever
-/// connection is free, sleeping between sends with the kernel's timer slack set to 1 µs
-/// (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
-/// millisecond — the error both anchors carry into every corrected latency). A request that
-/// finds no free connection waits for one and is sent late, counted; none is dropped.
+/// Runs `load` on `schedule`, open loop; `done` is bumped after each request. Over cleartext
+/// HTTP/1.1, on one thread of its own around one epoll ([`http1::paced`]); otherwise as
+/// [`tasks`]. A request that finds no free connection waits for one and is sent late,
+/// counted; none is dropped.
 pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> PacedTally {
+    if !load.wire.protocol.tls() && !load.wire.protocol.http2() {
+        let (load, schedule, done) = (load.clone(), schedule.clone(), Arc::clone(&done));
+        let looped = tokio::task::spawn_blocking(move || http1::paced(&load, &schedule, &done));
+        match looped.await {
+            Ok(Ok(tally)) => return tally,
+            // No epoll or timer for it (a sandbox that forbids them): the tasks below.
+            Ok(Err(_)) => {}
+            Err(_) => {
+                let mut tally = PacedTally::default();
+                tally.corrected.push(Outcome::PANICKED);
+                return tally;
+            }
+        }
+    }
+    tasks(load, schedule, done).await
+}
+
+/// [`paced`] over TLS or HTTP/2 (or where [`http1::paced`] cannot run): a task per
+/// connection. A thread of its own keeps the schedule: it hands each request's intended time
+/// to whichever connection is free, sleeping between sends with the kernel's timer slack set
+/// to 1 µs (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
+/// millisecond — the error both anchors carry into every corrected latency).
+async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> PacedTally {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
@@ -152,34 +197,16 @@ pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsiz
                     let now = busy.fetch_add(1, Ordering::Relaxed) + 1;
                     busy_max.fetch_max(now, Ordering::Relaxed);
                     let sent = Instant::now();
-                    let lag = sent.saturating_duration_since(intended);
-                    tally.lag.push(Outcome::Ok {
-                        latency: lag,
-                        connect: None,
-                    });
-                    let late = lag >= LATE;
-                    tally.late += u64::from(late);
                     let send = conn.send(&request, &load.check, load.timeout, sent, intended);
                     let attempt = caught(send).await;
-                    match attempt {
-                        Outcome::Ok { .. } => tally.service.push(Outcome::Ok {
-                            latency: sent.elapsed(),
-                            connect: None,
-                        }),
-                        Outcome::Failed {
-                            kind: ErrorKind::Panic,
-                            ..
-                        } => conn.close().await,
-                        Outcome::Failed { .. } => {}
+                    if let Outcome::Failed {
+                        kind: ErrorKind::Panic,
+                        ..
+                    } = attempt
+                    {
+                        conn.close().await;
                     }
-                    tally.corrected.push(attempt);
-                    let second = window(
-                        &mut tally.windows,
-                        intended.saturating_duration_since(start),
-                    );
-                    second.corrected.push(attempt);
-                    second.late += u64::from(late);
-                    window(&mut tally.windows, start.elapsed()).completed += 1;
+                    tally.count(start, [intended, sent, Instant::now()], attempt);
                     busy.fetch_sub(1, Ordering::Relaxed);
                     done.fetch_add(1, Ordering::Relaxed);
                 }
