@@ -150,6 +150,13 @@ pub(crate) fn points(results: &Results) -> Vec<Point> {
                     }
                 }
             }
+            ScenarioKind::Capacity => {
+                for s in results.capacity.iter().flat_map(|c| &c.servers) {
+                    // Each bisection's capacity: the highest rate it held, a second.
+                    let at = (s.endpoint.as_str(), "capacity".to_owned());
+                    add(&s.server, at, Metric::Throughput, s.searches.clone());
+                }
+            }
             ScenarioKind::Rate => {
                 for s in results.rate.iter().flat_map(|r| &r.servers) {
                     for level in s.levels.iter().filter(|l| l.refused.is_none()) {

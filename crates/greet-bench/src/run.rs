@@ -108,6 +108,7 @@ async fn run_all(
             Scenario::Sweep(plan) => scenario::sweep::run(harness, plan, results).await?,
             Scenario::Business(plan) => scenario::business::run(harness, plan, results).await?,
             Scenario::Rate(plan) => scenario::rate::run(harness, plan, results).await?,
+            Scenario::Capacity(plan) => scenario::capacity::run(harness, plan, results).await?,
             Scenario::Protocols(plan) => scenario::protocols::run(harness, plan, results).await?,
             Scenario::TechEmpower(plan) => {
                 scenario::techempower::run(harness, plan, results).await?

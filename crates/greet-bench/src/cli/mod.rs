@@ -27,19 +27,21 @@ use crate::report::comparison;
 use crate::run::{self, Verdict};
 
 use scenarios::{
-    AllArgs, BusinessArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs, SweepArgs,
-    TechEmpowerArgs,
+    AllArgs, BusinessArgs, CapacityArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs,
+    SweepArgs, TechEmpowerArgs,
 };
 use tools::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
 
 const EXAMPLES: &str = "\
 Examples:
   greet-bench                                   the original experiment on axum, actix-web, hyper
-  greet-bench all                               every scenario, one report (about 16 minutes)
+  greet-bench all                               every scenario, one report (about 20 minutes)
   greet-bench --servers axum,axum:/greetings/blocking   async against a 200-thread pool
   greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
   greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
   greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
+  greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, reported second by second
+  greet-bench capacity --slo 'p99<5ms'          the highest rate each server holds within it
   greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
   greet-bench techempower --tests fortunes      TechEmpower's tests (all seven by default)
   greet-bench --agents 2                        each level split over two agent processes
@@ -97,6 +99,11 @@ enum Command {
     /// request rates (fractions of that capacity, or --rates), each request on a schedule and
     /// its latency counted from its intended send time (no coordinated omission)
     Rate(RateArgs),
+    /// The highest open-loop rate each server holds within a latency objective (--slo
+    /// 'p99<5ms'), every answer valid and at most 1% sent late: a closed-loop probe, an
+    /// open-loop ramp to past it (where the objective first breaks is the knee), then
+    /// bisections around the knee, whose capacities the servers are compared on
+    Capacity(CapacityArgs),
     /// Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
     /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
     /// those fractions
@@ -106,7 +113,8 @@ enum Command {
     /// keep-alive throughput and latency per test, its share of the best, and verdicts
     #[command(name = "techempower")]
     TechEmpower(TechEmpowerArgs),
-    /// Every scenario (ladder, loops, soak, sweep, business, rate, protocols, techempower)
+    /// Every scenario (ladder, loops, soak, sweep, business, rate, capacity, protocols,
+    /// techempower)
     /// with its defaults, in one run and one report
     All(AllArgs),
     /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
@@ -149,6 +157,7 @@ impl Cli {
             Some(Command::Sweep(args)) => one(args.plan(), Scenario::Sweep),
             Some(Command::Business(args)) => one(args.plan(), Scenario::Business),
             Some(Command::Rate(args)) => one(args.plan(), Scenario::Rate),
+            Some(Command::Capacity(args)) => one(args.plan(), Scenario::Capacity),
             Some(Command::Protocols(args)) => one(args.plan(), Scenario::Protocols),
             Some(Command::TechEmpower(args)) => one(args.plan(), Scenario::TechEmpower),
             Some(Command::All(args)) => args.plan(),
@@ -336,8 +345,8 @@ mod tests {
     use super::values::parse_duration;
     use super::*;
     use crate::plan::{
-        Bins, Business, Contract, Expect, Ladder, Loops, Measured, Rate, Rates, Served, Soak,
-        SoakBound, Sweep,
+        Bins, Business, Capacity, Contract, Expect, Ladder, Loops, Measured, Rate, Rates, Served,
+        Soak, SoakBound, Sweep,
     };
 
     fn plan(args: &[&str]) -> Plan {
@@ -394,6 +403,34 @@ mod tests {
             panic!("not rate")
         };
         assert_eq!(rate.rates, Rates::OfCapacity(vec![0.5, 0.9]));
+        let Scenario::Rate(rate) = only(plan(&["rate", "--ramp", "5k,50k:30s"])) else {
+            panic!("not rate")
+        };
+        let ramp = greet_load::schedule::Ramp(vec![
+            (5000.0, Duration::ZERO),
+            (50_000.0, Duration::from_secs(30)),
+        ]);
+        assert_eq!(rate.rates, Rates::Ramp(ramp));
+        assert_eq!(
+            only(plan(&["capacity", "--quick"])),
+            Scenario::Capacity(Capacity::defaults(true))
+        );
+        let Scenario::Capacity(capacity) =
+            only(plan(&["capacity", "--slo", "p999<20ms", "--repeats", "6"]))
+        else {
+            panic!("not capacity")
+        };
+        assert_eq!((capacity.slo.percentile, capacity.slo.ms), (99.9, 20.0));
+        assert_eq!(capacity.slo.to_string(), "p999<20ms");
+        assert_eq!(capacity.repeats, 6);
+        for bad in ["p98<5ms", "p99", "p99<", "p99<fast", "p99>5ms"] {
+            let err = Cli::try_parse_from(["greet-bench", "capacity", "--slo", bad])
+                .expect_err("refused");
+            assert!(
+                err.to_string().contains("is not an objective"),
+                "{bad}: {err}"
+            );
+        }
         assert_eq!(
             plan(&["all", "--quick"]),
             Plan::all(Common::default(), true, None)

@@ -6,8 +6,8 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::plan::{
-    self, Business, Common, Containers, Ladder, Loops, Plan, Protocols, Rate, Rates, ServerSpec,
-    Soak, SoakBound, Sweep, TechEmpower, Test,
+    self, Business, Capacity, Common, Containers, Ladder, Loops, Plan, Protocols, Rate, Rates,
+    ServerSpec, Slo, Soak, SoakBound, Sweep, TechEmpower, Test,
 };
 
 use super::shared::{
@@ -15,7 +15,7 @@ use super::shared::{
 };
 use super::values::{
     help, help1, list, millis, parse_count, parse_duration, parse_fraction, parse_level,
-    parse_path, parse_positive, parse_queries, parse_repeats, parse_server, parse_shape,
+    parse_path, parse_positive, parse_queries, parse_repeats, parse_server, parse_shape, parse_slo,
     parse_test, percents, shapes,
 };
 use greet_load::flags::parse_rate;
@@ -304,6 +304,83 @@ impl BusinessArgs {
         set(&mut plan.workers, self.workers);
         set(&mut plan.db_pools, self.db_pools);
         self.measure.apply(&mut plan.measure);
+        plan.place = self.place.placement();
+        (self.common.plan(), plan)
+    }
+}
+
+/// The settings of a capacity run.
+#[derive(Debug, Clone, Args)]
+pub(super) struct CapacityArgs {
+    #[command(flatten)]
+    servers: ServersArgs,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded, one after another on each server", greet_core::paths::GREETINGS))]
+    endpoints: Option<Vec<String>>,
+
+    #[arg(long, value_parser = parse_slo,
+          help = help1("The latency objective a level must hold: p50, p90, p99 or p999 of the \
+                        latency from each request's intended send, under a bound \
+                        (every answer valid and at most 1% sent late besides)", Slo::DEFAULT))]
+    slo: Option<Slo>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long the ramp to 1.2 times the probe's rate runs",
+                      format!("{}s", Capacity::RAMP.as_secs()), format!("{}s", Capacity::QUICK_RAMP.as_secs())))]
+    ramp: Option<Duration>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long each level of a bisection runs",
+                      format!("{}s", Capacity::DURATION.as_secs()), millis(Capacity::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Levels per bisection", Capacity::STEPS, Capacity::QUICK_STEPS))]
+    steps: Option<usize>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help("Bisections per server and endpoint; 4 or more can tell servers apart",
+                      Capacity::REPEATS, Capacity::QUICK_REPEATS))]
+    repeats: Option<usize>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long the closed-loop probe runs", format!("{}s", Rate::PROBE.as_secs()), millis(Rate::QUICK_PROBE)))]
+    probe: Option<Duration>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Keep-alive connections, each carrying one request at a time",
+                      Rate::CONNECTIONS, Rate::QUICK_CONNECTIONS))]
+    connections: Option<usize>,
+
+    #[command(flatten)]
+    server: ServerArgs<Capacity>,
+
+    #[command(flatten)]
+    place: PlaceArgs,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl CapacityArgs {
+    pub(super) fn plan(self) -> (Common, Capacity) {
+        let quick = self.common.quick;
+        let mut plan = Capacity::defaults(quick);
+        plan.foreign = self.foreign.plan();
+        self.servers.apply(&mut plan.servers, &plan.foreign);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.slo, self.slo);
+        set(&mut plan.ramp, self.ramp);
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.steps, self.steps);
+        set(&mut plan.repeats, self.repeats);
+        set(&mut plan.probe, self.probe);
+        set(&mut plan.connections, self.connections);
+        plan.server = self.server.settings(quick);
         plan.place = self.place.placement();
         (self.common.plan(), plan)
     }

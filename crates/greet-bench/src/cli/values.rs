@@ -113,6 +113,30 @@ pub(super) fn parse_fraction(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--slo`: `p99<5ms` — a percentile (p50, p90, p99, p999) of the latency from the intended
+/// send, under a bound in ms (or s).
+pub(super) fn parse_slo(text: &str) -> Result<plan::Slo, String> {
+    let bad = || {
+        format!(
+            "{text:?} is not an objective: p50, p90, p99 or p999, then < and a latency \
+             (e.g. p99<5ms)"
+        )
+    };
+    let (percentile, bound) = text.trim().split_once('<').ok_or_else(bad)?;
+    let percentile = match percentile.trim() {
+        "p50" => 50.0,
+        "p90" => 90.0,
+        "p99" => 99.0,
+        "p999" | "p99.9" => 99.9,
+        _ => return Err(bad()),
+    };
+    let bound = greet_cli::parse_duration(bound).map_err(|_| bad())?;
+    Ok(plan::Slo {
+        percentile,
+        ms: bound.as_secs_f64() * 1000.0,
+    })
+}
+
 pub(super) fn parse_server(text: &str) -> Result<ServerSpec, String> {
     let (short, endpoint) = match text.split_once(':') {
         Some((short, endpoint)) => (short, Some(parse_path(endpoint)?)),

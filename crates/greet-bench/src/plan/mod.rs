@@ -4,6 +4,7 @@
 //! CLI's help text is written from these same constants.
 
 mod business;
+mod capacity;
 mod ladder;
 mod loops;
 mod placement;
@@ -15,6 +16,7 @@ mod techempower;
 mod threshold;
 
 pub use business::{Business, Store};
+pub use capacity::{Capacity, Slo};
 pub use ladder::Ladder;
 pub use loops::Loops;
 pub use placement::Placement;
@@ -92,6 +94,7 @@ impl Plan {
                 Scenario::Sweep(s) => s.servers.clone(),
                 Scenario::Business(b) => b.servers.clone(),
                 Scenario::Rate(r) => r.servers.clone(),
+                Scenario::Capacity(c) => c.servers.clone(),
                 Scenario::Protocols(p) => p.servers.clone(),
                 Scenario::TechEmpower(t) => t.servers.clone(),
             })
@@ -190,6 +193,8 @@ pub enum ScenarioKind {
     Business,
     /// Open-loop load at fixed rates.
     Rate,
+    /// The highest open-loop rate each server holds within a latency objective.
+    Capacity,
     /// Keep-alive throughput over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2 over TLS.
     Protocols,
     /// TechEmpower's seven tests.
@@ -198,13 +203,14 @@ pub enum ScenarioKind {
 
 impl ScenarioKind {
     /// Every scenario, in order.
-    pub const ALL: [ScenarioKind; 8] = [
+    pub const ALL: [ScenarioKind; 9] = [
         Self::Ladder,
         Self::Loops,
         Self::Soak,
         Self::Sweep,
         Self::Business,
         Self::Rate,
+        Self::Capacity,
         Self::Protocols,
         Self::TechEmpower,
     ];
@@ -218,6 +224,7 @@ impl ScenarioKind {
             Self::Sweep => "sweep",
             Self::Business => "business",
             Self::Rate => "rate",
+            Self::Capacity => "capacity",
             Self::Protocols => "protocols",
             Self::TechEmpower => "techempower",
         }
@@ -232,6 +239,7 @@ impl ScenarioKind {
             Self::Sweep => "Sweep (the tuning experiment)",
             Self::Business => "Business (a database and a cache against the ceiling)",
             Self::Rate => "Rate (open loop: latency at a fixed request rate)",
+            Self::Capacity => "Capacity (open loop: the highest rate held within a latency objective)",
             Self::Protocols => "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)",
             Self::TechEmpower => "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, cached queries)",
         }
@@ -253,6 +261,8 @@ pub enum Scenario {
     Business(Business),
     /// Open-loop load at fixed request rates.
     Rate(Rate),
+    /// The highest open-loop rate held within a latency objective.
+    Capacity(Capacity),
     /// Keep-alive throughput over each protocol.
     Protocols(Protocols),
     /// TechEmpower's seven tests.
@@ -269,6 +279,7 @@ impl Scenario {
             ScenarioKind::Sweep => Self::Sweep(Sweep::defaults(quick)),
             ScenarioKind::Business => Self::Business(Business::defaults(quick)),
             ScenarioKind::Rate => Self::Rate(Rate::defaults(quick)),
+            ScenarioKind::Capacity => Self::Capacity(Capacity::defaults(quick)),
             ScenarioKind::Protocols => Self::Protocols(Protocols::defaults(quick)),
             ScenarioKind::TechEmpower => Self::TechEmpower(TechEmpower::defaults(quick)),
         }
@@ -283,6 +294,7 @@ impl Scenario {
             Self::Sweep(_) => ScenarioKind::Sweep,
             Self::Business(_) => ScenarioKind::Business,
             Self::Rate(_) => ScenarioKind::Rate,
+            Self::Capacity(_) => ScenarioKind::Capacity,
             Self::Protocols(_) => ScenarioKind::Protocols,
             Self::TechEmpower(_) => ScenarioKind::TechEmpower,
         }
@@ -300,6 +312,7 @@ impl Scenario {
             Self::Loops(plan) => &plan.foreign.targets,
             Self::Soak(plan) => &plan.foreign.targets,
             Self::Rate(plan) => &plan.foreign.targets,
+            Self::Capacity(plan) => &plan.foreign.targets,
             Self::Sweep(_) | Self::Business(_) | Self::Protocols(_) | Self::TechEmpower(_) => &[],
         }
     }
@@ -315,6 +328,7 @@ impl Scenario {
             Self::Sweep(plan) => plan.servers = servers.to_vec(),
             Self::Business(plan) => plan.servers = servers.to_vec(),
             Self::Rate(plan) => plan.servers = servers.to_vec(),
+            Self::Capacity(plan) => plan.servers = servers.to_vec(),
             Self::Protocols(plan) => plan.servers = servers.to_vec(),
             Self::TechEmpower(plan) => plan.servers = servers.to_vec(),
         }
@@ -481,6 +495,7 @@ mod tests {
                 "sweep",
                 "business",
                 "rate",
+                "capacity",
                 "protocols",
                 "techempower"
             ]

@@ -5,14 +5,15 @@
 //! - `ladder.csv`: one row per server and level; `resources.csv`: one row per server;
 //! - `loops.csv`, `soak.csv`, `sweep.csv`, `business.csv`, `protocols.csv`,
 //!   `techempower.csv`: one row per run;
-//!   `rate.csv`: one row per level; `rate-ramp.csv`: one row per second of a ramp.
+//!   `rate.csv`: one row per level; `rate-ramp.csv`: one row per second of a ramp;
+//!   `capacity.csv`: one row per server and endpoint.
 
 use anyhow::Result;
 use serde::Serialize;
 
 use crate::plan::ScenarioKind;
 use crate::results::{
-    Business, Ladder, Loops, Protocols, Rate, Results, Run, Soak, Sweep, TechEmpower,
+    Business, Capacity, Ladder, Loops, Protocols, Rate, Results, Run, Soak, Sweep, TechEmpower,
 };
 
 /// `(file name, contents)` of every CSV file of `results`.
@@ -26,6 +27,7 @@ pub(crate) fn files(results: &Results) -> Result<Vec<(String, String)>> {
             ScenarioKind::Sweep => results.sweep.as_ref().map(|s| sweep(s, &mut out)),
             ScenarioKind::Business => results.business.as_ref().map(|s| business(s, &mut out)),
             ScenarioKind::Rate => results.rate.as_ref().map(|s| rate(s, &mut out)),
+            ScenarioKind::Capacity => results.capacity.as_ref().map(|s| capacity(s, &mut out)),
             ScenarioKind::Protocols => results.protocols.as_ref().map(|s| protocols(s, &mut out)),
             ScenarioKind::TechEmpower => results
                 .techempower
@@ -185,6 +187,33 @@ fn rate(rate: &Rate, out: &mut Vec<(String, String)>) -> Result<()> {
     Ok(())
 }
 
+fn capacity(capacity: &Capacity, out: &mut Vec<(String, String)>) -> Result<()> {
+    let rows = capacity.servers.iter().map(|s| CapacityRow {
+        server: &s.server,
+        endpoint: &s.endpoint,
+        slo: &capacity.slo,
+        capacity_rps: s.capacity_rps,
+        at_top: s.at_top,
+        searches: s
+            .searches
+            .iter()
+            .map(|v| format!("{v:.0}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        probe_rps: s.probe_rps,
+        top_rps: s.top_rps,
+        ramp_knee_rps: s.ramp_knee_rps,
+        p50_ms_at_half: s.at_half.as_ref().map(|l| l.p50),
+        p99_ms_at_half: s.at_half.as_ref().map(|l| l.p99),
+        p50_ms_at_ninety: s.at_ninety.as_ref().map(|l| l.p50),
+        p99_ms_at_ninety: s.at_ninety.as_ref().map(|l| l.p99),
+        server_us_per_request: s.server_us_per_request,
+        client_us_per_request: s.client_us_per_request,
+    });
+    out.push(("capacity.csv".to_owned(), write(rows)?));
+    Ok(())
+}
+
 fn write<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<String> {
     let mut writer = ::csv::Writer::from_writer(Vec::new());
     for row in rows {
@@ -302,6 +331,26 @@ struct RateRow<'a> {
     busy_max: usize,
     client_cpu_pct: f64,
     server_cpu_avg_pct: Option<f64>,
+}
+
+/// A row of `capacity.csv`.
+#[derive(Serialize)]
+struct CapacityRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    slo: &'a str,
+    capacity_rps: f64,
+    at_top: bool,
+    searches: String,
+    probe_rps: f64,
+    top_rps: f64,
+    ramp_knee_rps: Option<f64>,
+    p50_ms_at_half: Option<f64>,
+    p99_ms_at_half: Option<f64>,
+    p50_ms_at_ninety: Option<f64>,
+    p99_ms_at_ninety: Option<f64>,
+    server_us_per_request: Option<f64>,
+    client_us_per_request: Option<f64>,
 }
 
 /// A row of `rate-ramp.csv`: one second of a ramp.

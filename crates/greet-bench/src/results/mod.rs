@@ -7,6 +7,7 @@
 //! its [`Failure`]s.
 
 mod business;
+mod capacity;
 mod ladder;
 mod loops;
 mod protocols;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::ScenarioKind;
 
 pub use business::{Business, BusinessCell, CeilingFraction, PoolBest, PoolSetting};
+pub use capacity::{Capacity, CapacityServer, CapacityStep};
 pub use ladder::{Ladder, LadderServer, Level, Mode};
 pub use loops::{LoopServer, LoopShape, Loops};
 pub use protocols::{ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols};
@@ -67,6 +69,9 @@ pub struct Results {
     /// Open-loop load at fixed request rates, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// The highest open-loop rate each server holds within a latency objective, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
     /// Keep-alive throughput over each protocol, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocols: Option<Protocols>,
@@ -90,6 +95,7 @@ impl Results {
             sweep: None,
             business: None,
             rate: None,
+            capacity: None,
             protocols: None,
             techempower: None,
             thresholds: Vec::new(),
@@ -105,6 +111,7 @@ impl Results {
             ScenarioKind::Sweep => self.sweep.is_some(),
             ScenarioKind::Business => self.business.is_some(),
             ScenarioKind::Rate => self.rate.is_some(),
+            ScenarioKind::Capacity => self.capacity.is_some(),
             ScenarioKind::Protocols => self.protocols.is_some(),
             ScenarioKind::TechEmpower => self.techempower.is_some(),
         }

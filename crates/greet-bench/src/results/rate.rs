@@ -149,6 +149,19 @@ pub struct Spectrum {
 }
 
 impl Spectrum {
+    /// The percentile `p` of the ones kept (50, 90, 99, 99.9), as an objective names it.
+    pub fn at(&self, p: f64) -> f64 {
+        if p <= 50.0 {
+            self.p50
+        } else if p <= 90.0 {
+            self.p90
+        } else if p <= 99.0 {
+            self.p99
+        } else {
+            self.p999
+        }
+    }
+
     /// The percentiles of a tally's valid responses.
     pub fn of(tally: &Tally) -> Self {
         let values = tally.spectrum_ms();

@@ -4,6 +4,7 @@
 //! scenario goes on with the next one.
 
 pub(crate) mod business;
+pub(crate) mod capacity;
 pub(crate) mod ladder;
 pub(crate) mod loops;
 pub(crate) mod protocols;

@@ -95,32 +95,18 @@ async fn run_subject(
     let mut up = harness.bring_up(plan.place, &start).await?;
     let load_cpus = harness.load_cpu_count();
     for endpoint in &plan.endpoints {
-        let work = Work::Sessions {
-            users: plan.connections,
-            stop: Stop::After(plan.probe),
-            streams: harness.common.streams,
-            pipeline: 1,
-        };
-        let probe = Ask::new(endpoint, &plan.foreign.expect, work);
-        let label = format!("{name} {endpoint} probe");
-        let probed = harness.load(Placement::Harness, &up, &probe, label).await?;
-        let client_share = probed.client_cpu_pct(load_cpus) / 100.0;
-        let capacity = probed.run().load.requests_per_s;
-        // The rate the client could send with all of its CPUs, as fast as it sent in the probe.
-        let protocol = harness.transport().protocol;
-        let headroom = if protocol.tls() || protocol.http2() {
-            CLIENT_HEADROOM_TASKS
-        } else {
-            CLIENT_HEADROOM
-        };
-        let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * headroom;
-        harness.say(
-            name,
-            &format!(
-                "{endpoint}: capacity {capacity:.0}/s closed-loop, {:.0}% of the load generator's CPU",
-                client_share * 100.0
-            ),
-        );
+        let Probed {
+            capacity,
+            client_share,
+            client_max,
+        } = probe(
+            harness,
+            &up,
+            (name, endpoint),
+            &plan.foreign,
+            (plan.probe, plan.connections),
+        )
+        .await?;
         let mut record = RateServer {
             server: name.to_owned(),
             endpoint: endpoint.clone(),
@@ -212,11 +198,68 @@ async fn run_subject(
     harness.release(up).await
 }
 
+/// What a closed-loop probe found of a server, and of the client beside it.
+pub(super) struct Probed {
+    /// Valid responses a second: the server's capacity, closed-loop.
+    pub(super) capacity: f64,
+    /// The load generator's CPU in the probe, a fraction of its CPUs.
+    pub(super) client_share: f64,
+    /// The rate the client could pace with all of its CPUs, as fast as it sent in the probe,
+    /// less the headroom pacing needs.
+    pub(super) client_max: f64,
+}
+
+/// A closed-loop probe of `name`'s `endpoint` for `duration` on `connections`, always from
+/// the harness.
+pub(super) async fn probe(
+    harness: &Harness,
+    up: &Up,
+    (name, endpoint): (&str, &str),
+    foreign: &plan::Foreign,
+    (duration, connections): (std::time::Duration, usize),
+) -> Result<Probed> {
+    let work = Work::Sessions {
+        users: connections,
+        stop: Stop::After(duration),
+        streams: harness.common.streams,
+        pipeline: 1,
+    };
+    let probe = Ask::new(endpoint, &foreign.expect, work);
+    let label = format!("{name} {endpoint} probe");
+    let probed = harness.load(Placement::Harness, up, &probe, label).await?;
+    let client_share = probed.client_cpu_pct(harness.load_cpu_count()) / 100.0;
+    let capacity = probed.run().load.requests_per_s;
+    let protocol = harness.transport().protocol;
+    let headroom = if protocol.tls() || protocol.http2() {
+        CLIENT_HEADROOM_TASKS
+    } else {
+        CLIENT_HEADROOM
+    };
+    let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * headroom;
+    harness.say(
+        name,
+        &format!(
+            "{endpoint}: capacity {capacity:.0}/s closed-loop, {:.0}% of the load generator's CPU",
+            client_share * 100.0
+        ),
+    );
+    Ok(Probed {
+        capacity,
+        client_share,
+        client_max,
+    })
+}
+
 /// Why a level of `target` requests a second is refused: more than the load generator can
 /// send on its `load_cpus` CPUs (`client_max`, from the probe), when it paces `here`, on this
 /// machine's load CPUs. Pacers on nodes of their own are not bounded by the harness's CPU: a
 /// level they could not pace shows as late requests and a rate short of its target.
-fn beyond_the_client(target: f64, client_max: f64, load_cpus: usize, here: bool) -> Option<String> {
+pub(super) fn beyond_the_client(
+    target: f64,
+    client_max: f64,
+    load_cpus: usize,
+    here: bool,
+) -> Option<String> {
     (target > client_max && here).then(|| {
         format!(
             "{target:.0}/s is more than the load generator can send on its {load_cpus} CPU(s): \
@@ -227,7 +270,7 @@ fn beyond_the_client(target: f64, client_max: f64, load_cpus: usize, here: bool)
 
 /// One run of one level where `place` paces it, the server sampled and the load generator's
 /// CPU measured; a failure of its pacers fails the level.
-async fn paced_run(
+pub(super) async fn paced_run(
     harness: &Harness,
     (up, place): (&Up, Placement),
     ask: &Ask<'_>,

@@ -60,6 +60,8 @@ pub enum Figure {
     AchievedRps,
     /// A protocol's throughput as a fraction of the same server's HTTP/1.1 (higher is better).
     ShareOfHttp1,
+    /// The highest open-loop rate held within a latency objective (higher is better).
+    CapacityRps,
 }
 
 impl Figure {
@@ -71,6 +73,7 @@ impl Figure {
             Self::P99Ms => "p99",
             Self::AchievedRps => "achieved rate",
             Self::ShareOfHttp1 => "share of its HTTP/1.1",
+            Self::CapacityRps => "capacity at the objective",
         }
     }
 }

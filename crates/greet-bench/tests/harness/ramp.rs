@@ -93,3 +93,74 @@ fn two_agents_split_a_ramp_and_count_each_second_once() {
         level.windows
     );
 }
+
+/// Each request waits 50 ms on one of 16 connections: 320 a second is all they carry. Under
+/// that, every answer comes at the delay; past it, a queue grows and the objective of 80 ms
+/// breaks within the second a level lasts. The capacity found is that bound, far under what
+/// the client can pace, and the report says how it was found.
+#[test]
+fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
+    let out = out_dir("capacity-knee");
+    bench_ok(&[
+        "capacity",
+        "--quick",
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--delay-ms",
+        "50",
+        "--connections",
+        "16",
+        "--slo",
+        "p99<80ms",
+        "--ramp",
+        "2s",
+        "--duration",
+        "1s",
+        "--steps",
+        "3",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let capacity = results(&out.join("results.json"))
+        .capacity
+        .expect("capacity");
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    let csv = std::fs::read_to_string(out.join("capacity.csv")).expect("capacity.csv");
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    assert_eq!((capacity.slo.as_str(), capacity.slo_ms), ("p99<80ms", 80.0));
+    let hyper = &capacity.servers[0];
+    assert!(
+        (280.0..=340.0).contains(&hyper.probe_rps),
+        "16 connections × 50 ms: {hyper:?}"
+    );
+    assert!(
+        !hyper.at_top,
+        "the server's bound, not the search's: {hyper:?}"
+    );
+    assert!(
+        (250.0..=345.0).contains(&hyper.capacity_rps),
+        "the capacity is the server's 320/s: {hyper:?}"
+    );
+    assert!(hyper.top_rps > 1.1 * hyper.capacity_rps, "{hyper:?}");
+    assert!(hyper.ramp.len() >= 2, "{:?}", hyper.ramp);
+    assert!(
+        hyper.steps.iter().any(|s| s.held) && hyper.steps.iter().any(|s| !s.held),
+        "the search bracketed the knee: {:?}",
+        hyper.steps
+    );
+    for step in hyper.steps.iter().filter(|s| s.held) {
+        assert!(
+            step.latency_ms.p99 <= 80.0 && step.success_rate == 100.0,
+            "{step:?}"
+        );
+    }
+    let half = hyper.at_half.as_ref().expect("measured at half");
+    assert!(half.p50 >= 50.0 && half.p50 < 60.0, "{half:?}");
+    assert!(
+        html.contains("The ramp, second by second, against p99&lt;80ms")
+            || html.contains("The ramp, second by second, against p99<80ms")
+    );
+    assert!(csv.starts_with("server,endpoint,slo,capacity_rps,"));
+}

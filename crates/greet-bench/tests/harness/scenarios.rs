@@ -219,6 +219,7 @@ fn all_quick_runs_every_scenario_into_one_report() {
             "sweep",
             "business",
             "rate",
+            "capacity",
             "protocols",
             "techempower"
         ]
@@ -228,6 +229,13 @@ fn all_quick_runs_every_scenario_into_one_report() {
     assert_eq!(ladder.servers[0].levels.len(), 2);
     assert!(results.loops.is_some() && results.soak.is_some() && results.sweep.is_some());
     assert!(results.rate.is_some() && results.business.is_some());
+    let capacity = results.capacity.expect("capacity");
+    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    assert!(
+        capacity.servers[0].capacity_rps > 0.0,
+        "{:?}",
+        capacity.servers
+    );
     let protocols = results.protocols.expect("protocols");
     assert_eq!(protocols.cells.len(), 4, "hyper over the four protocols");
     for id in [
@@ -237,6 +245,7 @@ fn all_quick_runs_every_scenario_into_one_report() {
         "sweep",
         "business",
         "rate",
+        "capacity",
         "protocols",
         "techempower",
     ] {

@@ -2,6 +2,7 @@
 //! its section and file, so the HTML report places them without guessing from file names.
 
 mod business;
+mod capacity;
 mod ladder;
 mod loops;
 mod protocols;
@@ -44,6 +45,12 @@ pub(crate) fn charts(results: &Results) -> Vec<ChartFile> {
             ScenarioKind::Business => results.business.as_ref().map(|s| bars(business::charts(s))),
             ScenarioKind::Rate => results.rate.as_ref().map(|s| {
                 rate::charts(s)
+                    .into_iter()
+                    .map(|(file, chart)| (file, render_lines(&chart)))
+                    .collect()
+            }),
+            ScenarioKind::Capacity => results.capacity.as_ref().map(|s| {
+                capacity::charts(s)
                     .into_iter()
                     .map(|(file, chart)| (file, render_lines(&chart)))
                     .collect()

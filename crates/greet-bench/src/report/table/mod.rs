@@ -9,6 +9,7 @@
 //! ending in ` |`. Column widths are the header labels', or the widest cell's.
 
 mod business;
+mod capacity;
 pub(crate) mod ladder;
 mod loops;
 mod protocols;
@@ -103,6 +104,11 @@ pub(crate) fn tables(results: &Results, section: ScenarioKind) -> Vec<Table> {
             .map(business::tables)
             .unwrap_or_default(),
         ScenarioKind::Rate => results.rate.as_ref().map(rate::tables).unwrap_or_default(),
+        ScenarioKind::Capacity => results
+            .capacity
+            .as_ref()
+            .map(capacity::tables)
+            .unwrap_or_default(),
         ScenarioKind::Protocols => results
             .protocols
             .as_ref()
