@@ -142,7 +142,9 @@ impl ShardArgs {
                 self.duration.unwrap_or_default(),
                 connections,
             )),
-            (None, Some(Ramp(stages)), _) => Work::Paced(Schedule::ramp(0.0, stages, connections)),
+            (None, Some(Ramp { start, stages }), _) => {
+                Work::Paced(Schedule::ramp(*start, stages, connections))
+            }
             (None, None, Some(users)) => Work::Sessions {
                 users,
                 stop: match (self.duration, self.requests, self.each) {
@@ -352,6 +354,7 @@ mod tests {
             Expect::Pattern("^Ol. ".into()),
             Expect::Greeting,
             Expect::Any,
+            Expect::Pattern("^Ol. ".into()),
         ]) {
             let shard = Shard {
                 work,

@@ -168,8 +168,8 @@ impl Schedule {
         })
     }
 
-    /// The ramp as `--ramp` reads it back exactly: the start rate, then `rate:duration` per
-    /// stage (a stage that does not start where the one before ended gets a 0 ms jump).
+    /// The schedule as `--ramp` reads it back exactly: the start rate, then `rate:duration`
+    /// per stage (a stage that does not start where the one before ended gets a 0 ms jump).
     pub fn ramp_flag(&self) -> String {
         let mut parts = Vec::new();
         let mut at = None;
@@ -186,10 +186,22 @@ impl Schedule {
     }
 }
 
-/// A ramp as `--ramp` gives it: `(rate, duration)` stages, from 0 (a 0-length first stage
-/// sets where it starts), for [`Schedule::ramp`].
+/// A ramp as `--ramp` gives it, for [`Schedule::ramp`]: where it starts, then `(rate,
+/// duration)` stages.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ramp(pub Vec<(f64, Duration)>);
+pub struct Ramp {
+    /// Requests a second at its start.
+    pub start: f64,
+    /// Each stage's rate at its end, and how long it takes to get there.
+    pub stages: Vec<(f64, Duration)>,
+}
+
+impl Ramp {
+    /// How long it runs.
+    pub fn duration(&self) -> Duration {
+        self.stages.iter().map(|s| s.1).sum()
+    }
+}
 
 /// `--ramp`: an optional start rate, then `rate:duration` stages, comma-separated, rates as
 /// `parse_rate` reads them and 0 allowed (`1k:10s,50k:30s,50k:10s`: from 0 to 1000/s over
@@ -218,14 +230,10 @@ pub fn parse_ramp(text: &str) -> Result<Ramp, String> {
     if stages.iter().all(|s| s.0 == 0.0) && start.unwrap_or(0.0) == 0.0 {
         return Err(bad("it sends nothing"));
     }
-    // The start rate rides as a 0 ms first stage, as ramp_flag writes it.
-    Ok(Ramp(
-        start
-            .map(|r| (r, Duration::ZERO))
-            .into_iter()
-            .chain(stages)
-            .collect(),
-    ))
+    Ok(Ramp {
+        start: start.unwrap_or(0.0),
+        stages,
+    })
 }
 
 #[cfg(test)]
@@ -283,17 +291,18 @@ mod tests {
 
     #[test]
     fn the_flag_reads_back_what_it_wrote() {
-        let stages = parse_ramp("1k:10s,50k:30s,50k:10s").unwrap().0;
-        let s = Schedule::ramp(0.0, &stages, 64);
+        let of = |ramp: Ramp, connections| Schedule::ramp(ramp.start, &ramp.stages, connections);
+        let s = of(parse_ramp("1k:10s,50k:30s,50k:10s").unwrap(), 64);
         assert_eq!(s.stages.len(), 3);
-        assert_eq!(s.stages[1].from, 1000.0);
-        assert_eq!(s.stages[1].to, 50_000.0);
-        let back = parse_ramp(&s.ramp_flag()).unwrap().0;
-        assert_eq!(Schedule::ramp(0.0, &back, 64).stages[1..], s.stages[..]);
+        assert_eq!((s.stages[0].from, s.stages[0].to), (0.0, 1000.0));
+        assert_eq!((s.stages[1].from, s.stages[1].to), (1000.0, 50_000.0));
+        assert_eq!(of(parse_ramp(&s.ramp_flag()).unwrap(), 64), s);
         let half = s.scaled(0.5, 32);
-        let again = Schedule::ramp(0.0, &parse_ramp(&half.ramp_flag()).unwrap().0, 32);
-        assert_eq!(again.requests(), half.requests());
-        assert_eq!(again.duration(), half.duration());
+        assert_eq!(of(parse_ramp(&half.ramp_flag()).unwrap(), 32), half);
+        let jump = Schedule::ramp(0.0, &[(500.0, Duration::ZERO), (100.0, secs(4.0))], 1);
+        assert_eq!(of(parse_ramp(&jump.ramp_flag()).unwrap(), 1), jump);
+        let started = of(parse_ramp("5k,50k:30s").unwrap(), 8);
+        assert_eq!((started.stages[0].from, started.stages.len()), (5000.0, 1));
         for bad in ["", "1k", "1k:0s", "0:10s", "1k:10s,2k", "x:1s", "1k:-1s"] {
             assert!(parse_ramp(bad).is_err(), "{bad:?}");
         }

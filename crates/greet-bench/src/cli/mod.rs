@@ -406,10 +406,10 @@ mod tests {
         let Scenario::Rate(rate) = only(plan(&["rate", "--ramp", "5k,50k:30s"])) else {
             panic!("not rate")
         };
-        let ramp = greet_load::schedule::Ramp(vec![
-            (5000.0, Duration::ZERO),
-            (50_000.0, Duration::from_secs(30)),
-        ]);
+        let ramp = greet_load::schedule::Ramp {
+            start: 5000.0,
+            stages: vec![(50_000.0, Duration::from_secs(30))],
+        };
         assert_eq!(rate.rates, Rates::Ramp(ramp));
         assert_eq!(
             only(plan(&["capacity", "--quick"])),

@@ -67,7 +67,8 @@ pub struct CapacityServer {
     pub ramp_knee_rps: Option<f64>,
     /// Each bisection's capacity: its highest level that held.
     pub searches: Vec<f64>,
-    /// The capacity at the objective: the median of [`Self::searches`].
+    /// The capacity at the objective: the median of [`Self::searches`] (of an even number,
+    /// the lower middle one: always a rate a search ran and held).
     pub capacity_rps: f64,
     /// The search held up to the top: the capacity is at least this much, and the client's
     /// limit or the probe's, not the server's, ended it.

@@ -25,8 +25,8 @@ use crate::plan::{self, Slo};
 use crate::results::{
     Capacity, CapacityServer, CapacityStep, RateRun, RateWindow, Results, Spectrum,
 };
+use crate::stats::distinct;
 use crate::stats::mann_whitney::{self, Figure};
-use crate::stats::{distinct, median};
 
 use super::rate::{paced_run, probe, Probed};
 
@@ -42,6 +42,9 @@ const WINDOW: f64 = 0.3;
 /// The most times a bisection's window moves up before it halves: from the ramp's knee to
 /// 3.7 times it.
 const MOVES: usize = 5;
+/// The most levels a bisection runs down from its window, halving, when nothing in it held:
+/// to a sixteenth of the window's floor.
+const DOWN: usize = 5;
 
 /// Runs the capacity scenario into `results.capacity`; false when a server failed.
 pub(crate) async fn run(
@@ -155,7 +158,7 @@ async fn run_subject(
             let found = level.search(search, knee, top, &mut record.steps).await?;
             record.searches.push(found);
         }
-        record.capacity_rps = median(&record.searches);
+        record.capacity_rps = lower_median(&record.searches);
         record.at_top = record.capacity_rps >= top * 0.999;
         if let Some(at_knee) = record
             .steps
@@ -211,6 +214,17 @@ fn top_of(probed: f64, client_max: f64, here: bool) -> f64 {
     }
 }
 
+/// The lower median: of an even number, the lower of the two middle values, so that the
+/// capacity is always a rate a search ran and held.
+fn lower_median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted
+        .get(sorted.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0.0)
+}
+
 /// What every level of one server and endpoint shares.
 struct Level<'a> {
     harness: &'a Harness,
@@ -257,6 +271,8 @@ impl Level<'_> {
         steps: &mut Vec<CapacityStep>,
     ) -> Result<f64> {
         let (mut low, mut high) = (knee * (1.0 - WINDOW), (knee * (1.0 + WINDOW)).min(top));
+        // The highest level that held: only a rate run and held is ever a capacity.
+        let mut best = None;
         for _ in 0..MOVES {
             let step = self.step(search, high).await?;
             let held = step.held;
@@ -264,7 +280,7 @@ impl Level<'_> {
             if !held {
                 break;
             }
-            low = high;
+            (low, best) = (high, Some(high));
             if high >= top {
                 return Ok(top);
             }
@@ -274,14 +290,26 @@ impl Level<'_> {
             let rate = (low + high) / 2.0;
             let step = self.step(search, rate).await?;
             if step.held {
-                low = rate;
+                (low, best) = (rate, Some(rate));
             } else {
                 high = rate;
             }
             steps.push(step);
         }
-        // The window's floor held (the ramp, or a level that moved it) where no level did.
-        Ok(low)
+        // Nothing in the window held: down from its floor, halving, until a level does.
+        let mut rate = low;
+        for _ in 0..DOWN {
+            if best.is_some() || rate < 1.0 {
+                break;
+            }
+            let step = self.step(search, rate).await?;
+            if step.held {
+                best = Some(rate);
+            }
+            steps.push(step);
+            rate /= 2.0;
+        }
+        Ok(best.unwrap_or(0.0))
     }
 
     /// A level of bisection `search` at `rate`, judged.
@@ -383,6 +411,13 @@ fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Comparison> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_capacity_is_a_rate_a_search_held() {
+        assert_eq!(lower_median(&[4.0, 1.0, 3.0, 2.0]), 2.0);
+        assert_eq!(lower_median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(lower_median(&[]), 0.0);
+    }
 
     #[test]
     fn no_level_beyond_what_the_client_can_pace_is_run() {

@@ -47,7 +47,7 @@ pub(crate) async fn run(
         delay_ms: plan.server.delay_ms,
         workers,
         duration_s: match &plan.rates {
-            Rates::Ramp(ramp) => ramp.0.iter().map(|s| s.1).sum::<std::time::Duration>(),
+            Rates::Ramp(ramp) => ramp.duration(),
             _ => plan.duration,
         }
         .as_secs_f64(),
@@ -126,8 +126,8 @@ async fn run_subject(
                 .iter()
                 .map(|r| (format!("{r:.0}/s"), constant(*r)))
                 .collect(),
-            Rates::Ramp(stages) => {
-                let ramp = Schedule::ramp(0.0, &stages.0, plan.connections);
+            Rates::Ramp(ramp) => {
+                let ramp = Schedule::ramp(ramp.start, &ramp.stages, plan.connections);
                 vec![(format!("ramp to {:.0}/s", ramp.peak_rate()), ramp)]
             }
         };

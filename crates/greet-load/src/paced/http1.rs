@@ -46,6 +46,17 @@ enum State {
     Reading,
 }
 
+/// How a connection ended under a request.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    /// The peer closed it.
+    Closed,
+    /// The peer reset it.
+    Reset,
+    /// A write or read failed otherwise.
+    Failed,
+}
+
 /// One connection and the request on it.
 struct Conn {
     stream: Option<TcpStream>,
@@ -56,6 +67,8 @@ struct Conn {
     deadline: Instant,
     /// How this request opened the connection, when it did.
     opened: Option<Opened>,
+    /// When its connect began: the send, or its retry on a fresh connection.
+    connecting: Instant,
     /// The connection carried an earlier answer: a close before any byte of this one is the
     /// server's keep-alive ending, and the request goes again on a fresh connection once.
     reused: bool,
@@ -137,19 +150,27 @@ pub(super) fn paced(
         if intended.peek().is_none() && looper.busy == 0 {
             break;
         }
-        // Wake for the next request due (when a connection is free for it), or the tick. A
-        // wake-up under SLEEP_AT_LEAST away sends in a batch, each timed from its own due.
-        let mut wake = next_tick;
-        if let (Some(&due), false) = (intended.peek(), looper.idle.is_empty()) {
-            wake = wake.min(due.max(now + SLEEP_AT_LEAST));
+        // Wake for the next request due (when a connection is free for it), or the tick, from
+        // the time the batch above ended. A wake-up under SLEEP_AT_LEAST away sends in a batch,
+        // each timed from its own due; one that came due during the batch only looks at what
+        // epoll has before it goes.
+        let now = Instant::now();
+        let next = intended.peek().copied().filter(|_| !looper.idle.is_empty());
+        let mut timeout = Some(TICK);
+        if next.is_some_and(|due| due <= now) {
+            timeout = Some(Duration::ZERO);
+        } else {
+            let wake = next.map_or(next_tick, |due| {
+                next_tick.min(due.max(now + SLEEP_AT_LEAST))
+            });
+            if armed.is_none_or(|at| at > wake || at <= now) {
+                let after = TimeSpec::from_duration(wake.saturating_duration_since(now));
+                // A timer that cannot be set leaves the poll's own timeout, the tick.
+                let set = timer.set(Expiration::OneShot(after), TimerSetTimeFlags::empty());
+                armed = set.is_ok().then_some(wake);
+            }
         }
-        if armed.is_none_or(|at| at > wake || at <= now) {
-            let after = TimeSpec::from_duration(wake.saturating_duration_since(now));
-            // A timer that cannot be set leaves the poll's own timeout, the tick.
-            let set = timer.set(Expiration::OneShot(after), TimerSetTimeFlags::empty());
-            armed = set.is_ok().then_some(wake);
-        }
-        match looper.poll.poll(&mut events, Some(TICK)) {
+        match looper.poll.poll(&mut events, timeout) {
             Ok(()) => {}
             Err(e) if e.kind() == IoKind::Interrupted => continue,
             Err(_) => {
@@ -185,6 +206,7 @@ impl Conn {
             times: (now, now),
             deadline: now,
             opened: None,
+            connecting: now,
             reused: false,
             retried: false,
             buf: Vec::with_capacity(4096),
@@ -220,6 +242,7 @@ impl Looper<'_> {
             return;
         }
         conn.reused = false;
+        conn.connecting = Instant::now();
         match TcpStream::connect(self.addr) {
             Ok(mut stream) => {
                 let _ = stream.set_nodelay(true);
@@ -253,7 +276,7 @@ impl Looper<'_> {
                     return;
                 }
                 Err(e) if e.kind() == IoKind::Interrupted => {}
-                Err(_) => return self.closed(c),
+                Err(_) => return self.closed(c, End::Failed),
             }
         }
         conn.state = State::Reading;
@@ -271,8 +294,7 @@ impl Looper<'_> {
                 };
                 match (stream.take_error(), stream.peer_addr()) {
                     (Ok(None), Ok(_)) => {
-                        let (_, sent) = conn.times;
-                        conn.opened = Some(Opened::tcp(sent.elapsed()));
+                        conn.opened = Some(Opened::tcp(conn.connecting.elapsed()));
                         conn.state = State::Writing(0);
                         self.write(c);
                     }
@@ -303,11 +325,12 @@ impl Looper<'_> {
         };
         loop {
             let n = match stream.read(&mut self.scratch[..]) {
-                Ok(0) => return self.closed(c),
+                Ok(0) => return self.closed(c, End::Closed),
                 Ok(n) => n,
                 Err(e) if e.kind() == IoKind::WouldBlock => return,
                 Err(e) if e.kind() == IoKind::Interrupted => continue,
-                Err(_) => return self.closed(c),
+                Err(e) if e.kind() == IoKind::ConnectionReset => return self.closed(c, End::Reset),
+                Err(_) => return self.closed(c, End::Failed),
             };
             conn.buf.extend_from_slice(&self.scratch[..n]);
             match conn.parser.feed(&conn.buf, &mut conn.res) {
@@ -335,17 +358,23 @@ impl Looper<'_> {
         }
     }
 
-    /// The connection of `c` ended (closed, reset, or failed) with its request in flight: a
-    /// body delimited by the close is complete; a kept-alive connection that ended before any
-    /// byte of the answer was the server closing it, and the request goes again, once.
-    fn closed(&mut self, c: usize) {
+    /// The connection of `c` ended with its request in flight, as `greet_probe::http1::read`
+    /// reads an ending: closed, or reset after part of the answer came, ends a body delimited
+    /// by the close; a kept-alive connection that ended before any byte of the answer was the
+    /// server closing it, and the request goes again, once.
+    fn closed(&mut self, c: usize, end: End) {
         let conn = &mut self.conns[c];
         conn.stream = None;
-        if conn.parser.finish(&mut conn.res).is_ok() {
+        let nothing_came = conn.buf.is_empty() && conn.res.status() == 0;
+        let ended = match end {
+            End::Closed => true,
+            End::Reset => !nothing_came,
+            End::Failed => false,
+        };
+        if ended && conn.parser.finish(&mut conn.res).is_ok() {
             let checked = self.check.check(conn.res.status(), conn.res.body());
             return self.finish(c, checked);
         }
-        let nothing_came = conn.buf.is_empty() && conn.res.status() == 0;
         if conn.reused && nothing_came && !conn.retried {
             conn.retried = true;
             return self.begin(c);
