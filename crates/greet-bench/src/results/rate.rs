@@ -131,6 +131,21 @@ pub struct RateWindow {
     pub latency_ms: Spectrum,
 }
 
+impl RateWindow {
+    /// Second `at` of a ramp, from its window over `runs` runs merged (rates are means per
+    /// run).
+    pub fn of(at: usize, window: &greet_load::Window, runs: f64) -> Self {
+        Self {
+            at_s: at as u64,
+            offered_rps: window.corrected.requests() as f64 / runs,
+            achieved_rps: window.completed as f64 / runs,
+            late: window.late,
+            success_rate: window.corrected.figures().success_rate,
+            latency_ms: Spectrum::of(&window.corrected),
+        }
+    }
+}
+
 /// Latency percentiles to the fourth nine, milliseconds.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Spectrum {

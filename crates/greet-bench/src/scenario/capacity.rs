@@ -350,14 +350,7 @@ fn seconds(windows: &[greet_load::Window]) -> Vec<RateWindow> {
         .iter()
         .enumerate()
         .filter(|(_, w)| w.corrected.requests() > 0)
-        .map(|(at, w)| RateWindow {
-            at_s: at as u64,
-            offered_rps: w.corrected.requests() as f64,
-            achieved_rps: w.completed as f64,
-            late: w.late,
-            success_rate: w.corrected.figures().success_rate,
-            latency_ms: Spectrum::of(&w.corrected),
-        })
+        .map(|(at, w)| RateWindow::of(at, w, 1.0))
         .collect()
 }
 

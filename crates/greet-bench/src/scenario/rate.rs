@@ -303,14 +303,7 @@ fn level_of(
             .windows
             .iter()
             .enumerate()
-            .map(|(at, w)| RateWindow {
-                at_s: at as u64,
-                offered_rps: w.corrected.requests() as f64 / repeats,
-                achieved_rps: w.completed as f64 / repeats,
-                late: w.late,
-                success_rate: w.corrected.figures().success_rate,
-                latency_ms: Spectrum::of(&w.corrected),
-            })
+            .map(|(at, w)| RateWindow::of(at, w, repeats))
             .collect()
     } else {
         Vec::new()
