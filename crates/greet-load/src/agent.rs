@@ -72,7 +72,8 @@ pub struct ShardArgs {
           conflicts_with_all = ["duration", "requests"])]
     pub each: Option<usize>,
 
-    /// Keep-alive over HTTP/2: users sharing one connection
+    /// Over HTTP/2: keep-alive users, or open-loop connections' slots, sharing one
+    /// connection
     #[arg(long, value_parser = parse_level, default_value_t = 1)]
     pub streams: usize,
 
@@ -137,13 +138,12 @@ impl ShardArgs {
         }
         let connections = self.connections.unwrap_or(1);
         let work = match (self.rate, &self.ramp, self.keep_alive) {
-            (Some(rate), _, _) => Work::Paced(Schedule::constant(
-                rate,
-                self.duration.unwrap_or_default(),
-                connections,
-            )),
+            (Some(rate), _, _) => Work::Paced(
+                Schedule::constant(rate, self.duration.unwrap_or_default(), connections)
+                    .with_streams(self.streams),
+            ),
             (None, Some(Ramp { start, stages }), _) => {
-                Work::Paced(Schedule::ramp(*start, stages, connections))
+                Work::Paced(Schedule::ramp(*start, stages, connections).with_streams(self.streams))
             }
             (None, None, Some(users)) => Work::Sessions {
                 users,
@@ -338,7 +338,7 @@ mod tests {
                 streams: 1,
                 pipeline: 1,
             },
-            Work::Paced(Schedule::constant(1234.5, Duration::from_secs(3), 64)),
+            Work::Paced(Schedule::constant(1234.5, Duration::from_secs(3), 64).with_streams(10)),
             Work::Paced(Schedule::ramp(
                 0.0,
                 &[

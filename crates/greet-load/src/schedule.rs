@@ -6,15 +6,24 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// An open-loop schedule: requests at a target rate that follows `stages`, over `connections`
-/// keep-alive connections (wrk2's `-R`, oha's `-q --latency-correction`, k6's ramping arrival
+/// An open-loop schedule: requests at a target rate that follows `stages`, at most
+/// `connections` in flight (wrk2's `-R`, oha's `-q --latency-correction`, k6's ramping arrival
 /// rate).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
     /// The target rate, stage after stage.
     pub stages: Vec<Stage>,
-    /// Keep-alive connections, each carrying one request at a time.
+    /// Requests in flight at most, one per slot: over HTTP/1.1 each slot is a keep-alive
+    /// connection; over HTTP/2 `streams` slots share one (h2load's `-c` is
+    /// `connections / streams`, its `-m` is `streams`).
     pub connections: usize,
+    /// Over HTTP/2, slots sharing one connection, each with a stream at a time.
+    #[serde(default = "one")]
+    pub streams: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// A stretch of a schedule: the target rate moves linearly from `from` to `to` requests a
@@ -60,6 +69,15 @@ impl Schedule {
                 duration,
             }],
             connections,
+            streams: 1,
+        }
+    }
+
+    /// The schedule with `streams` of its slots to an HTTP/2 connection.
+    pub fn with_streams(self, streams: usize) -> Self {
+        Self {
+            streams: streams.max(1),
+            ..self
         }
     }
 
@@ -78,6 +96,7 @@ impl Schedule {
         Self {
             stages,
             connections,
+            streams: 1,
         }
     }
 
@@ -144,6 +163,7 @@ impl Schedule {
                 })
                 .collect(),
             connections,
+            streams: self.streams,
         }
     }
 

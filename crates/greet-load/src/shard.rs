@@ -192,7 +192,10 @@ impl Shard {
                     ]),
                     None => pairs.push(("--ramp", s.ramp_flag())),
                 }
-                pairs.push(("--connections", s.connections.to_string()));
+                pairs.extend([
+                    ("--connections", s.connections.to_string()),
+                    ("--streams", s.streams.to_string()),
+                ]);
             }
         }
         if let Some(expect) = self.expect.flag() {

@@ -134,7 +134,8 @@ async fn run_subject(
             endpoint,
         };
 
-        let ramp = Schedule::ramp(top * RAMP_FROM, &[(top, plan.ramp)], plan.connections);
+        let ramp = Schedule::ramp(top * RAMP_FROM, &[(top, plan.ramp)], plan.connections)
+            .with_streams(harness.common.streams);
         let (tally, _) = level.run(ramp, "ramp").await?;
         record.ramp = seconds(&tally.windows);
         // The last second that held: past a server's knee the queue grows and every second
@@ -174,7 +175,8 @@ async fn run_subject(
         for (fraction, at) in [(0.5, &mut record.at_half), (0.9, &mut record.at_ninety)] {
             let rate = record.capacity_rps * fraction;
             if rate >= 1.0 {
-                let schedule = Schedule::constant(rate, plan.duration, plan.connections);
+                let schedule = Schedule::constant(rate, plan.duration, plan.connections)
+                    .with_streams(harness.common.streams);
                 let (_, run) = level
                     .run(schedule, &format!("{:.0}%", fraction * 100.0))
                     .await?;
@@ -314,7 +316,8 @@ impl Level<'_> {
 
     /// A level of bisection `search` at `rate`, judged.
     async fn step(&mut self, search: usize, rate: f64) -> Result<CapacityStep> {
-        let schedule = Schedule::constant(rate, self.plan.duration, self.plan.connections);
+        let schedule = Schedule::constant(rate, self.plan.duration, self.plan.connections)
+            .with_streams(self.harness.common.streams);
         let (tally, run) = self.run(schedule, &format!("{rate:.0}/s")).await?;
         let requests = tally.corrected.requests();
         let lag = Spectrum::of(&tally.lag);

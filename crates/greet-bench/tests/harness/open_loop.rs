@@ -139,3 +139,29 @@ async fn a_stall_shows_in_corrected_latency_and_not_in_service_time() {
         "the requests in flight did wait it out"
     );
 }
+
+/// Over h2c with `streams` slots to a connection, requests in flight share connections: more
+/// of them at once than connections were ever opened, every answer valid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_loop_streams_share_http2_connections() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let server = hyper("50");
+    let wire = greet_load::Wire::new(greet_probe::Protocol::H2c, &greet_probe::tls::Trust::Any)
+        .expect("h2c needs no TLS");
+    // 400/s behind 50 ms holds about 20 requests in flight, over 40 slots, 10 to a connection.
+    let load = Load {
+        wire,
+        work: Work::Paced(Schedule::constant(400.0, Duration::from_secs(1), 40).with_streams(10)),
+        ..level(&server, 1.0, 1.0, 1)
+    };
+    let tally = paced(&load).await;
+    let f = tally.corrected.figures();
+    assert_eq!((f.requests, f.success_rate), (400, 100.0), "{f:?}");
+    assert!(f.connects <= 4, "10 slots to a connection: {f:?}");
+    assert!(
+        tally.busy_max > 2 * f.connects as usize,
+        "streams in flight on shared connections: {} busy, {} connections",
+        tally.busy_max,
+        f.connects
+    );
+}

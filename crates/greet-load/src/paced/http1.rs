@@ -10,28 +10,19 @@
 
 use std::io::{ErrorKind as IoKind, Read, Write};
 use std::net::SocketAddr;
-use std::os::fd::{AsFd, AsRawFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use greet_probe::http1::{Options, Parser, Response};
 use mio::net::TcpStream;
-use mio::unix::SourceFd;
-use mio::{Events, Interest, Poll, Token};
-use nix::sys::time::TimeSpec;
-use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+use mio::{Interest, Poll, Token};
 
-use super::{PacedTally, SLEEP_AT_LEAST};
-use crate::count::{ErrorKind, Opened, Outcome};
+use super::event::{drive, Engine, Slots};
+use super::PacedTally;
+use crate::count::{ErrorKind, Opened};
 use crate::expect::Check;
 use crate::schedule::Schedule;
 use crate::work::Load;
-
-/// The timer's token; a connection's is its index.
-const TIMER: Token = Token(usize::MAX);
-
-/// The longest the loop sleeps: how often it looks for requests past their timeout.
-const TICK: Duration = Duration::from_millis(10);
 
 /// Where a connection is with its request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +70,7 @@ struct Conn {
     res: Response,
 }
 
-/// The loop's whole state.
+/// The loop's whole state: a connection per slot, its token the slot's number.
 struct Looper<'a> {
     poll: Poll,
     addr: SocketAddr,
@@ -87,13 +78,9 @@ struct Looper<'a> {
     check: &'a Check,
     timeout: Duration,
     conns: Vec<Conn>,
-    idle: Vec<usize>,
-    busy: usize,
-    tally: PacedTally,
+    slots: Slots<'a>,
     /// Every read lands here first (a connection's own buffer keeps what is not parsed yet).
     scratch: Box<[u8; 16 * 1024]>,
-    start: Instant,
-    done: &'a AtomicUsize,
 }
 
 /// Runs `load` (cleartext HTTP/1.1) on `schedule`; `done` is bumped after each request. An
@@ -103,98 +90,20 @@ pub(super) fn paced(
     schedule: &Schedule,
     done: &AtomicUsize,
 ) -> std::io::Result<PacedTally> {
-    let _ = nix::sys::prctl::set_timerslack(1);
-    let poll = Poll::new()?;
-    let timer = TimerFd::new(ClockId::CLOCK_MONOTONIC, TimerFlags::TFD_NONBLOCK)?;
-    poll.registry().register(
-        &mut SourceFd(&timer.as_fd().as_raw_fd()),
-        TIMER,
-        Interest::READABLE,
-    )?;
     let request = crate::conn::request(load.addr, &load.target, &load.wire);
     let connections = schedule.connections.max(1);
     let start = Instant::now() + Duration::from_millis(5);
-    let mut looper = Looper {
-        poll,
+    let looper = Looper {
+        poll: Poll::new()?,
         addr: load.addr,
         request: request.http1(),
         check: &load.check,
         timeout: load.timeout,
         conns: (0..connections).map(|_| Conn::new()).collect(),
-        idle: (0..connections).rev().collect(),
-        busy: 0,
-        tally: PacedTally::default(),
+        slots: Slots::new(connections, start, done),
         scratch: Box::new([0; 16 * 1024]),
-        start,
-        done,
     };
-    let mut intended = schedule.intended().map(|at| start + at).peekable();
-    let mut events = Events::with_capacity(1024);
-    // When the timer fires next, if it is armed.
-    let mut armed: Option<Instant> = None;
-    let mut next_tick = Instant::now() + TICK;
-    loop {
-        let now = Instant::now();
-        while let Some(&due) = intended.peek() {
-            if due > now {
-                break;
-            }
-            let Some(c) = looper.idle.pop() else { break };
-            intended.next();
-            looper.send(c, due, Instant::now());
-        }
-        if now >= next_tick {
-            looper.expire(now);
-            next_tick = now + TICK;
-        }
-        if intended.peek().is_none() && looper.busy == 0 {
-            break;
-        }
-        // Wake for the next request due (when a connection is free for it), or the tick, from
-        // the time the batch above ended. A wake-up under SLEEP_AT_LEAST away sends in a batch,
-        // each timed from its own due; one that came due during the batch only looks at what
-        // epoll has before it goes.
-        let now = Instant::now();
-        let next = intended.peek().copied().filter(|_| !looper.idle.is_empty());
-        let mut timeout = Some(TICK);
-        if next.is_some_and(|due| due <= now) {
-            timeout = Some(Duration::ZERO);
-        } else {
-            let wake = next.map_or(next_tick, |due| {
-                next_tick.min(due.max(now + SLEEP_AT_LEAST))
-            });
-            if armed.is_none_or(|at| at > wake || at <= now) {
-                let after = TimeSpec::from_duration(wake.saturating_duration_since(now));
-                // A timer that cannot be set leaves the poll's own timeout, the tick.
-                let set = timer.set(Expiration::OneShot(after), TimerSetTimeFlags::empty());
-                armed = set.is_ok().then_some(wake);
-            }
-        }
-        match looper.poll.poll(&mut events, timeout) {
-            Ok(()) => {}
-            Err(e) if e.kind() == IoKind::Interrupted => continue,
-            Err(_) => {
-                // The loop cannot go on: what it was sending, and what it had yet to send,
-                // count as failed rather than vanish.
-                looper.abandon(intended);
-                break;
-            }
-        }
-        for event in events.iter() {
-            match event.token() {
-                TIMER => {
-                    let _ = timer.wait();
-                    armed = None;
-                }
-                Token(c) => looper.ready(c, event.is_writable(), event.is_readable()),
-            }
-        }
-    }
-    let mut tally = looper.tally;
-    tally.span = start.elapsed();
-    tally.corrected.elapsed = tally.span;
-    tally.service.elapsed = tally.span;
-    Ok(tally)
+    drive(looper, schedule, start)
 }
 
 impl Conn {
@@ -216,11 +125,16 @@ impl Conn {
     }
 }
 
-impl Looper<'_> {
-    /// Sends the request due at `intended` on idle connection `c`, at `sent`.
+impl<'a> Engine<'a> for Looper<'a> {
+    fn poll(&mut self) -> &mut Poll {
+        &mut self.poll
+    }
+
+    fn slots(&mut self) -> &mut Slots<'a> {
+        &mut self.slots
+    }
+
     fn send(&mut self, c: usize, intended: Instant, sent: Instant) {
-        self.busy += 1;
-        self.tally.busy_max = self.tally.busy_max.max(self.busy);
         let conn = &mut self.conns[c];
         conn.times = (intended, sent);
         conn.deadline = sent + self.timeout;
@@ -229,6 +143,61 @@ impl Looper<'_> {
         self.begin(c);
     }
 
+    fn ready(&mut self, Token(c): Token, writable: bool, readable: bool) {
+        let Some(conn) = self.conns.get_mut(c) else {
+            return;
+        };
+        match conn.state {
+            State::Connecting if writable || readable => {
+                let Some(stream) = conn.stream.as_ref() else {
+                    return;
+                };
+                match (stream.take_error(), stream.peer_addr()) {
+                    (Ok(None), Ok(_)) => {
+                        conn.opened = Some(Opened::tcp(conn.connecting.elapsed()));
+                        conn.state = State::Writing(0);
+                        self.write(c);
+                    }
+                    (Ok(None), Err(e)) if e.kind() == IoKind::NotConnected => {}
+                    _ => {
+                        conn.stream = None;
+                        self.finish(c, Err(ErrorKind::Connect));
+                    }
+                }
+            }
+            State::Writing(_) if writable => {
+                self.write(c);
+                // The answer may have come while the request's end was being written.
+                if self.conns[c].state == State::Reading {
+                    self.read(c);
+                }
+            }
+            State::Reading if readable => self.read(c),
+            _ => {}
+        }
+    }
+
+    fn expire(&mut self, now: Instant) {
+        for c in 0..self.conns.len() {
+            let conn = &mut self.conns[c];
+            if conn.state != State::Idle && conn.deadline <= now {
+                conn.stream = None;
+                self.finish(c, Err(ErrorKind::Timeout));
+            }
+        }
+    }
+
+    fn abandon(&mut self) {
+        for c in 0..self.conns.len() {
+            if self.conns[c].state != State::Idle {
+                self.conns[c].stream = None;
+                self.finish(c, Err(ErrorKind::Io));
+            }
+        }
+    }
+}
+
+impl Looper<'_> {
     /// Starts the request on `c`: on its open connection, or a new one.
     fn begin(&mut self, c: usize) {
         let conn = &mut self.conns[c];
@@ -280,41 +249,6 @@ impl Looper<'_> {
             }
         }
         conn.state = State::Reading;
-    }
-
-    /// Epoll's word on `c`.
-    fn ready(&mut self, c: usize, writable: bool, readable: bool) {
-        let Some(conn) = self.conns.get_mut(c) else {
-            return;
-        };
-        match conn.state {
-            State::Connecting if writable || readable => {
-                let Some(stream) = conn.stream.as_ref() else {
-                    return;
-                };
-                match (stream.take_error(), stream.peer_addr()) {
-                    (Ok(None), Ok(_)) => {
-                        conn.opened = Some(Opened::tcp(conn.connecting.elapsed()));
-                        conn.state = State::Writing(0);
-                        self.write(c);
-                    }
-                    (Ok(None), Err(e)) if e.kind() == IoKind::NotConnected => {}
-                    _ => {
-                        conn.stream = None;
-                        self.finish(c, Err(ErrorKind::Connect));
-                    }
-                }
-            }
-            State::Writing(_) if writable => {
-                self.write(c);
-                // The answer may have come while the request's end was being written.
-                if self.conns[c].state == State::Reading {
-                    self.read(c);
-                }
-            }
-            State::Reading if readable => self.read(c),
-            _ => {}
-        }
     }
 
     /// Reads what has come of the answer on `c`, and finishes the request when it is whole.
@@ -382,59 +316,17 @@ impl Looper<'_> {
         self.finish(c, Err(ErrorKind::Io))
     }
 
-    /// Requests past their deadline at `now` fail as timed out, their connections closed.
-    fn expire(&mut self, now: Instant) {
-        for c in 0..self.conns.len() {
-            let conn = &mut self.conns[c];
-            if conn.state != State::Idle && conn.deadline <= now {
-                conn.stream = None;
-                self.finish(c, Err(ErrorKind::Timeout));
-            }
-        }
-    }
-
-    /// Fails every request in flight and every one still to send.
-    fn abandon(&mut self, unsent: impl Iterator<Item = Instant>) {
-        for c in 0..self.conns.len() {
-            if self.conns[c].state != State::Idle {
-                self.conns[c].stream = None;
-                self.finish(c, Err(ErrorKind::Io));
-            }
-        }
-        for due in unsent {
-            let failed = Outcome::Failed {
-                kind: ErrorKind::Io,
-                connect: None,
-            };
-            let now = Instant::now();
-            self.tally.count(self.start, [due, now, now], failed);
-            self.done.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
     /// Counts the request on `c` and frees the connection.
     fn finish(&mut self, c: usize, result: Result<(), ErrorKind>) {
         let conn = &mut self.conns[c];
-        let (intended, sent) = conn.times;
-        let connect = conn.opened.take();
-        let now = Instant::now();
-        let attempt = match result {
-            Ok(()) => Outcome::Ok {
-                latency: now.saturating_duration_since(intended),
-                connect,
-            },
-            Err(kind) => Outcome::Failed { kind, connect },
-        };
         conn.state = State::Idle;
-        self.tally.count(self.start, [intended, sent, now], attempt);
-        self.busy -= 1;
-        self.idle.push(c);
-        self.done.fetch_add(1, Ordering::Relaxed);
+        self.slots.finish(c, conn.times, conn.opened.take(), result);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
     use std::sync::Arc;
 
     use super::*;

@@ -5,10 +5,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod event;
+mod h2c;
+mod hpack;
 mod http1;
 
 use crate::caught;
-use crate::conn::{request, Connection};
+use crate::conn::{request, Connection, Shared};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::figures::rate;
 use crate::schedule::Schedule;
@@ -125,14 +128,20 @@ impl PacedTally {
     }
 }
 
-/// Runs `load` on `schedule`, open loop; `done` is bumped after each request. Over cleartext
-/// HTTP/1.1, on one thread of its own around one epoll ([`http1::paced`]); otherwise as
-/// [`tasks`]. A request that finds no free connection waits for one and is sent late,
+/// Runs `load` on `schedule`, open loop; `done` is bumped after each request. In cleartext
+/// (HTTP/1.1 or h2c), on one thread of its own around one epoll ([`http1::paced`],
+/// [`h2c::paced`]); over TLS as [`tasks`]. A request that finds no free connection waits for one and is sent late,
 /// counted; none is dropped.
 pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> PacedTally {
-    if !load.wire.protocol.tls() && !load.wire.protocol.http2() {
+    if !load.wire.protocol.tls() {
         let (load, schedule, done) = (load.clone(), schedule.clone(), Arc::clone(&done));
-        let looped = tokio::task::spawn_blocking(move || http1::paced(&load, &schedule, &done));
+        let looped = tokio::task::spawn_blocking(move || {
+            if load.wire.protocol.http2() {
+                h2c::paced(&load, &schedule, &done)
+            } else {
+                http1::paced(&load, &schedule, &done)
+            }
+        });
         match looped.await {
             Ok(Ok(tally)) => return tally,
             // No epoll or timer for it (a sandbox that forbids them): the tasks below.
@@ -147,8 +156,8 @@ pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsiz
     tasks(load, schedule, done).await
 }
 
-/// [`paced`] over TLS or HTTP/2 (or where [`http1::paced`] cannot run): a task per
-/// connection. A thread of its own keeps the schedule: it hands each request's intended time
+/// [`paced`] over TLS (or where the event loop cannot run): a task per
+/// connection, or over HTTP/2 per stream, `schedule.streams` of them to a connection. A thread of its own keeps the schedule: it hands each request's intended time
 /// to whichever connection is free, sleeping between sends with the kernel's timer slack set
 /// to 1 µs (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
 /// millisecond — the error both anchors carry into every corrected latency).
@@ -176,8 +185,17 @@ async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> Pace
             }
         }
     });
+    let streams = if load.wire.protocol.http2() {
+        schedule.streams.max(1)
+    } else {
+        1
+    };
+    let mut shared = Arc::<Shared>::default();
     let workers: Vec<_> = (0..schedule.connections.max(1))
-        .map(|_| {
+        .map(|i| {
+            if i % streams == 0 {
+                shared = Arc::default();
+            }
             let (rx, busy, busy_max, done, request) = (
                 Arc::clone(&rx),
                 Arc::clone(&busy),
@@ -185,10 +203,10 @@ async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> Pace
                 Arc::clone(&done),
                 Arc::clone(&request),
             );
-            let load = load.clone();
+            let (load, shared) = (load.clone(), Arc::clone(&shared));
             tokio::spawn(async move {
                 let mut tally = PacedTally::default();
-                let mut conn = Connection::new(load.addr, &load.wire);
+                let mut conn = Connection::sharing(load.addr, &load.wire, shared);
                 loop {
                     let intended = match rx.lock().await.recv().await {
                         Some(intended) => intended,

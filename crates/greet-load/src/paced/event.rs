@@ -1,0 +1,205 @@
+//! The open loop's event loop, whatever the protocol: one thread, one epoll, a timerfd for
+//! the schedule, and an [`Engine`] that owns the connections. Each wake-up sends every
+//! request due by then, then lets the engine write what the batch queued, then hands it what
+//! epoll saw.
+
+use std::io::ErrorKind as IoKind;
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+
+use super::{PacedTally, SLEEP_AT_LEAST};
+use crate::count::{ErrorKind, Opened, Outcome};
+use crate::schedule::Schedule;
+
+/// The timer's token; an engine's connections use the others.
+const TIMER: Token = Token(usize::MAX);
+
+/// The longest the loop sleeps: how often it looks for requests past their timeout.
+pub(super) const TICK: Duration = Duration::from_millis(10);
+
+/// What one protocol does inside [`drive`]: its connections, each request's slot on them,
+/// and what epoll says of them.
+pub(super) trait Engine<'a> {
+    /// The poll its connections are registered with.
+    fn poll(&mut self) -> &mut Poll;
+    /// The counts, and the free slots.
+    fn slots(&mut self) -> &mut Slots<'a>;
+    /// Starts the request due at `intended` on free slot `s`, at `sent`.
+    fn send(&mut self, s: usize, intended: Instant, sent: Instant);
+    /// The batch of sends is over: write what it queued.
+    fn flush(&mut self) {}
+    /// Epoll's word on the connection of `token`.
+    fn ready(&mut self, token: Token, writable: bool, readable: bool);
+    /// Requests past their deadline at `now` fail as timed out.
+    fn expire(&mut self, now: Instant);
+    /// Every request in flight fails: the loop cannot go on.
+    fn abandon(&mut self);
+}
+
+/// The slots requests go out on (a connection, or a stream's place on one), and the tally
+/// every finished request goes to.
+pub(super) struct Slots<'a> {
+    free: Vec<usize>,
+    busy: usize,
+    tally: PacedTally,
+    start: Instant,
+    done: &'a AtomicUsize,
+}
+
+impl<'a> Slots<'a> {
+    /// `n` free slots, for a schedule started at `start`; `done` is bumped after each
+    /// request.
+    pub(super) fn new(n: usize, start: Instant, done: &'a AtomicUsize) -> Self {
+        Self {
+            free: (0..n).rev().collect(),
+            busy: 0,
+            tally: PacedTally::default(),
+            start,
+            done,
+        }
+    }
+
+    fn take(&mut self) -> Option<usize> {
+        let s = self.free.pop()?;
+        self.busy += 1;
+        self.tally.busy_max = self.tally.busy_max.max(self.busy);
+        Some(s)
+    }
+
+    /// Counts the request of slot `s`, due at `intended` and sent at `sent`, and frees the
+    /// slot; `connect` is how it opened its connection, when it did.
+    pub(super) fn finish(
+        &mut self,
+        s: usize,
+        (intended, sent): (Instant, Instant),
+        connect: Option<Opened>,
+        result: Result<(), ErrorKind>,
+    ) {
+        let now = Instant::now();
+        let attempt = match result {
+            Ok(()) => Outcome::Ok {
+                latency: now.saturating_duration_since(intended),
+                connect,
+            },
+            Err(kind) => Outcome::Failed { kind, connect },
+        };
+        self.tally.count(self.start, [intended, sent, now], attempt);
+        self.busy -= 1;
+        self.free.push(s);
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts requests that were never sent as failed.
+    fn unsent(&mut self, unsent: impl Iterator<Item = Instant>) {
+        for due in unsent {
+            let failed = Outcome::Failed {
+                kind: ErrorKind::Io,
+                connect: None,
+            };
+            let now = Instant::now();
+            self.tally.count(self.start, [due, now, now], failed);
+            self.done.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Runs `schedule` on `engine`, its first request due at `start`: every request is counted
+/// once, none dropped. An error is the loop's own (no epoll or timer for it), before any
+/// request went.
+pub(super) fn drive<'a, E: Engine<'a>>(
+    mut engine: E,
+    schedule: &Schedule,
+    start: Instant,
+) -> std::io::Result<PacedTally> {
+    let _ = nix::sys::prctl::set_timerslack(1);
+    let timer = TimerFd::new(ClockId::CLOCK_MONOTONIC, TimerFlags::TFD_NONBLOCK)?;
+    engine.poll().registry().register(
+        &mut SourceFd(&timer.as_fd().as_raw_fd()),
+        TIMER,
+        Interest::READABLE,
+    )?;
+    let mut intended = schedule.intended().map(|at| start + at).peekable();
+    let mut events = Events::with_capacity(1024);
+    // When the timer fires next, if it is armed.
+    let mut armed: Option<Instant> = None;
+    let mut next_tick = Instant::now() + TICK;
+    loop {
+        let now = Instant::now();
+        let mut sent = false;
+        while let Some(&due) = intended.peek() {
+            if due > now {
+                break;
+            }
+            let Some(s) = engine.slots().take() else {
+                break;
+            };
+            intended.next();
+            engine.send(s, due, Instant::now());
+            sent = true;
+        }
+        if sent {
+            engine.flush();
+        }
+        if now >= next_tick {
+            engine.expire(now);
+            next_tick = now + TICK;
+        }
+        if intended.peek().is_none() && engine.slots().busy == 0 {
+            break;
+        }
+        // Wake for the next request due (when a slot is free for it), or the tick, from the
+        // time the batch above ended. A wake-up under SLEEP_AT_LEAST away sends in a batch,
+        // each timed from its own due; one that came due during the batch only looks at what
+        // epoll has before it goes.
+        let now = Instant::now();
+        let next = intended
+            .peek()
+            .copied()
+            .filter(|_| !engine.slots().free.is_empty());
+        let mut timeout = Some(TICK);
+        if next.is_some_and(|due| due <= now) {
+            timeout = Some(Duration::ZERO);
+        } else {
+            let wake = next.map_or(next_tick, |due| {
+                next_tick.min(due.max(now + SLEEP_AT_LEAST))
+            });
+            if armed.is_none_or(|at| at > wake || at <= now) {
+                let after = TimeSpec::from_duration(wake.saturating_duration_since(now));
+                // A timer that cannot be set leaves the poll's own timeout, the tick.
+                let set = timer.set(Expiration::OneShot(after), TimerSetTimeFlags::empty());
+                armed = set.is_ok().then_some(wake);
+            }
+        }
+        match engine.poll().poll(&mut events, timeout) {
+            Ok(()) => {}
+            Err(e) if e.kind() == IoKind::Interrupted => continue,
+            Err(_) => {
+                // The loop cannot go on: what it was sending, and what it had yet to send,
+                // count as failed rather than vanish.
+                engine.abandon();
+                engine.slots().unsent(intended);
+                break;
+            }
+        }
+        for event in events.iter() {
+            match event.token() {
+                TIMER => {
+                    let _ = timer.wait();
+                    armed = None;
+                }
+                token => engine.ready(token, event.is_writable(), event.is_readable()),
+            }
+        }
+    }
+    let mut tally = std::mem::take(&mut engine.slots().tally);
+    tally.span = start.elapsed();
+    tally.corrected.elapsed = tally.span;
+    tally.service.elapsed = tally.span;
+    Ok(tally)
+}

@@ -1,0 +1,597 @@
+//! The open loop over h2c in the same loop as HTTP/1.1 ([`super::event`]), as h2load runs
+//! its sessions: `streams` slots share each connection, the request's HEADERS frame is built
+//! once, every frame a batch of sends queues on a connection goes out in one `write`, and
+//! each `read` takes whatever frames have come for all of its streams.
+//!
+//! It speaks only what a client of these servers needs: its SETTINGS turn server push and
+//! the HPACK dynamic table off and open its windows, so an answer's status is one static
+//! index or a literal, and no frame of a body waits on a WINDOW_UPDATE. A stream's body is
+//! its DATA frames; trailers, PRIORITY and WINDOW_UPDATE frames are read and let be. A GOAWAY
+//! lets the streams it names finish; the ones past it go again once on a fresh connection,
+//! as a client does after a server closed an idle connection.
+
+use std::io::{ErrorKind as IoKind, Read, Write};
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicUsize;
+use std::time::{Duration, Instant};
+
+use mio::net::TcpStream;
+use mio::{Interest, Poll, Token};
+
+use super::event::{drive, Engine, Slots};
+use super::hpack::{request_block, status_of};
+use super::PacedTally;
+use crate::count::{ErrorKind, Opened};
+use crate::expect::Check;
+use crate::schedule::Schedule;
+use crate::work::Load;
+
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Frame types.
+const DATA: u8 = 0;
+const HEADERS: u8 = 1;
+const RST_STREAM: u8 = 3;
+const SETTINGS: u8 = 4;
+const PING: u8 = 6;
+const GOAWAY: u8 = 7;
+const WINDOW_UPDATE: u8 = 8;
+const CONTINUATION: u8 = 9;
+
+/// Frame flags.
+const END_STREAM: u8 = 0x1;
+const ACK: u8 = 0x1;
+const END_HEADERS: u8 = 0x4;
+const PADDED: u8 = 0x8;
+const PRIORITY: u8 = 0x20;
+
+/// The largest window HTTP/2 allows: the client's for every stream, and the connection's.
+const WINDOW_MAX: u32 = (1 << 31) - 1;
+/// The connection's window is topped up once this much of it is used.
+const WINDOW_REFILL: u64 = 1 << 30;
+
+/// A frame's 9-byte header then its payload.
+fn frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
+    let len = payload.len() as u32;
+    out.extend_from_slice(&len.to_be_bytes()[1..]);
+    out.extend_from_slice(&[kind, flags]);
+    out.extend_from_slice(&stream.to_be_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// What the client says first: the preface, its SETTINGS (no dynamic table, no push, the
+/// largest stream window) and the connection's window opened as far as it goes.
+fn opening() -> Vec<u8> {
+    let mut out = PREFACE.to_vec();
+    let mut settings = Vec::new();
+    for (id, value) in [(0x1u16, 0u32), (0x2, 0), (0x4, WINDOW_MAX)] {
+        settings.extend_from_slice(&id.to_be_bytes());
+        settings.extend_from_slice(&value.to_be_bytes());
+    }
+    frame(&mut out, SETTINGS, 0, 0, &settings);
+    let more = WINDOW_MAX - 65_535;
+    frame(&mut out, WINDOW_UPDATE, 0, 0, &more.to_be_bytes());
+    out
+}
+
+/// One stream's place on a connection, and the request on it.
+struct Slot {
+    /// Its stream, while its request is in flight.
+    stream: Option<u32>,
+    /// Its request's intended and actual send.
+    times: (Instant, Instant),
+    deadline: Instant,
+    /// How its request opened the connection, when it did.
+    opened: Option<Opened>,
+    /// It already went again once, after a GOAWAY or a close.
+    retried: bool,
+    status: u16,
+    body: Vec<u8>,
+    /// Its HEADERS ended the stream before their last CONTINUATION.
+    ends_with_headers: bool,
+}
+
+/// Where a connection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Closed,
+    Connecting,
+    Open,
+}
+
+/// One connection, shared by `streams` slots.
+struct Conn {
+    stream: Option<TcpStream>,
+    state: State,
+    /// Frames not written yet, from `written` on.
+    out: Vec<u8>,
+    written: usize,
+    /// Bytes read and not yet parsed.
+    input: Vec<u8>,
+    next_id: u32,
+    /// When its connect began, and the slot whose request began it.
+    connecting: (Instant, usize),
+    /// The last stream a GOAWAY said the server will answer.
+    goaway: Option<u32>,
+    /// The connection's window used since it was last topped up.
+    used: u64,
+    /// The stream whose header block CONTINUATION frames carry on.
+    continuing: Option<u32>,
+}
+
+impl Conn {
+    fn new() -> Self {
+        Self {
+            stream: None,
+            state: State::Closed,
+            out: Vec::new(),
+            written: 0,
+            input: Vec::new(),
+            next_id: 1,
+            connecting: (Instant::now(), 0),
+            goaway: None,
+            used: 0,
+            continuing: None,
+        }
+    }
+}
+
+/// The loop's whole state: `streams` slots to a connection, a connection's token its
+/// number.
+struct Looper<'a> {
+    poll: Poll,
+    addr: SocketAddr,
+    block: Vec<u8>,
+    check: &'a Check,
+    timeout: Duration,
+    streams: usize,
+    conns: Vec<Conn>,
+    slots: Vec<Slot>,
+    counts: Slots<'a>,
+    /// Connections with frames queued since the last flush.
+    dirty: Vec<usize>,
+    scratch: Box<[u8; 64 * 1024]>,
+}
+
+/// Runs `load` (h2c) on `schedule`; `done` is bumped after each request. An error is the
+/// loop's own (no epoll or timer for it), before any request went.
+pub(super) fn paced(
+    load: &Load,
+    schedule: &Schedule,
+    done: &AtomicUsize,
+) -> std::io::Result<PacedTally> {
+    let slots = schedule.connections.max(1);
+    let streams = schedule.streams.clamp(1, slots);
+    let start = Instant::now() + Duration::from_millis(5);
+    let now = Instant::now();
+    let looper = Looper {
+        poll: Poll::new()?,
+        addr: load.addr,
+        block: request_block(load.addr, &load.target),
+        check: &load.check,
+        timeout: load.timeout,
+        streams,
+        conns: (0..slots.div_ceil(streams)).map(|_| Conn::new()).collect(),
+        slots: (0..slots)
+            .map(|_| Slot {
+                stream: None,
+                times: (now, now),
+                deadline: now,
+                opened: None,
+                retried: false,
+                status: 0,
+                body: Vec::new(),
+                ends_with_headers: false,
+            })
+            .collect(),
+        counts: Slots::new(slots, start, done),
+        dirty: Vec::new(),
+        scratch: Box::new([0; 64 * 1024]),
+    };
+    drive(looper, schedule, start)
+}
+
+impl<'a> Engine<'a> for Looper<'a> {
+    fn poll(&mut self) -> &mut Poll {
+        &mut self.poll
+    }
+
+    fn slots(&mut self) -> &mut Slots<'a> {
+        &mut self.counts
+    }
+
+    fn send(&mut self, s: usize, intended: Instant, sent: Instant) {
+        let slot = &mut self.slots[s];
+        slot.times = (intended, sent);
+        slot.deadline = sent + self.timeout;
+        slot.opened = None;
+        slot.retried = false;
+        self.begin(s);
+    }
+
+    fn flush(&mut self) {
+        while let Some(c) = self.dirty.pop() {
+            self.write(c);
+        }
+    }
+
+    fn ready(&mut self, Token(c): Token, writable: bool, readable: bool) {
+        let Some(conn) = self.conns.get_mut(c) else {
+            return;
+        };
+        if conn.state == State::Connecting && (writable || readable) {
+            let Some(stream) = conn.stream.as_ref() else {
+                return;
+            };
+            match (stream.take_error(), stream.peer_addr()) {
+                (Ok(None), Ok(_)) => {
+                    conn.state = State::Open;
+                    let (began, opener) = conn.connecting;
+                    if self.slots[opener].stream.is_some() {
+                        self.slots[opener].opened = Some(Opened::tcp(began.elapsed()));
+                    }
+                }
+                (Ok(None), Err(e)) if e.kind() == IoKind::NotConnected => return,
+                _ => return self.lost(c, Some(ErrorKind::Connect)),
+            }
+        }
+        if self.conns[c].state != State::Open {
+            return;
+        }
+        if writable {
+            self.write(c);
+        }
+        if readable {
+            self.read(c);
+        }
+    }
+
+    fn expire(&mut self, now: Instant) {
+        for s in 0..self.slots.len() {
+            let slot = &self.slots[s];
+            if let Some(id) = slot.stream.filter(|_| slot.deadline <= now) {
+                // Its stream is cancelled; the connection carries the others on.
+                let c = s / self.streams;
+                let conn = &mut self.conns[c];
+                if conn.state == State::Open {
+                    frame(&mut conn.out, RST_STREAM, 0, id, &8u32.to_be_bytes());
+                    self.dirty.push(c);
+                }
+                self.finish(s, Err(ErrorKind::Timeout));
+            }
+        }
+        self.flush();
+    }
+
+    fn abandon(&mut self) {
+        for s in 0..self.slots.len() {
+            if self.slots[s].stream.is_some() {
+                self.finish(s, Err(ErrorKind::Io));
+            }
+        }
+    }
+}
+
+impl Looper<'_> {
+    /// Queues slot `s`'s request on its connection, opening it first when it is closed.
+    fn begin(&mut self, s: usize) {
+        let c = s / self.streams;
+        let conn = &mut self.conns[c];
+        if conn.state == State::Closed {
+            let began = Instant::now();
+            let Ok(mut stream) = TcpStream::connect(self.addr) else {
+                return self.finish(s, Err(ErrorKind::Connect));
+            };
+            let _ = stream.set_nodelay(true);
+            let interest = Interest::READABLE | Interest::WRITABLE;
+            if self
+                .poll
+                .registry()
+                .register(&mut stream, Token(c), interest)
+                .is_err()
+            {
+                return self.finish(s, Err(ErrorKind::Connect));
+            }
+            *conn = Conn::new();
+            conn.stream = Some(stream);
+            conn.state = State::Connecting;
+            conn.connecting = (began, s);
+            conn.out = opening();
+        }
+        let id = conn.next_id;
+        conn.next_id += 2;
+        frame(
+            &mut conn.out,
+            HEADERS,
+            END_STREAM | END_HEADERS,
+            id,
+            &self.block,
+        );
+        let slot = &mut self.slots[s];
+        slot.stream = Some(id);
+        slot.status = 0;
+        slot.body.clear();
+        slot.ends_with_headers = false;
+        self.dirty.push(c);
+    }
+
+    /// Writes what is queued on connection `c`, as far as the socket takes it.
+    fn write(&mut self, c: usize) {
+        let conn = &mut self.conns[c];
+        let Some(stream) = conn.stream.as_mut().filter(|_| conn.state == State::Open) else {
+            return;
+        };
+        while conn.written < conn.out.len() {
+            match stream.write(&conn.out[conn.written..]) {
+                Ok(n) => conn.written += n,
+                Err(e) if e.kind() == IoKind::WouldBlock => return,
+                Err(e) if e.kind() == IoKind::Interrupted => {}
+                Err(_) => return self.lost(c, None),
+            }
+        }
+        conn.out.clear();
+        conn.written = 0;
+    }
+
+    /// Reads what has come on connection `c`, and handles every whole frame of it.
+    fn read(&mut self, c: usize) {
+        loop {
+            let conn = &mut self.conns[c];
+            let Some(stream) = conn.stream.as_mut() else {
+                return;
+            };
+            let n = match stream.read(&mut self.scratch[..]) {
+                Ok(0) => return self.lost(c, None),
+                Ok(n) => n,
+                Err(e) if e.kind() == IoKind::WouldBlock => break,
+                Err(e) if e.kind() == IoKind::Interrupted => continue,
+                Err(_) => return self.lost(c, None),
+            };
+            conn.input.extend_from_slice(&self.scratch[..n]);
+            let input = std::mem::take(&mut conn.input);
+            let mut at = 0;
+            while let Some(head) = input.get(at..at + 9) {
+                let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
+                let Some(payload) = input.get(at + 9..at + 9 + len) else {
+                    break;
+                };
+                let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & WINDOW_MAX;
+                if !self.frame(c, head[3], head[4], id, payload) {
+                    return self.lost(c, Some(ErrorKind::Io));
+                }
+                at += 9 + len;
+            }
+            let conn = &mut self.conns[c];
+            conn.input = input;
+            conn.input.drain(..at);
+        }
+        // What the frames asked for: SETTINGS and PING acknowledged, the window topped up.
+        self.flush();
+    }
+
+    /// Handles one frame on connection `c`; false when the connection cannot go on.
+    fn frame(&mut self, c: usize, kind: u8, flags: u8, id: u32, payload: &[u8]) -> bool {
+        let streams = self.streams;
+        let slot_of = |slots: &[Slot], id: u32| {
+            (c * streams..((c + 1) * streams).min(slots.len()))
+                .find(|&s| id != 0 && slots[s].stream == Some(id))
+        };
+        let conn = &mut self.conns[c];
+        match kind {
+            DATA | HEADERS => {
+                let Some(body) = unpadded(flags, payload, kind == HEADERS) else {
+                    return false;
+                };
+                if kind == DATA {
+                    conn.used += payload.len() as u64;
+                    if conn.used >= WINDOW_REFILL {
+                        let more = conn.used as u32;
+                        frame(&mut conn.out, WINDOW_UPDATE, 0, 0, &more.to_be_bytes());
+                        conn.used = 0;
+                        self.dirty.push(c);
+                    }
+                }
+                if kind == HEADERS && flags & END_HEADERS == 0 {
+                    conn.continuing = Some(id);
+                }
+                // A stream no slot waits on any more (timed out): its frames are let be.
+                let Some(s) = slot_of(&self.slots, id) else {
+                    return true;
+                };
+                let slot = &mut self.slots[s];
+                if kind == DATA {
+                    slot.body.extend_from_slice(body);
+                } else if slot.status == 0 {
+                    slot.status = status_of(body);
+                }
+                if flags & END_STREAM != 0 {
+                    if kind == HEADERS && flags & END_HEADERS == 0 {
+                        slot.ends_with_headers = true;
+                    } else {
+                        self.answered(s);
+                    }
+                }
+            }
+            CONTINUATION if flags & END_HEADERS != 0 => {
+                let ended = conn.continuing.take() == Some(id);
+                let s =
+                    slot_of(&self.slots, id).filter(|&s| ended && self.slots[s].ends_with_headers);
+                if let Some(s) = s {
+                    self.answered(s);
+                }
+            }
+            RST_STREAM => {
+                if let Some(s) = slot_of(&self.slots, id) {
+                    self.finish(s, Err(ErrorKind::Io));
+                }
+            }
+            SETTINGS if flags & ACK == 0 => {
+                frame(&mut conn.out, SETTINGS, ACK, 0, &[]);
+                self.dirty.push(c);
+            }
+            PING if flags & ACK == 0 => {
+                frame(&mut conn.out, PING, ACK, 0, payload);
+                self.dirty.push(c);
+            }
+            GOAWAY => {
+                let Some(last) = payload.get(..4) else {
+                    return false;
+                };
+                let last = u32::from_be_bytes([last[0], last[1], last[2], last[3]]) & WINDOW_MAX;
+                conn.goaway = Some(last);
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// Slot `s`'s answer is whole: checked and counted.
+    fn answered(&mut self, s: usize) {
+        let slot = &self.slots[s];
+        let checked = self.check.check(slot.status, &slot.body);
+        self.finish(s, checked);
+    }
+
+    /// Connection `c` is gone: its streams past a GOAWAY (or on a connection closed before
+    /// they had any answer) go again once on a fresh one; the rest fail, as `failed` when
+    /// given, else as I/O errors.
+    fn lost(&mut self, c: usize, failed: Option<ErrorKind>) {
+        let conn = &mut self.conns[c];
+        if let Some(mut stream) = conn.stream.take() {
+            let _ = self.poll.registry().deregister(&mut stream);
+        }
+        let goaway = conn.goaway;
+        *conn = Conn::new();
+        let mut again = Vec::new();
+        for s in c * self.streams..((c + 1) * self.streams).min(self.slots.len()) {
+            let slot = &self.slots[s];
+            let Some(id) = slot.stream else { continue };
+            let refused = goaway.is_some_and(|last| id > last)
+                || (failed.is_none() && slot.status == 0 && slot.body.is_empty());
+            if refused && !slot.retried && failed != Some(ErrorKind::Connect) {
+                again.push(s);
+            } else {
+                self.finish(s, Err(failed.unwrap_or(ErrorKind::Io)));
+            }
+        }
+        for s in again {
+            self.slots[s].retried = true;
+            self.begin(s);
+        }
+    }
+
+    /// Counts slot `s`'s request and frees the slot.
+    fn finish(&mut self, s: usize, result: Result<(), ErrorKind>) {
+        let slot = &mut self.slots[s];
+        slot.stream = None;
+        self.counts
+            .finish(s, slot.times, slot.opened.take(), result);
+    }
+}
+
+/// A DATA or HEADERS frame's payload without its padding (and, for HEADERS, its priority);
+/// `None` when the padding does not fit.
+fn unpadded(flags: u8, payload: &[u8], headers: bool) -> Option<&[u8]> {
+    let (mut from, mut to) = (0, payload.len());
+    if flags & PADDED != 0 {
+        let pad = usize::from(*payload.first()?);
+        from = 1;
+        to = to.checked_sub(pad)?;
+    }
+    if headers && flags & PRIORITY != 0 {
+        from += 5;
+    }
+    payload.get(from..to)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+
+    use greet_probe::tls::Trust;
+    use greet_probe::Protocol;
+
+    use super::*;
+    use crate::conn::Wire;
+    use crate::expect::Expect;
+    use crate::fake;
+    use crate::work::Work;
+
+    /// `rate` a second for `ms` milliseconds on `slots`, `streams` to a connection, to
+    /// `addr` over h2c, each request timed out after `timeout_ms`, on the loop itself.
+    async fn paced_to(
+        addr: SocketAddr,
+        rate: f64,
+        ms: u64,
+        (slots, streams): (usize, usize),
+        timeout_ms: u64,
+    ) -> PacedTally {
+        let schedule =
+            Schedule::constant(rate, Duration::from_millis(ms), slots).with_streams(streams);
+        let load = Load {
+            wire: Wire::new(Protocol::H2c, &Trust::Any).unwrap(),
+            addr,
+            target: "/health".into(),
+            check: Check::for_target("/health", &Expect::Any),
+            timeout: Duration::from_millis(timeout_ms),
+            work: Work::Paced(schedule.clone()),
+        };
+        let done = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&done);
+        let tally = tokio::task::spawn_blocking(move || paced(&load, &schedule, &counted))
+            .await
+            .expect("no panic")
+            .expect("the loop runs here");
+        assert_eq!(
+            done.load(Ordering::Relaxed) as u64,
+            tally.corrected.requests(),
+            "progress counts every request once"
+        );
+        tally
+    }
+
+    fn errors(tally: &PacedTally) -> Vec<(String, u64)> {
+        tally.corrected.figures().errors.into_iter().collect()
+    }
+
+    /// Every request answered and valid, `streams` of them at once on each connection.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn streams_share_connections() {
+        let tally = paced_to(fake::h2(200, None).await, 2000.0, 1000, (8, 4), 5000).await;
+        let f = tally.corrected.figures();
+        assert_eq!((f.requests, f.success_rate), (2000, 100.0), "{f:?}");
+        assert!(f.connects <= 2, "4 slots to a connection: {f:?}");
+        let offered: u64 = tally.windows.iter().map(|w| w.corrected.requests()).sum();
+        assert_eq!(offered, 2000);
+    }
+
+    /// A server that goes away after 10 answers on each connection: the streams past its
+    /// GOAWAY go again on a fresh connection, and none fails.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn streams_past_a_goaway_go_again() {
+        let tally = paced_to(fake::h2(200, Some(10)).await, 500.0, 400, (4, 4), 5000).await;
+        let f = tally.corrected.figures();
+        assert_eq!((f.requests, f.success_rate), (200, 100.0), "{f:?}");
+        assert!(f.connects >= 10, "a connection per 10 answers: {f:?}");
+    }
+
+    /// An answer's status is checked.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_wrong_status_is_invalid() {
+        let tally = paced_to(fake::h2(404, None).await, 200.0, 200, (2, 2), 5000).await;
+        assert_eq!(errors(&tally), [("status".to_owned(), 40)]);
+    }
+
+    /// A server that never answers: each request times out; nothing listening: each fails
+    /// to connect.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn unanswered_and_refused_requests_fail() {
+        let began = Instant::now();
+        let tally = paced_to(fake::silent().await, 100.0, 200, (30, 10), 100).await;
+        assert_eq!(errors(&tally), [("timeout".to_owned(), 20)]);
+        assert!(began.elapsed() < Duration::from_secs(2));
+        let tally = paced_to(fake::refusing(), 100.0, 200, (4, 2), 5000).await;
+        assert_eq!(errors(&tally), [("connect".to_owned(), 20)]);
+    }
+}
