@@ -64,23 +64,35 @@ pub(crate) fn refusing() -> SocketAddr {
     listener.local_addr().unwrap()
 }
 
-/// An h2c server answering `status` and `ok` to every request; with `goaway_after`, each
-/// connection goes away (gracefully, as a server closing an idle one) after that many.
-pub(crate) async fn h2(status: u16, goaway_after: Option<usize>) -> SocketAddr {
+/// An h2c server answering `status` and `ok` to every request `delay` after it came, taking
+/// at most `limit` streams at once; with `goaway_after`, each connection goes away
+/// (gracefully, as a server closing an idle one) after that many.
+pub(crate) async fn h2(
+    status: u16,
+    delay: std::time::Duration,
+    limit: u32,
+    goaway_after: Option<usize>,
+) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             tokio::spawn(async move {
-                let Ok(mut conn) = h2::server::handshake(stream).await else {
+                let handshake = h2::server::Builder::new()
+                    .max_concurrent_streams(limit)
+                    .handshake(stream);
+                let Ok(mut conn) = handshake.await else {
                     return;
                 };
                 let mut served = 0;
                 while let Some(Ok((_, mut respond))) = conn.accept().await {
-                    let answer = http::Response::builder().status(status).body(()).unwrap();
-                    if let Ok(mut body) = respond.send_response(answer, false) {
-                        let _ = body.send_data(bytes::Bytes::from_static(b"ok"), true);
-                    }
+                    tokio::spawn(async move {
+                        tokio::time::sleep(delay).await;
+                        let answer = http::Response::builder().status(status).body(()).unwrap();
+                        if let Ok(mut body) = respond.send_response(answer, false) {
+                            let _ = body.send_data(bytes::Bytes::from_static(b"ok"), true);
+                        }
+                    });
                     served += 1;
                     if Some(served) == goaway_after {
                         conn.graceful_shutdown();

@@ -49,6 +49,12 @@ const PRIORITY: u8 = 0x20;
 const WINDOW_MAX: u32 = (1 << 31) - 1;
 /// The connection's window is topped up once this much of it is used.
 const WINDOW_REFILL: u64 = 1 << 30;
+/// RST_STREAM's code for a stream the server did not take up (past its stream limit): safe
+/// to send again.
+const REFUSED_STREAM: u32 = 0x7;
+/// The stream of a slot whose request waits for room on its connection (under the server's
+/// stream limit) or for the next connection (this one going away); no real stream is 0.
+const HELD: u32 = 0;
 
 /// A frame's 9-byte header then its payload.
 fn frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
@@ -111,8 +117,14 @@ struct Conn {
     next_id: u32,
     /// When its connect began, and the slot whose request began it.
     connecting: (Instant, usize),
-    /// The last stream a GOAWAY said the server will answer.
+    /// The last stream a GOAWAY said the server will answer: no stream opens on it after.
     goaway: Option<u32>,
+    /// Streams in flight on it, and the most the server allows at once.
+    open: usize,
+    limit: usize,
+    /// It carried an answer: a close before any of a stream's answer is the server ending
+    /// it, not failing the stream.
+    answered: bool,
     /// The connection's window used since it was last topped up.
     used: u64,
     /// The stream whose header block CONTINUATION frames carry on.
@@ -130,6 +142,9 @@ impl Conn {
             next_id: 1,
             connecting: (Instant::now(), 0),
             goaway: None,
+            open: 0,
+            limit: usize::MAX,
+            answered: false,
             used: 0,
             continuing: None,
         }
@@ -247,18 +262,29 @@ impl<'a> Engine<'a> for Looper<'a> {
     }
 
     fn expire(&mut self, now: Instant) {
+        for c in 0..self.conns.len() {
+            // A connect that takes longer than a request may: its requests time out, and the
+            // next goes on a fresh one.
+            let conn = &self.conns[c];
+            if conn.state == State::Connecting && conn.connecting.0 + self.timeout <= now {
+                self.lost(c, Some(ErrorKind::Timeout));
+            }
+        }
         for s in 0..self.slots.len() {
             let slot = &self.slots[s];
             if let Some(id) = slot.stream.filter(|_| slot.deadline <= now) {
                 // Its stream is cancelled; the connection carries the others on.
                 let c = s / self.streams;
                 let conn = &mut self.conns[c];
-                if conn.state == State::Open {
+                if conn.state == State::Open && id != HELD {
                     frame(&mut conn.out, RST_STREAM, 0, id, &8u32.to_be_bytes());
                     self.dirty.push(c);
                 }
                 self.finish(s, Err(ErrorKind::Timeout));
             }
+        }
+        for c in 0..self.conns.len() {
+            self.settle(c);
         }
         self.flush();
     }
@@ -273,8 +299,23 @@ impl<'a> Engine<'a> for Looper<'a> {
 }
 
 impl Looper<'_> {
-    /// Queues slot `s`'s request on its connection, opening it first when it is closed.
+    /// The slots of connection `c`.
+    fn range(&self, c: usize) -> std::ops::Range<usize> {
+        c * self.streams..((c + 1) * self.streams).min(self.slots.len())
+    }
+
+    /// Starts slot `s`'s request afresh: its answer so far forgotten, then [`Self::queue`].
     fn begin(&mut self, s: usize) {
+        let slot = &mut self.slots[s];
+        slot.status = 0;
+        slot.body.clear();
+        slot.ends_with_headers = false;
+        self.queue(s);
+    }
+
+    /// Queues slot `s`'s request on its connection, opening it first when it is closed, or
+    /// holds it while the connection has no room for another stream or is going away.
+    fn queue(&mut self, s: usize) {
         let c = s / self.streams;
         let conn = &mut self.conns[c];
         if conn.state == State::Closed {
@@ -298,8 +339,17 @@ impl Looper<'_> {
             conn.connecting = (began, s);
             conn.out = opening();
         }
+        if conn.next_id > WINDOW_MAX - 2 && conn.goaway.is_none() {
+            // Out of stream ids: this connection ends with the streams it has.
+            conn.goaway = Some(conn.next_id - 2);
+        }
+        if conn.goaway.is_some() || conn.open >= conn.limit {
+            self.slots[s].stream = Some(HELD);
+            return;
+        }
         let id = conn.next_id;
         conn.next_id += 2;
+        conn.open += 1;
         frame(
             &mut conn.out,
             HEADERS,
@@ -307,12 +357,39 @@ impl Looper<'_> {
             id,
             &self.block,
         );
-        let slot = &mut self.slots[s];
-        slot.stream = Some(id);
-        slot.status = 0;
-        slot.body.clear();
-        slot.ends_with_headers = false;
+        self.slots[s].stream = Some(id);
         self.dirty.push(c);
+    }
+
+    /// After what may have freed room on connection `c` or drained it: a connection going
+    /// away is closed once the streams it will still answer are, its held requests going on
+    /// the next one; otherwise held requests go as the stream limit allows.
+    fn settle(&mut self, c: usize) {
+        let conn = &self.conns[c];
+        if conn.state == State::Closed {
+            return;
+        }
+        if let Some(last) = conn.goaway {
+            let answering = self.range(c).any(|s| {
+                self.slots[s]
+                    .stream
+                    .is_some_and(|id| id != HELD && id <= last)
+            });
+            if !answering {
+                self.lost(c, None);
+            }
+            return;
+        }
+        let mut room = conn.limit.saturating_sub(conn.open);
+        for s in self.range(c) {
+            if room == 0 {
+                break;
+            }
+            if self.slots[s].stream == Some(HELD) {
+                self.queue(s);
+                room -= 1;
+            }
+        }
     }
 
     /// Writes what is queued on connection `c`, as far as the socket takes it.
@@ -365,6 +442,7 @@ impl Looper<'_> {
             conn.input = input;
             conn.input.drain(..at);
         }
+        self.settle(c);
         // What the frames asked for: SETTINGS and PING acknowledged, the window topped up.
         self.flush();
     }
@@ -401,7 +479,9 @@ impl Looper<'_> {
                 let slot = &mut self.slots[s];
                 if kind == DATA {
                     slot.body.extend_from_slice(body);
-                } else if slot.status == 0 {
+                } else if slot.status < 200 {
+                    // The final status, after any 1xx (an informational answer is followed
+                    // by the real one on the same stream).
                     slot.status = status_of(body);
                 }
                 if flags & END_STREAM != 0 {
@@ -421,11 +501,25 @@ impl Looper<'_> {
                 }
             }
             RST_STREAM => {
+                let refused = payload == REFUSED_STREAM.to_be_bytes();
                 if let Some(s) = slot_of(&self.slots, id) {
-                    self.finish(s, Err(ErrorKind::Io));
+                    if refused && !self.slots[s].retried {
+                        // Not taken up: held, to go again once there is room.
+                        conn.open = conn.open.saturating_sub(1);
+                        self.slots[s].retried = true;
+                        self.slots[s].stream = Some(HELD);
+                    } else {
+                        self.finish(s, Err(ErrorKind::Io));
+                    }
                 }
             }
             SETTINGS if flags & ACK == 0 => {
+                for setting in payload.chunks_exact(6) {
+                    if setting[..2] == [0, 3] {
+                        let limit = [setting[2], setting[3], setting[4], setting[5]];
+                        conn.limit = u32::from_be_bytes(limit) as usize;
+                    }
+                }
                 frame(&mut conn.out, SETTINGS, ACK, 0, &[]);
                 self.dirty.push(c);
             }
@@ -447,35 +541,41 @@ impl Looper<'_> {
 
     /// Slot `s`'s answer is whole: checked and counted.
     fn answered(&mut self, s: usize) {
+        self.conns[s / self.streams].answered = true;
         let slot = &self.slots[s];
         let checked = self.check.check(slot.status, &slot.body);
         self.finish(s, checked);
     }
 
-    /// Connection `c` is gone: its streams past a GOAWAY (or on a connection closed before
-    /// they had any answer) go again once on a fresh one; the rest fail, as `failed` when
-    /// given, else as I/O errors.
+    /// Connection `c` is gone (or, drained after a GOAWAY, closed): its held requests go on
+    /// the next one, and so do, once, its streams the server did not take up: past a
+    /// GOAWAY's last stream, or with nothing of their answer come on a connection that had
+    /// carried answers (the server closing it). The rest fail, as `failed` when given, else as
+    /// I/O errors.
     fn lost(&mut self, c: usize, failed: Option<ErrorKind>) {
         let conn = &mut self.conns[c];
         if let Some(mut stream) = conn.stream.take() {
             let _ = self.poll.registry().deregister(&mut stream);
         }
-        let goaway = conn.goaway;
+        let (goaway, answered) = (conn.goaway, conn.answered);
         *conn = Conn::new();
         let mut again = Vec::new();
-        for s in c * self.streams..((c + 1) * self.streams).min(self.slots.len()) {
+        for s in self.range(c) {
             let slot = &self.slots[s];
             let Some(id) = slot.stream else { continue };
-            let refused = goaway.is_some_and(|last| id > last)
-                || (failed.is_none() && slot.status == 0 && slot.body.is_empty());
-            if refused && !slot.retried && failed != Some(ErrorKind::Connect) {
-                again.push(s);
+            let nothing_came = slot.status == 0 && slot.body.is_empty();
+            let refused = match goaway {
+                Some(last) => id > last,
+                None => failed.is_none() && answered && nothing_came,
+            };
+            if id == HELD || (refused && !slot.retried) {
+                again.push((s, id != HELD));
             } else {
                 self.finish(s, Err(failed.unwrap_or(ErrorKind::Io)));
             }
         }
-        for s in again {
-            self.slots[s].retried = true;
+        for (s, retry) in again {
+            self.slots[s].retried |= retry;
             self.begin(s);
         }
     }
@@ -483,7 +583,10 @@ impl Looper<'_> {
     /// Counts slot `s`'s request and frees the slot.
     fn finish(&mut self, s: usize, result: Result<(), ErrorKind>) {
         let slot = &mut self.slots[s];
-        slot.stream = None;
+        if slot.stream.take().is_some_and(|id| id != HELD) {
+            let conn = &mut self.conns[s / self.streams];
+            conn.open = conn.open.saturating_sub(1);
+        }
         self.counts
             .finish(s, slot.times, slot.opened.take(), result);
     }
@@ -558,7 +661,14 @@ mod tests {
     /// Every request answered and valid, `streams` of them at once on each connection.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn streams_share_connections() {
-        let tally = paced_to(fake::h2(200, None).await, 2000.0, 1000, (8, 4), 5000).await;
+        let tally = paced_to(
+            fake::h2(200, Duration::ZERO, 100, None).await,
+            2000.0,
+            1000,
+            (8, 4),
+            5000,
+        )
+        .await;
         let f = tally.corrected.figures();
         assert_eq!((f.requests, f.success_rate), (2000, 100.0), "{f:?}");
         assert!(f.connects <= 2, "4 slots to a connection: {f:?}");
@@ -570,16 +680,47 @@ mod tests {
     /// GOAWAY go again on a fresh connection, and none fails.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn streams_past_a_goaway_go_again() {
-        let tally = paced_to(fake::h2(200, Some(10)).await, 500.0, 400, (4, 4), 5000).await;
+        let tally = paced_to(
+            fake::h2(200, Duration::ZERO, 100, Some(10)).await,
+            500.0,
+            400,
+            (4, 4),
+            5000,
+        )
+        .await;
         let f = tally.corrected.figures();
         assert_eq!((f.requests, f.success_rate), (200, 100.0), "{f:?}");
         assert!(f.connects >= 10, "a connection per 10 answers: {f:?}");
     }
 
+    /// A server that takes 2 streams at once under 8 slots: the first streams, sent before
+    /// its SETTINGS came, are refused and go again; after, the rest wait for room. None fails,
+    /// all on one connection.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_servers_stream_limit_is_kept() {
+        let server = fake::h2(200, Duration::from_millis(20), 2, None).await;
+        let tally = paced_to(server, 400.0, 500, (8, 8), 5000).await;
+        let f = tally.corrected.figures();
+        assert_eq!((f.requests, f.success_rate), (200, 100.0), "{f:?}");
+        assert_eq!(f.connects, 1, "{f:?}");
+        assert!(
+            tally.busy_max > 2,
+            "requests held for room: {}",
+            tally.busy_max
+        );
+    }
+
     /// An answer's status is checked.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_wrong_status_is_invalid() {
-        let tally = paced_to(fake::h2(404, None).await, 200.0, 200, (2, 2), 5000).await;
+        let tally = paced_to(
+            fake::h2(404, Duration::ZERO, 100, None).await,
+            200.0,
+            200,
+            (2, 2),
+            5000,
+        )
+        .await;
         assert_eq!(errors(&tally), [("status".to_owned(), 40)]);
     }
 

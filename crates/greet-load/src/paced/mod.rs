@@ -37,7 +37,8 @@ pub struct PacedTally {
     pub lag: Tally,
     /// Requests sent [`LATE`] or later.
     pub late: u64,
-    /// Most connections busy at once.
+    /// Most requests in flight at once: connections busy over HTTP/1.1, streams (and
+    /// requests held for one) over HTTP/2.
     pub busy_max: usize,
     /// The first intended send to the last answer.
     pub span: Duration,
