@@ -153,7 +153,10 @@ pub(crate) fn points(results: &Results) -> Vec<Point> {
             ScenarioKind::Capacity => {
                 for s in results.capacity.iter().flat_map(|c| &c.servers) {
                     // Each bisection's capacity: the highest rate it held, a second.
-                    let at = (s.endpoint.as_str(), "capacity".to_owned());
+                    let at = match s.streams {
+                        1 => (s.endpoint.as_str(), "capacity".to_owned()),
+                        n => (s.endpoint.as_str(), format!("capacity, {n} streams")),
+                    };
                     add(&s.server, at, Metric::Throughput, s.searches.clone());
                 }
             }

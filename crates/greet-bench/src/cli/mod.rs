@@ -304,6 +304,29 @@ fn check_baseline(common: &Common) -> Result<(), String> {
 fn check_transport(plan: &Plan) -> Result<(), String> {
     let (protocol, streams) = (plan.common.protocol, plan.common.streams);
     let varied = |s: &Scenario| matches!(s, Scenario::Protocols(_));
+    let each = &plan.common.streams_each;
+    if each.len() > 1 {
+        let list = each
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        if !plan
+            .scenarios
+            .iter()
+            .all(|s| matches!(s, Scenario::Capacity(_)))
+        {
+            return Err(format!(
+                "--streams {list}: only capacity takes a list of streams; give the others one"
+            ));
+        }
+        if !protocol.http2() {
+            return Err(format!(
+                "--streams {list} shares HTTP/2 connections: use it with --protocol h2c or h2, \
+                 not {protocol}"
+            ));
+        }
+    }
     if streams > 1 && !protocol.http2() && !plan.scenarios.iter().any(varied) {
         return Err(format!(
             "--streams {streams} shares HTTP/2 connections: use it with --protocol h2c or h2, \

@@ -349,7 +349,7 @@ pub(super) struct CapacityArgs {
     probe: Option<Duration>,
 
     #[arg(long, value_parser = parse_level,
-          help = help("Keep-alive connections, each carrying one request at a time",
+          help = help("Requests in flight at most: keep-alive connections, each carrying one at a time; over HTTP/2 --streams of them share one",
                       Rate::CONNECTIONS, Rate::QUICK_CONNECTIONS))]
     connections: Option<usize>,
 
@@ -423,7 +423,7 @@ pub(super) struct RateArgs {
     probe: Option<Duration>,
 
     #[arg(long, value_parser = parse_level,
-          help = help("Keep-alive connections, each carrying one request at a time",
+          help = help("Requests in flight at most: keep-alive connections, each carrying one at a time; over HTTP/2 --streams of them share one",
                       Rate::CONNECTIONS, Rate::QUICK_CONNECTIONS))]
     connections: Option<usize>,
 

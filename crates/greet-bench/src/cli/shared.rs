@@ -81,10 +81,12 @@ pub(super) struct CommonArgs {
     #[arg(long, value_name = "PROTOCOL")]
     protocol: Option<Protocol>,
 
-    /// Over HTTP/2 (h2c, h2): users of a keep-alive load sharing one connection, each with a
-    /// stream of its own at a time [default: 1, a connection each as over HTTP/1.1]
-    #[arg(long, value_parser = parse_count)]
-    streams: Option<usize>,
+    /// Over HTTP/2 (h2c, h2): users of a keep-alive load (or an open loop's connections)
+    /// sharing one connection, each with a stream of its own at a time; capacity takes a
+    /// list (1,10,100) and measures each server at each [default: 1, a connection each as
+    /// over HTTP/1.1]
+    #[arg(long, value_parser = parse_count, value_delimiter = ',')]
+    streams: Vec<usize>,
 
     /// Requests each user of a keep-alive load has in flight: over HTTP/1.1 written back to
     /// back before the answers are read (pipelining; TechEmpower's plaintext load sends 16),
@@ -116,7 +118,12 @@ impl CommonArgs {
             save_baseline: self.save_baseline,
             baseline: self.baseline,
             protocol: self.protocol.unwrap_or(Protocol::Http1),
-            streams: self.streams.unwrap_or(1),
+            streams: self.streams.first().copied().unwrap_or(1),
+            streams_each: if self.streams.is_empty() {
+                vec![1]
+            } else {
+                crate::stats::distinct(self.streams.iter().copied())
+            },
             pipeline: self.pipeline.unwrap_or(1),
         }
     }

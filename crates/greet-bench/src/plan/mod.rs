@@ -128,8 +128,11 @@ pub struct Common {
     /// What every request goes over (`--protocol`); servers the harness starts get TLS for
     /// `https` and `h2`.
     pub protocol: Protocol,
-    /// Over HTTP/2, users sharing one connection (`--streams`).
+    /// Over HTTP/2, users sharing one connection (`--streams`; its first value when it is a
+    /// list).
     pub streams: usize,
+    /// `--streams` as given: one value, or the list capacity measures each server at.
+    pub streams_each: Vec<usize>,
     /// Requests each keep-alive user has in flight (`--pipeline`).
     pub pipeline: usize,
 }
@@ -157,6 +160,7 @@ impl Default for Common {
             bins: Bins::Build,
             protocol: Protocol::Http1,
             streams: 1,
+            streams_each: vec![1],
             pipeline: 1,
             thresholds: Vec::new(),
             save_baseline: None,

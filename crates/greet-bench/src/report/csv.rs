@@ -191,6 +191,7 @@ fn capacity(capacity: &Capacity, out: &mut Vec<(String, String)>) -> Result<()> 
     let rows = capacity.servers.iter().map(|s| CapacityRow {
         server: &s.server,
         endpoint: &s.endpoint,
+        streams: s.streams,
         slo: &capacity.slo,
         capacity_rps: s.capacity_rps,
         at_top: s.at_top,
@@ -338,6 +339,7 @@ struct RateRow<'a> {
 struct CapacityRow<'a> {
     server: &'a str,
     endpoint: &'a str,
+    streams: usize,
     slo: &'a str,
     capacity_rps: f64,
     at_top: bool,

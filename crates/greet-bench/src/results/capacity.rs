@@ -55,6 +55,9 @@ pub struct CapacityServer {
     pub server: String,
     /// The path loaded.
     pub endpoint: String,
+    /// Over HTTP/2, requests in flight sharing a connection (`--streams`).
+    #[serde(default = "one")]
+    pub streams: usize,
     /// Valid responses a second in the closed-loop probe.
     pub probe_rps: f64,
     /// The highest rate the load generator can pace on its CPUs, from the probe.
@@ -117,4 +120,20 @@ pub struct CapacityStep {
     pub client_cpu_pct: f64,
     /// The server's mean CPU, percent of one CPU, where it was sampled.
     pub server_cpu_pct: Option<f64>,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl CapacityServer {
+    /// What it was measured on: the endpoint, and over more than one stream to a connection,
+    /// how many (`/health, 10 streams`).
+    pub fn case(&self) -> String {
+        if self.streams > 1 {
+            format!("{}, {} streams", self.endpoint, self.streams)
+        } else {
+            self.endpoint.clone()
+        }
+    }
 }

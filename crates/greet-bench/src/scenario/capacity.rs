@@ -103,23 +103,34 @@ async fn run_subject(
     let start = Start::new(subject, args, &plan.foreign, first);
     let mut up = harness.bring_up(plan.place, &start).await?;
     let here = Harness::loads_here(plan.place);
-    for endpoint in &plan.endpoints {
+    let streams_each = if harness.transport().protocol.http2() {
+        harness.common.streams_each.clone()
+    } else {
+        vec![1]
+    };
+    let cases = plan
+        .endpoints
+        .iter()
+        .flat_map(|e| streams_each.iter().map(move |&s| (e, s)));
+    for (endpoint, streams) in cases {
         let Probed {
             capacity: probed,
             client_max,
-            ..
+            client_share,
         } = probe(
             harness,
             &up,
             (name, endpoint),
             &plan.foreign,
-            (plan.probe, plan.connections),
+            (plan.probe, plan.connections, streams),
         )
         .await?;
-        let top = top_of(probed, client_max, here);
+        let client_bound = client_share * 100.0 >= super::rate::CLIENT_BOUND_PCT;
+        let top = top_of(probed, client_max, here, client_bound);
         let mut record = CapacityServer {
             server: name.to_owned(),
             endpoint: endpoint.clone(),
+            streams,
             probe_rps: probed,
             client_max_rps: client_max,
             top_rps: top,
@@ -132,10 +143,13 @@ async fn run_subject(
             plan,
             name,
             endpoint,
+            streams,
+            case: record.case(),
         };
+        let case = record.case();
 
         let ramp = Schedule::ramp(top * RAMP_FROM, &[(top, plan.ramp)], plan.connections)
-            .with_streams(harness.common.streams);
+            .with_streams(streams);
         let (tally, _) = level.run(ramp, "ramp").await?;
         record.ramp = seconds(&tally.windows);
         // The last second that held: past a server's knee the queue grows and every second
@@ -150,7 +164,7 @@ async fn run_subject(
         harness.say(
             name,
             &format!(
-                "{endpoint}: the ramp to {top:.0}/s held {} up to about {knee:.0}/s",
+                "{case}: the ramp to {top:.0}/s held {} up to about {knee:.0}/s",
                 plan.slo
             ),
         );
@@ -175,8 +189,8 @@ async fn run_subject(
         for (fraction, at) in [(0.5, &mut record.at_half), (0.9, &mut record.at_ninety)] {
             let rate = record.capacity_rps * fraction;
             if rate >= 1.0 {
-                let schedule = Schedule::constant(rate, plan.duration, plan.connections)
-                    .with_streams(harness.common.streams);
+                let schedule =
+                    Schedule::constant(rate, plan.duration, plan.connections).with_streams(streams);
                 let (_, run) = level
                     .run(schedule, &format!("{:.0}%", fraction * 100.0))
                     .await?;
@@ -186,7 +200,7 @@ async fn run_subject(
         harness.say(
             name,
             &format!(
-                "{endpoint}: capacity {:.0}/s at {} ({} search(es): {})",
+                "{case}: capacity {:.0}/s at {} ({} search(es): {})",
                 record.capacity_rps,
                 plan.slo,
                 record.searches.len(),
@@ -206,13 +220,15 @@ async fn run_subject(
 
 /// The highest rate a search may run: [`RAMP_PAST`] times the probe's, and never more than
 /// the client can pace when it paces `here` (pacers on nodes of their own are not bounded by
-/// the harness's CPU).
-fn top_of(probed: f64, client_max: f64, here: bool) -> f64 {
+/// the harness's CPU). A probe that was `client_bound` says only that the server does at
+/// least that much: the client's limit alone bounds the search (it paces for less than the
+/// probe's closed loop over h2c).
+fn top_of(probed: f64, client_max: f64, here: bool, client_bound: bool) -> f64 {
     let past = probed * RAMP_PAST;
-    if here {
-        past.min(client_max)
-    } else {
-        past
+    match (here, client_bound) {
+        (true, true) => client_max.max(past),
+        (true, false) => past.min(client_max),
+        (false, _) => past,
     }
 }
 
@@ -234,6 +250,10 @@ struct Level<'a> {
     plan: &'a plan::Capacity,
     name: &'a str,
     endpoint: &'a str,
+    /// Over HTTP/2, slots to a connection.
+    streams: usize,
+    /// The endpoint, and the streams when more than one: what the levels are labelled.
+    case: String,
 }
 
 impl Level<'_> {
@@ -248,7 +268,7 @@ impl Level<'_> {
             &self.plan.foreign.expect,
             Work::Paced(schedule),
         );
-        let label = format!("{} {} {label}", self.name, self.endpoint);
+        let label = format!("{} {} {label}", self.name, self.case);
         let ran = paced_run(
             self.harness,
             (&*self.up, self.plan.place),
@@ -317,7 +337,7 @@ impl Level<'_> {
     /// A level of bisection `search` at `rate`, judged.
     async fn step(&mut self, search: usize, rate: f64) -> Result<CapacityStep> {
         let schedule = Schedule::constant(rate, self.plan.duration, self.plan.connections)
-            .with_streams(self.harness.common.streams);
+            .with_streams(self.streams);
         let (tally, run) = self.run(schedule, &format!("{rate:.0}/s")).await?;
         let requests = tally.corrected.requests();
         let lag = Spectrum::of(&tally.lag);
@@ -326,7 +346,7 @@ impl Level<'_> {
             self.name,
             &format!(
                 "{} {rate:.0}/s: {}",
-                self.endpoint,
+                self.case,
                 broke.as_deref().unwrap_or("held")
             ),
         );
@@ -390,14 +410,14 @@ fn judge(success_rate: f64, lag_p99_ms: f64, latency_ms: f64, slo: &Slo) -> Opti
     }
 }
 
-/// Every pair of servers per endpoint, on their bisections' capacities.
+/// Every pair of servers per endpoint (and streams), on their bisections' capacities.
 fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Comparison> {
     let mut out = Vec::new();
-    for endpoint in distinct(servers.iter().map(|s| s.endpoint.clone())) {
+    for case in distinct(servers.iter().map(CapacityServer::case)) {
         let samples: Vec<(String, Vec<f64>)> = servers
             .iter()
-            .filter(|s| s.endpoint == endpoint && !s.searches.is_empty())
-            .map(|s| (format!("{} {endpoint}", s.server), s.searches.clone()))
+            .filter(|s| s.case() == case && !s.searches.is_empty())
+            .map(|s| (format!("{} {case}", s.server), s.searches.clone()))
             .collect();
         out.extend(mann_whitney::pairwise(Figure::CapacityRps, &samples));
     }
@@ -417,9 +437,12 @@ mod tests {
 
     #[test]
     fn no_level_beyond_what_the_client_can_pace_is_run() {
-        assert_eq!(top_of(100_000.0, 90_000.0, true), 90_000.0);
-        assert_eq!(top_of(50_000.0, 90_000.0, true), 60_000.0);
-        assert_eq!(top_of(100_000.0, 90_000.0, false), 120_000.0);
+        assert_eq!(top_of(100_000.0, 90_000.0, true, false), 90_000.0);
+        assert_eq!(top_of(50_000.0, 90_000.0, true, false), 60_000.0);
+        assert_eq!(top_of(100_000.0, 90_000.0, false, false), 120_000.0);
+        // A client-bound probe (h2c's tasks) under a client that paces for less.
+        assert_eq!(top_of(100_000.0, 180_000.0, true, true), 180_000.0);
+        assert_eq!(top_of(100_000.0, 180_000.0, false, true), 120_000.0);
     }
 
     #[test]

@@ -25,9 +25,13 @@ pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
 const CLIENT_HEADROOM: f64 = 0.9;
 /// [`CLIENT_HEADROOM`] over TLS, where a task per connection paces: about a quarter more a
 /// request than the probe (hyper over h2: the probe 126k/s at 84% of the client's core, that
-/// loop 90k/s at 94%). Over h2c the event loop paces for less than the probe's tasks (2.6 µs
-/// a request against 9.3 at hyper's capacity, 10 streams a connection).
+/// loop 90k/s at 94%).
 const CLIENT_HEADROOM_TASKS: f64 = 0.7;
+/// [`CLIENT_HEADROOM`] over h2c, where the event loop paces for half the probe's cost a
+/// request or less from 130k/s up, less the faster it goes (hyper's `/health`, 10 streams a
+/// connection: the probe 9.3–9.7 µs; paced 5.4 at 130k/s, 2.5 at 200k/s, using 49% of its
+/// core), while the probe's h2 tasks are the first to run out of CPU.
+const CLIENT_HEADROOM_H2C: f64 = CLIENT_HEADROOM / 0.5;
 /// A probe that used less of the client's CPUs than this is read as having used this much:
 /// extrapolating a near-idle probe a thousandfold says nothing, and an unbounded estimate
 /// would let a level schedule more requests than it could send in hours.
@@ -105,7 +109,7 @@ async fn run_subject(
             &up,
             (name, endpoint),
             &plan.foreign,
-            (plan.probe, plan.connections),
+            (plan.probe, plan.connections, harness.common.streams),
         )
         .await?;
         let mut record = RateServer {
@@ -220,12 +224,12 @@ pub(super) async fn probe(
     up: &Up,
     (name, endpoint): (&str, &str),
     foreign: &plan::Foreign,
-    (duration, connections): (std::time::Duration, usize),
+    (duration, connections, streams): (std::time::Duration, usize, usize),
 ) -> Result<Probed> {
     let work = Work::Sessions {
         users: connections,
         stop: Stop::After(duration),
-        streams: harness.common.streams,
+        streams,
         pipeline: 1,
     };
     let probe = Ask::new(endpoint, &foreign.expect, work);
@@ -234,10 +238,10 @@ pub(super) async fn probe(
     let client_share = probed.client_cpu_pct(harness.load_cpu_count()) / 100.0;
     let capacity = probed.run().load.requests_per_s;
     let protocol = harness.transport().protocol;
-    let headroom = if protocol.tls() {
-        CLIENT_HEADROOM_TASKS
-    } else {
-        CLIENT_HEADROOM
+    let headroom = match protocol {
+        _ if protocol.tls() => CLIENT_HEADROOM_TASKS,
+        plan::Protocol::H2c => CLIENT_HEADROOM_H2C,
+        _ => CLIENT_HEADROOM,
     };
     let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * headroom;
     harness.say(

@@ -107,6 +107,13 @@ fn http2_users_share_connections_by_streams() {
 fn protocols_that_cannot_be_honoured_are_refused_in_one_line() {
     let line = assert_one_line_error(&["--streams", "4"]);
     assert!(line.contains("--protocol h2c or h2"), "{line}");
+    // A list of streams is capacity's alone, and over HTTP/2.
+    let line = assert_one_line_error(&["rate", "--protocol", "h2c", "--streams", "1,10"]);
+    assert!(line.contains("only capacity takes a list"), "{line}");
+    let line = assert_one_line_error(&["capacity", "--streams", "1,10"]);
+    assert!(line.contains("--protocol h2c or h2"), "{line}");
+    let line = assert_one_line_error(&["capacity", "--protocol", "h2c", "--streams", "1,0"]);
+    assert!(line.contains("\"0\""), "{line}");
     let line = assert_one_line_error(&["--protocol", "h2", "--servers", "hyper,tomcat"]);
     assert!(
         line.contains("tomcat") && line.contains("cleartext"),

@@ -162,5 +162,53 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
         html.contains("The ramp, second by second, against p99&lt;80ms")
             || html.contains("The ramp, second by second, against p99<80ms")
     );
-    assert!(csv.starts_with("server,endpoint,slo,capacity_rps,"));
+    assert!(csv.starts_with("server,endpoint,streams,slo,capacity_rps,"));
+}
+
+/// Over h2c with `--streams 1,4`, each server is measured at each: the same 16 slots and
+/// 50 ms delay bound both at 320 a second, on 16 connections and on 4.
+#[test]
+fn capacity_measures_each_stream_count_over_http2() {
+    let out = out_dir("capacity-streams");
+    bench_ok(&[
+        "capacity",
+        "--quick",
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--protocol",
+        "h2c",
+        "--streams",
+        "1,4",
+        "--delay-ms",
+        "50",
+        "--connections",
+        "16",
+        "--slo",
+        "p99<80ms",
+        "--ramp",
+        "2s",
+        "--duration",
+        "1s",
+        "--steps",
+        "3",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let capacity = results(&out.join("results.json"))
+        .capacity
+        .expect("capacity");
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    let cases: Vec<_> = capacity.servers.iter().map(|s| s.case()).collect();
+    assert_eq!(cases, ["/greetings", "/greetings, 4 streams"]);
+    for s in &capacity.servers {
+        assert!(
+            (250.0..=345.0).contains(&s.capacity_rps) && !s.at_top,
+            "16 slots × 50 ms, whatever their streams: {s:?}"
+        );
+        for step in s.steps.iter().filter(|s| s.held) {
+            assert_eq!(step.success_rate, 100.0, "{step:?}");
+        }
+    }
 }

@@ -6,20 +6,20 @@ use crate::stats::distinct;
 
 use super::slug;
 
-/// Per endpoint, each second of every server's ramp: the objective's latency against the rate
+/// Per endpoint (and streams), each second of every server's ramp: the objective's latency against the rate
 /// offered in it, a colour per server, with the objective's bound as a flat line: where a
 /// server's line crosses it is its knee.
 pub(super) fn charts(capacity: &Capacity) -> Vec<(String, LineChart)> {
     let mut out = Vec::new();
     let servers = distinct(capacity.servers.iter().map(|s| s.server.clone()));
-    for endpoint in distinct(capacity.servers.iter().map(|s| s.endpoint.clone())) {
+    for case in distinct(capacity.servers.iter().map(|s| s.case())) {
         let mut lines = Vec::new();
         let mut widest: f64 = 0.0;
         for (colour, server) in servers.iter().enumerate() {
             let Some(record) = capacity
                 .servers
                 .iter()
-                .find(|s| &s.server == server && s.endpoint == endpoint)
+                .find(|s| &s.server == server && s.case() == case)
             else {
                 continue;
             };
@@ -50,10 +50,10 @@ pub(super) fn charts(capacity: &Capacity) -> Vec<(String, LineChart)> {
             dashed: true,
         });
         out.push((
-            format!("capacity-{}.svg", slug(&endpoint)),
+            format!("capacity-{}.svg", slug(&case)),
             LineChart {
                 title: format!(
-                    "The ramp, second by second, against {}: {endpoint}",
+                    "The ramp, second by second, against {}: {case}",
                     capacity.slo
                 ),
                 x_label: "requests/sec offered in the second".into(),

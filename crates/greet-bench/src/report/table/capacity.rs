@@ -20,7 +20,7 @@ pub(super) fn tables(capacity: &Capacity) -> Vec<Table> {
             };
             vec![
                 s.server.clone(),
-                s.endpoint.clone(),
+                s.case(),
                 format!("{}{:.0}", if s.at_top { ">= " } else { "" }, s.capacity_rps),
                 s.searches
                     .iter()
