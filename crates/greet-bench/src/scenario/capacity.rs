@@ -16,6 +16,9 @@
 //! and the objective alone (its latency counts from the intended send, lag included). A rate
 //! beyond what the client can pace is never run: the search stops under it and says so
 //! (`at_top`), so a capacity found is never the client's.
+//!
+//! Over HTTP/2 a server and endpoint are measured at each of `--streams` (`1,10,100`) in
+//! turn, their records and comparisons apart.
 
 use anyhow::{Context, Result};
 use greet_load::{Schedule, Work};
