@@ -94,14 +94,10 @@ fn two_agents_split_a_ramp_and_count_each_second_once() {
     );
 }
 
-/// Each request waits 50 ms on one of 16 connections: 320 a second is all they carry. Under
-/// that, every answer comes at the delay; past it, a queue grows and the objective of 80 ms
-/// breaks within the second a level lasts. The capacity found is that bound, far under what
-/// the client can pace, and the report says how it was found.
-#[test]
-fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
-    let out = out_dir("capacity-knee");
-    bench_ok(&[
+/// Capacity of hyper behind a 50 ms delay on 16 connections, judged at p99 < 80 ms, with a
+/// 2 s ramp and bisections of 3 one-second levels, and `extra` flags, into `out`.
+fn capacity_behind_the_delay(out: &std::path::Path, extra: &[&str]) {
+    let mut args = vec![
         "capacity",
         "--quick",
         "--quiet",
@@ -121,7 +117,19 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
         "3",
         "--out",
         out.to_str().expect("utf-8 path"),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    bench_ok(&args);
+}
+
+/// Each request waits 50 ms on one of 16 connections: 320 a second is all they carry. Under
+/// that, every answer comes at the delay; past it, a queue grows and the objective of 80 ms
+/// breaks within the second a level lasts. The capacity found is that bound, far under what
+/// the client can pace, and the report says how it was found.
+#[test]
+fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
+    let out = out_dir("capacity-knee");
+    capacity_behind_the_delay(&out, &[]);
     let capacity = results(&out.join("results.json"))
         .capacity
         .expect("capacity");
@@ -170,31 +178,7 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
 #[test]
 fn capacity_measures_each_stream_count_over_http2() {
     let out = out_dir("capacity-streams");
-    bench_ok(&[
-        "capacity",
-        "--quick",
-        "--quiet",
-        "--servers",
-        "hyper",
-        "--protocol",
-        "h2c",
-        "--streams",
-        "1,4",
-        "--delay-ms",
-        "50",
-        "--connections",
-        "16",
-        "--slo",
-        "p99<80ms",
-        "--ramp",
-        "2s",
-        "--duration",
-        "1s",
-        "--steps",
-        "3",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
+    capacity_behind_the_delay(&out, &["--protocol", "h2c", "--streams", "1,4"]);
     let capacity = results(&out.join("results.json"))
         .capacity
         .expect("capacity");

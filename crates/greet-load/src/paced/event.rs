@@ -203,3 +203,38 @@ pub(super) fn drive<'a, E: Engine<'a>>(
     tally.service.elapsed = tally.span;
     Ok(tally)
 }
+
+/// What the engines' tests share: `schedule` to `addr` over `wire`, GET `/health`, any 2xx
+/// valid, each request timed out after `timeout_ms`, run on `paced` itself (never the tasks
+/// [`crate::run`] would fall back to); progress is held to count every request once.
+#[cfg(test)]
+pub(super) async fn on_loop(
+    paced: fn(&crate::work::Load, &Schedule, &AtomicUsize) -> std::io::Result<PacedTally>,
+    (addr, wire): (std::net::SocketAddr, crate::conn::Wire),
+    schedule: Schedule,
+    timeout_ms: u64,
+) -> PacedTally {
+    use crate::expect::{Check, Expect};
+    use std::sync::Arc;
+
+    let load = crate::work::Load {
+        wire,
+        addr,
+        target: "/health".into(),
+        check: Check::for_target("/health", &Expect::Any),
+        timeout: Duration::from_millis(timeout_ms),
+        work: crate::work::Work::Paced(schedule.clone()),
+    };
+    let done = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&done);
+    let tally = tokio::task::spawn_blocking(move || paced(&load, &schedule, &counted))
+        .await
+        .expect("no panic")
+        .expect("the loop runs here");
+    assert_eq!(
+        done.load(Ordering::Relaxed) as u64,
+        tally.corrected.requests(),
+        "progress counts every request once"
+    );
+    tally
+}

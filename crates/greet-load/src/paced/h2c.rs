@@ -19,6 +19,7 @@ use mio::net::TcpStream;
 use mio::{Interest, Poll, Token};
 
 use super::event::{drive, Engine, Slots};
+use super::frames::*;
 use super::hpack::{request_block, status_of};
 use super::PacedTally;
 use crate::count::{ErrorKind, Opened};
@@ -26,27 +27,6 @@ use crate::expect::Check;
 use crate::schedule::Schedule;
 use crate::work::Load;
 
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-/// Frame types.
-const DATA: u8 = 0;
-const HEADERS: u8 = 1;
-const RST_STREAM: u8 = 3;
-const SETTINGS: u8 = 4;
-const PING: u8 = 6;
-const GOAWAY: u8 = 7;
-const WINDOW_UPDATE: u8 = 8;
-const CONTINUATION: u8 = 9;
-
-/// Frame flags.
-const END_STREAM: u8 = 0x1;
-const ACK: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
-const PADDED: u8 = 0x8;
-const PRIORITY: u8 = 0x20;
-
-/// The largest window HTTP/2 allows: the client's for every stream, and the connection's.
-const WINDOW_MAX: u32 = (1 << 31) - 1;
 /// The connection's window is topped up once this much of it is used.
 const WINDOW_REFILL: u64 = 1 << 30;
 /// RST_STREAM's code for a stream the server did not take up (past its stream limit): safe
@@ -55,30 +35,6 @@ const REFUSED_STREAM: u32 = 0x7;
 /// The stream of a slot whose request waits for room on its connection (under the server's
 /// stream limit) or for the next connection (this one going away); no real stream is 0.
 const HELD: u32 = 0;
-
-/// A frame's 9-byte header then its payload.
-fn frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
-    let len = payload.len() as u32;
-    out.extend_from_slice(&len.to_be_bytes()[1..]);
-    out.extend_from_slice(&[kind, flags]);
-    out.extend_from_slice(&stream.to_be_bytes());
-    out.extend_from_slice(payload);
-}
-
-/// What the client says first: the preface, its SETTINGS (no dynamic table, no push, the
-/// largest stream window) and the connection's window opened as far as it goes.
-fn opening() -> Vec<u8> {
-    let mut out = PREFACE.to_vec();
-    let mut settings = Vec::new();
-    for (id, value) in [(0x1u16, 0u32), (0x2, 0), (0x4, WINDOW_MAX)] {
-        settings.extend_from_slice(&id.to_be_bytes());
-        settings.extend_from_slice(&value.to_be_bytes());
-    }
-    frame(&mut out, SETTINGS, 0, 0, &settings);
-    let more = WINDOW_MAX - 65_535;
-    frame(&mut out, WINDOW_UPDATE, 0, 0, &more.to_be_bytes());
-    out
-}
 
 /// One stream's place on a connection, and the request on it.
 struct Slot {
@@ -592,34 +548,16 @@ impl Looper<'_> {
     }
 }
 
-/// A DATA or HEADERS frame's payload without its padding (and, for HEADERS, its priority);
-/// `None` when the padding does not fit.
-fn unpadded(flags: u8, payload: &[u8], headers: bool) -> Option<&[u8]> {
-    let (mut from, mut to) = (0, payload.len());
-    if flags & PADDED != 0 {
-        let pad = usize::from(*payload.first()?);
-        from = 1;
-        to = to.checked_sub(pad)?;
-    }
-    if headers && flags & PRIORITY != 0 {
-        from += 5;
-    }
-    payload.get(from..to)
-}
-
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::Ordering;
-    use std::sync::Arc;
 
     use greet_probe::tls::Trust;
     use greet_probe::Protocol;
 
+    use super::super::event::on_loop;
     use super::*;
     use crate::conn::Wire;
-    use crate::expect::Expect;
     use crate::fake;
-    use crate::work::Work;
 
     /// `rate` a second for `ms` milliseconds on `slots`, `streams` to a connection, to
     /// `addr` over h2c, each request timed out after `timeout_ms`, on the loop itself.
@@ -632,26 +570,8 @@ mod tests {
     ) -> PacedTally {
         let schedule =
             Schedule::constant(rate, Duration::from_millis(ms), slots).with_streams(streams);
-        let load = Load {
-            wire: Wire::new(Protocol::H2c, &Trust::Any).unwrap(),
-            addr,
-            target: "/health".into(),
-            check: Check::for_target("/health", &Expect::Any),
-            timeout: Duration::from_millis(timeout_ms),
-            work: Work::Paced(schedule.clone()),
-        };
-        let done = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::clone(&done);
-        let tally = tokio::task::spawn_blocking(move || paced(&load, &schedule, &counted))
-            .await
-            .expect("no panic")
-            .expect("the loop runs here");
-        assert_eq!(
-            done.load(Ordering::Relaxed) as u64,
-            tally.corrected.requests(),
-            "progress counts every request once"
-        );
-        tally
+        let wire = Wire::new(Protocol::H2c, &Trust::Any).unwrap();
+        on_loop(paced, (addr, wire), schedule, timeout_ms).await
     }
 
     fn errors(tally: &PacedTally) -> Vec<(String, u64)> {

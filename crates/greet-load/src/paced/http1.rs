@@ -326,18 +326,14 @@ impl Looper<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::Ordering;
-    use std::sync::Arc;
 
+    use super::super::event::on_loop;
     use super::*;
     use crate::count::Tally;
-    use crate::expect::Expect;
     use crate::fake;
-    use crate::work::Work;
 
     /// `rate` a second for `ms` milliseconds on `connections`, to `addr`, each request timed
-    /// out after `timeout_ms`, on the loop itself (never the tasks [`crate::run`] would fall
-    /// back to).
+    /// out after `timeout_ms`, on the loop itself.
     async fn paced_to(
         addr: SocketAddr,
         rate: f64,
@@ -345,33 +341,8 @@ mod tests {
         connections: usize,
         timeout_ms: u64,
     ) -> PacedTally {
-        let load = Load {
-            wire: Default::default(),
-            addr,
-            target: "/health".into(),
-            check: Check::for_target("/health", &Expect::Any),
-            timeout: Duration::from_millis(timeout_ms),
-            work: Work::Paced(Schedule::constant(
-                rate,
-                Duration::from_millis(ms),
-                connections,
-            )),
-        };
-        let Work::Paced(schedule) = load.work.clone() else {
-            unreachable!("paced work")
-        };
-        let done = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::clone(&done);
-        let tally = tokio::task::spawn_blocking(move || paced(&load, &schedule, &counted))
-            .await
-            .expect("no panic")
-            .expect("the loop runs here");
-        assert_eq!(
-            done.load(Ordering::Relaxed) as u64,
-            tally.corrected.requests(),
-            "progress counts every request once"
-        );
-        tally
+        let schedule = Schedule::constant(rate, Duration::from_millis(ms), connections);
+        on_loop(paced, (addr, Default::default()), schedule, timeout_ms).await
     }
 
     fn errors(tally: &Tally) -> Vec<(String, u64)> {

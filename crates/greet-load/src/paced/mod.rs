@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod event;
+mod frames;
 mod h2c;
 mod hpack;
 mod http1;
