@@ -82,6 +82,11 @@ pub struct ShardArgs {
     #[arg(long, value_parser = parse_level, default_value_t = 1, requires = "keep_alive")]
     pub pipeline: usize,
 
+    /// Over TLS: each handshake after the first resumes a session an earlier one left, as
+    /// real clients do [default: every handshake full]
+    #[arg(long)]
+    pub tls_resume: bool,
+
     /// Agents in all
     #[arg(long, value_name = "N", value_parser = parse_agents, default_value_t = 1)]
     pub agents: usize,
@@ -169,6 +174,7 @@ impl ShardArgs {
             url: self.url.clone(),
             expect: self.expect.clone().unwrap_or_default(),
             protocol,
+            tls_resume: self.tls_resume,
             timeout: self.timeout,
             work,
             index: self.slot.as_deref().map_or(self.index, index_of_slot),
@@ -309,6 +315,7 @@ mod tests {
             url: "http://server:8080/greetings?name=Ana".into(),
             expect: Expect::Greeting,
             protocol: Protocol::H2c,
+            tls_resume: false,
             timeout: Duration::from_millis(1500),
             work: Work::Fresh {
                 concurrency: 2700,
@@ -357,6 +364,7 @@ mod tests {
             Expect::Pattern("^Ol. ".into()),
         ]) {
             let shard = Shard {
+                tls_resume: matches!(expect, Expect::Any),
                 work,
                 expect,
                 ..base.clone()

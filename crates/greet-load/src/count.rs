@@ -47,19 +47,25 @@ impl ErrorKind {
 }
 
 /// How a request opened its connection: start → TCP established, and over TLS the
-/// handshake after it (a fresh connection's full handshake: no session is resumed).
+/// handshake after it (a full handshake, unless the load resumes sessions).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Opened {
     /// Start → connection established.
     pub tcp: Duration,
     /// Established → TLS handshake done, over TLS.
     pub tls: Option<Duration>,
+    /// The handshake resumed an earlier connection's session.
+    pub resumed: bool,
 }
 
 impl Opened {
     /// A cleartext connection established after `tcp`.
     pub fn tcp(tcp: Duration) -> Self {
-        Self { tcp, tls: None }
+        Self {
+            tcp,
+            tls: None,
+            resumed: false,
+        }
     }
 }
 
@@ -225,6 +231,9 @@ pub struct Tally {
     handshake: Latencies,
     handshake_sum: Duration,
     handshake_max: Duration,
+    /// Of the handshakes, those that resumed a session.
+    #[serde(default)]
+    resumed: u64,
     /// First request to last response.
     pub elapsed: Duration,
 }
@@ -245,6 +254,7 @@ impl Default for Tally {
             handshake: Latencies::Few(Vec::new()),
             handshake_sum: Duration::ZERO,
             handshake_max: Duration::ZERO,
+            resumed: 0,
             elapsed: Duration::ZERO,
         }
     }
@@ -267,7 +277,7 @@ impl Tally {
                 connect
             }
         };
-        if let Some(Opened { tcp, tls }) = connect {
+        if let Some(Opened { tcp, tls, resumed }) = connect {
             self.connects += 1;
             self.connect_sum += tcp;
             self.connect_max = self.connect_max.max(tcp);
@@ -276,6 +286,7 @@ impl Tally {
                 self.handshake.record(micros(tls));
                 self.handshake_sum += tls;
                 self.handshake_max = self.handshake_max.max(tls);
+                self.resumed += u64::from(resumed);
             }
         }
     }
@@ -297,6 +308,7 @@ impl Tally {
         self.handshake.merge(&other.handshake);
         self.handshake_sum += other.handshake_sum;
         self.handshake_max = self.handshake_max.max(other.handshake_max);
+        self.resumed += other.resumed;
     }
 
     /// The valid responses' latencies at the quantiles of [`SPECTRUM`], milliseconds, the
@@ -386,6 +398,7 @@ impl Tally {
             .map(|us| (us as f64 / 1000.0).min(max));
         Some(Handshakes {
             count: n,
+            resumed: self.resumed,
             avg: self.handshake_sum.as_secs_f64() * 1000.0 / n as f64,
             p50,
             p99,
@@ -446,6 +459,7 @@ mod tests {
                 connect: Some(Opened {
                     tcp: Duration::from_millis(2),
                     tls: Some(Duration::from_millis(tls_ms)),
+                    resumed: tls_ms % 4 == 0,
                 }),
             });
         }
@@ -457,6 +471,7 @@ mod tests {
         assert!((f.connect_ms.avg - (2.0 * 100.0 + 4.0) / 101.0).abs() < 1e-9);
         let h = f.handshake_ms.expect("handshakes");
         assert_eq!(h.count, 100, "a cleartext connect is no handshake");
+        assert_eq!(h.resumed, 25, "{h:?}");
         assert!((h.avg - 50.5).abs() < 1e-9, "{h:?}");
         assert!(
             (49.9..=50.1).contains(&h.p50) && (98.9..=99.1).contains(&h.p99),

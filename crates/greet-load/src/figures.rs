@@ -29,7 +29,8 @@ pub struct Figures {
     pub connects: u64,
     /// Time to an established connection (TCP).
     pub connect_ms: Connect,
-    /// Over TLS: the handshakes after the connects (every one full: no session is resumed).
+    /// Over TLS: the handshakes after the connects (full ones, unless the load resumes
+    /// sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake_ms: Option<Handshakes>,
     /// Failed requests by kind: connect, timeout, io, status, body, panic.
@@ -63,6 +64,9 @@ pub struct Latency {
 pub struct Handshakes {
     /// Handshakes made.
     pub count: u64,
+    /// Of those, the ones that resumed a session (none unless the load resumes them).
+    #[serde(default)]
+    pub resumed: u64,
     /// Mean.
     pub avg: f64,
     /// Median.

@@ -44,3 +44,52 @@ pub(crate) async fn fresh(
         .collect();
     gather(workers, start).await
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use greet_conformance::spawn::{quick, spawn};
+    use greet_probe::tls::Trust;
+    use greet_probe::Protocol;
+    use greet_server::ServerConfig;
+
+    use super::*;
+    use crate::conn::Wire;
+    use crate::expect::{Check, Expect};
+    use crate::work::Work;
+
+    /// One connection after another over TLS to the real greet-hyper: every handshake full
+    /// by default; asked to resume, each after the first resumes the session the one before
+    /// left.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sessions_resume_only_when_asked() {
+        let config = ServerConfig {
+            tls_self_signed: true,
+            ..quick()
+        };
+        let server = spawn(greet_hyper::run, config).expect("greet-hyper starts");
+        let trust = Trust::Certificate(server.certificate().expect("over TLS").clone());
+        for (resume, resumed) in [(false, 0), (true, 19)] {
+            let load = Load {
+                addr: server.addr(),
+                target: "/health".into(),
+                check: Check::for_target("/health", &Expect::Any),
+                timeout: Duration::from_secs(5),
+                wire: Wire::new(Protocol::Https, &trust).unwrap().resuming(resume),
+                work: Work::Fresh {
+                    concurrency: 1,
+                    requests: 20,
+                },
+            };
+            let f = fresh(&load, 1, 20, Arc::default()).await.figures();
+            assert_eq!((f.requests, f.success_rate), (20, 100.0), "{f:?}");
+            let handshakes = f.handshake_ms.expect("handshakes timed");
+            assert_eq!(
+                (handshakes.count, handshakes.resumed),
+                (20, resumed),
+                "resume: {resume}"
+            );
+        }
+    }
+}

@@ -14,9 +14,9 @@
 //! - the loops, one per shape: `fresh` (one request per fresh connection, the clock started
 //!   before connect, the ladder's), `sessions` (keep-alive virtual users, the closed-loop
 //!   scenarios') and `paced` (open loop on a [`Schedule`], each request timed from its
-//!   intended send: no coordinated omission; counted per second too, as [`Window`]s; in
-//!   cleartext one thread around one epoll, `paced::event`, with an engine per protocol,
-//!   `paced::http1` and `paced::h2c`; over TLS a task per connection);
+//!   intended send: no coordinated omission; counted per second too, as [`Window`]s; one
+//!   thread around one epoll, `paced::event`, with an engine per protocol, `paced::http1` and
+//!   `paced::http2`, over a cleartext or TLS `paced::stream`);
 //! - [`work`]: a load as one value ([`Load`], [`Work`], [`Stop`]);
 //! - [`schedule`]: an open loop's target rate over time ([`Schedule`], constant or in ramping
 //!   [`Stage`]s) and every request's intended send;

@@ -44,6 +44,8 @@ pub struct Shard {
     pub expect: Expect,
     /// The protocol.
     pub protocol: Protocol,
+    /// Over TLS, handshakes resume the sessions earlier ones left.
+    pub tls_resume: bool,
     /// Per-request limit.
     pub timeout: Duration,
     /// The whole level's load, of which this agent runs its share.
@@ -201,10 +203,14 @@ impl Shard {
         if let Some(expect) = self.expect.flag() {
             pairs.push(("--expect", expect.to_owned()));
         }
-        pairs
+        let mut flags: Vec<String> = pairs
             .into_iter()
             .flat_map(|(flag, value)| [flag.to_owned(), value])
-            .collect()
+            .collect();
+        if self.tls_resume {
+            flags.push("--tls-resume".to_owned());
+        }
+        flags
     }
 }
 
@@ -285,7 +291,9 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report, ShardE
             agents: shard.agents,
         });
     }
-    let wire = Wire::new(shard.protocol, &greet_probe::tls::Trust::Any).map_err(ShardError::Tls)?;
+    let wire = Wire::new(shard.protocol, &greet_probe::tls::Trust::Any)
+        .map_err(ShardError::Tls)?
+        .resuming(shard.tls_resume);
     let work = shard.own();
     let start_at = UNIX_EPOCH + Duration::from_millis(shard.start_at_ms);
     if let Ok(wait) = start_at.duration_since(SystemTime::now()) {

@@ -136,6 +136,7 @@ impl Harness {
             url: agents::url(place, up.addr, ask.target, wire.protocol),
             expect: ask.expect.clone(),
             protocol: wire.protocol,
+            tls_resume: wire.resumes(),
             timeout: self.timeout(),
             work: ask.work.clone(),
             index: 0,

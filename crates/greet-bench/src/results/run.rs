@@ -161,13 +161,13 @@ impl Run {
                         let each = runs.iter().filter_map(|r| r.load.handshake_ms.as_ref());
                         median(&each.map(f).collect::<Vec<_>>())
                     };
+                    let mean = |f: fn(&Handshakes) -> u64| {
+                        let each = runs.iter().filter_map(|r| r.load.handshake_ms.as_ref());
+                        each.map(f).sum::<u64>() / runs.len() as u64
+                    };
                     Handshakes {
-                        count: runs
-                            .iter()
-                            .filter_map(|r| r.load.handshake_ms.as_ref())
-                            .map(|h| h.count)
-                            .sum::<u64>()
-                            / runs.len() as u64,
+                        count: mean(|h| h.count),
+                        resumed: mean(|h| h.resumed),
                         avg: of(|h| h.avg),
                         p50: of(|h| h.p50),
                         p99: of(|h| h.p99),

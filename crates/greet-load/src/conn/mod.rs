@@ -14,6 +14,7 @@ use greet_probe::http1::{self, Options, Response};
 use greet_probe::tls::{client_config, server_name, Trust};
 use greet_probe::Protocol;
 use h2::client::SendRequest;
+use rustls::{ClientConfig, HandshakeKind};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
@@ -25,13 +26,15 @@ use crate::expect::Check;
 mod pipelined;
 
 /// How the load reaches a server: the protocol, and over TLS the client's configuration (the
-/// certificate it trusts, ALPN offering the protocol alone, and no session resumption, so
-/// that every fresh connection makes a full handshake, as a new client per request does).
+/// certificate it trusts, ALPN offering the protocol alone, and no session resumption unless
+/// asked for ([`Wire::resuming`]), so that every fresh connection makes a full handshake, as
+/// a new client per request does).
 #[derive(Clone)]
 pub struct Wire {
     /// The protocol every request goes over.
     pub protocol: Protocol,
-    tls: Option<TlsConnector>,
+    tls: Option<Arc<ClientConfig>>,
+    resume: bool,
 }
 
 impl std::fmt::Debug for Wire {
@@ -45,6 +48,7 @@ impl Default for Wire {
         Self {
             protocol: Protocol::Http1,
             tls: None,
+            resume: false,
         }
     }
 }
@@ -56,11 +60,40 @@ impl Wire {
             let config = client_config(trust, &[protocol.alpn()])?;
             let mut config = (*config).clone();
             config.resumption = rustls::client::Resumption::disabled();
-            Some(TlsConnector::from(Arc::new(config)))
+            Some(Arc::new(config))
         } else {
             None
         };
-        Ok(Self { protocol, tls })
+        Ok(Self {
+            protocol,
+            tls,
+            resume: false,
+        })
+    }
+
+    /// Over TLS with `resume`, each handshake after the first resumes a session an earlier
+    /// one left (TLS 1.3's tickets, kept in memory for the whole load), as a browser or an
+    /// HTTP client library does; without it, every handshake is full, as a new client's.
+    pub fn resuming(mut self, resume: bool) -> Self {
+        if let Some(config) = self.tls.as_mut().filter(|_| resume) {
+            let mut resuming = (**config).clone();
+            resuming.resumption = rustls::client::Resumption::default();
+            *config = Arc::new(resuming);
+            self.resume = true;
+        }
+        self
+    }
+
+    /// Whether its handshakes resume sessions ([`Wire::resuming`]).
+    pub fn resumes(&self) -> bool {
+        self.resume
+    }
+
+    /// Over TLS, the client's configuration and the protocol ALPN must agree on.
+    pub(crate) fn tls(&self) -> Option<(&Arc<ClientConfig>, &'static [u8])> {
+        self.tls
+            .as_ref()
+            .map(|config| (config, self.protocol.alpn()))
     }
 
     /// A new connection to `addr`: TCP, then the TLS handshake, which must agree on the
@@ -75,11 +108,12 @@ impl Wire {
         let Some(tls) = &self.tls else {
             return Ok((Io::Tcp(tcp), opened));
         };
-        let stream = tls
+        let stream = TlsConnector::from(Arc::clone(tls))
             .connect(server_name(addr), tcp)
             .await
             .map_err(|_| ErrorKind::Connect)?;
         opened.tls = Some(connected.elapsed());
+        opened.resumed = stream.get_ref().1.handshake_kind() == Some(HandshakeKind::Resumed);
         if stream.get_ref().1.alpn_protocol() != Some(self.protocol.alpn()) {
             return Err(ErrorKind::Protocol);
         }

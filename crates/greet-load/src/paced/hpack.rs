@@ -20,10 +20,11 @@ pub(super) fn hpack_int(out: &mut Vec<u8>, first: u8, prefix: u32, mut n: usize)
     out.push(n as u8);
 }
 
-/// The request's header block: GET, http, and `:path` and `:authority` as literals never
-/// indexed, so the server's table never matters.
-pub(super) fn request_block(addr: SocketAddr, target: &str) -> Vec<u8> {
-    let mut block = vec![0x82, 0x86];
+/// The request's header block: GET, http (https over `tls`), and `:path` and `:authority`
+/// as literals never indexed, so the server's table never matters.
+pub(super) fn request_block(addr: SocketAddr, target: &str, tls: bool) -> Vec<u8> {
+    // The static table's GET, then its http or https.
+    let mut block = vec![0x82, if tls { 0x87 } else { 0x86 }];
     for (name, value) in [(4, target.to_owned()), (1, addr.to_string())] {
         hpack_int(&mut block, 0x00, 4, name);
         hpack_int(&mut block, 0x00, 7, value.len());

@@ -11,13 +11,15 @@
 use std::io::{ErrorKind as IoKind, Read, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use greet_probe::http1::{Options, Parser, Response};
-use mio::net::TcpStream;
-use mio::{Interest, Poll, Token};
+use mio::{Poll, Token};
+use rustls::ClientConfig;
 
 use super::event::{drive, Engine, Slots};
+use super::stream::Stream;
 use super::PacedTally;
 use crate::count::{ErrorKind, Opened};
 use crate::expect::Check;
@@ -50,7 +52,7 @@ enum End {
 
 /// One connection and the request on it.
 struct Conn {
-    stream: Option<TcpStream>,
+    stream: Option<Stream>,
     state: State,
     /// The request's intended and actual send.
     times: (Instant, Instant),
@@ -74,6 +76,7 @@ struct Conn {
 struct Looper<'a> {
     poll: Poll,
     addr: SocketAddr,
+    tls: Option<(&'a Arc<ClientConfig>, &'static [u8])>,
     request: &'a [u8],
     check: &'a Check,
     timeout: Duration,
@@ -83,7 +86,7 @@ struct Looper<'a> {
     scratch: Box<[u8; 16 * 1024]>,
 }
 
-/// Runs `load` (cleartext HTTP/1.1) on `schedule`; `done` is bumped after each request. An
+/// Runs `load` (HTTP/1.1, in cleartext or over TLS) on `schedule`; `done` is bumped after each request. An
 /// error is the loop's own (no epoll or timer for it), before any request went.
 pub(super) fn paced(
     load: &Load,
@@ -92,18 +95,18 @@ pub(super) fn paced(
 ) -> std::io::Result<PacedTally> {
     let request = crate::conn::request(load.addr, &load.target, &load.wire);
     let connections = schedule.connections.max(1);
-    let start = Instant::now() + Duration::from_millis(5);
     let looper = Looper {
         poll: Poll::new()?,
         addr: load.addr,
+        tls: load.wire.tls(),
         request: request.http1(),
         check: &load.check,
         timeout: load.timeout,
         conns: (0..connections).map(|_| Conn::new()).collect(),
-        slots: Slots::new(connections, start, done),
+        slots: Slots::new(connections, done),
         scratch: Box::new([0; 16 * 1024]),
     };
-    drive(looper, schedule, start)
+    drive(looper, schedule)
 }
 
 impl Conn {
@@ -147,24 +150,34 @@ impl<'a> Engine<'a> for Looper<'a> {
         let Some(conn) = self.conns.get_mut(c) else {
             return;
         };
+        // TLS records the socket could not take before.
+        let connecting = conn.state == State::Connecting;
+        if writable && !connecting && conn.stream.as_mut().is_some_and(|s| s.flush().is_err()) {
+            if conn.state == State::Idle {
+                conn.stream = None;
+                return;
+            }
+            return self.closed(c, End::Failed);
+        }
         match conn.state {
             State::Connecting if writable || readable => {
-                let Some(stream) = conn.stream.as_ref() else {
+                let Some(stream) = conn.stream.as_mut() else {
                     return;
                 };
-                match (stream.take_error(), stream.peer_addr()) {
-                    (Ok(None), Ok(_)) => {
+                match stream.connected() {
+                    Ok(true) => {
                         conn.opened = Some(Opened::tcp(conn.connecting.elapsed()));
                         conn.state = State::Writing(0);
                         self.write(c);
                     }
-                    (Ok(None), Err(e)) if e.kind() == IoKind::NotConnected => {}
-                    _ => {
+                    Ok(false) => {}
+                    Err(_) => {
                         conn.stream = None;
                         self.finish(c, Err(ErrorKind::Connect));
                     }
                 }
             }
+
             State::Writing(_) if writable => {
                 self.write(c);
                 // The answer may have come while the request's end was being written.
@@ -212,18 +225,8 @@ impl Looper<'_> {
         }
         conn.reused = false;
         conn.connecting = Instant::now();
-        match TcpStream::connect(self.addr) {
-            Ok(mut stream) => {
-                let _ = stream.set_nodelay(true);
-                let interest = Interest::READABLE | Interest::WRITABLE;
-                if self
-                    .poll
-                    .registry()
-                    .register(&mut stream, Token(c), interest)
-                    .is_err()
-                {
-                    return self.finish(c, Err(ErrorKind::Connect));
-                }
+        match Stream::connect(self.addr, self.tls, self.poll.registry(), Token(c)) {
+            Ok(stream) => {
                 conn.stream = Some(stream);
                 conn.state = State::Connecting;
             }
@@ -263,9 +266,16 @@ impl Looper<'_> {
                 Ok(n) => n,
                 Err(e) if e.kind() == IoKind::WouldBlock => return,
                 Err(e) if e.kind() == IoKind::Interrupted => continue,
+                Err(_) if stream.handshaking() => {
+                    conn.stream = None;
+                    return self.finish(c, Err(ErrorKind::Connect));
+                }
                 Err(e) if e.kind() == IoKind::ConnectionReset => return self.closed(c, End::Reset),
                 Err(_) => return self.closed(c, End::Failed),
             };
+            if let Some(opened) = conn.opened.as_mut() {
+                stream.handshaken(opened);
+            }
             conn.buf.extend_from_slice(&self.scratch[..n]);
             match conn.parser.feed(&conn.buf, &mut conn.res) {
                 Ok(progress) => {

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 mod event;
 mod frames;
-mod h2c;
 mod hpack;
 mod http1;
+mod http2;
+mod stream;
 
 use crate::caught;
 use crate::conn::{request, Connection, Shared};
@@ -130,36 +131,35 @@ impl PacedTally {
     }
 }
 
-/// Runs `load` on `schedule`, open loop; `done` is bumped after each request. In cleartext
-/// (HTTP/1.1 or h2c), on one thread of its own around one epoll ([`http1::paced`],
-/// [`h2c::paced`]); over TLS as [`tasks`]. A request that finds no free connection waits for one and is sent late,
-/// counted; none is dropped.
+/// Runs `load` on `schedule`, open loop; `done` is bumped after each request. On one thread
+/// of its own around one epoll ([`event`]), with an engine per protocol ([`http1::paced`],
+/// [`http2::paced`]), in cleartext or over TLS; where that loop cannot run, as [`tasks`]. A
+/// request that finds no free connection waits for one and is sent late, counted; none is
+/// dropped.
 pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> PacedTally {
-    if !load.wire.protocol.tls() {
-        let (load, schedule, done) = (load.clone(), schedule.clone(), Arc::clone(&done));
-        let looped = tokio::task::spawn_blocking(move || {
-            if load.wire.protocol.http2() {
-                h2c::paced(&load, &schedule, &done)
-            } else {
-                http1::paced(&load, &schedule, &done)
-            }
-        });
-        match looped.await {
-            Ok(Ok(tally)) => return tally,
-            // No epoll or timer for it (a sandbox that forbids them): the tasks below.
-            Ok(Err(_)) => {}
-            Err(_) => {
-                let mut tally = PacedTally::default();
-                tally.corrected.push(Outcome::PANICKED);
-                return tally;
-            }
+    let (looped, shared) = (load.clone(), schedule.clone());
+    let counted = Arc::clone(&done);
+    let looped = tokio::task::spawn_blocking(move || {
+        if looped.wire.protocol.http2() {
+            http2::paced(&looped, &shared, &counted)
+        } else {
+            http1::paced(&looped, &shared, &counted)
+        }
+    });
+    match looped.await {
+        Ok(Ok(tally)) => tally,
+        // No epoll or timer for it (a sandbox that forbids them): the tasks below.
+        Ok(Err(_)) => tasks(load, schedule, done).await,
+        Err(_) => {
+            let mut tally = PacedTally::default();
+            tally.corrected.push(Outcome::PANICKED);
+            tally
         }
     }
-    tasks(load, schedule, done).await
 }
 
-/// [`paced`] over TLS (or where the event loop cannot run): a task per
-/// connection, or over HTTP/2 per stream, `schedule.streams` of them to a connection. A thread of its own keeps the schedule: it hands each request's intended time
+/// [`paced`] where the event loop cannot run: a task per connection, or over HTTP/2 per
+/// stream, `schedule.streams` of them to a connection. A thread of its own keeps the schedule: it hands each request's intended time
 /// to whichever connection is free, sleeping between sends with the kernel's timer slack set
 /// to 1 µs (nanosleep otherwise overshoots by 50–70 µs here, and tokio's timers by up to a
 /// millisecond — the error both anchors carry into every corrected latency).

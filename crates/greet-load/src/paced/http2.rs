@@ -1,7 +1,8 @@
-//! The open loop over h2c in the same loop as HTTP/1.1 ([`super::event`]), as h2load runs
-//! its sessions: `streams` slots share each connection, the request's HEADERS frame is built
-//! once, every frame a batch of sends queues on a connection goes out in one `write`, and
-//! each `read` takes whatever frames have come for all of its streams.
+//! The open loop over HTTP/2 (h2c, or h2 over TLS) in the same loop as HTTP/1.1
+//! ([`super::event`]), as h2load runs its sessions: `streams` slots share each connection,
+//! the request's HEADERS frame is built once, every frame a batch of sends queues on a
+//! connection goes out in one `write`, and each `read` takes whatever frames have come for
+//! all of its streams.
 //!
 //! It speaks only what a client of these servers needs: its SETTINGS turn server push and
 //! the HPACK dynamic table off and open its windows, so an answer's status is one static
@@ -13,14 +14,16 @@
 use std::io::{ErrorKind as IoKind, Read, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mio::net::TcpStream;
-use mio::{Interest, Poll, Token};
+use mio::{Poll, Token};
+use rustls::ClientConfig;
 
 use super::event::{drive, Engine, Slots};
 use super::frames::*;
 use super::hpack::{request_block, status_of};
+use super::stream::Stream;
 use super::PacedTally;
 use crate::count::{ErrorKind, Opened};
 use crate::expect::Check;
@@ -63,7 +66,7 @@ enum State {
 
 /// One connection, shared by `streams` slots.
 struct Conn {
-    stream: Option<TcpStream>,
+    stream: Option<Stream>,
     state: State,
     /// Frames not written yet, from `written` on.
     out: Vec<u8>,
@@ -112,6 +115,7 @@ impl Conn {
 struct Looper<'a> {
     poll: Poll,
     addr: SocketAddr,
+    tls: Option<(&'a Arc<ClientConfig>, &'static [u8])>,
     block: Vec<u8>,
     check: &'a Check,
     timeout: Duration,
@@ -133,12 +137,12 @@ pub(super) fn paced(
 ) -> std::io::Result<PacedTally> {
     let slots = schedule.connections.max(1);
     let streams = schedule.streams.clamp(1, slots);
-    let start = Instant::now() + Duration::from_millis(5);
     let now = Instant::now();
     let looper = Looper {
         poll: Poll::new()?,
         addr: load.addr,
-        block: request_block(load.addr, &load.target),
+        tls: load.wire.tls(),
+        block: request_block(load.addr, &load.target, load.wire.protocol.tls()),
         check: &load.check,
         timeout: load.timeout,
         streams,
@@ -155,11 +159,11 @@ pub(super) fn paced(
                 ends_with_headers: false,
             })
             .collect(),
-        counts: Slots::new(slots, start, done),
+        counts: Slots::new(slots, done),
         dirty: Vec::new(),
         scratch: Box::new([0; 64 * 1024]),
     };
-    drive(looper, schedule, start)
+    drive(looper, schedule)
 }
 
 impl<'a> Engine<'a> for Looper<'a> {
@@ -191,19 +195,19 @@ impl<'a> Engine<'a> for Looper<'a> {
             return;
         };
         if conn.state == State::Connecting && (writable || readable) {
-            let Some(stream) = conn.stream.as_ref() else {
+            let Some(stream) = conn.stream.as_mut() else {
                 return;
             };
-            match (stream.take_error(), stream.peer_addr()) {
-                (Ok(None), Ok(_)) => {
+            match stream.connected() {
+                Ok(true) => {
                     conn.state = State::Open;
                     let (began, opener) = conn.connecting;
                     if self.slots[opener].stream.is_some() {
                         self.slots[opener].opened = Some(Opened::tcp(began.elapsed()));
                     }
                 }
-                (Ok(None), Err(e)) if e.kind() == IoKind::NotConnected => return,
-                _ => return self.lost(c, Some(ErrorKind::Connect)),
+                Ok(false) => return,
+                Err(_) => return self.lost(c, Some(ErrorKind::Connect)),
             }
         }
         if self.conns[c].state != State::Open {
@@ -276,19 +280,10 @@ impl Looper<'_> {
         let conn = &mut self.conns[c];
         if conn.state == State::Closed {
             let began = Instant::now();
-            let Ok(mut stream) = TcpStream::connect(self.addr) else {
+            let registry = self.poll.registry();
+            let Ok(stream) = Stream::connect(self.addr, self.tls, registry, Token(c)) else {
                 return self.finish(s, Err(ErrorKind::Connect));
             };
-            let _ = stream.set_nodelay(true);
-            let interest = Interest::READABLE | Interest::WRITABLE;
-            if self
-                .poll
-                .registry()
-                .register(&mut stream, Token(c), interest)
-                .is_err()
-            {
-                return self.finish(s, Err(ErrorKind::Connect));
-            }
             *conn = Conn::new();
             conn.stream = Some(stream);
             conn.state = State::Connecting;
@@ -348,12 +343,16 @@ impl Looper<'_> {
         }
     }
 
-    /// Writes what is queued on connection `c`, as far as the socket takes it.
+    /// Writes what is queued on connection `c` (and TLS records held before), as far as the
+    /// socket takes it.
     fn write(&mut self, c: usize) {
         let conn = &mut self.conns[c];
         let Some(stream) = conn.stream.as_mut().filter(|_| conn.state == State::Open) else {
             return;
         };
+        if stream.flush().is_err() {
+            return self.lost(c, None);
+        }
         while conn.written < conn.out.len() {
             match stream.write(&conn.out[conn.written..]) {
                 Ok(n) => conn.written += n,
@@ -378,8 +377,12 @@ impl Looper<'_> {
                 Ok(n) => n,
                 Err(e) if e.kind() == IoKind::WouldBlock => break,
                 Err(e) if e.kind() == IoKind::Interrupted => continue,
+                Err(_) if stream.handshaking() => return self.lost(c, Some(ErrorKind::Connect)),
                 Err(_) => return self.lost(c, None),
             };
+            if let Some(opened) = self.slots[conn.connecting.1].opened.as_mut() {
+                stream.handshaken(opened);
+            }
             conn.input.extend_from_slice(&self.scratch[..n]);
             let input = std::mem::take(&mut conn.input);
             let mut at = 0;
@@ -511,7 +514,7 @@ impl Looper<'_> {
     fn lost(&mut self, c: usize, failed: Option<ErrorKind>) {
         let conn = &mut self.conns[c];
         if let Some(mut stream) = conn.stream.take() {
-            let _ = self.poll.registry().deregister(&mut stream);
+            stream.deregister(self.poll.registry());
         }
         let (goaway, answered) = (conn.goaway, conn.answered);
         *conn = Conn::new();
