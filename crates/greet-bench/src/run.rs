@@ -62,7 +62,7 @@ pub(crate) fn run(plan: Plan) -> Result<Verdict> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(plan::RESULTS_DIR).join(timestamp_dir()));
-    let wire = greet_load::Wire::new(common.protocol, &Trust::Any)?;
+    let wire = greet_load::Wire::new(common.protocol, &Trust::Any)?.resuming(common.tls_resume);
     let harness = Harness {
         wire,
         common,

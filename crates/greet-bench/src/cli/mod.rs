@@ -311,16 +311,14 @@ fn check_transport(plan: &Plan) -> Result<(), String> {
             .map(usize::to_string)
             .collect::<Vec<_>>()
             .join(",");
-        if !plan
-            .scenarios
-            .iter()
-            .all(|s| matches!(s, Scenario::Capacity(_)))
-        {
+        let listed = |s: &Scenario| matches!(s, Scenario::Capacity(_) | Scenario::Protocols(_));
+        if !plan.scenarios.iter().all(listed) {
             return Err(format!(
-                "--streams {list}: only capacity takes a list of streams; give the others one"
+                "--streams {list}: only capacity and protocols take a list of streams; give \
+                 the others one"
             ));
         }
-        if !protocol.http2() {
+        if !protocol.http2() && !plan.scenarios.iter().any(varied) {
             return Err(format!(
                 "--streams {list} shares HTTP/2 connections: use it with --protocol h2c or h2, \
                  not {protocol}"
@@ -331,6 +329,11 @@ fn check_transport(plan: &Plan) -> Result<(), String> {
         return Err(format!(
             "--streams {streams} shares HTTP/2 connections: use it with --protocol h2c or h2, \
              not {protocol}"
+        ));
+    }
+    if plan.common.tls_resume && !protocol.tls() && !plan.scenarios.iter().any(varied) {
+        return Err(format!(
+            "--tls-resume resumes TLS sessions: use it with --protocol https or h2, not {protocol}"
         ));
     }
     let targets = plan.scenarios.iter().flat_map(Scenario::targets);

@@ -76,8 +76,9 @@ pub(super) struct CommonArgs {
 
     /// What every request goes over: http1, h2c (HTTP/2 with prior knowledge), https
     /// (HTTP/1.1 over TLS) or h2 (HTTP/2 over TLS, ALPN). Over TLS the servers the harness
-    /// starts make their own certificate (--tls-self-signed), and no session is resumed. An
-    /// answer over another protocol than this one is a failure [default: http1]
+    /// starts make their own certificate (--tls-self-signed), and no session is resumed
+    /// unless --tls-resume. An answer over another protocol than this one is a failure
+    /// [default: http1]
     #[arg(long, value_name = "PROTOCOL")]
     protocol: Option<Protocol>,
 
@@ -93,6 +94,13 @@ pub(super) struct CommonArgs {
     /// over HTTP/2 as that many streams [default: 1; techempower: plaintext's depth, 16]
     #[arg(long, value_parser = parse_count)]
     pipeline: Option<usize>,
+
+    /// Over TLS (https, h2): each handshake after the first resumes a session an earlier one
+    /// left, from TLS 1.3 tickets kept for the whole load, as browsers and HTTP client
+    /// libraries do. Without it every handshake is full, as a new client's: what the
+    /// fresh-connection ladder measures [default: off]
+    #[arg(long)]
+    tls_resume: bool,
 }
 
 impl CommonArgs {
@@ -125,6 +133,7 @@ impl CommonArgs {
                 crate::stats::distinct(self.streams.iter().copied())
             },
             pipeline: self.pipeline.unwrap_or(1),
+            tls_resume: self.tls_resume,
         }
     }
 }

@@ -103,6 +103,7 @@ impl Harness {
             protocol: self.common.protocol,
             streams: self.common.streams,
             pipeline: self.common.pipeline,
+            tls_resume: self.wire.resumes(),
         }
     }
 

@@ -135,6 +135,8 @@ pub struct Common {
     pub streams_each: Vec<usize>,
     /// Requests each keep-alive user has in flight (`--pipeline`).
     pub pipeline: usize,
+    /// Over TLS, handshakes resume the sessions earlier ones left (`--tls-resume`).
+    pub tls_resume: bool,
 }
 
 /// Where runs go unless `--out` says otherwise, relative to the working directory.
@@ -162,6 +164,7 @@ impl Default for Common {
             streams: 1,
             streams_each: vec![1],
             pipeline: 1,
+            tls_resume: false,
             thresholds: Vec::new(),
             save_baseline: None,
             baseline: None,

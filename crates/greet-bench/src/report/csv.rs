@@ -109,7 +109,7 @@ fn protocols(protocols: &Protocols, out: &mut Vec<(String, String)>) -> Result<(
     let rows = protocols
         .cells
         .iter()
-        .flat_map(|c| CellKey::rows(&c.server, "/greetings", c.protocol.to_string(), &c.runs));
+        .flat_map(|c| CellKey::rows(&c.server, "/greetings", c.case(), &c.runs));
     out.push(("protocols.csv".to_owned(), write(rows)?));
     Ok(())
 }

@@ -29,6 +29,7 @@ pub use business::{Business, BusinessCell, CeilingFraction, PoolBest, PoolSettin
 pub use capacity::{Capacity, CapacityServer, CapacityStep};
 pub use ladder::{Ladder, LadderServer, Level, Mode};
 pub use loops::{LoopServer, LoopShape, Loops};
+pub(crate) use protocols::{case as protocol_case, cases as protocol_cases};
 pub use protocols::{ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols};
 pub use rate::{Rate, RateLevel, RateRun, RateServer, RateWindow, Spectrum};
 pub use run::{
@@ -198,6 +199,9 @@ pub struct Transport {
     /// `--pipeline`: requests each keep-alive user has in flight.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub pipeline: usize,
+    /// `--tls-resume`: over TLS, handshakes resume the sessions earlier ones left.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tls_resume: bool,
 }
 
 fn one() -> usize {
@@ -214,6 +218,7 @@ impl Default for Transport {
             protocol: Protocol::Http1,
             streams: 1,
             pipeline: 1,
+            tls_resume: false,
         }
     }
 }

@@ -16,8 +16,11 @@ use super::Failure;
 pub struct Protocols {
     /// The protocols, in order.
     pub protocols: Vec<Protocol>,
-    /// `--streams`: users per HTTP/2 connection.
+    /// `--streams`: users per HTTP/2 connection (the first, when it is a list).
     pub streams: usize,
+    /// `--streams` as given: each HTTP/2 protocol is measured at each.
+    #[serde(default)]
+    pub streams_each: Vec<usize>,
     /// `--workers` given to the servers.
     pub workers: usize,
     /// Connections (users) of each load.
@@ -46,6 +49,9 @@ pub struct ProtocolCell {
     pub server: String,
     /// `http1`, `h2c`, `https` or `h2`.
     pub protocol: Protocol,
+    /// Users sharing an HTTP/2 connection; 1 over HTTP/1.1.
+    #[serde(default = "super::one")]
+    pub streams: usize,
     /// Each run, in order.
     pub runs: Vec<Run>,
     /// Throughput over the runs.
@@ -63,6 +69,9 @@ pub struct ProtocolGain {
     pub server: String,
     /// The protocol.
     pub protocol: Protocol,
+    /// Users sharing an HTTP/2 connection.
+    #[serde(default = "super::one")]
+    pub streams: usize,
     /// Median over the protocol / median over HTTP/1.1, with the test between the runs.
     #[serde(flatten)]
     pub gain: Gain,
@@ -73,6 +82,50 @@ pub struct ProtocolGain {
 pub struct ProtocolComparisons {
     /// The protocol.
     pub protocol: Protocol,
+    /// Users sharing an HTTP/2 connection.
+    #[serde(default = "super::one")]
+    pub streams: usize,
     /// Every pair of servers.
     pub comparisons: Vec<Comparison>,
+}
+
+/// A protocol at a stream count, as tables, charts and CSV name it: `h2c`, or
+/// `h2c, 10 streams` where HTTP/2 connections are shared.
+pub(crate) fn case(protocol: Protocol, streams: usize) -> String {
+    if streams > 1 {
+        format!("{protocol}, {streams} streams")
+    } else {
+        protocol.to_string()
+    }
+}
+
+impl ProtocolCell {
+    /// Its protocol and stream count ([`case`]).
+    pub fn case(&self) -> String {
+        case(self.protocol, self.streams)
+    }
+}
+
+impl Protocols {
+    /// Every protocol at every stream count it is measured at, in order: HTTP/2 at each of
+    /// `streams_each` (or `streams`), the others at 1.
+    pub fn cases(&self) -> Vec<(Protocol, usize)> {
+        let each = if self.streams_each.is_empty() {
+            vec![self.streams.max(1)]
+        } else {
+            self.streams_each.clone()
+        };
+        cases(&self.protocols, &each)
+    }
+}
+
+/// `protocols` each at every one of `streams` over HTTP/2, at 1 otherwise.
+pub(crate) fn cases(protocols: &[Protocol], streams: &[usize]) -> Vec<(Protocol, usize)> {
+    protocols
+        .iter()
+        .flat_map(|&p| {
+            let each = if p.http2() { streams } else { &[1][..] };
+            each.iter().map(move |&n| (p, n))
+        })
+        .collect()
 }

@@ -1,9 +1,11 @@
 //! Protocols: each server loaded with keep-alive connections at delay 0 over HTTP/1.1, h2c,
 //! HTTP/1.1 over TLS and HTTP/2 over TLS, each protocol on a fresh server (over TLS with
 //! `--tls-self-signed`), warmed up, then measured. Repeats are outermost, then servers, then
-//! protocols, so a slow spell of the machine hits every cell alike. Each protocol's
-//! throughput is a fraction of the same server's HTTP/1.1 (run by run, within one repeat),
-//! and the servers are compared on those fractions: which keeps more of its HTTP/1.1.
+//! protocols, so a slow spell of the machine hits every cell alike. With a list of
+//! `--streams`, each HTTP/2 protocol is measured at each (a case: `h2c, 10 streams`). Each
+//! case's throughput is a fraction of the same server's HTTP/1.1 (run by run, within one
+//! repeat), and the servers are compared on those fractions: which keeps more of its
+//! HTTP/1.1.
 
 use anyhow::Result;
 use greet_load::{Expect, Stop, Wire, Work};
@@ -11,8 +13,8 @@ use greet_load::{Expect, Stop, Wire, Work};
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
 use crate::results::{
-    throughputs, Gain, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Repeated,
-    Results,
+    protocol_case, protocol_cases, throughputs, Gain, ProtocolCell, ProtocolComparisons,
+    ProtocolGain, Protocols, Repeated, Results,
 };
 use crate::stats::mann_whitney::{self, Figure};
 
@@ -29,15 +31,18 @@ pub(crate) async fn run(
         repeats,
     } = plan.measure;
     let workers = harness.workers(None);
+    let cases = protocol_cases(&plan.protocols, &harness.common.streams_each);
     let mut wires = Vec::new();
-    for &protocol in &plan.protocols {
-        wires.push(Wire::new(protocol, &greet_probe::tls::Trust::Any)?);
+    for &(protocol, streams) in &cases {
+        let wire = Wire::new(protocol, &greet_probe::tls::Trust::Any)?;
+        wires.push((wire.resuming(harness.common.tls_resume), streams));
     }
     let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
     harness.preflight(Placement::Harness, &shorts, false, None)?;
     results.protocols = Some(Protocols {
         protocols: plan.protocols.clone(),
         streams: harness.common.streams,
+        streams_each: harness.common.streams_each.clone(),
         workers,
         concurrency,
         duration_s: duration.as_secs_f64(),
@@ -47,9 +52,10 @@ pub(crate) async fn run(
             .servers
             .iter()
             .flat_map(|short| {
-                plan.protocols.iter().map(move |p| ProtocolCell {
+                cases.iter().map(move |&(protocol, streams)| ProtocolCell {
                     server: package(short),
-                    protocol: *p,
+                    protocol,
+                    streams,
                     ..ProtocolCell::default()
                 })
             })
@@ -65,7 +71,7 @@ pub(crate) async fn run(
             if failed.contains(&name) {
                 continue;
             }
-            for (p, wire) in wires.iter().enumerate() {
+            for (p, (wire, streams)) in wires.iter().enumerate() {
                 let subject = Subject::Server(short.clone());
                 let foreign = plan::Foreign::default();
                 let run = async {
@@ -79,7 +85,7 @@ pub(crate) async fn run(
                         let work = Work::Sessions {
                             users: concurrency,
                             stop,
-                            streams: harness.common.streams,
+                            streams: *streams,
                             pipeline: harness.common.pipeline,
                         };
                         Ask {
@@ -87,7 +93,8 @@ pub(crate) async fn run(
                             ..Ask::new(target, &Expect::Greeting, work)
                         }
                     };
-                    let label = format!("{name} {} #{repeat}", wire.protocol);
+                    let case = protocol_case(wire.protocol, *streams);
+                    let label = format!("{name} {case} #{repeat}");
                     if !warmup.is_zero() {
                         let warm = ask(Stop::After(warmup));
                         let label = format!("{label} warm-up");
@@ -109,7 +116,9 @@ pub(crate) async fn run(
                             &name,
                             &format!(
                                 "{} run {repeat}: {:.1} req/s, {:.2}% ok",
-                                wire.protocol, run.load.requests_per_s, run.load.success_rate
+                                protocol_case(wire.protocol, *streams),
+                                run.load.requests_per_s,
+                                run.load.success_rate
                             ),
                         );
                         let cell = &mut section(results).cells[s * wires.len() + p];
@@ -145,19 +154,22 @@ fn section(results: &mut Results) -> &mut Protocols {
 fn fold(section: &mut Protocols) {
     let http1 = Protocol::Http1;
     let cells = &section.cells;
-    let of = |server: &str, protocol: Protocol| {
+    let of = |server: &str, (protocol, streams): (Protocol, usize)| {
         cells
             .iter()
-            .find(|c| c.server == server && c.protocol == protocol)
+            .find(|c| c.server == server && c.protocol == protocol && c.streams == streams)
     };
     let mut servers: Vec<&str> = cells.iter().map(|c| c.server.as_str()).collect();
     servers.dedup();
     let mut gains = Vec::new();
     let mut comparisons = Vec::new();
-    for &protocol in section.protocols.iter().filter(|p| **p != http1) {
+    for (protocol, streams) in section.cases().into_iter().filter(|c| c.0 != http1) {
+        let case = protocol_case(protocol, streams);
         let mut fractions = Vec::new();
         for &server in &servers {
-            let (Some(cell), Some(base)) = (of(server, protocol), of(server, http1)) else {
+            let (Some(cell), Some(base)) =
+                (of(server, (protocol, streams)), of(server, (http1, 1)))
+            else {
                 continue;
             };
             if cell.runs.is_empty() || base.runs.is_empty() {
@@ -166,7 +178,8 @@ fn fold(section: &mut Protocols) {
             gains.push(ProtocolGain {
                 server: server.to_owned(),
                 protocol,
-                gain: Gain::of((protocol.name(), &cell.runs), (http1.name(), &base.runs)),
+                streams,
+                gain: Gain::of((&case, &cell.runs), (http1.name(), &base.runs)),
             });
             // Run by run within a repeat: the same spell of the machine on both.
             let per_run: Vec<f64> = throughputs(&cell.runs)
@@ -178,6 +191,7 @@ fn fold(section: &mut Protocols) {
         }
         comparisons.push(ProtocolComparisons {
             protocol,
+            streams,
             comparisons: mann_whitney::pairwise(Figure::ShareOfHttp1, &fractions),
         });
     }

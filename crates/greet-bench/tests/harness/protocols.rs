@@ -56,6 +56,7 @@ fn the_ladder_runs_over_every_protocol() {
                     Some(h) => {
                         assert!(tls, "{what}: no handshake in cleartext");
                         assert_eq!(h.count, load.requests, "{what}");
+                        assert_eq!(h.resumed, 0, "{what}: no session resumed by default");
                         assert!(
                             0.0 < h.p50 && h.p50 <= h.p99 && h.p99 <= h.max,
                             "{what}: {h:?}"
@@ -66,6 +67,43 @@ fn the_ladder_runs_over_every_protocol() {
             }
         }
     }
+}
+
+/// `--tls-resume`: the ladder's fresh connections resume the sessions the ones before left
+/// (rustls's client keeps 8 tickets a server, one used per connection), said in the table.
+#[test]
+fn tls_sessions_resume_when_asked() {
+    let out = out_dir("protocol-resume");
+    let run = bench_ok(&[
+        "--servers",
+        "hyper",
+        "--concurrency",
+        "10,30",
+        "--delay-ms",
+        "50",
+        "--protocol",
+        "https",
+        "--tls-resume",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("resuming the sessions earlier ones left"),
+        "{stdout}"
+    );
+    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    assert!(ladder.transport.tls_resume);
+    let handshakes: Vec<_> = ladder.servers[0]
+        .levels
+        .iter()
+        .map(|l| l.run.load.handshake_ms.clone().expect("over TLS"))
+        .collect();
+    for h in &handshakes {
+        assert!(h.resumed <= h.count, "{h:?}");
+    }
+    // The second level's connections find the first's tickets.
+    assert!(handshakes[1].resumed > 0, "{handshakes:?}");
 }
 
 #[test]
@@ -107,9 +145,14 @@ fn http2_users_share_connections_by_streams() {
 fn protocols_that_cannot_be_honoured_are_refused_in_one_line() {
     let line = assert_one_line_error(&["--streams", "4"]);
     assert!(line.contains("--protocol h2c or h2"), "{line}");
-    // A list of streams is capacity's alone, and over HTTP/2.
+    // A list of streams is capacity's and protocols' alone, and over HTTP/2.
     let line = assert_one_line_error(&["rate", "--protocol", "h2c", "--streams", "1,10"]);
-    assert!(line.contains("only capacity takes a list"), "{line}");
+    assert!(
+        line.contains("only capacity and protocols take a list"),
+        "{line}"
+    );
+    let line = assert_one_line_error(&["rate", "--tls-resume"]);
+    assert!(line.contains("--protocol https or h2"), "{line}");
     let line = assert_one_line_error(&["capacity", "--streams", "1,10"]);
     assert!(line.contains("--protocol h2c or h2"), "{line}");
     let line = assert_one_line_error(&["capacity", "--protocol", "h2c", "--streams", "1,0"]);
@@ -134,43 +177,52 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
         "protocols",
         "--quick",
         "--quiet",
+        "--streams",
+        "1,4",
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(stdout.contains("Protocols: zero delay"), "{stdout}");
+    assert!(stdout.contains("h2c, 4 streams"), "{stdout}");
     let section = results(&out.join("results.json"))
         .protocols
         .expect("the protocols section");
     assert_eq!(section.protocols, Protocol::ALL);
     assert!(section.failures.is_empty(), "{:?}", section.failures);
-    assert_eq!(section.cells.len(), 3 * 4, "servers x protocols");
+    // HTTP/2 at each stream count, the others at one.
+    let cases = section.cases();
+    assert_eq!(cases.len(), 6, "{cases:?}");
+    assert_eq!(section.cells.len(), 3 * 6, "servers x cases");
     for cell in &section.cells {
-        let what = format!("{} {}", cell.server, cell.protocol);
+        let what = format!("{} {}", cell.server, cell.case());
         assert_eq!(cell.runs.len(), section.repeats, "{what}");
         assert_eq!(cell.success_rate, 100.0, "{what}");
         assert!(cell.requests_per_s.median > 0.0, "{what}");
         let tls = cell.protocol.tls();
         for run in &cell.runs {
             assert_eq!(run.load.handshake_ms.is_some(), tls, "{what}");
+            // The users share connections by the cell's streams.
+            let connections = section.concurrency.div_ceil(cell.streams) as u64;
+            assert_eq!(run.load.connects, connections, "{what}");
         }
     }
-    // Every protocol but HTTP/1.1 against the same server's HTTP/1.1.
-    assert_eq!(section.of_http1.len(), 3 * 3);
+    // Every case but HTTP/1.1 against the same server's HTTP/1.1.
+    assert_eq!(section.of_http1.len(), 3 * 5);
     for g in &section.of_http1 {
-        let cell = |p: Protocol| {
+        let cell = |p: Protocol, streams: usize| {
             section
                 .cells
                 .iter()
-                .find(|c| c.server == g.server && c.protocol == p)
+                .find(|c| c.server == g.server && c.protocol == p && c.streams == streams)
                 .expect("cell")
         };
-        let expected =
-            cell(g.protocol).requests_per_s.median / cell(Protocol::Http1).requests_per_s.median;
+        let expected = cell(g.protocol, g.streams).requests_per_s.median
+            / cell(Protocol::Http1, 1).requests_per_s.median;
         assert!((g.gain.gain - expected).abs() < 1e-9, "{g:?}");
     }
-    // Per protocol, every pair of servers on their shares of their HTTP/1.1.
-    assert_eq!(section.comparisons.len(), 3);
+    // Per case, every pair of servers on their shares of their HTTP/1.1.
+    assert_eq!(section.comparisons.len(), 5);
     for c in &section.comparisons {
         assert_eq!(c.comparisons.len(), 3, "{c:?}");
     }

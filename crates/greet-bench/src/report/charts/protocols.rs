@@ -1,7 +1,7 @@
 //! The protocols chart.
 
 use crate::report::svg::Chart;
-use crate::results::Protocols;
+use crate::results::{protocol_case, Protocols};
 use crate::stats::distinct;
 
 use super::{series, whiskers};
@@ -9,12 +9,16 @@ use super::{series, whiskers};
 /// Throughput per protocol (groups), a bar per server.
 pub(super) fn charts(protocols: &Protocols) -> Vec<(String, Chart)> {
     let names = distinct(protocols.cells.iter().map(|c| c.server.clone()));
-    let groups: Vec<String> = protocols.protocols.iter().map(|p| p.to_string()).collect();
-    let find = |name: &str, protocol: &String| {
+    let groups: Vec<String> = protocols
+        .cases()
+        .into_iter()
+        .map(|(p, streams)| protocol_case(p, streams))
+        .collect();
+    let find = |name: &str, case: &String| {
         protocols
             .cells
             .iter()
-            .find(|c| c.server == name && c.protocol.name() == protocol && !c.runs.is_empty())
+            .find(|c| c.server == name && c.case() == *case && !c.runs.is_empty())
             .map(|c| c.requests_per_s.clone())
     };
     let chart = Chart {

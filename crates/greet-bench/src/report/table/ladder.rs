@@ -221,15 +221,24 @@ pub(crate) fn agents_table(groups: Vec<Vec<Vec<String>>>) -> Table {
 fn handshakes(ladder: &Ladder) -> Table {
     let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2}"));
     Table::new(
-        format!(
-            "TLS ({}): a full handshake per fresh connection, no session resumed",
-            ladder.transport.protocol
-        ),
+        if ladder.transport.tls_resume {
+            format!(
+                "TLS ({}): a handshake per fresh connection, resuming the sessions earlier \
+                 ones left (--tls-resume)",
+                ladder.transport.protocol
+            )
+        } else {
+            format!(
+                "TLS ({}): a full handshake per fresh connection, no session resumed",
+                ladder.transport.protocol
+            )
+        },
         &[
             "Application",
             "Concurrency",
             "Connect avg(ms)",
             "Handshakes",
+            "Resumed",
             "Handshake avg(ms)",
             "Handshake p50(ms)",
             "Handshake p99(ms)",
@@ -250,6 +259,7 @@ fn handshakes(ladder: &Ladder) -> Table {
                 l.concurrency.to_string(),
                 format!("{:.2}", f.connect_ms.avg),
                 h.map_or("-".to_owned(), |h| h.count.to_string()),
+                h.map_or("-".to_owned(), |h| h.resumed.to_string()),
                 ms(h.map(|h| h.avg)),
                 ms(h.map(|h| h.p50)),
                 ms(h.map(|h| h.p99)),

@@ -1,7 +1,7 @@
 //! The protocols table: each server's throughput over each protocol and its share of the
 //! same server's HTTP/1.1, then the servers against each other on those shares.
 
-use crate::results::Protocols;
+use crate::results::{protocol_case, Protocols};
 
 use super::{comparison_notes, failure_notes, grouped, opt, too_few_runs, Table};
 
@@ -12,13 +12,12 @@ pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
         .iter()
         .filter(|c| !c.runs.is_empty())
         .map(|cell| {
-            let gain = protocols
-                .of_http1
-                .iter()
-                .find(|g| g.server == cell.server && g.protocol == cell.protocol);
+            let gain = protocols.of_http1.iter().find(|g| {
+                (&g.server, g.protocol, g.streams) == (&cell.server, cell.protocol, cell.streams)
+            });
             vec![
                 cell.server.clone(),
-                cell.protocol.to_string(),
+                cell.case(),
                 format!("{:.1}", cell.requests_per_s.median),
                 format!(
                     "{:.1}-{:.1}",
@@ -42,10 +41,10 @@ pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
             "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
              warm-up, {} run(s) per protocol on a fresh server, --workers {}",
             protocols.concurrency,
-            if protocols.streams > 1 {
-                format!(" ({} to an HTTP/2 connection)", protocols.streams)
-            } else {
-                String::new()
+            match protocols.cases().iter().filter(|c| c.1 > 1).count() {
+                0 => String::new(),
+                _ if protocols.streams_each.len() > 1 => " (HTTP/2 at each stream count)".into(),
+                _ => format!(" ({} to an HTTP/2 connection)", protocols.streams),
             },
             protocols.duration_s,
             protocols.warmup_s,
@@ -71,7 +70,7 @@ pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
             let lines = comparison_notes(&c.comparisons);
             lines
                 .into_iter()
-                .map(move |line| format!("{}: {line}", c.protocol))
+                .map(move |line| format!("{}: {line}", protocol_case(c.protocol, c.streams)))
         })
         .collect();
     table.notes.extend(too_few_runs(
