@@ -23,15 +23,17 @@ pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
 /// of client CPU paced against 9.1–10.2 µs closed-loop), and the margin keeps a level off the
 /// last tenth of the client's CPU, where its schedule slips.
 const CLIENT_HEADROOM: f64 = 0.9;
-/// [`CLIENT_HEADROOM`] over TLS, where a task per connection paces: about a quarter more a
-/// request than the probe (hyper over h2: the probe 126k/s at 84% of the client's core, that
-/// loop 90k/s at 94%).
-const CLIENT_HEADROOM_TASKS: f64 = 0.7;
-/// [`CLIENT_HEADROOM`] over h2c, where the event loop paces for half the probe's cost a
-/// request or less from 130k/s up, less the faster it goes (hyper's `/health`, 10 streams a
-/// connection: the probe 9.3–9.7 µs; paced 5.4 at 130k/s, 2.5 at 200k/s, using 49% of its
-/// core), while the probe's h2 tasks are the first to run out of CPU.
-const CLIENT_HEADROOM_H2C: f64 = CLIENT_HEADROOM / 0.5;
+/// [`CLIENT_HEADROOM`] over HTTPS, where pacing costs about what the probe does a request
+/// (hyper's `/health` at 60k/s, one core each: 13.5 µs of client CPU paced against 14.3 µs
+/// closed-loop), not 0.85 of it as in cleartext: each request's TLS records cost the client
+/// as much as the server.
+const CLIENT_HEADROOM_HTTPS: f64 = CLIENT_HEADROOM * 0.85 / 0.95;
+/// [`CLIENT_HEADROOM`] over HTTP/2 (h2c and h2), where the event loop paces for half the
+/// probe's cost a request or less from 130k/s up (60k/s over TLS), less the faster it goes
+/// (hyper's `/health`, 10 streams a connection: the h2c probe 9.3–9.7 µs, paced 5.4 at
+/// 130k/s and 2.5 at 200k/s using 49% of its core; the h2 probe 15.6 µs, paced 6.2 at
+/// 60k/s), while the probe's h2 tasks are the first to run out of CPU.
+const CLIENT_HEADROOM_HTTP2: f64 = CLIENT_HEADROOM / 0.5;
 /// A probe that used less of the client's CPUs than this is read as having used this much:
 /// extrapolating a near-idle probe a thousandfold says nothing, and an unbounded estimate
 /// would let a level schedule more requests than it could send in hours.
@@ -239,8 +241,8 @@ pub(super) async fn probe(
     let capacity = probed.run().load.requests_per_s;
     let protocol = harness.transport().protocol;
     let headroom = match protocol {
-        _ if protocol.tls() => CLIENT_HEADROOM_TASKS,
-        plan::Protocol::H2c => CLIENT_HEADROOM_H2C,
+        _ if protocol.http2() => CLIENT_HEADROOM_HTTP2,
+        plan::Protocol::Https => CLIENT_HEADROOM_HTTPS,
         _ => CLIENT_HEADROOM,
     };
     let client_max = capacity / client_share.max(MIN_PROBE_SHARE) * headroom;
