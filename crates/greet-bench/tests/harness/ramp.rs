@@ -196,3 +196,25 @@ fn capacity_measures_each_stream_count_over_http2() {
         }
     }
 }
+
+/// Where one agent suffices, two find the same capacity: the 16 slots split 8 and 8 over two
+/// agent processes, each with half the rate, still carry 320 a second behind the 50 ms delay,
+/// the bound one agent finds (`capacity_finds_the_rate_the_server_holds_within_the_objective`).
+#[test]
+fn two_agents_find_the_capacity_one_agent_finds() {
+    let out = out_dir("capacity-agents");
+    capacity_behind_the_delay(&out, &["--agents", "2"]);
+    let capacity = results(&out.join("results.json"))
+        .capacity
+        .expect("capacity");
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    let hyper = &capacity.servers[0];
+    assert!(
+        (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,
+        "two agents, the server's 320/s: {hyper:?}"
+    );
+    for step in hyper.steps.iter().filter(|s| s.held) {
+        assert_eq!(step.success_rate, 100.0, "{step:?}");
+    }
+}
