@@ -100,7 +100,7 @@ pub(crate) fn case(protocol: Protocol, streams: usize) -> String {
 }
 
 impl ProtocolCell {
-    /// Its protocol and stream count ([`case`]).
+    /// Its protocol and stream count: `h2c`, or `h2c, 10 streams`.
     pub fn case(&self) -> String {
         case(self.protocol, self.streams)
     }
