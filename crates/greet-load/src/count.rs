@@ -277,17 +277,23 @@ impl Tally {
                 connect
             }
         };
-        if let Some(Opened { tcp, tls, resumed }) = connect {
-            self.connects += 1;
-            self.connect_sum += tcp;
-            self.connect_max = self.connect_max.max(tcp);
-            if let Some(tls) = tls {
-                self.handshakes += 1;
-                self.handshake.record(micros(tls));
-                self.handshake_sum += tls;
-                self.handshake_max = self.handshake_max.max(tls);
-                self.resumed += u64::from(resumed);
-            }
+        if let Some(opened) = connect {
+            self.opened(opened);
+        }
+    }
+
+    /// Counts a connection opened with no request of its own to carry it (an open loop's
+    /// warm-up).
+    pub(crate) fn opened(&mut self, Opened { tcp, tls, resumed }: Opened) {
+        self.connects += 1;
+        self.connect_sum += tcp;
+        self.connect_max = self.connect_max.max(tcp);
+        if let Some(tls) = tls {
+            self.handshakes += 1;
+            self.handshake.record(micros(tls));
+            self.handshake_sum += tls;
+            self.handshake_max = self.handshake_max.max(tls);
+            self.resumed += u64::from(resumed);
         }
     }
 

@@ -50,11 +50,10 @@ pub(super) struct Slots<'a> {
     busy: usize,
     tally: PacedTally,
     start: Instant,
-    /// The warm-up's requests are going: none is counted.
+    /// The warm-up's requests are going: none is counted, only the connections they open.
     warming: bool,
-    /// How each slot's warm-up request opened its connection, counted with the slot's first
-    /// request of the schedule: a connection opened is counted once, whichever opened it.
-    warmed: Vec<Option<Opened>>,
+    /// The connections the warm-up opened.
+    warmed: Vec<Opened>,
     done: &'a AtomicUsize,
 }
 
@@ -67,7 +66,7 @@ impl<'a> Slots<'a> {
             tally: PacedTally::default(),
             start: Instant::now(),
             warming: false,
-            warmed: vec![None; n],
+            warmed: Vec::new(),
             done,
         }
     }
@@ -91,10 +90,9 @@ impl<'a> Slots<'a> {
         self.busy -= 1;
         self.free.push(s);
         if self.warming {
-            self.warmed[s] = connect;
+            self.warmed.extend(connect);
             return;
         }
-        let connect = connect.or_else(|| self.warmed[s].take());
         let now = Instant::now();
         let attempt = match result {
             Ok(()) => Outcome::Ok {
@@ -222,13 +220,15 @@ pub(super) fn drive<'a, E: Engine<'a>>(
 /// settings exchanged, as a client that has been running has them. The schedule's first
 /// requests would otherwise pay for every connect at once: over TLS, 64 handshakes queued
 /// on one core hold the first tens of milliseconds' requests past a 5 ms objective, and a
-/// short level fails on its start alone. The connects and handshakes are counted with each
-/// slot's first request of the schedule (its latency does not hold them); a connection the
-/// warm-up could not open is opened by the first request that needs it.
+/// short level fails on its start alone. The connects and handshakes are counted, no
+/// request's latency holding them; a connection the warm-up could not open is opened by the
+/// first request that needs it.
 fn warm<'a, E: Engine<'a>>(engine: &mut E, events: &mut Events) {
     engine.slots().warming = true;
     let now = Instant::now();
-    while let Some(s) = engine.slots().take() {
+    // Every slot once: a send that fails at once (no descriptor left) frees its slot again.
+    let all: Vec<usize> = std::iter::from_fn(|| engine.slots().take()).collect();
+    for s in all {
         engine.send(s, now, now);
     }
     engine.flush();
@@ -251,6 +251,9 @@ fn warm<'a, E: Engine<'a>>(engine: &mut E, events: &mut Events) {
     let slots = engine.slots();
     slots.warming = false;
     slots.tally = PacedTally::default();
+    for opened in std::mem::take(&mut slots.warmed) {
+        slots.tally.corrected.opened(opened);
+    }
 }
 
 /// What the engines' tests share: `schedule` to `addr` over `wire`, GET `/health`, any 2xx
@@ -286,4 +289,58 @@ pub(super) async fn on_loop(
         "progress counts every request once"
     );
     tally
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// An engine whose every send fails at once, as a connect does with no descriptor left.
+    struct Failing<'a> {
+        poll: Poll,
+        slots: Slots<'a>,
+        sends: &'a Cell<usize>,
+    }
+
+    impl<'a> Engine<'a> for Failing<'a> {
+        fn poll(&mut self) -> &mut Poll {
+            &mut self.poll
+        }
+        fn slots(&mut self) -> &mut Slots<'a> {
+            &mut self.slots
+        }
+        fn send(&mut self, s: usize, intended: Instant, sent: Instant) {
+            self.sends.set(self.sends.get() + 1);
+            let failed = Err(ErrorKind::Connect);
+            self.slots.finish(s, (intended, sent), None, failed);
+        }
+        fn ready(&mut self, _: Token, _: bool, _: bool) {}
+        fn expire(&mut self, _: Instant) {}
+        fn abandon(&mut self) {}
+    }
+
+    /// Sends that fail at once free their slot at once: the warm-up still tries each slot
+    /// once (it took the same slot again and again, for ever), and every request of the
+    /// schedule is counted as failed, once.
+    #[test]
+    fn sends_that_fail_at_once_neither_spin_nor_vanish() {
+        let (done, sends) = (AtomicUsize::new(0), Cell::new(0));
+        let engine = Failing {
+            poll: Poll::new().expect("epoll"),
+            slots: Slots::new(4, &done),
+            sends: &sends,
+        };
+        let schedule = Schedule::constant(1000.0, Duration::from_millis(100), 4);
+        let tally = drive(engine, &schedule).expect("the loop runs");
+        let errors: Vec<_> = tally.corrected.figures().errors.into_iter().collect();
+        assert_eq!(errors, [("connect".to_owned(), 100)]);
+        assert_eq!(done.load(Ordering::Relaxed), 100);
+        assert_eq!(
+            sends.get(),
+            4 + 100,
+            "the warm-up's four, then the schedule's"
+        );
+    }
 }

@@ -262,14 +262,15 @@ impl Looper<'_> {
         };
         loop {
             let n = match stream.read(&mut self.scratch[..]) {
-                Ok(0) => return self.closed(c, End::Closed),
-                Ok(n) => n,
                 Err(e) if e.kind() == IoKind::WouldBlock => return,
                 Err(e) if e.kind() == IoKind::Interrupted => continue,
-                Err(_) if stream.handshaking() => {
+                // The connection never opened: its handshake failed or was cut short.
+                Ok(0) | Err(_) if stream.handshaking() => {
                     conn.stream = None;
                     return self.finish(c, Err(ErrorKind::Connect));
                 }
+                Ok(0) => return self.closed(c, End::Closed),
+                Ok(n) => n,
                 Err(e) if e.kind() == IoKind::ConnectionReset => return self.closed(c, End::Reset),
                 Err(_) => return self.closed(c, End::Failed),
             };
@@ -386,7 +387,11 @@ mod tests {
         let tally = paced_to(fake::answering(false, true).await, 200.0, 500, 2, 5000).await;
         let f = tally.corrected.figures();
         assert_eq!((f.requests, f.success_rate), (100, 100.0), "{f:?}");
-        assert_eq!(f.connects, 100, "one connection per answer: {f:?}");
+        assert_eq!(
+            f.connects,
+            100 + 2,
+            "one connection per answer, and the warm-up's two: {f:?}"
+        );
     }
 
     /// A server that never answers: each request times out, counted as such, and the loop

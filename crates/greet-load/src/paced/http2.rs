@@ -373,11 +373,13 @@ impl Looper<'_> {
                 return;
             };
             let n = match stream.read(&mut self.scratch[..]) {
-                Ok(0) => return self.lost(c, None),
-                Ok(n) => n,
                 Err(e) if e.kind() == IoKind::WouldBlock => break,
                 Err(e) if e.kind() == IoKind::Interrupted => continue,
-                Err(_) if stream.handshaking() => return self.lost(c, Some(ErrorKind::Connect)),
+                Ok(0) | Err(_) if stream.handshaking() => {
+                    return self.lost(c, Some(ErrorKind::Connect))
+                }
+                Ok(0) => return self.lost(c, None),
+                Ok(n) => n,
                 Err(_) => return self.lost(c, None),
             };
             if let Some(opened) = self.slots[conn.connecting.1].opened.as_mut() {

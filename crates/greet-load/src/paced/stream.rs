@@ -119,12 +119,16 @@ impl Write for Stream {
         let Some(tls) = self.tls.as_mut() else {
             return self.tcp.write(buf);
         };
-        let n = tls.conn.writer().write(buf)?;
+        let mut n = tls.conn.writer().write(buf)?;
         send(&mut tls.conn, &mut self.tcp)?;
         if n == 0 && !buf.is_empty() {
-            // rustls's buffer is full: the socket has refused records, and its writable edge
-            // will come.
-            return Err(IoKind::WouldBlock.into());
+            // rustls's buffer was full; what it held may just have gone out.
+            n = tls.conn.writer().write(buf)?;
+            send(&mut tls.conn, &mut self.tcp)?;
+            if n == 0 {
+                // The socket refused records: its writable edge will come.
+                return Err(IoKind::WouldBlock.into());
+            }
         }
         Ok(n)
     }
