@@ -72,6 +72,7 @@ pub(crate) async fn run(
                 continue;
             }
             for (p, (wire, streams)) in wires.iter().enumerate() {
+                let case = protocol_case(wire.protocol, *streams);
                 let subject = Subject::Server(short.clone());
                 let foreign = plan::Foreign::default();
                 let run = async {
@@ -93,7 +94,6 @@ pub(crate) async fn run(
                             ..Ask::new(target, &Expect::Greeting, work)
                         }
                     };
-                    let case = protocol_case(wire.protocol, *streams);
                     let label = format!("{name} {case} #{repeat}");
                     if !warmup.is_zero() {
                         let warm = ask(Stop::After(warmup));
@@ -115,10 +115,8 @@ pub(crate) async fn run(
                         harness.say(
                             &name,
                             &format!(
-                                "{} run {repeat}: {:.1} req/s, {:.2}% ok",
-                                protocol_case(wire.protocol, *streams),
-                                run.load.requests_per_s,
-                                run.load.success_rate
+                                "{case} run {repeat}: {:.1} req/s, {:.2}% ok",
+                                run.load.requests_per_s, run.load.success_rate
                             ),
                         );
                         let cell = &mut section(results).cells[s * wires.len() + p];

@@ -187,24 +187,18 @@ pub(super) fn drive<'a, E: Engine<'a>>(
                 armed = set.is_ok().then_some(wake);
             }
         }
-        match engine.poll().poll(&mut events, timeout) {
-            Ok(()) => {}
-            Err(e) if e.kind() == IoKind::Interrupted => continue,
+        match wait(&mut engine, &mut events, timeout) {
+            Ok(true) => {
+                let _ = timer.wait();
+                armed = None;
+            }
+            Ok(false) => {}
             Err(_) => {
                 // The loop cannot go on: what it was sending, and what it had yet to send,
                 // count as failed rather than vanish.
                 engine.abandon();
                 engine.slots().unsent(intended);
                 break;
-            }
-        }
-        for event in events.iter() {
-            match event.token() {
-                TIMER => {
-                    let _ = timer.wait();
-                    armed = None;
-                }
-                token => engine.ready(token, event.is_writable(), event.is_readable()),
             }
         }
     }
@@ -233,18 +227,9 @@ fn warm<'a, E: Engine<'a>>(engine: &mut E, events: &mut Events) {
     }
     engine.flush();
     while engine.slots().busy > 0 {
-        match engine.poll().poll(events, Some(TICK)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == IoKind::Interrupted => continue,
-            Err(_) => {
-                engine.abandon();
-                break;
-            }
-        }
-        for event in events.iter() {
-            if event.token() != TIMER {
-                engine.ready(event.token(), event.is_writable(), event.is_readable());
-            }
+        if wait(engine, events, Some(TICK)).is_err() {
+            engine.abandon();
+            break;
         }
         engine.expire(Instant::now());
     }
@@ -254,6 +239,28 @@ fn warm<'a, E: Engine<'a>>(engine: &mut E, events: &mut Events) {
     for opened in std::mem::take(&mut slots.warmed) {
         slots.tally.corrected.opened(opened);
     }
+}
+
+/// Waits up to `timeout` for epoll and hands the engine what it saw of its connections;
+/// whether the timer fired. An error is the poll's own: the loop cannot go on.
+fn wait<'a, E: Engine<'a>>(
+    engine: &mut E,
+    events: &mut Events,
+    timeout: Option<Duration>,
+) -> std::io::Result<bool> {
+    match engine.poll().poll(events, timeout) {
+        Ok(()) => {}
+        Err(e) if e.kind() == IoKind::Interrupted => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    let mut fired = false;
+    for event in events.iter() {
+        match event.token() {
+            TIMER => fired = true,
+            token => engine.ready(token, event.is_writable(), event.is_readable()),
+        }
+    }
+    Ok(fired)
 }
 
 /// What the engines' tests share: `schedule` to `addr` over `wire`, GET `/health`, any 2xx

@@ -221,18 +221,16 @@ pub(crate) fn agents_table(groups: Vec<Vec<Vec<String>>>) -> Table {
 fn handshakes(ladder: &Ladder) -> Table {
     let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2}"));
     Table::new(
-        if ladder.transport.tls_resume {
-            format!(
-                "TLS ({}): a handshake per fresh connection, resuming the sessions earlier \
-                 ones left (--tls-resume)",
-                ladder.transport.protocol
-            )
-        } else {
-            format!(
-                "TLS ({}): a full handshake per fresh connection, no session resumed",
-                ladder.transport.protocol
-            )
-        },
+        format!(
+            "TLS ({}): {}",
+            ladder.transport.protocol,
+            if ladder.transport.tls_resume {
+                "a handshake per fresh connection, resuming the sessions earlier ones left \
+                 (--tls-resume)"
+            } else {
+                "a full handshake per fresh connection, no session resumed"
+            }
+        ),
         &[
             "Application",
             "Concurrency",

@@ -41,10 +41,12 @@ pub(super) fn tables(protocols: &Protocols) -> Vec<Table> {
             "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
              warm-up, {} run(s) per protocol on a fresh server, --workers {}",
             protocols.concurrency,
-            match protocols.cases().iter().filter(|c| c.1 > 1).count() {
-                0 => String::new(),
-                _ if protocols.streams_each.len() > 1 => " (HTTP/2 at each stream count)".into(),
-                _ => format!(" ({} to an HTTP/2 connection)", protocols.streams),
+            if !protocols.cases().iter().any(|c| c.1 > 1) {
+                String::new()
+            } else if protocols.streams_each.len() > 1 {
+                " (HTTP/2 at each stream count)".into()
+            } else {
+                format!(" ({} to an HTTP/2 connection)", protocols.streams)
             },
             protocols.duration_s,
             protocols.warmup_s,
