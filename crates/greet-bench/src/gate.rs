@@ -3,7 +3,7 @@
 //! threshold holds when every figure it names holds it (the median of a figure's runs); one
 //! that names no figure is breached, so a typo cannot pass.
 
-use crate::compare::{ratios, Diff};
+use crate::diff::{ratios, Diff};
 use crate::plan::{OfRuns, Threshold};
 use crate::points::Point;
 use crate::results::ThresholdCheck;

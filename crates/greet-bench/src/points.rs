@@ -1,11 +1,12 @@
 //! Every figure of a run, flat: which scenario, server, endpoint and place (level, shape,
-//! setting) measured it, which [`Metric`] it is, and its value in each run. What thresholds hold to
-//! and what `compare` pairs across two runs.
+//! setting) measured it, which [`Metric`] it is, and its value in each run. What thresholds
+//! hold to and what `compare` pairs across two runs. Each scenario lists its own
+//! ([`crate::report::Section::points`]); this module holds their shape.
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{Metric, ScenarioKind};
-use crate::results::{Results, Run};
+use crate::plan::Metric;
+use crate::results::Run;
 
 /// One figure of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,8 +15,8 @@ pub(crate) struct Point {
     pub(crate) scenario: String,
     /// The server.
     pub(crate) server: String,
-    /// The path loaded, where the scenario names one (the ladder, soak, sweep, business,
-    /// rate; not loops, which only loads `/greetings`).
+    /// The path loaded, where the scenario names one (a scenario that loads one path only
+    /// names none).
     pub(crate) endpoint: Option<String>,
     /// Where else in the scenario: `c=2700`, `4x1000`, `postgres --workers 1 --db-pool 4`…;
     /// empty for a server's own figures (start-up, peak memory).
@@ -45,6 +46,30 @@ impl Point {
     }
 }
 
+impl Point {
+    /// Server `server`'s figures at `(endpoint, place)` (either may be empty), one point a
+    /// figure that was measured in every run and is finite; the scenario is named by the
+    /// caller ([`crate::report::points`]).
+    pub(crate) fn each(
+        server: &str,
+        (endpoint, place): (&str, &str),
+        figures: impl IntoIterator<Item = (Metric, Vec<f64>)>,
+    ) -> Vec<Point> {
+        figures
+            .into_iter()
+            .filter(|(_, values)| !values.is_empty() && values.iter().all(|v| v.is_finite()))
+            .map(|(metric, values)| Point {
+                scenario: String::new(),
+                server: server.to_owned(),
+                endpoint: (!endpoint.is_empty()).then(|| endpoint.to_owned()),
+                place: place.to_owned(),
+                metric,
+                values,
+            })
+            .collect()
+    }
+}
+
 /// `endpoint place`, either part possibly absent.
 pub(crate) fn join(endpoint: Option<&str>, place: &str) -> String {
     match endpoint {
@@ -54,156 +79,9 @@ pub(crate) fn join(endpoint: Option<&str>, place: &str) -> String {
     }
 }
 
-/// Every figure of `results`, scenario by scenario.
-pub(crate) fn points(results: &Results) -> Vec<Point> {
-    let mut out = Vec::new();
-    for kind in ScenarioKind::ALL {
-        let mut add = |server: &str, at: (&str, String), metric: Metric, values: Vec<f64>| {
-            if !values.is_empty() && values.iter().all(|v| v.is_finite()) {
-                out.push(Point {
-                    scenario: kind.name().to_owned(),
-                    server: server.to_owned(),
-                    endpoint: (!at.0.is_empty()).then(|| at.0.to_owned()),
-                    place: at.1,
-                    metric,
-                    values,
-                });
-            }
-        };
-        match kind {
-            ScenarioKind::Ladder => {
-                for s in results.ladder.iter().flat_map(|l| &l.servers) {
-                    // A server may be loaded on two endpoints in one ladder (`axum:/greetings/blocking`).
-                    let at = || (s.endpoint.as_str(), String::new());
-                    let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
-                    add(
-                        &s.name,
-                        at(),
-                        Metric::Startup,
-                        one(s.startup_s.map(|v| v * 1e3)),
-                    );
-                    add(&s.name, at(), Metric::Rss, one(s.rss_max_mib));
-                    add(&s.name, at(), Metric::Cpu, one(s.cpu_max_pct));
-                    for level in &s.levels {
-                        let runs = if level.runs.is_empty() {
-                            std::slice::from_ref(&level.run)
-                        } else {
-                            &level.runs[..]
-                        };
-                        for (metric, values) in load_figures(runs) {
-                            let at = (s.endpoint.as_str(), format!("c={}", level.concurrency));
-                            add(&s.name, at, metric, values);
-                        }
-                    }
-                }
-            }
-            ScenarioKind::Loops => {
-                for shape in results.loops.iter().flat_map(|l| &l.shapes) {
-                    for s in &shape.servers {
-                        let at = ("", format!("{}x{}", shape.users, shape.loops));
-                        for (metric, values) in load_figures(&s.runs) {
-                            add(&s.name, at.clone(), metric, values);
-                        }
-                    }
-                }
-            }
-            ScenarioKind::Soak => {
-                for c in results.soak.iter().flat_map(|s| &s.cells) {
-                    let at = (c.endpoint.as_str(), format!("c={}", c.concurrency));
-                    for (metric, values) in load_figures(&c.runs) {
-                        add(&c.server, at.clone(), metric, values);
-                    }
-                }
-            }
-            ScenarioKind::Sweep => {
-                for c in results.sweep.iter().flat_map(|s| &s.cells) {
-                    let at = (c.endpoint.as_str(), c.setting.label());
-                    for (metric, values) in load_figures(&c.runs) {
-                        add(&c.server, at.clone(), metric, values);
-                    }
-                }
-            }
-            ScenarioKind::Business => {
-                for c in results.business.iter().flat_map(|b| &b.cells) {
-                    let at = (
-                        c.endpoint.as_str(),
-                        format!("{} {}", c.store, c.setting.label()),
-                    );
-                    for (metric, values) in load_figures(&c.runs) {
-                        add(&c.server, at.clone(), metric, values);
-                    }
-                }
-            }
-            ScenarioKind::TechEmpower => {
-                for c in results.techempower.iter().flat_map(|t| &t.cells) {
-                    let at = (c.target.as_str(), c.store.clone());
-                    for (metric, values) in load_figures(&c.runs) {
-                        add(&c.server, at.clone(), metric, values);
-                    }
-                }
-            }
-            ScenarioKind::Protocols => {
-                for c in results.protocols.iter().flat_map(|p| &p.cells) {
-                    let at = (greet_core::paths::GREETINGS, c.protocol.to_string());
-                    for (metric, values) in load_figures(&c.runs) {
-                        add(&c.server, at.clone(), metric, values);
-                    }
-                }
-            }
-            ScenarioKind::Capacity => {
-                for s in results.capacity.iter().flat_map(|c| &c.servers) {
-                    // Each bisection's capacity: the highest rate it held, a second.
-                    let at = match s.streams {
-                        1 => (s.endpoint.as_str(), "capacity".to_owned()),
-                        n => (s.endpoint.as_str(), format!("capacity, {n} streams")),
-                    };
-                    add(&s.server, at, Metric::Throughput, s.searches.clone());
-                }
-            }
-            ScenarioKind::Rate => {
-                for s in results.rate.iter().flat_map(|r| &r.servers) {
-                    for level in s.levels.iter().filter(|l| l.refused.is_none()) {
-                        let at = (s.endpoint.as_str(), level.label.clone());
-                        let runs = |f: fn(&crate::results::RateRun) -> f64| {
-                            level.runs.iter().map(f).collect::<Vec<_>>()
-                        };
-                        add(
-                            &s.server,
-                            at.clone(),
-                            Metric::Throughput,
-                            // Valid answers a second, as everywhere else.
-                            runs(|r| r.achieved_rps * r.success_rate / 100.0),
-                        );
-                        add(
-                            &s.server,
-                            at.clone(),
-                            Metric::P50,
-                            runs(|r| r.latency_ms.p50),
-                        );
-                        add(
-                            &s.server,
-                            at.clone(),
-                            Metric::P99,
-                            runs(|r| r.latency_ms.p99),
-                        );
-                        add(
-                            &s.server,
-                            at.clone(),
-                            Metric::P999,
-                            runs(|r| r.latency_ms.p999),
-                        );
-                        add(&s.server, at, Metric::Success, runs(|r| r.success_rate));
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 /// What each run of one load says: its total, throughput, latencies, success, and the
 /// server's peak memory and CPU where they were sampled.
-fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
+pub(crate) fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
     let each = |f: &dyn Fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<_>>();
     let sampled = |f: &dyn Fn(&Run) -> Option<f64>| {
         let values: Vec<f64> = runs.iter().filter_map(f).collect();

@@ -1,36 +1,31 @@
-//! The command line: flags in, a [`Plan`] out (every default applied, from [`crate::plan`]'s
-//! constants, which the help text quotes too), then the outcome as an exit code. The only
-//! module that sees clap, and it runs nothing itself: each command hands its flags to the
-//! module that does the work.
+//! The command line: flags in, a [`Plan`] out (every default applied, from each scenario's
+//! plan, whose constants the help text quotes too), then the outcome as an exit code. It runs
+//! nothing itself: a run goes to `crate::run`, each other command to its module in
+//! `crate::tools`.
 //!
-//! `shared` holds the flags several scenarios take (each declared once and flattened),
-//! `scenarios` each scenario's own and the plan it makes, `tools` those of `compare`,
-//! `merge`, `kubernetes` and `check`, and `values` parses and prints flag values (levels,
-//! durations, rates, URLs) and formats the help's defaults.
+//! Each scenario's flags are in its folder (`scenario::<name>::Flags`), the flags several
+//! share in `crate::flags`; `args` holds those of `compare`, `merge`, `kubernetes` and
+//! `check`. With those, the only code that sees clap.
 
-mod scenarios;
-mod shared;
-mod tools;
-mod values;
+mod args;
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::{CommandFactory, Parser, Subcommand};
 use greet_load::agent::ShardArgs;
 
-use crate::compare;
-use crate::gate;
-use crate::kube;
-use crate::merge;
-use crate::plan::{self, Common, Plan, Scenario, ScenarioKind};
-use crate::report::comparison;
+use crate::diff as compare;
+use crate::flags::{CommonArgs, ServersArgs};
+use crate::plan::{self, Common};
 use crate::run::{self, Verdict};
-
-use scenarios::{
-    AllArgs, BusinessArgs, CapacityArgs, LadderArgs, LoopsArgs, ProtocolsArgs, RateArgs, SoakArgs,
-    SweepArgs, TechEmpowerArgs,
+use crate::scenario::{
+    business, capacity, ladder, loops, protocols, rate, soak, sweep, techempower, Kind, Plan,
+    Planned,
 };
-use tools::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
+use crate::tools::{self, kube, merge, Outcome};
+
+use args::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -73,46 +68,46 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    ladder: LadderArgs,
+    ladder: ladder::Flags,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// The original experiment, and the default: each server in turn, started, verified,
     /// loaded at each concurrency level (one request per fresh connection), sampled, stopped
-    Ladder(LadderArgs),
+    Ladder(ladder::Flags),
     /// The JMeter experiment: T users each sending L requests back to back over keep-alive,
     /// zero delay, repeated; throughput per run, medians, and whether servers differ
-    Loops(LoopsArgs),
+    Loops(loops::Flags),
     /// The siege / ab experiment: load for a duration (or a count) at each concurrency on the
     /// async and the blocking endpoint, zero delay, counting the server's threads
-    Soak(SoakArgs),
+    Soak(soak::Flags),
     /// The tuning experiment: zero-delay load on the ceiling (/health) and greeting endpoints
     /// over a grid of --workers and, on the blocking endpoint, --blocking-threads; the best
     /// setting per server and its gain over the default
-    Sweep(SweepArgs),
+    Sweep(sweep::Flags),
     /// The tuning experiment's business endpoint: each server's store-bound endpoints (/db,
     /// /queries, /business) against its own ceiling (/health), on SQLite and on PostgreSQL +
     /// Redis (started by the harness), over --workers and --db-pool grids
-    Business(BusinessArgs),
+    Business(business::Flags),
     /// Open-loop load: after a closed-loop probe for each server's capacity, levels at fixed
     /// request rates (fractions of that capacity, or --rates), each request on a schedule and
     /// its latency counted from its intended send time (no coordinated omission)
-    Rate(RateArgs),
+    Rate(rate::Flags),
     /// The highest open-loop rate each server holds within a latency objective (--slo
     /// 'p99<5ms'), every answer valid and at most 1% sent late: a closed-loop probe, an
     /// open-loop ramp to past it (where the objective first breaks is the knee), then
     /// bisections around the knee, whose capacities the servers are compared on
-    Capacity(CapacityArgs),
+    Capacity(capacity::Flags),
     /// Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
     /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
     /// those fractions
-    Protocols(ProtocolsArgs),
+    Protocols(protocols::Flags),
     /// TechEmpower's seven tests (json, plaintext pipelined 16 deep, db, queries, fortunes,
     /// updates, cached-queries), the database ones on SQLite and PostgreSQL: each server's
     /// keep-alive throughput and latency per test, its share of the best, and verdicts
     #[command(name = "techempower")]
-    TechEmpower(TechEmpowerArgs),
+    TechEmpower(techempower::Flags),
     /// Every scenario (ladder, loops, soak, sweep, business, rate, capacity, protocols,
     /// techempower)
     /// with its defaults, in one run and one report
@@ -150,16 +145,16 @@ impl Cli {
     /// What the command line asks for, every default applied.
     fn action(self) -> Action {
         Action::Run(match self.command {
-            None => one(self.ladder.plan(), Scenario::Ladder),
-            Some(Command::Ladder(args)) => one(args.plan(), Scenario::Ladder),
-            Some(Command::Loops(args)) => one(args.plan(), Scenario::Loops),
-            Some(Command::Soak(args)) => one(args.plan(), Scenario::Soak),
-            Some(Command::Sweep(args)) => one(args.plan(), Scenario::Sweep),
-            Some(Command::Business(args)) => one(args.plan(), Scenario::Business),
-            Some(Command::Rate(args)) => one(args.plan(), Scenario::Rate),
-            Some(Command::Capacity(args)) => one(args.plan(), Scenario::Capacity),
-            Some(Command::Protocols(args)) => one(args.plan(), Scenario::Protocols),
-            Some(Command::TechEmpower(args)) => one(args.plan(), Scenario::TechEmpower),
+            None => one(self.ladder.plan(), Planned::Ladder),
+            Some(Command::Ladder(args)) => one(args.plan(), Planned::Ladder),
+            Some(Command::Loops(args)) => one(args.plan(), Planned::Loops),
+            Some(Command::Soak(args)) => one(args.plan(), Planned::Soak),
+            Some(Command::Sweep(args)) => one(args.plan(), Planned::Sweep),
+            Some(Command::Business(args)) => one(args.plan(), Planned::Business),
+            Some(Command::Rate(args)) => one(args.plan(), Planned::Rate),
+            Some(Command::Capacity(args)) => one(args.plan(), Planned::Capacity),
+            Some(Command::Protocols(args)) => one(args.plan(), Planned::Protocols),
+            Some(Command::TechEmpower(args)) => one(args.plan(), Planned::TechEmpower),
             Some(Command::All(args)) => args.plan(),
             Some(tool) => return Action::Tool(Box::new(tool)),
         })
@@ -167,7 +162,7 @@ impl Cli {
 }
 
 /// A run of one scenario: `plan` as `scenario` wraps it.
-fn one<P>((common, plan): (Common, P), scenario: fn(P) -> Scenario) -> Plan {
+fn one<P>((common, plan): (Common, P), scenario: fn(P) -> Planned) -> Plan {
     Plan {
         common,
         scenarios: vec![scenario(plan)],
@@ -185,7 +180,7 @@ pub fn main() -> ExitCode {
                 .get_subcommands()
                 .any(|c| c.get_name() == first);
         if !first.starts_with('-') && !known {
-            let names: Vec<&str> = ScenarioKind::ALL.iter().map(|k| k.name()).collect();
+            let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
             eprintln!(
                 "greet-bench: error: unknown scenario {first:?}: the scenarios are {} (ladder is \
                  the default) and all; check verifies running servers (see --help)",
@@ -202,8 +197,11 @@ pub fn main() -> ExitCode {
         Action::Run(plan) => plan,
         Action::Tool(tool) => return tool.run(),
     };
-    if let Err(why) = check_baseline(&plan.common).and_then(|()| check_transport(&plan)) {
-        return usage(&why);
+    if let Err(why) = check_baseline(&plan.common) {
+        return usage(&format!("{why:#}"));
+    }
+    if let Err(why) = plan.check_transport() {
+        return usage(&why.to_string());
     }
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
@@ -220,142 +218,63 @@ pub fn main() -> ExitCode {
 impl Command {
     /// Runs a command that is not a scenario, its outcome as an exit code.
     fn run(self) -> ExitCode {
-        match self {
-            Self::Compare(args) => compare_runs(&args),
-            Self::Agent(args) => greet_load::agent::load("greet-bench agent", &args),
-            Self::Merge(args) => {
-                let text = match merge::read(&args.files) {
-                    Ok(text) => text,
-                    Err(why) => return usage(&why),
-                };
-                match merge::level(&text).and_then(|level| merge::render(&level, args.json)) {
-                    Ok(out) => {
-                        print!("{out}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(err) => {
-                        eprintln!("greet-bench merge: error: {err:#}");
-                        ExitCode::FAILURE
-                    }
+        let outcome = match self {
+            Self::Agent(args) => return greet_load::agent::load("greet-bench agent", &args),
+            Self::Compare(args) => match args.runs() {
+                Ok((old, new)) => {
+                    let noise = args.noise.unwrap_or(compare::NOISE);
+                    let how = (noise, &args.vary[..], args.format);
+                    tools::compare::run((&old, &new), how, &args.thresholds)
                 }
-            }
+                Err(why) => Outcome::Usage(why.to_owned()),
+            },
+            Self::Merge(args) => merge::run(&args.files, args.json),
             Self::Kubernetes(args) => {
                 print!("{}", kube::manifests(&args.plan()));
-                ExitCode::SUCCESS
+                Outcome::Done
             }
-            Self::Check(args) => match tokio::runtime::Runtime::new() {
-                Ok(rt) if rt.block_on(crate::check::check_all(&args.urls, args.protocol)) => {
-                    ExitCode::SUCCESS
-                }
-                Ok(_) => ExitCode::FAILURE,
-                Err(err) => {
-                    eprintln!("greet-bench: error: {err}");
-                    ExitCode::FAILURE
-                }
-            },
+            Self::Check(args) => tools::check::run(&args.urls, args.protocol),
             scenario => unreachable!("{scenario:?} is a scenario, run from its plan"),
+        };
+        match outcome {
+            Outcome::Done => ExitCode::SUCCESS,
+            Outcome::Failed => ExitCode::FAILURE,
+            Outcome::Usage(why) => usage(&why),
+            Outcome::Breached => ExitCode::from(3),
         }
-    }
-}
-
-/// `greet-bench compare OLD NEW`: the table, then each threshold; exit 2 when a run cannot
-/// be read, 3 when a threshold is breached.
-fn compare_runs(args: &CompareArgs) -> ExitCode {
-    let (old, new) = match args.runs() {
-        Ok(runs) => runs,
-        Err(why) => return usage(why),
-    };
-    let noise = args.noise.unwrap_or(compare::NOISE);
-    let compared = compare::read(&old)
-        .and_then(|old| compare::read(&new).map(|new| (old, new)))
-        .and_then(|(old, new)| compare::diff(&old, &new, noise, &args.vary));
-    let compared = match compared {
-        Ok(compared) => compared,
-        Err(err) => return usage(&format!("{err:#}")),
-    };
-    print!("{}", comparison::render(&compared, args.format));
-    let checked = gate::check_ratios(&args.thresholds, Some(&compared));
-    for threshold in &checked {
-        eprintln!("{threshold}");
-    }
-    if checked.iter().all(|t| t.held) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(3)
     }
 }
 
 /// A run's ratio thresholds need a baseline, and the baseline must be readable: said before
 /// anything is measured.
-fn check_baseline(common: &Common) -> Result<(), String> {
+fn check_baseline(common: &Common) -> anyhow::Result<()> {
     match (&common.baseline, common.thresholds.iter().find(|t| t.ratio)) {
-        (None, Some(t)) => Err(format!(
+        (None, Some(t)) => anyhow::bail!(
             "{:?}: a ratio (x) compares two runs: add --baseline NAME, or use compare",
             t.text
-        )),
+        ),
         (Some(name), _) => compare::read(&plan::baseline_dir(name))
             .map(|_| ())
-            .map_err(|err| format!("baseline {name}: {err:#}")),
+            .with_context(|| format!("baseline {name}")),
         (None, None) => Ok(()),
     }
 }
 
-/// A `--protocol` or `--streams` the run cannot honour, as one line.
-fn check_transport(plan: &Plan) -> Result<(), String> {
-    let (protocol, streams) = (plan.common.protocol, plan.common.streams);
-    let varied = |s: &Scenario| matches!(s, Scenario::Protocols(_));
-    let each = &plan.common.streams_each;
-    if each.len() > 1 {
-        let list = each
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        let listed = |s: &Scenario| matches!(s, Scenario::Capacity(_) | Scenario::Protocols(_));
-        if !plan.scenarios.iter().all(listed) {
-            return Err(format!(
-                "--streams {list}: only capacity and protocols take a list of streams; give \
-                 the others one"
-            ));
-        }
-        if !protocol.http2() && !plan.scenarios.iter().any(varied) {
-            return Err(format!(
-                "--streams {list} shares HTTP/2 connections: use it with --protocol h2c or h2, \
-                 not {protocol}"
-            ));
-        }
+/// The settings of `all`.
+#[derive(Debug, Clone, clap::Args)]
+struct AllArgs {
+    #[command(flatten)]
+    servers: ServersArgs,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl AllArgs {
+    fn plan(self) -> Plan {
+        let quick = self.common.quick;
+        Plan::all(self.common.plan(), quick, self.servers.given())
     }
-    if streams > 1 && !protocol.http2() && !plan.scenarios.iter().any(varied) {
-        return Err(format!(
-            "--streams {streams} shares HTTP/2 connections: use it with --protocol h2c or h2, \
-             not {protocol}"
-        ));
-    }
-    if plan.common.tls_resume && !protocol.tls() && !plan.scenarios.iter().any(varied) {
-        return Err(format!(
-            "--tls-resume resumes TLS sessions: use it with --protocol https or h2, not {protocol}"
-        ));
-    }
-    let targets = plan.scenarios.iter().flat_map(Scenario::targets);
-    if let Some(t) = targets
-        .into_iter()
-        .find(|t| t.url.starts_with("https://") != protocol.tls())
-    {
-        return Err(format!(
-            "--target {}={}: the load goes over --protocol {protocol}; an https:// target \
-             needs https or h2, an http:// one http1 or h2c",
-            t.name, t.url
-        ));
-    }
-    if protocol != plan::Protocol::Http1 {
-        if let Some(peer) = plan.binaries().into_iter().find(|s| plan::is_peer(s)) {
-            return Err(format!(
-                "--protocol {protocol}: {peer} (a JVM peer) serves HTTP/1.1 in cleartext only; \
-                 leave it out or use --protocol http1"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Bad usage: one line, exit 2.
@@ -368,12 +287,11 @@ fn usage(why: &str) -> ExitCode {
 mod tests {
     use std::time::Duration;
 
-    use super::values::parse_duration;
     use super::*;
-    use crate::plan::{
-        Bins, Business, Capacity, Contract, Expect, Ladder, Loops, Measured, Rate, Rates, Served,
-        Soak, SoakBound, Sweep,
-    };
+    use crate::flags::parse_duration;
+    use crate::plan::{Bins, Contract, Expect, Measured, Served};
+    use crate::scenario::rate::Rates;
+    use crate::scenario::soak::SoakBound;
 
     fn plan(args: &[&str]) -> Plan {
         match Cli::try_parse_from(std::iter::once("greet-bench").chain(args.iter().copied()))
@@ -385,51 +303,54 @@ mod tests {
         }
     }
 
-    fn only(plan: Plan) -> Scenario {
+    fn only(plan: Plan) -> Planned {
         assert_eq!(plan.scenarios.len(), 1);
         plan.scenarios.into_iter().next().expect("one")
     }
 
     #[test]
     fn no_flags_are_the_defaults_of_the_plan() {
-        assert_eq!(only(plan(&[])), Scenario::Ladder(Ladder::defaults(false)));
+        assert_eq!(
+            only(plan(&[])),
+            Planned::Ladder(ladder::Plan::defaults(false))
+        );
         assert_eq!(
             only(plan(&["ladder"])),
-            Scenario::Ladder(Ladder::defaults(false))
+            Planned::Ladder(ladder::Plan::defaults(false))
         );
         assert_eq!(
             only(plan(&["--quick"])),
-            Scenario::Ladder(Ladder::defaults(true))
+            Planned::Ladder(ladder::Plan::defaults(true))
         );
         assert_eq!(
             only(plan(&["loops"])),
-            Scenario::Loops(Loops::defaults(false))
+            Planned::Loops(loops::Plan::defaults(false))
         );
         assert_eq!(
             only(plan(&["soak", "--quick"])),
-            Scenario::Soak(Soak::defaults(true))
+            Planned::Soak(soak::Plan::defaults(true))
         );
         assert_eq!(
             only(plan(&["sweep"])),
-            Scenario::Sweep(Sweep::defaults(false))
+            Planned::Sweep(sweep::Plan::defaults(false))
         );
         assert_eq!(
             only(plan(&["business", "--quick"])),
-            Scenario::Business(Business::defaults(true))
+            Planned::Business(business::Plan::defaults(true))
         );
         assert_eq!(
             only(plan(&["rate", "--quick"])),
-            Scenario::Rate(Rate::defaults(true))
+            Planned::Rate(rate::Plan::defaults(true))
         );
-        let Scenario::Rate(rate) = only(plan(&["rate", "--rates", "5k,2.5k,300"])) else {
+        let Planned::Rate(rate) = only(plan(&["rate", "--rates", "5k,2.5k,300"])) else {
             panic!("not rate")
         };
         assert_eq!(rate.rates, Rates::Fixed(vec![5000.0, 2500.0, 300.0]));
-        let Scenario::Rate(rate) = only(plan(&["rate", "--of-capacity", "50,90%"])) else {
+        let Planned::Rate(rate) = only(plan(&["rate", "--of-capacity", "50,90%"])) else {
             panic!("not rate")
         };
         assert_eq!(rate.rates, Rates::OfCapacity(vec![0.5, 0.9]));
-        let Scenario::Rate(rate) = only(plan(&["rate", "--ramp", "5k,50k:30s"])) else {
+        let Planned::Rate(rate) = only(plan(&["rate", "--ramp", "5k,50k:30s"])) else {
             panic!("not rate")
         };
         let ramp = greet_load::schedule::Ramp {
@@ -439,9 +360,9 @@ mod tests {
         assert_eq!(rate.rates, Rates::Ramp(ramp));
         assert_eq!(
             only(plan(&["capacity", "--quick"])),
-            Scenario::Capacity(Capacity::defaults(true))
+            Planned::Capacity(capacity::Plan::defaults(true))
         );
-        let Scenario::Capacity(capacity) =
+        let Planned::Capacity(capacity) =
             only(plan(&["capacity", "--slo", "p999<20ms", "--repeats", "6"]))
         else {
             panic!("not capacity")
@@ -466,40 +387,43 @@ mod tests {
 
     #[test]
     fn explicit_flags_win_over_quick_sizes() {
-        let Scenario::Ladder(ladder) = only(plan(&["ladder", "--quick", "--concurrency", "7"]))
+        let Planned::Ladder(ladder) = only(plan(&["ladder", "--quick", "--concurrency", "7"]))
         else {
             panic!("not a ladder")
         };
         assert_eq!(
             (ladder.levels, ladder.server.delay_ms),
-            (vec![7], Ladder::QUICK_DELAY_MS)
+            (vec![7], ladder::Plan::QUICK_DELAY_MS)
         );
-        let Scenario::Soak(soak) = only(plan(&["soak", "--requests", "10"])) else {
+        let Planned::Soak(soak) = only(plan(&["soak", "--requests", "10"])) else {
             panic!("not soak")
         };
         assert_eq!(soak.bound, SoakBound::Requests(10));
-        let Scenario::Loops(loops) = only(plan(&["loops", "--shapes", "10x5,2X3"])) else {
+        let Planned::Loops(loops) = only(plan(&["loops", "--shapes", "10x5,2X3"])) else {
             panic!("not loops")
         };
         assert_eq!(loops.shapes, [(10, 5), (2, 3)]);
-        assert_eq!((loops.repeats, loops.server.delay_ms), (Loops::REPEATS, 0));
-        let Scenario::Soak(soak) = only(plan(&["soak", "--duration", "1.5s"])) else {
+        assert_eq!(
+            (loops.repeats, loops.server.delay_ms),
+            (loops::Plan::REPEATS, 0)
+        );
+        let Planned::Soak(soak) = only(plan(&["soak", "--duration", "1.5s"])) else {
             panic!("not soak")
         };
         assert_eq!(soak.bound, SoakBound::Duration(Duration::from_millis(1500)));
         assert_eq!(soak.endpoints, ["/greetings", "/greetings/blocking"]);
-        let Scenario::Sweep(sweep) = only(plan(&["sweep", "--quick", "--workers", "1,3"])) else {
+        let Planned::Sweep(sweep) = only(plan(&["sweep", "--quick", "--workers", "1,3"])) else {
             panic!("not sweep")
         };
         assert_eq!(
             (sweep.workers, sweep.measure.repeats),
-            (vec![1, 3], Sweep::QUICK_MEASURE.repeats)
+            (vec![1, 3], sweep::Plan::QUICK_MEASURE.repeats)
         );
     }
 
     #[test]
     fn servers_endpoints_and_targets() {
-        let Scenario::Ladder(ladder) = only(plan(&[
+        let Planned::Ladder(ladder) = only(plan(&[
             "--servers",
             "axum,greet-hyper,axum:/greetings/blocking",
         ])) else {
@@ -510,7 +434,7 @@ mod tests {
             ladder.servers[2].endpoint.as_deref(),
             Some("/greetings/blocking")
         );
-        let Scenario::Ladder(ladder) = only(plan(&["--target", "jvm=http://127.0.0.1:9000/"]))
+        let Planned::Ladder(ladder) = only(plan(&["--target", "jvm=http://127.0.0.1:9000/"]))
         else {
             panic!("not a ladder")
         };
@@ -520,7 +444,7 @@ mod tests {
             (&ladder.foreign.expect, ladder.foreign.contract),
             (&Expect::Greeting, Contract::Light)
         );
-        let Scenario::Soak(soak) = only(plan(&[
+        let Planned::Soak(soak) = only(plan(&[
             "soak",
             "--target",
             "t=http://h:1",
@@ -534,7 +458,7 @@ mod tests {
         assert!(soak.servers.is_empty(), "only the target");
         assert_eq!(soak.foreign.expect, Expect::Pattern("^Hi".into()));
         assert_eq!(soak.foreign.contract, Contract::Full);
-        let Scenario::Loops(loops) = only(plan(&[
+        let Planned::Loops(loops) = only(plan(&[
             "loops",
             "--servers",
             "hyper",
@@ -583,19 +507,16 @@ mod tests {
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
             .collect();
-        let mut expected: Vec<String> = ScenarioKind::ALL
-            .iter()
-            .map(|k| k.name().to_owned())
-            .collect();
+        let mut expected: Vec<String> = Kind::ALL.iter().map(|k| k.name().to_owned()).collect();
         let tools = ["all", "compare", "agent", "merge", "kubernetes", "check"];
         expected.extend(tools.map(String::from));
         assert_eq!(subcommands, expected);
         let all: Vec<&str> = plan(&["all"])
             .scenarios
             .iter()
-            .map(Scenario::name)
+            .map(|s| s.kind().name())
             .collect();
-        assert_eq!(all, expected[..ScenarioKind::ALL.len()]);
+        assert_eq!(all, expected[..Kind::ALL.len()]);
     }
 
     #[test]
@@ -603,19 +524,19 @@ mod tests {
         use crate::plan::Placement;
         use std::num::NonZeroUsize;
         let n = |n| NonZeroUsize::new(n).unwrap();
-        let Scenario::Ladder(ladder) = only(plan(&["--agents", "2"])) else {
+        let Planned::Ladder(ladder) = only(plan(&["--agents", "2"])) else {
             panic!("not a ladder")
         };
         assert_eq!(ladder.place, Placement::Local(n(2)));
-        let Scenario::Soak(soak) = only(plan(&["soak", "--swarm"])) else {
+        let Planned::Soak(soak) = only(plan(&["soak", "--swarm"])) else {
             panic!("not soak")
         };
         assert_eq!(soak.place, Placement::Swarm(n(1)));
-        let Scenario::Rate(rate) = only(plan(&["rate", "--swarm", "--agents", "3"])) else {
+        let Planned::Rate(rate) = only(plan(&["rate", "--swarm", "--agents", "3"])) else {
             panic!("not rate")
         };
         assert_eq!(rate.place, Placement::Swarm(n(3)));
-        let Scenario::Business(business) = only(plan(&["business"])) else {
+        let Planned::Business(business) = only(plan(&["business"])) else {
             panic!("not business")
         };
         assert_eq!(business.place, Placement::Harness);

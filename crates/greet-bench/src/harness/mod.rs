@@ -22,9 +22,11 @@ use anyhow::Result;
 use greet_load::Wire;
 use greet_server::ServerFlag;
 
+use serde::Serialize;
+
 use crate::plan::{Common, Placement, ServerSettings};
-use crate::report;
-use crate::results::{Results, Transport};
+use crate::report::{self, Sections};
+use crate::results::{Header, Results, Transport};
 use crate::server::Binaries;
 
 /// What every scenario shares.
@@ -107,8 +109,17 @@ impl Harness {
         }
     }
 
+    /// A section's header: the transport, `repeats`, no failure yet.
+    pub(crate) fn header(&self, repeats: usize) -> Header {
+        Header {
+            transport: self.transport(),
+            repeats,
+            failures: Vec::new(),
+        }
+    }
+
     /// Writes every output file.
-    pub(crate) fn save(&self, results: &Results) -> Result<()> {
+    pub(crate) fn save<S: Sections + Serialize>(&self, results: &Results<S>) -> Result<()> {
         report::write_all(&self.out, results)
     }
 }

@@ -104,7 +104,7 @@ mod tests {
     }
 
     fn bar_of(bound: Bound) -> ProgressBar {
-        let bar = bar("ladder".into(), bound);
+        let bar = bar("levels".into(), bound);
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         bar
     }

@@ -1,30 +1,14 @@
-//! What a run is to do, as plain values with every default applied. The CLI turns flags into a
-//! [`Plan`] (and `all` builds one from these defaults, without parsing anything twice); nothing
-//! below it sees a flag. Every default and `--quick` size of every scenario is here, and the
-//! CLI's help text is written from these same constants.
+//! What a run is to do, as plain values with every default applied: what every scenario's plan
+//! shares ([`Common`], the servers, targets and their settings, where the load runs, the
+//! stores, the thresholds). Each scenario's own plan is in its folder, with its defaults and
+//! `--quick` sizes, which its flags' help quotes; nothing here sees a flag.
 
-mod business;
-mod capacity;
-mod ladder;
-mod loops;
 mod placement;
-mod protocols;
-mod rate;
-mod soak;
-mod sweep;
-mod techempower;
+mod store;
 mod threshold;
 
-pub use business::{Business, Store};
-pub use capacity::{Capacity, Slo};
-pub use ladder::Ladder;
-pub use loops::Loops;
 pub use placement::Placement;
-pub use protocols::Protocols;
-pub use rate::{Rate, Rates};
-pub use soak::{Soak, SoakBound};
-pub use sweep::Sweep;
-pub use techempower::{TechEmpower, Test};
+pub use store::Store;
 pub use threshold::{Metric, OfRuns, Op, Threshold};
 
 use std::path::PathBuf;
@@ -54,56 +38,6 @@ pub fn package(short: &str) -> String {
 pub const DELAY_MS: u64 = greet_core::DEFAULT_DELAY.as_millis() as u64;
 /// The servers' default bound of the blocking pool.
 pub const BLOCKING_THREADS: usize = greet_core::DEFAULT_BLOCKING_THREADS.get();
-
-/// A whole run: the shared settings and the scenarios, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// What every scenario shares.
-    pub common: Common,
-    /// The scenarios, in order.
-    pub scenarios: Vec<Scenario>,
-}
-
-impl Plan {
-    /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
-    /// [`SERVERS`]).
-    pub fn all(common: Common, quick: bool, servers: Option<Vec<String>>) -> Self {
-        let scenarios = ScenarioKind::ALL
-            .into_iter()
-            .map(|kind| {
-                let mut scenario = Scenario::defaults(kind, quick);
-                if let Some(servers) = &servers {
-                    scenario.set_servers(servers);
-                }
-                scenario
-            })
-            .collect();
-        Self { common, scenarios }
-    }
-
-    /// The servers (short names) the run starts from binaries, each once, sorted.
-    pub fn binaries(&self) -> Vec<String> {
-        let mut shorts: Vec<String> = self
-            .scenarios
-            .iter()
-            .flat_map(|s| match s {
-                Scenario::Ladder(l) if l.containers.is_some() => Vec::new(),
-                Scenario::Ladder(l) => l.servers.iter().map(|s| s.short.clone()).collect(),
-                Scenario::Loops(l) => l.servers.clone(),
-                Scenario::Soak(s) => s.servers.clone(),
-                Scenario::Sweep(s) => s.servers.clone(),
-                Scenario::Business(b) => b.servers.clone(),
-                Scenario::Rate(r) => r.servers.clone(),
-                Scenario::Capacity(c) => c.servers.clone(),
-                Scenario::Protocols(p) => p.servers.clone(),
-                Scenario::TechEmpower(t) => t.servers.clone(),
-            })
-            .collect();
-        shorts.sort_unstable();
-        shorts.dedup();
-        shorts
-    }
-}
 
 /// The shared settings: where results go, pinning, output, where the servers come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,165 +118,7 @@ pub enum Bins {
     Dir(PathBuf),
 }
 
-/// The scenarios, in the order `all` runs them and the report shows them: the one list the
-/// subcommands, `all`, the sections of results.json and of the report derive from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScenarioKind {
-    /// The original experiment.
-    Ladder,
-    /// The JMeter experiment.
-    Loops,
-    /// The siege / ab experiment.
-    Soak,
-    /// The tuning experiment.
-    Sweep,
-    /// The tuning experiment's business endpoint: store-bound endpoints against the ceiling.
-    Business,
-    /// Open-loop load at fixed rates.
-    Rate,
-    /// The highest open-loop rate each server holds within a latency objective.
-    Capacity,
-    /// Keep-alive throughput over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2 over TLS.
-    Protocols,
-    /// TechEmpower's seven tests.
-    TechEmpower,
-}
-
-impl ScenarioKind {
-    /// Every scenario, in order.
-    pub const ALL: [ScenarioKind; 9] = [
-        Self::Ladder,
-        Self::Loops,
-        Self::Soak,
-        Self::Sweep,
-        Self::Business,
-        Self::Rate,
-        Self::Capacity,
-        Self::Protocols,
-        Self::TechEmpower,
-    ];
-
-    /// Its name: its subcommand, its key in results.json and its anchor in report.html.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Ladder => "ladder",
-            Self::Loops => "loops",
-            Self::Soak => "soak",
-            Self::Sweep => "sweep",
-            Self::Business => "business",
-            Self::Rate => "rate",
-            Self::Capacity => "capacity",
-            Self::Protocols => "protocols",
-            Self::TechEmpower => "techempower",
-        }
-    }
-
-    /// Its heading in the report.
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::Ladder => "Ladder (the original experiment)",
-            Self::Loops => "Loops (the JMeter experiment)",
-            Self::Soak => "Soak (the siege / ab experiment)",
-            Self::Sweep => "Sweep (the tuning experiment)",
-            Self::Business => "Business (a database and a cache against the ceiling)",
-            Self::Rate => "Rate (open loop: latency at a fixed request rate)",
-            Self::Capacity => "Capacity (open loop: the highest rate held within a latency objective)",
-            Self::Protocols => "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)",
-            Self::TechEmpower => "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, cached queries)",
-        }
-    }
-}
-
-/// One scenario with its settings.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Scenario {
-    /// The original experiment.
-    Ladder(Ladder),
-    /// Fixed-count keep-alive loops.
-    Loops(Loops),
-    /// Duration-bounded load counting threads.
-    Soak(Soak),
-    /// Thread-count grid.
-    Sweep(Sweep),
-    /// Store-bound endpoints against the ceiling, over stores and pool sizes.
-    Business(Business),
-    /// Open-loop load at fixed request rates.
-    Rate(Rate),
-    /// The highest open-loop rate held within a latency objective.
-    Capacity(Capacity),
-    /// Keep-alive throughput over each protocol.
-    Protocols(Protocols),
-    /// TechEmpower's seven tests.
-    TechEmpower(TechEmpower),
-}
-
-impl Scenario {
-    /// Its defaults, or its `--quick` sizes.
-    pub fn defaults(kind: ScenarioKind, quick: bool) -> Self {
-        match kind {
-            ScenarioKind::Ladder => Self::Ladder(Ladder::defaults(quick)),
-            ScenarioKind::Loops => Self::Loops(Loops::defaults(quick)),
-            ScenarioKind::Soak => Self::Soak(Soak::defaults(quick)),
-            ScenarioKind::Sweep => Self::Sweep(Sweep::defaults(quick)),
-            ScenarioKind::Business => Self::Business(Business::defaults(quick)),
-            ScenarioKind::Rate => Self::Rate(Rate::defaults(quick)),
-            ScenarioKind::Capacity => Self::Capacity(Capacity::defaults(quick)),
-            ScenarioKind::Protocols => Self::Protocols(Protocols::defaults(quick)),
-            ScenarioKind::TechEmpower => Self::TechEmpower(TechEmpower::defaults(quick)),
-        }
-    }
-
-    /// Which scenario it is.
-    pub fn kind(&self) -> ScenarioKind {
-        match self {
-            Self::Ladder(_) => ScenarioKind::Ladder,
-            Self::Loops(_) => ScenarioKind::Loops,
-            Self::Soak(_) => ScenarioKind::Soak,
-            Self::Sweep(_) => ScenarioKind::Sweep,
-            Self::Business(_) => ScenarioKind::Business,
-            Self::Rate(_) => ScenarioKind::Rate,
-            Self::Capacity(_) => ScenarioKind::Capacity,
-            Self::Protocols(_) => ScenarioKind::Protocols,
-            Self::TechEmpower(_) => ScenarioKind::TechEmpower,
-        }
-    }
-
-    /// Its name, as a subcommand and a key of `results.json`.
-    pub fn name(&self) -> &'static str {
-        self.kind().name()
-    }
-
-    /// The servers it loads that the harness does not start.
-    pub fn targets(&self) -> &[Target] {
-        match self {
-            Self::Ladder(plan) => &plan.foreign.targets,
-            Self::Loops(plan) => &plan.foreign.targets,
-            Self::Soak(plan) => &plan.foreign.targets,
-            Self::Rate(plan) => &plan.foreign.targets,
-            Self::Capacity(plan) => &plan.foreign.targets,
-            Self::Sweep(_) | Self::Business(_) | Self::Protocols(_) | Self::TechEmpower(_) => &[],
-        }
-    }
-
-    /// Runs it on `servers` (short names), in order.
-    fn set_servers(&mut self, servers: &[String]) {
-        match self {
-            Self::Ladder(plan) => {
-                plan.servers = servers.iter().map(|s| ServerSpec::new(s)).collect()
-            }
-            Self::Loops(plan) => plan.servers = servers.to_vec(),
-            Self::Soak(plan) => plan.servers = servers.to_vec(),
-            Self::Sweep(plan) => plan.servers = servers.to_vec(),
-            Self::Business(plan) => plan.servers = servers.to_vec(),
-            Self::Rate(plan) => plan.servers = servers.to_vec(),
-            Self::Capacity(plan) => plan.servers = servers.to_vec(),
-            Self::Protocols(plan) => plan.servers = servers.to_vec(),
-            Self::TechEmpower(plan) => plan.servers = servers.to_vec(),
-        }
-    }
-}
-
-/// How each setting of a grid scenario (sweep, business) is measured: keep-alive load on a
+/// How each setting of a grid scenario is measured: keep-alive load on a
 /// freshly started server, warmed up, measured, repeated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Measure {
@@ -490,47 +266,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn all_is_every_scenario_on_the_chosen_servers() {
-        let plan = Plan::all(Common::default(), true, Some(vec!["hyper".into()]));
-        let names: Vec<_> = plan.scenarios.iter().map(Scenario::name).collect();
-        assert_eq!(
-            names,
-            [
-                "ladder",
-                "loops",
-                "soak",
-                "sweep",
-                "business",
-                "rate",
-                "capacity",
-                "protocols",
-                "techempower"
-            ]
-        );
-        assert_eq!(plan.binaries(), ["hyper"]);
-        assert_eq!(
-            plan.scenarios[0],
-            Scenario::Ladder(Ladder {
-                servers: vec![ServerSpec::new("hyper")],
-                ..Ladder::defaults(true)
-            })
-        );
-        let full = Plan::all(Common::default(), false, None);
-        assert_eq!(full.binaries(), ["actix", "axum", "hyper"]);
-        assert_eq!(full.scenarios[3], Scenario::Sweep(Sweep::defaults(false)));
-    }
-
-    #[test]
-    fn the_defaults_are_the_original_experiments() {
-        let ladder = Ladder::defaults(false);
-        assert_eq!(
-            (ladder.levels, ladder.server.delay_ms),
-            (vec![100, 300, 900, 2700], 1000)
-        );
-        assert_eq!(ladder.server.blocking_threads, 200);
-        assert_eq!(Loops::defaults(false).shapes, [(100, 1000), (1000, 100)]);
-        assert_eq!(Soak::defaults(false).levels, [50, 100, 200]);
-        assert_eq!(Sweep::defaults(false).blocking_threads, [2, 200]);
+    fn servers_are_packages() {
         assert_eq!(package("axum"), "greet-axum");
+        assert!(is_peer("tomcat") && !is_peer("hyper"));
     }
 }

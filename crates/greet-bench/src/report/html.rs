@@ -5,12 +5,13 @@ use std::fmt::Write as _;
 
 use super::charts::ChartFile;
 use super::svg::esc;
-use super::table::{tables, Table};
-use crate::results::Results;
+use super::table::Table;
+use super::Present;
+use crate::results::Meta;
 
-/// The page for `results`, with `charts` inlined in their sections.
-pub(crate) fn page(results: &Results, charts: &[ChartFile]) -> String {
-    let m = &results.meta;
+/// The page for the run `m` describes and its sections `present`, with `charts` inlined in
+/// their sections.
+pub(crate) fn page(m: &Meta, present: &[Present<'_>], charts: &[ChartFile]) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>greet-bench report</title><style>\
@@ -53,17 +54,12 @@ pub(crate) fn page(results: &Results, charts: &[ChartFile]) -> String {
         esc(&versions.join(", ")),
         esc(&m.comparison_method),
     );
-    for section in results.present() {
-        let _ = writeln!(
-            out,
-            "<h2 id=\"{}\">{}</h2>",
-            section.name(),
-            esc(section.title())
-        );
-        for table in tables(results, section) {
+    for p in present {
+        let _ = writeln!(out, "<h2 id=\"{}\">{}</h2>", p.name, esc(p.title));
+        for table in p.section.tables() {
             html_table(&mut out, &table);
         }
-        let drawn: Vec<&ChartFile> = charts.iter().filter(|c| c.section == section).collect();
+        let drawn: Vec<&ChartFile> = charts.iter().filter(|c| c.section == p.name).collect();
         if !drawn.is_empty() {
             out.push_str("<h3>Charts</h3>\n");
             for chart in drawn {

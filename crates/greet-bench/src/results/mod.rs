@@ -3,128 +3,111 @@
 //!
 //! One shape everywhere: every load, whatever the scenario, is a [`Run`] (what the load
 //! generator saw, [`Figures`], and what the sampler saw of the server, [`Sampled`]); every
-//! scenario has a section of its own holding its settings, its figures, its comparisons and
-//! its [`Failure`]s.
+//! scenario has a section of its own holding its settings, its figures and its comparisons,
+//! headed by what every section has ([`Header`]: the transport, the repeats, the
+//! [`Failure`]s). This module is the envelope ([`Results`], over whatever sections the
+//! scenarios define) and its reader ([`read`]); the sections are each scenario's own.
 
-mod business;
-mod capacity;
-mod ladder;
-mod loops;
-mod protocols;
-mod rate;
+mod paced;
 mod run;
-mod soak;
-mod sweep;
-mod techempower;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
 use greet_probe::Protocol;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::ScenarioKind;
-
-pub use business::{Business, BusinessCell, CeilingFraction, PoolBest, PoolSetting};
-pub use capacity::{Capacity, CapacityServer, CapacityStep};
-pub use ladder::{Ladder, LadderServer, Level, Mode};
-pub use loops::{LoopServer, LoopShape, Loops};
-pub(crate) use protocols::{case as protocol_case, cases as protocol_cases};
-pub use protocols::{ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols};
-pub use rate::{Rate, RateLevel, RateRun, RateServer, RateWindow, Spectrum};
+pub use paced::{RateRun, RateWindow, Spectrum};
 pub use run::{
-    throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Repeated, RssFrom, Run,
-    Sampled, SampledBy,
+    throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Level, Repeated, RssFrom,
+    Run, Sampled, SampledBy,
 };
-pub use soak::{Soak, SoakCell};
-pub use sweep::{Setting, Sweep, SweepBest, SweepCell};
-pub use techempower::{TechEmpower, TechEmpowerCell, NO_STORE};
 
-/// The shape of `results.json` this harness writes. 2: a section per scenario (the ladder's
-/// under `ladder`), one [`Run`] for every load, failures listed per section.
+/// How the servers were run: processes, containers or a swarm stack.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Server binaries started by the harness (and servers given with `--target`).
+    Process,
+    /// Containers of the servers' images.
+    Docker,
+    /// The servers as a Docker Swarm stack, the load as a swarm job of agents (`--swarm`).
+    Swarm,
+}
+
+/// The shape of `results.json` this harness writes. 2: a section per scenario, under its
+/// name, one [`Run`] for every load, failures listed per section.
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// The whole of `results.json`.
+/// The whole of `results.json`: where, when and how the run was made, each scenario's
+/// section (`sections`, one key each, the scenario's name), and the thresholds.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Results {
+pub struct Results<S> {
     /// [`SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,
     /// Where, when and how the run was made.
     pub meta: Meta,
-    /// The original experiment, when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ladder: Option<Ladder>,
-    /// Fixed-count keep-alive loops (the JMeter experiment), when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loops: Option<Loops>,
-    /// Duration-bounded load counting threads (the siege / ab experiment), when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub soak: Option<Soak>,
-    /// Zero-delay load over thread-count grids (the tuning experiment), when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep: Option<Sweep>,
-    /// Store-bound endpoints against the ceiling (the tuning experiment's business
-    /// endpoint), when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub business: Option<Business>,
-    /// Open-loop load at fixed request rates, when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Rate>,
-    /// The highest open-loop rate each server holds within a latency objective, when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<Capacity>,
-    /// Keep-alive throughput over each protocol, when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocols: Option<Protocols>,
-    /// TechEmpower's seven tests, when they ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub techempower: Option<TechEmpower>,
+    /// Each scenario's section, where it ran.
+    #[serde(flatten)]
+    pub sections: S,
     /// The `--threshold`s the run was held to, and how each fared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdCheck>,
 }
 
-impl Results {
+impl<S: Default> Results<S> {
     /// No scenario has written anything yet.
     pub fn new(meta: Meta) -> Self {
         Self {
             schema_version: SCHEMA_VERSION,
             meta,
-            ladder: None,
-            loops: None,
-            soak: None,
-            sweep: None,
-            business: None,
-            rate: None,
-            capacity: None,
-            protocols: None,
-            techempower: None,
+            sections: S::default(),
             thresholds: Vec::new(),
         }
     }
+}
 
-    /// Whether `kind` has written its section.
-    pub fn has(&self, kind: ScenarioKind) -> bool {
-        match kind {
-            ScenarioKind::Ladder => self.ladder.is_some(),
-            ScenarioKind::Loops => self.loops.is_some(),
-            ScenarioKind::Soak => self.soak.is_some(),
-            ScenarioKind::Sweep => self.sweep.is_some(),
-            ScenarioKind::Business => self.business.is_some(),
-            ScenarioKind::Rate => self.rate.is_some(),
-            ScenarioKind::Capacity => self.capacity.is_some(),
-            ScenarioKind::Protocols => self.protocols.is_some(),
-            ScenarioKind::TechEmpower => self.techempower.is_some(),
-        }
+/// Reads a run: its `results.json`, or a folder holding one. Another schema's file is refused
+/// in one line naming its version.
+pub fn read<S: DeserializeOwned>(path: &Path) -> Result<Results<S>> {
+    let file = if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64);
+    if version != Some(u64::from(SCHEMA_VERSION)) {
+        let version = version.map_or("none".to_owned(), |v| v.to_string());
+        bail!(
+            "{} has schema_version {version}; this greet-bench reads {SCHEMA_VERSION}",
+            file.display()
+        );
     }
+    serde_json::from_value(value)
+        .with_context(|| format!("{} is not a results.json", file.display()))
+}
 
-    /// The scenarios that have written their sections, in order.
-    pub fn present(&self) -> Vec<ScenarioKind> {
-        ScenarioKind::ALL
-            .into_iter()
-            .filter(|kind| self.has(*kind))
-            .collect()
-    }
+/// What every scenario's section records first: the protocol its requests went over, the
+/// runs of each measurement, and the servers that failed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Header {
+    /// The protocol its requests went over.
+    #[serde(flatten, default)]
+    pub transport: Transport,
+    /// Runs of each measurement.
+    pub repeats: usize,
+    /// Servers that failed.
+    pub failures: Vec<Failure>,
 }
 
 /// How a threshold fared.
@@ -172,7 +155,7 @@ pub struct Meta {
     pub kernel: String,
     /// Versions of the server crates, from Cargo.lock.
     pub crate_versions: BTreeMap<String, String>,
-    /// The scenarios run, in order: `ladder`, `loops`, `soak`, `sweep`, `business`, `rate`.
+    /// The scenarios run, in order.
     pub scenarios: Vec<String>,
     /// How servers are told apart in every comparison ([`crate::stats::mann_whitney::METHOD`]).
     pub comparison_method: String,
@@ -189,7 +172,7 @@ pub struct Meta {
 
 /// How a scenario's requests went: the protocol (`http1`, `h2c`, `https`, `h2`) and, over
 /// HTTP/2, the users sharing a connection. Plain fields of each scenario's section, so that
-/// `compare` names them among the settings; runs from before the protocols were HTTP/1.1.
+/// `compare` names them among the settings; runs from before `--protocol` were HTTP/1.1.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Transport {
     /// `--protocol`.

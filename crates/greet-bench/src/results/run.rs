@@ -362,3 +362,16 @@ mod tests {
         assert_eq!(serde_json::from_value::<Level>(json).unwrap(), level);
     }
 }
+
+/// One level of fresh-connection load on one server (or merged from agents' reports).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Level {
+    /// Requests in flight at once (and requests sent).
+    pub concurrency: usize,
+    /// The level's figures: its one run, or the medians of its runs.
+    #[serde(flatten)]
+    pub run: Run,
+    /// Each run, in order, when the level was repeated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<Run>,
+}

@@ -1,25 +1,496 @@
-//! The scenarios, one module each. Each `run` takes its plan (every default applied), writes
-//! its own section of [`crate::results::Results`] (saving after every step) and returns false
-//! when a server failed: a failed server is recorded in the section's failures, and the
-//! scenario goes on with the next one.
+//! The scenarios, one folder each, and what makes them one list.
+//!
+//! A scenario is its folder, `scenario/<name>/`: `mod.rs` (what it is to the rest: the
+//! [`Scenario`] impl, and its section drawn as the report's [`report::Section`]), `plan.rs`
+//! (its settings, every default and `--quick` size), `flags.rs` (its subcommand's flags, and
+//! the plan they make), `run.rs` (what it loads and records), `section.rs` (its part of
+//! results.json), `table.rs` and `charts.rs`. The list below, [`scenarios!`], is the one place
+//! that names them all: the kinds, the plans, the sections of results.json and the report's
+//! order all derive from it. A new scenario is its folder and one line there (and its
+//! subcommand in the CLI).
+//!
+//! What every run shares is written once here: [`run`] (preflight, the scenario's own steps,
+//! the last save) and [`Book`], the record a scenario writes into (its section opened, each
+//! step of a subject run unless that subject already failed, a failure recorded, the
+//! comparisons recomputed and everything saved after each step).
 
-pub(crate) mod business;
-pub(crate) mod capacity;
-pub(crate) mod ladder;
-pub(crate) mod loops;
-pub(crate) mod protocols;
-pub(crate) mod rate;
-pub(crate) mod soak;
-pub(crate) mod sweep;
-pub(crate) mod techempower;
+pub mod business;
+pub mod capacity;
+pub mod ladder;
+pub mod loops;
+pub mod protocols;
+pub mod rate;
+pub mod soak;
+pub mod sweep;
+pub mod techempower;
 
-use crate::results::Failure;
+use std::fmt::Debug;
 
-/// Says on stderr that `who` failed in `scenario`, and the record of it for `results.json`.
-pub(crate) fn failure(scenario: &str, who: String, err: &anyhow::Error) -> Failure {
-    let error = format!("{err:#}");
-    eprintln!("greet-bench: {scenario}: {who}: {error}");
-    Failure { server: who, error }
+use anyhow::Result;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::harness::Harness;
+use crate::plan::{Common, Placement, Target};
+use crate::report;
+use crate::results::{Failure, Header};
+
+/// What every scenario is to the rest of the harness: its name and title, its plan and how
+/// the CLI and `all` set it, how it runs, and its section of results.json (which the report
+/// draws through [`report::Section`]).
+pub(crate) trait Scenario: Sized {
+    /// Its subcommand, its key in results.json and its anchor in report.html.
+    const NAME: &'static str;
+    /// Its heading in the report.
+    const TITLE: &'static str;
+    /// It measures each protocol (and stream count) itself: `--protocol`, `--streams` and
+    /// `--tls-resume` are its cases, not one transport for every request.
+    const OWN_PROTOCOLS: bool = false;
+    /// It takes a list of `--streams`, one case a count.
+    const STREAMS_LIST: bool = false;
+
+    /// Its settings, every default applied.
+    type Plan: Debug + Clone + PartialEq;
+    /// Its section of results.json.
+    type Section: Serialize
+        + DeserializeOwned
+        + Debug
+        + Clone
+        + PartialEq
+        + report::Section
+        + Framed;
+
+    /// Its defaults, or its `--quick` sizes.
+    fn defaults(quick: bool) -> Self::Plan;
+    /// The servers (short names) it starts from binaries.
+    fn binaries(plan: &Self::Plan) -> Vec<String>;
+    /// Runs it on `servers` (short names), in order (`all --servers`).
+    fn set_servers(plan: &mut Self::Plan, servers: &[String]);
+    /// The servers it loads that the harness does not start.
+    fn targets(_plan: &Self::Plan) -> &[Target] {
+        &[]
+    }
+    /// Where its load runs.
+    fn place(_plan: &Self::Plan) -> Placement {
+        Placement::Harness
+    }
+
+    /// Checks, before anything runs, that its servers can be started where it puts them.
+    fn preflight(harness: &Harness, plan: &Self::Plan) -> Result<()> {
+        let shorts = Self::binaries(plan);
+        let shorts: Vec<&str> = shorts.iter().map(String::as_str).collect();
+        let targets = !Self::targets(plan).is_empty();
+        harness.preflight(Self::place(plan), &shorts, targets, None)
+    }
+
+    /// Loads and records: opens its section in `book`, then runs its steps through
+    /// [`Book::step`].
+    async fn run(harness: &Harness, plan: &Self::Plan, book: &mut Book<'_, Self>) -> Result<()>;
+
+    /// Recomputes what a step changes besides its own cells (the comparisons between servers).
+    fn compare(_section: &mut Self::Section) {}
+}
+
+/// The part of a section every scenario has, [`Header`], and where the section keeps it.
+pub(crate) trait Framed {
+    /// The shared part.
+    fn header(&mut self) -> &mut Header;
+}
+
+/// Defines the list of scenarios, in the order `all` runs them and the report shows them,
+/// and everything derived from it.
+macro_rules! scenarios {
+    ($($module:ident :: $kind:ident),+ $(,)?) => {
+        /// Which scenario.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Kind {
+            $(
+                #[doc = concat!("`", stringify!($module), "`.")]
+                $kind,
+            )+
+        }
+
+        impl Kind {
+            /// Every scenario, in order.
+            pub const ALL: &'static [Kind] = &[$(Kind::$kind),+];
+
+            /// Its name: its subcommand, its key in results.json and its anchor in
+            /// report.html.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Kind::$kind => <$module::$kind as Scenario>::NAME,)+
+                }
+            }
+
+            /// Its heading in the report.
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(Kind::$kind => <$module::$kind as Scenario>::TITLE,)+
+                }
+            }
+
+            fn defaults(self, quick: bool) -> Planned {
+                match self {
+                    $(Kind::$kind => Planned::$kind(<$module::$kind as Scenario>::defaults(quick)),)+
+                }
+            }
+        }
+
+        /// One scenario with its plan.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Planned {
+            $(
+                #[doc = concat!("`", stringify!($module), "`.")]
+                $kind($module::Plan),
+            )+
+        }
+
+        impl Planned {
+            /// Which scenario it is.
+            pub fn kind(&self) -> Kind {
+                match self {
+                    $(Planned::$kind(_) => Kind::$kind,)+
+                }
+            }
+
+            /// The servers it starts from binaries.
+            fn binaries(&self) -> Vec<String> {
+                match self {
+                    $(Planned::$kind(p) => <$module::$kind as Scenario>::binaries(p),)+
+                }
+            }
+
+            /// The servers it loads that the harness does not start.
+            pub(crate) fn targets(&self) -> &[Target] {
+                match self {
+                    $(Planned::$kind(p) => <$module::$kind as Scenario>::targets(p),)+
+                }
+            }
+
+            fn set_servers(&mut self, servers: &[String]) {
+                match self {
+                    $(Planned::$kind(p) => <$module::$kind as Scenario>::set_servers(p, servers),)+
+                }
+            }
+
+            /// It measures each protocol itself.
+            fn own_protocols(&self) -> bool {
+                match self {
+                    $(Planned::$kind(_) => <$module::$kind as Scenario>::OWN_PROTOCOLS,)+
+                }
+            }
+
+            /// It takes a list of `--streams`.
+            fn streams_list(&self) -> bool {
+                match self {
+                    $(Planned::$kind(_) => <$module::$kind as Scenario>::STREAMS_LIST,)+
+                }
+            }
+
+            /// Runs it into `results`; false when a server failed.
+            pub(crate) async fn run(&self, harness: &Harness, results: &mut Results) -> Result<bool> {
+                match self {
+                    $(Planned::$kind(p) => run::<$module::$kind>(harness, p, results).await,)+
+                }
+            }
+        }
+
+        /// Each scenario's section of results.json, where it ran.
+        #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+        pub struct Sections {
+            $(
+                #[doc = concat!("`", stringify!($module), "`, when it ran.")]
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $module: Option<$module::Section>,
+            )+
+        }
+
+        $(
+            impl Slot for $module::$kind {
+                fn slot(sections: &mut Sections) -> &mut Option<$module::Section> {
+                    &mut sections.$module
+                }
+            }
+
+            impl Framed for $module::Section {
+                fn header(&mut self) -> &mut Header {
+                    &mut self.header
+                }
+            }
+        )+
+
+        impl report::Sections for Sections {
+            fn present(&self) -> Vec<report::Present<'_>> {
+                let mut out = Vec::new();
+                $(
+                    if let Some(section) = &self.$module {
+                        out.push(report::Present {
+                            name: <$module::$kind as Scenario>::NAME,
+                            title: <$module::$kind as Scenario>::TITLE,
+                            section,
+                        });
+                    }
+                )+
+                out
+            }
+        }
+    };
+}
+
+scenarios!(
+    ladder::Ladder,
+    loops::Loops,
+    soak::Soak,
+    sweep::Sweep,
+    business::Business,
+    rate::Rate,
+    capacity::Capacity,
+    protocols::Protocols,
+    techempower::TechEmpower,
+);
+
+/// Where a scenario's section sits among [`Sections`] (written by [`scenarios!`]).
+pub(crate) trait Slot: Scenario {
+    /// Its section, when opened.
+    fn slot(sections: &mut Sections) -> &mut Option<Self::Section>;
+}
+
+/// The whole of results.json: the envelope, with every scenario's section.
+pub type Results = crate::results::Results<Sections>;
+
+/// A whole run: the shared settings and the scenarios, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario shares.
+    pub common: Common,
+    /// The scenarios, in order.
+    pub scenarios: Vec<Planned>,
+}
+
+impl Plan {
+    /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
+    /// [`crate::plan::SERVERS`]).
+    pub fn all(common: Common, quick: bool, servers: Option<Vec<String>>) -> Self {
+        let scenarios = Kind::ALL
+            .iter()
+            .map(|kind| {
+                let mut scenario = kind.defaults(quick);
+                if let Some(servers) = &servers {
+                    scenario.set_servers(servers);
+                }
+                scenario
+            })
+            .collect();
+        Self { common, scenarios }
+    }
+
+    /// The servers (short names) the run starts from binaries, each once, sorted.
+    pub fn binaries(&self) -> Vec<String> {
+        let mut shorts: Vec<String> = self.scenarios.iter().flat_map(Planned::binaries).collect();
+        shorts.sort_unstable();
+        shorts.dedup();
+        shorts
+    }
+
+    /// A `--protocol`, `--streams` or `--tls-resume` the run cannot honour, or a target it
+    /// cannot reach over the protocol, as one line.
+    pub fn check_transport(&self) -> Result<(), TransportError> {
+        let common = &self.common;
+        let protocol = common.protocol;
+        // A scenario that measures each protocol itself takes any of them.
+        let varied = self.scenarios.iter().any(Planned::own_protocols);
+        if common.streams_each.len() > 1 {
+            let list = common
+                .streams_each
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            if !self.scenarios.iter().all(Planned::streams_list) {
+                let takers: Vec<&str> = Kind::ALL
+                    .iter()
+                    .filter(|k| k.defaults(true).streams_list())
+                    .map(|k| k.name())
+                    .collect();
+                return Err(TransportError::StreamsList {
+                    list,
+                    takers: takers.join(" and "),
+                });
+            }
+            if !protocol.http2() && !varied {
+                return Err(TransportError::StreamsNeedHttp2 {
+                    streams: list,
+                    protocol,
+                });
+            }
+        }
+        if common.streams > 1 && !protocol.http2() && !varied {
+            return Err(TransportError::StreamsNeedHttp2 {
+                streams: common.streams.to_string(),
+                protocol,
+            });
+        }
+        if common.tls_resume && !protocol.tls() && !varied {
+            return Err(TransportError::ResumeNeedsTls(protocol));
+        }
+        let targets = self.scenarios.iter().flat_map(Planned::targets);
+        if let Some(t) = targets
+            .into_iter()
+            .find(|t| t.url.starts_with("https://") != protocol.tls())
+        {
+            return Err(TransportError::TargetScheme(t.clone(), protocol));
+        }
+        if protocol != crate::plan::Protocol::Http1 {
+            if let Some(peer) = self
+                .binaries()
+                .into_iter()
+                .find(|s| crate::plan::is_peer(s))
+            {
+                return Err(TransportError::PeerCleartext(peer, protocol));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A transport a run cannot honour.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransportError {
+    /// A list of `--streams` given to a scenario that takes one count.
+    StreamsList {
+        /// The list as given.
+        list: String,
+        /// The scenarios that take a list.
+        takers: String,
+    },
+    /// Streams shared over a protocol that is not HTTP/2.
+    StreamsNeedHttp2 {
+        /// `--streams` as given.
+        streams: String,
+        /// `--protocol`.
+        protocol: crate::plan::Protocol,
+    },
+    /// `--tls-resume` in cleartext.
+    ResumeNeedsTls(crate::plan::Protocol),
+    /// A target whose scheme is not the protocol's.
+    TargetScheme(Target, crate::plan::Protocol),
+    /// A JVM peer over anything but HTTP/1.1 in cleartext.
+    PeerCleartext(String, crate::plan::Protocol),
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::StreamsList { list, takers } => write!(
+                f,
+                "--streams {list}: only {takers} take a list of streams; give the others one"
+            ),
+            Self::StreamsNeedHttp2 { streams, protocol } => write!(
+                f,
+                "--streams {streams} shares HTTP/2 connections: use it with --protocol h2c or \
+                 h2, not {protocol}"
+            ),
+            Self::ResumeNeedsTls(protocol) => write!(
+                f,
+                "--tls-resume resumes TLS sessions: use it with --protocol https or h2, not \
+                 {protocol}"
+            ),
+            Self::TargetScheme(t, protocol) => write!(
+                f,
+                "--target {}={}: the load goes over --protocol {protocol}; an https:// target \
+                 needs https or h2, an http:// one http1 or h2c",
+                t.name, t.url
+            ),
+            Self::PeerCleartext(peer, protocol) => write!(
+                f,
+                "--protocol {protocol}: {peer} (a JVM peer) serves HTTP/1.1 in cleartext only; \
+                 leave it out or use --protocol http1"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+/// Runs scenario `K` into `results`: its preflight (nothing is written before it has passed:
+/// a run refused at once leaves no empty results directory behind), its steps, and a last
+/// save; false when a server failed.
+async fn run<K: Slot>(harness: &Harness, plan: &K::Plan, results: &mut Results) -> Result<bool> {
+    K::preflight(harness, plan)?;
+    let mut book = Book::<K> {
+        harness,
+        results,
+        failed: Vec::new(),
+        scenario: std::marker::PhantomData,
+    };
+    K::run(harness, plan, &mut book).await?;
+    harness.save(book.results)?;
+    Ok(book.failed.is_empty())
+}
+
+/// What a scenario records into: its section of the results, the subjects that failed, and
+/// saving.
+#[derive(Debug)]
+pub(crate) struct Book<'a, K> {
+    harness: &'a Harness,
+    results: &'a mut Results,
+    /// Who failed, as each failure names them.
+    failed: Vec<String>,
+    scenario: std::marker::PhantomData<K>,
+}
+
+impl<K: Slot> Book<'_, K> {
+    /// Starts the scenario's section (its header from the harness's transport unless it set
+    /// its own).
+    pub(crate) fn open(&mut self, section: K::Section) {
+        *K::slot(&mut self.results.sections) = Some(section);
+    }
+
+    /// The scenario's section.
+    pub(crate) fn section(&mut self) -> &mut K::Section {
+        K::slot(&mut self.results.sections)
+            .as_mut()
+            .expect("a scenario opens its section before its first step")
+    }
+
+    /// Writes every output file.
+    pub(crate) fn save(&self) -> Result<()> {
+        self.harness.save(self.results)
+    }
+
+    /// Whether `who` has failed already (its later steps are not run).
+    pub(crate) fn has_failed(&self, who: &str) -> bool {
+        self.failed.iter().any(|f| f == who)
+    }
+
+    /// Records that `who` failed: one line on stderr, and a [`Failure`] in the section.
+    pub(crate) fn fail(&mut self, who: &str, err: &anyhow::Error) {
+        let error = format!("{err:#}");
+        eprintln!("greet-bench: {}: {who}: {error}", K::NAME);
+        self.section().header().failures.push(Failure {
+            server: who.to_owned(),
+            error,
+        });
+        self.failed.push(who.to_owned());
+    }
+
+    /// One step of `who` (a server, or a server and what it is loaded on): skipped when `who`
+    /// failed before; a failure recorded; then the comparisons recomputed and everything
+    /// saved, so an interrupted run keeps what it measured. Ok unless saving failed.
+    pub(crate) async fn step(
+        &mut self,
+        who: &str,
+        step: impl AsyncFnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        if self.has_failed(who) {
+            return Ok(());
+        }
+        if let Err(err) = step(self).await {
+            self.fail(who, &err);
+        }
+        K::compare(self.section());
+        self.save()
+    }
 }
 
 /// The connections a load leaves behind when it ends.
@@ -47,4 +518,87 @@ pub(crate) fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
     grid.sort_unstable();
     grid.dedup();
     grid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_is_every_scenario_on_the_chosen_servers() {
+        let plan = Plan::all(Common::default(), true, Some(vec!["hyper".into()]));
+        let names: Vec<_> = plan.scenarios.iter().map(|s| s.kind().name()).collect();
+        assert_eq!(
+            names,
+            [
+                "ladder",
+                "loops",
+                "soak",
+                "sweep",
+                "business",
+                "rate",
+                "capacity",
+                "protocols",
+                "techempower"
+            ]
+        );
+        assert_eq!(plan.binaries(), ["hyper"]);
+        assert_eq!(
+            plan.scenarios[0],
+            Planned::Ladder(ladder::Plan {
+                servers: vec![crate::plan::ServerSpec::new("hyper")],
+                ..ladder::Plan::defaults(true)
+            })
+        );
+        let full = Plan::all(Common::default(), false, None);
+        assert_eq!(full.binaries(), ["actix", "axum", "hyper"]);
+        assert_eq!(
+            full.scenarios[3],
+            Planned::Sweep(sweep::Plan::defaults(false))
+        );
+    }
+
+    #[test]
+    fn the_defaults_are_the_original_experiments() {
+        let ladder = ladder::Plan::defaults(false);
+        assert_eq!(
+            (ladder.levels, ladder.server.delay_ms),
+            (vec![100, 300, 900, 2700], 1000)
+        );
+        assert_eq!(ladder.server.blocking_threads, 200);
+        assert_eq!(
+            loops::Plan::defaults(false).shapes,
+            [(100, 1000), (1000, 100)]
+        );
+        assert_eq!(soak::Plan::defaults(false).levels, [50, 100, 200]);
+        assert_eq!(sweep::Plan::defaults(false).blocking_threads, [2, 200]);
+    }
+
+    #[test]
+    fn a_list_of_streams_goes_only_where_it_is_taken() {
+        let mut common = Common {
+            streams_each: vec![1, 10],
+            protocol: crate::plan::Protocol::H2c,
+            ..Common::default()
+        };
+        let plan = |common: &Common, kinds: &[Kind]| Plan {
+            common: common.clone(),
+            scenarios: kinds.iter().map(|k| k.defaults(true)).collect(),
+        };
+        assert_eq!(plan(&common, &[Kind::Capacity]).check_transport(), Ok(()));
+        let refused = plan(&common, &[Kind::Capacity, Kind::Soak])
+            .check_transport()
+            .expect_err("soak takes one count");
+        assert_eq!(
+            refused.to_string(),
+            "--streams 1,10: only capacity and protocols take a list of streams; give the \
+             others one"
+        );
+        common.protocol = crate::plan::Protocol::Http1;
+        assert!(matches!(
+            plan(&common, &[Kind::Capacity]).check_transport(),
+            Err(TransportError::StreamsNeedHttp2 { .. })
+        ));
+        assert_eq!(plan(&common, &[Kind::Protocols]).check_transport(), Ok(()));
+    }
 }

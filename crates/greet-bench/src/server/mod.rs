@@ -10,6 +10,7 @@
 mod binaries;
 mod container;
 pub(crate) mod docker;
+pub(crate) mod job;
 mod process;
 pub(crate) mod provision;
 mod stack;

@@ -36,7 +36,8 @@ pub(crate) const WATCH: &str = "greet-bench_watch";
 /// The agents' image (`greet-agent`, which also runs the watch tasks), as
 /// docker/build-offline.sh tags it.
 pub(crate) const AGENT_IMAGE: &str = "greet-agent:latest";
-/// The stores' stack (business on a swarm): PostgreSQL and Redis, deployed once per run.
+/// The stores' stack (the database routes on a swarm): PostgreSQL and Redis, deployed once
+/// per run.
 pub(crate) const STORES_STACK: &str = "greet-bench-stores";
 /// Its overlay network, which the servers' stacks join.
 pub(crate) const STORES_NETWORK: &str = "greet-bench-stores_net";

@@ -1,5 +1,5 @@
 //! Whether two servers differ beyond run-to-run noise: a two-sided Mann–Whitney U test on
-//! per-run figures (one figure per run and server: a throughput, or the ladder's total time),
+//! per-run figures (one figure per run and server: a throughput, or a level's total time),
 //! the test Go's benchstat uses for the same question.
 //!
 //! Rank tests need no assumption about the shape of the noise, which on a shared machine is
@@ -52,7 +52,7 @@ impl Verdict {
 pub enum Figure {
     /// Valid responses per second (higher is better).
     RequestsPerS,
-    /// The ladder's first-connect-to-last-response time of a level (lower is better).
+    /// A fresh-connection level's first-connect-to-last-response time (lower is better).
     TotalS,
     /// An open-loop level's corrected 99th-percentile latency (lower is better).
     P99Ms,

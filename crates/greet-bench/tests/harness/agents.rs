@@ -24,7 +24,10 @@ fn level(agents: &str) -> Run {
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
     ladder.servers[0].levels[0].run.clone()
 }
 
@@ -89,8 +92,15 @@ fn soak_users_and_requests_are_shared_out_over_agents() {
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let soak = results(&out.join("results.json")).soak.expect("soak");
-    assert!(soak.failures.is_empty(), "{:?}", soak.failures);
+    let soak = results(&out.join("results.json"))
+        .sections
+        .soak
+        .expect("soak");
+    assert!(
+        soak.header.failures.is_empty(),
+        "{:?}",
+        soak.header.failures
+    );
     let cell = &soak.cells[0];
     let run = &cell.runs[0];
     assert_eq!(
@@ -169,8 +179,16 @@ fn a_killed_agent_fails_its_level_by_name() {
         said.contains("agent 1 of 2") && said.contains("killed by signal 9"),
         "{said}"
     );
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
     assert!(
         ladder.servers[0].levels.is_empty(),
         "no level figures from a lost agent: {:?}",
@@ -257,8 +275,15 @@ fn two_agents_split_a_rate_and_count_every_request_once() {
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let rate = results(&out.join("results.json")).rate.expect("rate");
-    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    let rate = results(&out.join("results.json"))
+        .sections
+        .rate
+        .expect("rate");
+    assert!(
+        rate.header.failures.is_empty(),
+        "{:?}",
+        rate.header.failures
+    );
     let level = &rate.servers[0].levels[0];
     assert_eq!(level.requests, 2000, "{level:?}");
     assert_eq!(level.success_rate, 100.0);

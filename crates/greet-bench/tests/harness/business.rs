@@ -11,8 +11,8 @@ use std::process::Command;
 use crate::common::{
     assert_one_line_exit, bench_ok, bin_dir_args, out_dir, packages, results, BENCH,
 };
-use greet_bench::plan::Business;
-use greet_bench::results::BusinessCell;
+use greet_bench::scenario::business::BusinessCell;
+use greet_bench::scenario::business::Plan as Business;
 use greet_launch::stores::{Postgres, Redis};
 
 const STORES: [&str; 2] = ["sqlite", "postgres+redis"];
@@ -33,8 +33,12 @@ fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
     // The stores the harness started were pinned, beside the load generator, and say so.
     let cpus = &written.meta.cpus;
     assert_eq!(cpus.stores, cpus.load, "{cpus:?}");
-    let business = written.business.expect("business");
-    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    let business = written.sections.business.expect("business");
+    assert!(
+        business.header.failures.is_empty(),
+        "{:?}",
+        business.header.failures
+    );
     assert_eq!(business.stores, STORES);
     let default = business.default;
     assert_eq!(default.db_pool, Business::DEFAULT_DB_POOL);
@@ -166,9 +170,14 @@ fn stores_given_by_url_are_used_as_they_are() {
         out.to_str().unwrap(),
     ]);
     let business = results(&out.join("results.json"))
+        .sections
         .business
         .expect("business");
-    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert!(
+        business.header.failures.is_empty(),
+        "{:?}",
+        business.header.failures
+    );
     assert_eq!(business.stores, ["postgres+redis"]);
     assert_eq!(
         business.store_notes,
@@ -218,10 +227,15 @@ fn default_stores_that_are_not_installed_are_skipped_in_one_line() {
         "{stderr}"
     );
     let business = results(&out.join("results.json"))
+        .sections
         .business
         .expect("business");
     assert_eq!(business.stores, ["sqlite"]);
-    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert!(
+        business.header.failures.is_empty(),
+        "{:?}",
+        business.header.failures
+    );
     assert!(business
         .cells
         .iter()
@@ -258,10 +272,11 @@ fn techempower_without_postgres_skips_it_in_one_line() {
         "{stderr}"
     );
     let te = results(&out.join("results.json"))
+        .sections
         .techempower
         .expect("techempower");
     assert_eq!(te.stores, ["sqlite"]);
-    assert!(te.failures.is_empty(), "{:?}", te.failures);
+    assert!(te.header.failures.is_empty(), "{:?}", te.header.failures);
     let cells: Vec<(&str, &str)> = te
         .cells
         .iter()

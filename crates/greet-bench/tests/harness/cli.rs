@@ -196,6 +196,7 @@ fn an_installed_harness_finds_servers_beside_it_or_says_how() {
         String::from_utf8_lossy(&output.stderr)
     );
     let ladder = crate::common::results(&out.join("results.json"))
+        .sections
         .ladder
         .expect("ladder");
     assert_eq!(ladder.servers[0].levels[0].run.load.success_rate, 100.0);

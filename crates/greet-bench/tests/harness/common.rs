@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use greet_bench::plan::{package, SERVERS};
-use greet_bench::results::Results;
+use greet_bench::Results;
 
 pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 

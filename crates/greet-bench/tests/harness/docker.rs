@@ -62,7 +62,10 @@ fn containers_on_a_network_are_loaded_by_address_and_sampled_by_the_engine() {
         .expect("greet-bench runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
     assert_eq!(ladder.mode, Mode::Docker);
     let server = &ladder.servers[0];
     let addr = server.addr.as_deref().expect("the address loaded");

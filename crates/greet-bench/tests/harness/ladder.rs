@@ -43,8 +43,12 @@ fn small_ladder_against_the_three_servers() {
 
     let results = results(&out.join("results.json"));
     assert_eq!(results.meta.scenarios, ["ladder"]);
-    assert!(results.loops.is_none() && results.soak.is_none() && results.sweep.is_none());
-    let ladder = results.ladder.expect("the ladder's section");
+    assert!(
+        results.sections.loops.is_none()
+            && results.sections.soak.is_none()
+            && results.sections.sweep.is_none()
+    );
+    let ladder = results.sections.ladder.expect("the ladder's section");
     // Repeated levels: every pair of servers compared per level on total time; two runs a
     // side can never be told apart.
     assert_eq!(ladder.comparisons.len(), 3 * 2, "3 pairs x 2 levels");
@@ -63,11 +67,15 @@ fn small_ladder_against_the_three_servers() {
     assert!(meta.cpus.count >= 1);
     assert!(meta.crate_versions.contains_key("axum"));
     assert_eq!(
-        (ladder.delay_ms, ladder.repeats, ladder.mode),
+        (ladder.delay_ms, ladder.header.repeats, ladder.mode),
         (50, 2, Mode::Process)
     );
     assert_eq!(ladder.concurrency, [10, 50]);
-    assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
+    assert!(
+        ladder.header.failures.is_empty(),
+        "{:?}",
+        ladder.header.failures
+    );
     let names: Vec<_> = ladder.servers.iter().map(|s| s.name.clone()).collect();
     assert_eq!(names, packages());
     for server in &ladder.servers {
@@ -199,7 +207,10 @@ fn a_named_greeting_is_validated_and_counted_as_valid() {
             "--out",
             out.to_str().expect("utf-8 path"),
         ]);
-        let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+        let ladder = results(&out.join("results.json"))
+            .sections
+            .ladder
+            .expect("ladder");
         ladder.servers[0].levels[0].run.load.clone()
     };
     let f = load("/greetings?name=Ana");
@@ -230,10 +241,18 @@ fn a_server_killed_mid_run_is_reported_and_its_results_kept() {
         "{stderr}"
     );
 
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
-    assert_eq!(ladder.failures[0].server, "greet-hyper");
-    assert!(ladder.failures[0].error.contains("exited mid-run"));
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
+    assert_eq!(ladder.header.failures[0].server, "greet-hyper");
+    assert!(ladder.header.failures[0].error.contains("exited mid-run"));
     let kept = ladder.servers[0].levels.len();
     assert!((1..4).contains(&kept), "levels kept: {kept}");
     // The run went on with the next server, which completed.
@@ -276,8 +295,8 @@ fn start_until_first_level(out: &Path, servers: &str, levels: &str) -> (std::pro
         }
         let levels = std::fs::read_to_string(out.join("results.json"))
             .ok()
-            .and_then(|t| serde_json::from_str::<greet_bench::results::Results>(&t).ok())
-            .and_then(|r| r.ladder)
+            .and_then(|t| serde_json::from_str::<greet_bench::Results>(&t).ok())
+            .and_then(|r| r.sections.ladder)
             .map_or(0, |l| l.servers.first().map_or(0, |s| s.levels.len()));
         if levels >= 1 {
             if let Some(pid) = child_named(harness.id(), &format!("greet-{first}")) {
@@ -316,13 +335,18 @@ fn an_unreachable_target_fails_its_check_and_the_run_exits_1() {
         "{stderr}"
     );
     assert!(stderr.contains("cannot connect"), "{stderr}");
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert_eq!(ladder.failures[0].server, "gone");
-    assert!(ladder.failures[0].error.contains("light check failed"));
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(ladder.header.failures[0].server, "gone");
+    assert!(ladder.header.failures[0]
+        .error
+        .contains("light check failed"));
     assert!(
-        ladder.failures[0].error.len() < 600,
+        ladder.header.failures[0].error.len() < 600,
         "short: {}",
-        ladder.failures[0].error
+        ladder.header.failures[0].error
     );
     assert!(ladder.servers[0].startup_s.is_none());
     let _ = std::fs::remove_dir_all(&out);
@@ -360,7 +384,10 @@ fn ctrl_c_keeps_the_levels_measured_and_a_valid_report() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
     let kept = ladder.servers[0].levels.len();
     assert!((1..6).contains(&kept), "levels kept: {kept}");
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");

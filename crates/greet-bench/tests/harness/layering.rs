@@ -148,12 +148,16 @@ fn modules_depend_one_way() {
     assert!(load["conn"].contains("expect") && load["expect"].contains("count"));
 }
 
-/// Where a load runs is the harness's to know: no scenario names agents or a swarm, so a new
-/// place to run touches no scenario.
+/// Where a load runs is the harness's to know: no scenario's run names agents or a swarm, so
+/// a new place to run touches no scenario. (Its section and tables do: they record what each
+/// agent counted.)
 #[test]
 fn no_scenario_asks_where_its_load_runs() {
     let scenarios = src_of("greet-bench").join("scenario");
-    for file in sources(&scenarios) {
+    let runs = sources(&scenarios)
+        .into_iter()
+        .filter(|f| f.ends_with("run.rs") || f.ends_with("scenario/mod.rs"));
+    for file in runs {
         let text = std::fs::read_to_string(&file)
             .expect("readable")
             .to_lowercase();
@@ -229,15 +233,19 @@ fn files_in_a_module_depend_one_way() {
     let graphs = inner_graphs(&src_of("greet-bench"));
     for module in [
         "cli",
+        "diff",
+        "flags",
         "harness",
         "plan",
         "report",
-        "report::table",
         "results",
         "sample",
         "scenario",
+        "scenario::ladder",
+        "scenario::techempower",
         "server",
         "stats",
+        "tools",
     ] {
         assert!(
             graphs.contains_key(module),
@@ -259,9 +267,14 @@ fn files_in_a_module_depend_one_way() {
     }
 }
 
+/// Only the command line sees clap: the harness's `cli`, the flags several scenarios share
+/// (`flags`) and each scenario's own `flags.rs`; the engine's agent.
 #[test]
 fn only_the_cli_sees_clap() {
-    for (name, cli) in [("greet-bench", "cli"), ("greet-load", "agent")] {
+    for (name, cli) in [
+        ("greet-bench", &["cli", "flags"][..]),
+        ("greet-load", &["agent"]),
+    ] {
         let src = src_of(name);
         for file in sources(&src) {
             let text = std::fs::read_to_string(&file).expect("readable");
@@ -269,9 +282,73 @@ fn only_the_cli_sees_clap() {
                 .lines()
                 .filter(|l| !l.trim_start().starts_with("//"))
                 .any(|l| l.contains("clap"));
-            if module(&src, &file) != cli {
+            let flags = module(&src, &file) == "scenario" && file.ends_with("flags.rs");
+            if !cli.contains(&module(&src, &file).as_str()) && !flags {
                 assert!(!code, "{} uses clap", file.display());
             }
+        }
+    }
+}
+
+/// The scenarios' names, from their folders.
+fn scenario_names() -> Vec<String> {
+    let dir = src_of("greet-bench").join("scenario");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("scenario/ readable")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A scenario is one folder, the same files in each; the layers below hold only what every
+/// scenario shares (no file of theirs is named after one), and no scenario borrows from
+/// another.
+#[test]
+fn a_scenario_is_one_folder_and_borrows_from_none() {
+    let src = src_of("greet-bench");
+    let names = scenario_names();
+    assert!(names.len() >= 9, "{names:?}");
+    for name in &names {
+        let folder = src.join("scenario").join(name);
+        for file in ["mod", "plan", "flags", "run", "section", "table", "charts"] {
+            let path = folder.join(format!("{file}.rs"));
+            assert!(path.exists(), "{} is missing", path.display());
+        }
+        for file in sources(&folder) {
+            let text = std::fs::read_to_string(&file).expect("readable");
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for other in names.iter().filter(|n| *n != name) {
+                for borrowed in [
+                    format!("crate::scenario::{other}"),
+                    format!("super::super::{other}"),
+                    format!("super::{other}::"),
+                ] {
+                    assert!(
+                        !code.contains(&borrowed),
+                        "{} borrows from {other}",
+                        file.display()
+                    );
+                }
+            }
+        }
+    }
+    for layer in ["plan", "results", "report", "harness", "flags", "open_loop"] {
+        let path = src.join(layer);
+        let files = if path.is_dir() {
+            sources(&path)
+        } else {
+            vec![src.join(format!("{layer}.rs"))]
+        };
+        for file in files {
+            let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(
+                !names.contains(&stem),
+                "{} is named after a scenario",
+                file.display()
+            );
         }
     }
 }

@@ -28,8 +28,15 @@ fn the_jvm_peers_run_in_the_same_ladder() {
         "--out",
         out.to_str().expect("utf-8"),
     ]);
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert!(
+        ladder.header.failures.is_empty(),
+        "{:?}",
+        ladder.header.failures
+    );
     let names: Vec<_> = ladder.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["greet-hyper", "greet-tomcat", "greet-jetty"]);
     for server in &ladder.servers {
@@ -83,9 +90,14 @@ fn without_a_jdk_the_peers_are_skipped_in_one_line_and_the_run_goes_on() {
         stderr.contains("greet-tomcat") && stderr.contains("apt-get install -y"),
         "{stderr}"
     );
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
     assert_eq!(ladder.servers[0].levels[0].run.load.success_rate, 100.0);
-    assert_eq!(ladder.failures.len(), 1);
-    assert!(ladder.failures[0].error.starts_with("skipped: no JDK"));
+    assert_eq!(ladder.header.failures.len(), 1);
+    assert!(ladder.header.failures[0]
+        .error
+        .starts_with("skipped: no JDK"));
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -34,13 +34,21 @@ fn the_ladder_runs_over_every_protocol() {
             "every measured server is checked over {protocol} first: {stderr}"
         );
         let ladder = results(&out.join("results.json"))
+            .sections
             .ladder
             .expect("the ladder's section");
         assert_eq!(
-            (ladder.transport.protocol.name(), ladder.transport.streams),
+            (
+                ladder.header.transport.protocol.name(),
+                ladder.header.transport.streams
+            ),
             (protocol, 1)
         );
-        assert!(ladder.failures.is_empty(), "{:?}", ladder.failures);
+        assert!(
+            ladder.header.failures.is_empty(),
+            "{:?}",
+            ladder.header.failures
+        );
         let names: Vec<_> = ladder.servers.iter().map(|s| s.name.clone()).collect();
         assert_eq!(names, packages());
         for server in &ladder.servers {
@@ -92,8 +100,11 @@ fn tls_sessions_resume_when_asked() {
         stdout.contains("resuming the sessions earlier ones left"),
         "{stdout}"
     );
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert!(ladder.transport.tls_resume);
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert!(ladder.header.transport.tls_resume);
     let handshakes: Vec<_> = ladder.servers[0]
         .levels
         .iter()
@@ -125,12 +136,22 @@ fn http2_users_share_connections_by_streams() {
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let loops = results(&out.join("results.json")).loops.expect("loops");
+    let loops = results(&out.join("results.json"))
+        .sections
+        .loops
+        .expect("loops");
     assert_eq!(
-        (loops.transport.protocol.name(), loops.transport.streams),
+        (
+            loops.header.transport.protocol.name(),
+            loops.header.transport.streams
+        ),
         ("h2", 4)
     );
-    assert!(loops.failures.is_empty(), "{:?}", loops.failures);
+    assert!(
+        loops.header.failures.is_empty(),
+        "{:?}",
+        loops.header.failures
+    );
     for server in &loops.shapes[0].servers {
         for run in &server.runs {
             assert_eq!(run.load.success_rate, 100.0, "{}: {run:?}", server.name);
@@ -186,17 +207,22 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
     assert!(stdout.contains("Protocols: zero delay"), "{stdout}");
     assert!(stdout.contains("h2c, 4 streams"), "{stdout}");
     let section = results(&out.join("results.json"))
+        .sections
         .protocols
         .expect("the protocols section");
     assert_eq!(section.protocols, Protocol::ALL);
-    assert!(section.failures.is_empty(), "{:?}", section.failures);
+    assert!(
+        section.header.failures.is_empty(),
+        "{:?}",
+        section.header.failures
+    );
     // HTTP/2 at each stream count, the others at one.
     let cases = section.cases();
     assert_eq!(cases.len(), 6, "{cases:?}");
     assert_eq!(section.cells.len(), 3 * 6, "servers x cases");
     for cell in &section.cells {
         let what = format!("{} {}", cell.server, cell.case());
-        assert_eq!(cell.runs.len(), section.repeats, "{what}");
+        assert_eq!(cell.runs.len(), section.header.repeats, "{what}");
         assert_eq!(cell.success_rate, 100.0, "{what}");
         assert!(cell.requests_per_s.median > 0.0, "{what}");
         let tls = cell.protocol.tls();

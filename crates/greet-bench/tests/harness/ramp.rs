@@ -5,13 +5,16 @@ use crate::common::{bench_ok, out_dir, results};
 
 /// The ramp of `args` against hyper behind `delay_ms`, into a fresh directory: its results and
 /// the report's files.
-fn ramp(name: &str, args: &[&str]) -> (greet_bench::results::Rate, String, String) {
+fn ramp(name: &str, args: &[&str]) -> (greet_bench::scenario::rate::Section, String, String) {
     let out = out_dir(name);
     let mut all = vec!["rate", "--quick", "--quiet", "--servers", "hyper"];
     all.extend(args);
     all.extend(["--out", out.to_str().expect("utf-8 path")]);
     bench_ok(&all);
-    let rate = results(&out.join("results.json")).rate.expect("rate");
+    let rate = results(&out.join("results.json"))
+        .sections
+        .rate
+        .expect("rate");
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     let csv = std::fs::read_to_string(out.join("rate-ramp.csv")).expect("rate-ramp.csv");
     let _ = std::fs::remove_dir_all(&out);
@@ -34,7 +37,11 @@ fn a_ramp_through_the_knee_is_reported_second_by_second() {
             "100,600:3s",
         ],
     );
-    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    assert!(
+        rate.header.failures.is_empty(),
+        "{:?}",
+        rate.header.failures
+    );
     let level = &rate.servers[0].levels[0];
     assert_eq!(level.label, "ramp to 600/s");
     assert_eq!(level.requests, 1050, "(100 + 600) / 2 × 3 s");
@@ -79,7 +86,11 @@ fn a_ramp_through_the_knee_is_reported_second_by_second() {
 #[test]
 fn two_agents_split_a_ramp_and_count_each_second_once() {
     let (rate, _, _) = ramp("ramp-agents", &["--ramp", "2k:1s,2k:1s", "--agents", "2"]);
-    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    assert!(
+        rate.header.failures.is_empty(),
+        "{:?}",
+        rate.header.failures
+    );
     let level = &rate.servers[0].levels[0];
     assert_eq!(level.requests, 3000, "1000 on the way up, 2000 held");
     assert_eq!(level.success_rate, 100.0, "{level:?}");
@@ -131,12 +142,17 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
     let out = out_dir("capacity-knee");
     capacity_behind_the_delay(&out, &[]);
     let capacity = results(&out.join("results.json"))
+        .sections
         .capacity
         .expect("capacity");
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     let csv = std::fs::read_to_string(out.join("capacity.csv")).expect("capacity.csv");
     let _ = std::fs::remove_dir_all(&out);
-    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    assert!(
+        capacity.header.failures.is_empty(),
+        "{:?}",
+        capacity.header.failures
+    );
     assert_eq!((capacity.slo.as_str(), capacity.slo_ms), ("p99<80ms", 80.0));
     let hyper = &capacity.servers[0];
     assert!(
@@ -180,10 +196,15 @@ fn capacity_measures_each_stream_count_over_http2() {
     let out = out_dir("capacity-streams");
     capacity_behind_the_delay(&out, &["--protocol", "h2c", "--streams", "1,4"]);
     let capacity = results(&out.join("results.json"))
+        .sections
         .capacity
         .expect("capacity");
     let _ = std::fs::remove_dir_all(&out);
-    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    assert!(
+        capacity.header.failures.is_empty(),
+        "{:?}",
+        capacity.header.failures
+    );
     let cases: Vec<_> = capacity.servers.iter().map(|s| s.case()).collect();
     assert_eq!(cases, ["/greetings", "/greetings, 4 streams"]);
     for s in &capacity.servers {
@@ -205,10 +226,15 @@ fn two_agents_find_the_capacity_one_agent_finds() {
     let out = out_dir("capacity-agents");
     capacity_behind_the_delay(&out, &["--agents", "2"]);
     let capacity = results(&out.join("results.json"))
+        .sections
         .capacity
         .expect("capacity");
     let _ = std::fs::remove_dir_all(&out);
-    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    assert!(
+        capacity.header.failures.is_empty(),
+        "{:?}",
+        capacity.header.failures
+    );
     let hyper = &capacity.servers[0];
     assert!(
         (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,

@@ -4,9 +4,10 @@
 use std::process::Output;
 
 use crate::common::{assert_balanced, bench, out_dir, packages, results};
-use greet_bench::results::{Results, Run};
+use greet_bench::results::Run;
 use greet_bench::stats::mann_whitney::{Comparison, Figure, Verdict};
 use greet_bench::stats::Summary;
+use greet_bench::Results;
 
 /// Runs a scenario into a fresh directory; its stdout, results and report.html.
 fn scenario(name: &str, args: &[&str]) -> (String, Results, String) {
@@ -78,11 +79,19 @@ fn assert_comparison(c: &Comparison, runs: usize) {
 #[test]
 fn loops_quick_measures_every_shape_on_every_server() {
     let (stdout, results, html) = scenario("loops", &["loops"]);
-    assert!(results.ladder.is_none() && results.soak.is_none() && results.sweep.is_none());
+    assert!(
+        results.sections.ladder.is_none()
+            && results.sections.soak.is_none()
+            && results.sections.sweep.is_none()
+    );
     assert_eq!(results.meta.scenarios, ["loops"]);
-    let loops = results.loops.expect("loops");
-    assert_eq!((loops.repeats, loops.delay_ms), (3, 0));
-    assert!(loops.failures.is_empty(), "{:?}", loops.failures);
+    let loops = results.sections.loops.expect("loops");
+    assert_eq!((loops.header.repeats, loops.delay_ms), (3, 0));
+    assert!(
+        loops.header.failures.is_empty(),
+        "{:?}",
+        loops.header.failures
+    );
     assert_eq!(loops.shapes.len(), 2);
     for shape in &loops.shapes {
         let names: Vec<_> = shape.servers.iter().map(|s| s.name.clone()).collect();
@@ -118,9 +127,13 @@ fn loops_quick_measures_every_shape_on_every_server() {
 #[test]
 fn soak_quick_counts_threads_on_both_endpoints() {
     let (stdout, results, html) = scenario("soak", &["soak"]);
-    let soak = results.soak.expect("soak");
+    let soak = results.sections.soak.expect("soak");
     assert_eq!(soak.duration_s, Some(0.3));
-    assert!(soak.failures.is_empty(), "{:?}", soak.failures);
+    assert!(
+        soak.header.failures.is_empty(),
+        "{:?}",
+        soak.header.failures
+    );
     assert_eq!(soak.cells.len(), 3 * 2 * 2, "servers x endpoints x levels");
     for cell in &soak.cells {
         let what = format!("{} {} c={}", cell.server, cell.endpoint, cell.concurrency);
@@ -163,8 +176,12 @@ fn soak_quick_counts_threads_on_both_endpoints() {
 #[test]
 fn sweep_quick_finds_a_best_setting_per_server_and_endpoint() {
     let (stdout, results, html) = scenario("sweep", &["sweep"]);
-    let sweep = results.sweep.expect("sweep");
-    assert!(sweep.failures.is_empty(), "{:?}", sweep.failures);
+    let sweep = results.sections.sweep.expect("sweep");
+    assert!(
+        sweep.header.failures.is_empty(),
+        "{:?}",
+        sweep.header.failures
+    );
     assert_eq!(sweep.workers, [1, 2]);
     let default = sweep.default;
     let cells = &sweep.cells;
@@ -224,19 +241,27 @@ fn all_quick_runs_every_scenario_into_one_report() {
             "techempower"
         ]
     );
-    let ladder = results.ladder.expect("ladder");
+    let ladder = results.sections.ladder.expect("ladder");
     assert_eq!(ladder.servers[0].name, "greet-hyper");
     assert_eq!(ladder.servers[0].levels.len(), 2);
-    assert!(results.loops.is_some() && results.soak.is_some() && results.sweep.is_some());
-    assert!(results.rate.is_some() && results.business.is_some());
-    let capacity = results.capacity.expect("capacity");
-    assert!(capacity.failures.is_empty(), "{:?}", capacity.failures);
+    assert!(
+        results.sections.loops.is_some()
+            && results.sections.soak.is_some()
+            && results.sections.sweep.is_some()
+    );
+    assert!(results.sections.rate.is_some() && results.sections.business.is_some());
+    let capacity = results.sections.capacity.expect("capacity");
+    assert!(
+        capacity.header.failures.is_empty(),
+        "{:?}",
+        capacity.header.failures
+    );
     assert!(
         capacity.servers[0].capacity_rps > 0.0,
         "{:?}",
         capacity.servers
     );
-    let protocols = results.protocols.expect("protocols");
+    let protocols = results.sections.protocols.expect("protocols");
     assert_eq!(protocols.cells.len(), 4, "hyper over the four protocols");
     for id in [
         "ladder",
@@ -258,11 +283,14 @@ fn all_quick_runs_every_scenario_into_one_report() {
 /// every answer valid (the exact page, message and rows, checked by the load), plaintext
 /// pipelined, json and plaintext once, each share against the best, every pair compared.
 fn assert_techempower(results: Results, stdout: &str, html: &str, stores: &[&str]) {
-    let te = results.techempower.expect("techempower");
-    assert!(te.failures.is_empty(), "{:?}", te.failures);
+    let te = results.sections.techempower.expect("techempower");
+    assert!(te.header.failures.is_empty(), "{:?}", te.header.failures);
     assert_eq!(te.stores, stores);
-    assert_eq!((te.plaintext_pipeline, te.transport.pipeline), (16, 1));
-    let tests = greet_bench::plan::Test::ALL;
+    assert_eq!(
+        (te.plaintext_pipeline, te.header.transport.pipeline),
+        (16, 1)
+    );
+    let tests = greet_bench::scenario::techempower::Test::ALL;
     let mut keys = Vec::new();
     for test in tests {
         let on: Vec<&str> = if test.uses_store() {
@@ -325,8 +353,12 @@ fn techempower_quick_runs_the_database_tests_on_postgres_too() {
 #[test]
 fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
     let (stdout, results, html) = scenario("rate", &["rate"]);
-    let rate = results.rate.expect("rate");
-    assert!(rate.failures.is_empty(), "{:?}", rate.failures);
+    let rate = results.sections.rate.expect("rate");
+    assert!(
+        rate.header.failures.is_empty(),
+        "{:?}",
+        rate.header.failures
+    );
     assert_eq!(rate.servers.len(), 3);
     for server in &rate.servers {
         let what = &server.server;
@@ -409,7 +441,7 @@ fn rates_over_capacity_are_marked_and_rates_the_client_cannot_send_are_refused()
             "1s",
         ],
     );
-    let rate = results.rate.expect("rate");
+    let rate = results.sections.rate.expect("rate");
     let levels = &rate.servers[0].levels;
     assert_eq!(levels.len(), 3);
     let (held, over, refused) = (&levels[0], &levels[1], &levels[2]);

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::common::{bin_dir_args, out_dir, results, BENCH};
-use greet_bench::results::{Mode, Results, Run, SampledBy};
+use greet_bench::results::{Mode, Run, SampledBy};
+use greet_bench::Results;
 
 /// One stack per swarm: these tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -138,7 +139,10 @@ fn on_swarm(scenario: &str, args: &[&str]) -> Results {
 }
 
 fn level_of(out: &std::path::Path, at: usize) -> Run {
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
     assert_eq!(ladder.mode, Mode::Swarm);
     assert!(
         ladder.servers[0].node.is_some(),
@@ -220,6 +224,7 @@ fn a_soak_on_a_swarm_shares_its_users_and_leaves_nothing() {
             "2s",
         ],
     )
+    .sections
     .soak
     .expect("soak");
     let cell = &soak.cells[0];
@@ -269,9 +274,14 @@ fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
             "1s",
         ],
     )
+    .sections
     .business
     .expect("business");
-    assert!(business.failures.is_empty(), "{:?}", business.failures);
+    assert!(
+        business.header.failures.is_empty(),
+        "{:?}",
+        business.header.failures
+    );
     assert!(
         business
             .store_notes
@@ -346,8 +356,16 @@ fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
     );
     assert_eq!(run.status.code(), Some(1), "{said}");
     assert!(said.contains("agent task greet-bench_load."), "{said}");
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
     assert_eq!(left_behind(), "", "left behind after a failed run");
 }
 
@@ -357,6 +375,7 @@ fn a_rate_on_a_swarm_is_split_over_its_agents_and_leaves_nothing() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let _swarm = OneNodeSwarm::join();
     let rate = on_swarm("rate", &["--quick", "--rates", "1000", "--duration", "1s"])
+        .sections
         .rate
         .expect("rate");
     let level = &rate.servers[0].levels[0];

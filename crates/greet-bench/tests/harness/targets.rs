@@ -128,7 +128,10 @@ fn foreign_targets_are_checked_lightly_and_loaded_and_a_wrong_one_fails_briefly(
     );
     assert!(lines[0].len() < 300, "short: {} bytes", lines[0].len());
 
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
     let names: Vec<_> = ladder.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["chunked", "close", "http10", "json", "broken"]);
     for server in &ladder.servers[..4] {
@@ -144,8 +147,10 @@ fn foreign_targets_are_checked_lightly_and_loaded_and_a_wrong_one_fails_briefly(
         );
     }
     assert!(ladder.servers[4].levels.is_empty());
-    assert_eq!(ladder.failures.len(), 1);
-    assert!(ladder.failures[0].error.starts_with("light check failed"));
+    assert_eq!(ladder.header.failures.len(), 1);
+    assert!(ladder.header.failures[0]
+        .error
+        .starts_with("light check failed"));
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -167,7 +172,10 @@ fn keep_alive_scenarios_load_targets_too() {
         "--out",
         out.to_str().expect("utf-8"),
     ]);
-    let loops = results(&out.join("results.json")).loops.expect("loops");
+    let loops = results(&out.join("results.json"))
+        .sections
+        .loops
+        .expect("loops");
     for shape in &loops.shapes {
         let names: Vec<_> = shape.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["chunked", "close"]);
@@ -197,7 +205,10 @@ fn keep_alive_scenarios_load_targets_too() {
         "--out",
         soak_out.to_str().expect("utf-8"),
     ]);
-    let soak = results(&soak_out.join("results.json")).soak.expect("soak");
+    let soak = results(&soak_out.join("results.json"))
+        .sections
+        .soak
+        .expect("soak");
     assert_eq!(soak.cells.len(), 2, "one target, one endpoint, two levels");
     for cell in &soak.cells {
         assert_eq!(
@@ -259,8 +270,16 @@ fn a_target_that_answers_h2c_with_http1_is_a_failure_not_a_result() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("would not speak h2c"), "{stderr}");
-    let ladder = results(&out.join("results.json")).ladder.expect("ladder");
-    assert_eq!(ladder.transport.protocol.name(), "h2c");
-    assert_eq!(ladder.failures.len(), 1, "{:?}", ladder.failures);
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(ladder.header.transport.protocol.name(), "h2c");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
     assert!(ladder.servers.iter().all(|s| s.levels.is_empty()));
 }

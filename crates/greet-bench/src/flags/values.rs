@@ -1,0 +1,169 @@
+//! Flag values: each parser turns one into a typed value or a one-line reason, and the help
+//! helpers print the plan's defaults as the flags would take them.
+
+use std::time::Duration;
+
+use greet_store::{DatabaseUrl, RedisUrl};
+
+use crate::plan::{self, Contract, ServerSpec, Target, Threshold};
+
+pub(crate) use greet_cli::{parse_any_duration, parse_duration};
+pub(crate) use greet_load::flags::{parse_agents, parse_expect, parse_level};
+
+/// `text [default: normal; --quick: quick]`.
+pub(crate) fn help(
+    text: &str,
+    normal: impl std::fmt::Display,
+    quick: impl std::fmt::Display,
+) -> String {
+    format!("{text} [default: {normal}; --quick: {quick}]")
+}
+
+/// `text [default: value]`.
+pub(crate) fn help1(text: &str, value: impl std::fmt::Display) -> String {
+    format!("{text} [default: {value}]")
+}
+
+pub(crate) fn list<T: std::fmt::Display>(values: &[T]) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub(crate) fn millis(d: Duration) -> String {
+    format!("{}ms", d.as_millis())
+}
+
+pub(crate) fn refuse_target(_: &str) -> Result<String, String> {
+    Err(
+        "this scenario starts each server afresh with every setting: it cannot load a \
+         --target (ladder, loops, soak and rate can)"
+            .to_owned(),
+    )
+}
+
+pub(crate) fn parse_contract(text: &str) -> Result<Contract, String> {
+    match text {
+        "light" => Ok(Contract::Light),
+        "full" => Ok(Contract::Full),
+        _ => Err(format!("{text:?}: the contract checks are light and full")),
+    }
+}
+
+pub(crate) fn parse_store(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "sqlite" | "postgres" => Ok(text.trim().to_owned()),
+        _ => Err(format!(
+            "{text:?}: the stores are sqlite and postgres (PostgreSQL + Redis)"
+        )),
+    }
+}
+
+pub(crate) fn parse_database_url(text: &str) -> Result<DatabaseUrl, String> {
+    match text.parse::<DatabaseUrl>().map_err(|e| e.to_string())? {
+        url @ DatabaseUrl::Postgres(_) => Ok(url),
+        DatabaseUrl::Sqlite(_) => Err("the postgres store needs a postgres:// URL".to_owned()),
+    }
+}
+
+pub(crate) fn parse_redis_url(text: &str) -> Result<RedisUrl, String> {
+    text.parse()
+        .map_err(|e: greet_store::StoreError| e.to_string())
+}
+
+pub(crate) fn parse_server(text: &str) -> Result<ServerSpec, String> {
+    let (short, endpoint) = match text.split_once(':') {
+        Some((short, endpoint)) => (short, Some(parse_path(endpoint)?)),
+        None => (text, None),
+    };
+    let short = short.strip_prefix("greet-").unwrap_or(short);
+    if !plan::SERVERS.contains(&short) && !plan::is_peer(short) {
+        return Err(format!(
+            "unknown server {short:?}: known are {}, and the JVM peers {}",
+            plan::SERVERS.join(", "),
+            plan::PEERS.join(", ")
+        ));
+    }
+    Ok(ServerSpec {
+        short: short.to_owned(),
+        endpoint,
+    })
+}
+
+pub(crate) fn parse_short(text: &str) -> Result<String, String> {
+    let spec = parse_server(text)?;
+    if spec.endpoint.is_some() {
+        return Err(format!(
+            "{text:?}: only the ladder takes an endpoint per server"
+        ));
+    }
+    Ok(spec.short)
+}
+
+pub(crate) fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a count from 1 to 4096")),
+    }
+}
+
+pub(crate) fn parse_repeats(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of runs from 1 to 1000")),
+    }
+}
+
+pub(crate) fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{text:?} is not a count above zero")),
+    }
+}
+
+pub(crate) fn parse_path(text: &str) -> Result<String, String> {
+    if text.starts_with('/') && !text.contains(char::is_whitespace) {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a path (it must start with /)"))
+    }
+}
+
+pub(crate) fn parse_target(text: &str) -> Result<Target, String> {
+    let (name, url) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=URL"))?;
+    if name.is_empty() {
+        return Err(format!("{text:?} has an empty NAME"));
+    }
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(format!("{url:?} is not an http:// or https:// URL"));
+    }
+    Ok(Target {
+        name: name.to_owned(),
+        url: url.trim_end_matches('/').to_owned(),
+    })
+}
+
+/// A run's `--threshold`: an absolute value, or with `--baseline` a ratio (`1.1x`).
+pub(crate) fn parse_threshold(text: &str) -> Result<Threshold, String> {
+    text.parse()
+}
+
+/// A baseline's name: letters, digits, `.`, `_` and `-`, as a folder name anywhere.
+pub(crate) fn parse_baseline_name(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && !text.starts_with('.')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "{text:?} is not a baseline name (letters, digits, '.', '_' and '-')"
+        ))
+    }
+}

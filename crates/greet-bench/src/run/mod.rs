@@ -1,0 +1,155 @@
+//! One harness run from plan to report, whatever its scenarios: find (or build) the servers
+//! once, split and pin the CPUs, run each scenario in turn on one runtime, write every output
+//! file after each step, print the tables at the end. Ctrl-C leaves what was measured on disk.
+//! What a run records of itself (machine, commit, time) is `meta`'s.
+
+mod meta;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use greet_launch::process::{allowed_cpus, pin_current_thread};
+use greet_probe::tls::Trust;
+
+use crate::diff;
+use crate::gate;
+use crate::harness::Harness;
+use crate::plan::{self, Threshold};
+use crate::report;
+use crate::scenario::{Plan, Planned, Results};
+use crate::server::{split_cpus, Binaries};
+
+/// Scheduler ticks between looks at the runtime's global queue (tokio's default: 61).
+const GLOBAL_QUEUE_INTERVAL: u32 = 4;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Every server was verified and measured in every scenario.
+    AllMeasured,
+    /// At least one server failed (start-up, contract check, died, unclean exit).
+    SomeFailed,
+    /// Ctrl-C: results so far are on disk.
+    Interrupted,
+    /// Every server measured, and a `--threshold` breached.
+    ThresholdBreached,
+}
+
+/// Runs `plan`.
+pub(crate) fn run(plan: Plan) -> Result<Verdict> {
+    let Plan { common, scenarios } = plan.clone();
+    if cfg!(debug_assertions) && !common.quiet {
+        eprintln!("greet-bench: warning: built without --release, the load generator may be the bottleneck");
+    }
+    if scenarios.is_empty() {
+        bail!("no scenario to run");
+    }
+    let binaries = Binaries::prepare(&common.bins, &plan.binaries(), common.quiet)?;
+    let cpus = allowed_cpus();
+    let (server_cpus, load_cpus) = if common.pin {
+        split_cpus(&cpus)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if !load_cpus.is_empty() {
+        // Before the runtime exists: its threads inherit the main thread's CPUs.
+        pin_current_thread(&load_cpus)?;
+    }
+    let out = common
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(plan::RESULTS_DIR).join(meta::timestamp_dir()));
+    let wire = greet_load::Wire::new(common.protocol, &Trust::Any)?.resuming(common.tls_resume);
+    let harness = Harness {
+        wire,
+        common,
+        server_cpus,
+        load_cpus,
+        cpus,
+        binaries,
+        out,
+    };
+    let mut results = Results::new(meta::meta(&harness, &scenarios));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(harness.load_cpu_count())
+        // The open-loop schedule is kept by a thread of its own, whose hand-offs land in the
+        // runtime's global queue: polled every 61 ticks by default, a busy runtime would send
+        // a request scheduled now up to a millisecond late.
+        .global_queue_interval(GLOBAL_QUEUE_INTERVAL)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        tokio::select! {
+            verdict = run_all(&harness, &scenarios, &mut results) => verdict,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("\ngreet-bench: interrupted; results so far are in {}", harness.out.display());
+                Ok(Verdict::Interrupted)
+            }
+        }
+    })
+}
+
+async fn run_all(
+    harness: &Harness,
+    scenarios: &[Planned],
+    results: &mut Results,
+) -> Result<Verdict> {
+    // Nothing is written before a scenario has checked its plan: a run refused at once (no
+    // Docker engine, nothing to benchmark) leaves no empty results directory behind.
+    let mut all_ok = true;
+    for scenario in scenarios {
+        let ok = scenario.run(harness, results).await?;
+        all_ok &= ok;
+        harness.save(results)?;
+    }
+    print!("{}", report::text(results));
+    let mut compared = None;
+    if let Some(name) = &harness.common.baseline {
+        let old = diff::read(&plan::baseline_dir(name))?;
+        let compared_runs = diff::diff(&old, results, diff::NOISE, &[])?;
+        print!(
+            "\nAgainst baseline {name}: {}",
+            diff::render(&compared_runs, diff::Format::Text)
+        );
+        compared = Some(compared_runs);
+    }
+    let (relative, absolute): (Vec<Threshold>, Vec<Threshold>) = harness
+        .common
+        .thresholds
+        .iter()
+        .cloned()
+        .partition(|t| t.ratio);
+    if !(absolute.is_empty() && relative.is_empty()) {
+        results.thresholds = gate::check(&absolute, &report::points(results), false);
+        results
+            .thresholds
+            .extend(gate::check_ratios(&relative, compared.as_ref()));
+        for checked in &results.thresholds {
+            println!("{checked}");
+        }
+        harness.save(results)?;
+    }
+    if let Some(name) = &harness.common.save_baseline {
+        // A baseline missing a server would leave its figures unpaired, and unjudged, later.
+        if all_ok {
+            let dir = plan::baseline_dir(name);
+            report::write_all(&dir, results)?;
+            eprintln!("greet-bench: baseline {name} saved in {}", dir.display());
+        } else {
+            eprintln!("greet-bench: baseline {name} not saved: a server failed");
+        }
+    }
+    if !harness.common.quiet {
+        eprintln!(
+            "greet-bench: results, charts and report.html in {}",
+            harness.out.display()
+        );
+    }
+    Ok(if !all_ok {
+        Verdict::SomeFailed
+    } else if results.thresholds.iter().any(|t| !t.held) {
+        Verdict::ThresholdBreached
+    } else {
+        Verdict::AllMeasured
+    })
+}

@@ -1,0 +1,93 @@
+//! Business, the tuning experiment's business endpoint: each server's store-bound
+//! endpoints against its own ceiling (`/health`), on each store, over grids of `--workers`
+//! and `--db-pool`.
+
+mod charts;
+mod flags;
+mod plan;
+mod run;
+mod section;
+mod table;
+
+use anyhow::Result;
+
+use crate::harness::Harness;
+use crate::plan::Placement;
+use crate::points::load_figures;
+use crate::points::Point;
+use crate::report::table::Table;
+use crate::report::{self, csv, svg};
+
+pub(crate) use flags::Flags;
+pub use plan::*;
+pub use section::*;
+
+use super::{Book, Scenario};
+
+#[doc = "The business scenario."]
+#[derive(Debug)]
+pub(crate) struct Business;
+
+impl Scenario for Business {
+    const NAME: &'static str = "business";
+    const TITLE: &'static str = "Business (a database and a cache against the ceiling)";
+    type Plan = Plan;
+    type Section = Section;
+
+    fn defaults(quick: bool) -> Plan {
+        Plan::defaults(quick)
+    }
+
+    fn binaries(plan: &Plan) -> Vec<String> {
+        plan.servers.clone()
+    }
+
+    fn set_servers(plan: &mut Plan, servers: &[String]) {
+        plan.servers = servers.to_vec();
+    }
+
+    fn place(plan: &Plan) -> Placement {
+        plan.place
+    }
+
+    fn preflight(harness: &Harness, plan: &Plan) -> Result<()> {
+        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
+        harness.preflight(plan.place, &shorts, false, None)?;
+        crate::server::provision::preflight(&plan.stores, plan.place)
+    }
+
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        run::run(harness, plan, book).await
+    }
+}
+
+impl report::Section for Section {
+    fn tables(&self) -> Vec<Table> {
+        table::tables(self)
+    }
+
+    fn charts(&self) -> Vec<(String, String)> {
+        charts::charts(self)
+            .into_iter()
+            .map(|(file, chart)| (file, svg::render(&chart)))
+            .collect()
+    }
+
+    fn csv(&self) -> Result<Vec<(String, String)>> {
+        let rows = self.cells.iter().flat_map(|c| {
+            let setting = format!("{} {}", c.store, c.setting.label());
+            csv::CellKey::rows(&c.server, &c.endpoint, setting, &c.runs)
+        });
+        Ok(vec![("business.csv".to_owned(), csv::write(rows)?)])
+    }
+
+    fn points(&self) -> Vec<Point> {
+        self.cells
+            .iter()
+            .flat_map(|c| {
+                let place = format!("{} {}", c.store, c.setting.label());
+                Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,450 @@
+//! Capacity: per server and endpoint, the highest open-loop rate it holds within a latency
+//! objective. A closed-loop probe sets the scale; an open-loop ramp from a twentieth of the
+//! probe's rate to 1.2 times it (or the client's limit, if lower) finds where the objective
+//! first breaks, second by second; then each of `repeats` bisections takes a window of ±30%
+//! around that knee, moves it up while its top holds, and halves it `steps` times with
+//! constant levels: its highest level that held is its capacity. Servers are compared on
+//! those capacities (Mann-Whitney). At half and 90% of the median capacity the latency is
+//! measured once more; at the highest level held, the CPU each side spent per request.
+//!
+//! A level holds when every answer is valid, at most 1% of its requests went out late, and
+//! the objective's percentile of the latency from the intended send is within its bound.
+//! Late here means later than the objective's bound: the 1 ms the rate scenario counts by
+//! measures this machine's own wake-ups (0.1% of 100 µs sleeps on an idle core wake over 1 ms
+//! late, the worst 4–5 ms), which alone put 1.7% of the requests of a 13k/s level past 1 ms
+//! with the server at an eighth of its capacity. A second of the ramp is judged on validity
+//! and the objective alone (its latency counts from the intended send, lag included). A rate
+//! beyond what the client can pace is never run: the search stops under it and says so
+//! (`at_top`), so a capacity found is never the client's.
+//!
+//! Over HTTP/2 a server and endpoint are measured at each of `--streams` (`1,10,100`) in
+//! turn, their records and comparisons apart.
+
+use anyhow::{Context, Result};
+use greet_load::{Schedule, Work};
+
+use crate::harness::{Ask, Harness, Start, Subject};
+use crate::open_loop::{paced_run, probe, Probed, CLIENT_BOUND_PCT};
+use crate::results::{RateRun, RateWindow, Spectrum};
+use crate::scenario::Book;
+use crate::stats::distinct;
+use crate::stats::mann_whitney::{self, Figure};
+
+use super::{Capacity, CapacityServer, CapacityStep, Plan, Section, Slo};
+
+/// The most requests a holding level may send later than the objective's bound: judged as
+/// the sends' lag at p99 against the bound.
+const LATE_SHARE_MAX: f64 = 0.01;
+/// The ramp starts at this fraction of its top.
+const RAMP_FROM: f64 = 0.05;
+/// It ends at this multiple of the probe's rate, unless the client cannot pace that much.
+const RAMP_PAST: f64 = 1.2;
+/// The bisections search this fraction either side of the ramp's knee.
+const WINDOW: f64 = 0.3;
+/// The most times a bisection's window moves up before it halves: from the ramp's knee to
+/// 3.7 times it.
+const MOVES: usize = 5;
+/// The most levels a bisection runs down from its window, halving, when nothing in it held:
+/// to a sixteenth of the window's floor.
+const DOWN: usize = 5;
+
+/// Runs capacity: every endpoint of every server in turn.
+pub(super) async fn run(
+    harness: &Harness,
+    plan: &Plan,
+    book: &mut Book<'_, Capacity>,
+) -> Result<()> {
+    let (args, workers) = harness.server_args(&plan.server);
+    book.open(Section {
+        header: harness.header(plan.repeats),
+        delay_ms: plan.server.delay_ms,
+        workers,
+        slo: plan.slo.to_string(),
+        slo_percentile: plan.slo.percentile,
+        slo_ms: plan.slo.ms,
+        late_share_max: LATE_SHARE_MAX,
+        ramp_s: plan.ramp.as_secs_f64(),
+        duration_s: plan.duration.as_secs_f64(),
+        steps: plan.steps,
+        connections: plan.connections,
+        ..Section::default()
+    });
+    for subject in Subject::all(&plan.servers, &plan.foreign) {
+        let name = subject.name();
+        book.step(&name, async |book| {
+            run_subject(harness, plan, &subject, &name, &args, book).await
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+async fn run_subject(
+    harness: &Harness,
+    plan: &Plan,
+    subject: &Subject,
+    name: &str,
+    args: &[String],
+    book: &mut Book<'_, Capacity>,
+) -> Result<()> {
+    let first = plan.endpoints.first().map_or("/greetings", String::as_str);
+    let start = Start::new(subject, args, &plan.foreign, first);
+    let mut up = harness.bring_up(plan.place, &start).await?;
+    let here = Harness::loads_here(plan.place);
+    let streams_each = if harness.transport().protocol.http2() {
+        harness.common.streams_each.clone()
+    } else {
+        vec![1]
+    };
+    let cases = plan
+        .endpoints
+        .iter()
+        .flat_map(|e| streams_each.iter().map(move |&s| (e, s)));
+    for (endpoint, streams) in cases {
+        let Probed {
+            capacity: probed,
+            client_max,
+            client_share,
+        } = probe(
+            harness,
+            &up,
+            (name, endpoint),
+            &plan.foreign,
+            (plan.probe, plan.connections, streams),
+        )
+        .await?;
+        let client_bound = client_share * 100.0 >= CLIENT_BOUND_PCT;
+        let top = top_of(probed, client_max, here, client_bound);
+        let mut record = CapacityServer {
+            server: name.to_owned(),
+            endpoint: endpoint.clone(),
+            streams,
+            probe_rps: probed,
+            client_max_rps: client_max,
+            top_rps: top,
+            node: up.node(),
+            ..CapacityServer::default()
+        };
+        let mut level = Level {
+            harness,
+            up: &mut up,
+            plan,
+            name,
+            endpoint,
+            streams,
+            case: record.case(),
+        };
+        let case = record.case();
+
+        let ramp = Schedule::ramp(top * RAMP_FROM, &[(top, plan.ramp)], plan.connections)
+            .with_streams(streams);
+        let (tally, _) = level.run(ramp, "ramp").await?;
+        record.ramp = seconds(&tally.windows);
+        // The last second that held: past a server's knee the queue grows and every second
+        // after breaks; a second broken before it was a stall, not the knee.
+        record.ramp_knee_rps = record
+            .ramp
+            .iter()
+            .rev()
+            .find(|w| broke(w, &plan.slo).is_none())
+            .map(|w| w.offered_rps);
+        let knee = record.ramp_knee_rps.unwrap_or(top * RAMP_FROM);
+        harness.say(
+            name,
+            &format!(
+                "{case}: the ramp to {top:.0}/s held {} up to about {knee:.0}/s",
+                plan.slo
+            ),
+        );
+
+        for search in 1..=plan.repeats {
+            let found = level.search(search, knee, top, &mut record.steps).await?;
+            record.searches.push(found);
+        }
+        record.capacity_rps = lower_median(&record.searches);
+        record.at_top = record.capacity_rps >= top * 0.999;
+        if let Some(at_knee) = record
+            .steps
+            .iter()
+            .filter(|s| s.held)
+            .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))
+        {
+            let per_request = |pct: f64| pct / 100.0 / at_knee.achieved_rps.max(1.0) * 1e6;
+            record.server_us_per_request = at_knee.server_cpu_pct.map(per_request);
+            let load_cpus = harness.load_cpu_count() as f64;
+            record.client_us_per_request = Some(per_request(at_knee.client_cpu_pct * load_cpus));
+        }
+        for (fraction, at) in [(0.5, &mut record.at_half), (0.9, &mut record.at_ninety)] {
+            let rate = record.capacity_rps * fraction;
+            if rate >= 1.0 {
+                let schedule =
+                    Schedule::constant(rate, plan.duration, plan.connections).with_streams(streams);
+                let (_, run) = level
+                    .run(schedule, &format!("{:.0}%", fraction * 100.0))
+                    .await?;
+                *at = Some(run.latency_ms);
+            }
+        }
+        harness.say(
+            name,
+            &format!(
+                "{case}: capacity {:.0}/s at {} ({} search(es): {})",
+                record.capacity_rps,
+                plan.slo,
+                record.searches.len(),
+                record
+                    .searches
+                    .iter()
+                    .map(|s| format!("{s:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        book.section().servers.push(record);
+        book.save()?;
+    }
+    harness.release(up).await
+}
+
+/// The highest rate a search may run: [`RAMP_PAST`] times the probe's, and never more than
+/// the client can pace when it paces `here` (pacers on nodes of their own are not bounded by
+/// the harness's CPU). A probe that was `client_bound` says only that the server does at
+/// least that much: the client's limit alone bounds the search (it paces for less than the
+/// probe's closed loop over h2c).
+fn top_of(probed: f64, client_max: f64, here: bool, client_bound: bool) -> f64 {
+    let past = probed * RAMP_PAST;
+    match (here, client_bound) {
+        (true, true) => client_max.max(past),
+        (true, false) => past.min(client_max),
+        (false, _) => past,
+    }
+}
+
+/// The lower median: of an even number, the lower of the two middle values, so that the
+/// capacity is always a rate a search ran and held.
+fn lower_median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted
+        .get(sorted.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0.0)
+}
+
+/// What every level of one server and endpoint shares.
+struct Level<'a> {
+    harness: &'a Harness,
+    up: &'a mut crate::harness::Up,
+    plan: &'a Plan,
+    name: &'a str,
+    endpoint: &'a str,
+    /// Over HTTP/2, slots to a connection.
+    streams: usize,
+    /// The endpoint, and the streams when more than one: what the levels are labelled.
+    case: String,
+}
+
+impl Level<'_> {
+    /// One run of `schedule`, labelled `label`.
+    async fn run(
+        &mut self,
+        schedule: Schedule,
+        label: &str,
+    ) -> Result<(greet_load::PacedTally, RateRun)> {
+        let ask = Ask::new(
+            self.endpoint,
+            &self.plan.foreign.expect,
+            Work::Paced(schedule),
+        );
+        let label = format!("{} {} {label}", self.name, self.case);
+        let ran = paced_run(
+            self.harness,
+            (&*self.up, self.plan.place),
+            &ask,
+            label.clone(),
+        )
+        .await
+        .with_context(|| label)?;
+        self.up.ensure_alive()?;
+        crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;
+        Ok(ran)
+    }
+
+    /// Bisection `search` from the ramp's `knee`, under `top`: its highest level that held.
+    /// The window of ±[`WINDOW`] around the knee first moves up while its top holds (the
+    /// ramp's seconds are short and may break early), then each of the plan's steps halves it.
+    async fn search(
+        &mut self,
+        search: usize,
+        knee: f64,
+        top: f64,
+        steps: &mut Vec<CapacityStep>,
+    ) -> Result<f64> {
+        let (mut low, mut high) = (knee * (1.0 - WINDOW), (knee * (1.0 + WINDOW)).min(top));
+        // The highest level that held: only a rate run and held is ever a capacity.
+        let mut best = None;
+        for _ in 0..MOVES {
+            let step = self.step(search, high).await?;
+            let held = step.held;
+            steps.push(step);
+            if !held {
+                break;
+            }
+            (low, best) = (high, Some(high));
+            if high >= top {
+                return Ok(top);
+            }
+            high = (high * (1.0 + WINDOW)).min(top);
+        }
+        for _ in 0..self.plan.steps {
+            let rate = (low + high) / 2.0;
+            let step = self.step(search, rate).await?;
+            if step.held {
+                (low, best) = (rate, Some(rate));
+            } else {
+                high = rate;
+            }
+            steps.push(step);
+        }
+        // Nothing in the window held: down from its floor, halving, until a level does.
+        let mut rate = low;
+        for _ in 0..DOWN {
+            if best.is_some() || rate < 1.0 {
+                break;
+            }
+            let step = self.step(search, rate).await?;
+            if step.held {
+                best = Some(rate);
+            }
+            steps.push(step);
+            rate /= 2.0;
+        }
+        Ok(best.unwrap_or(0.0))
+    }
+
+    /// A level of bisection `search` at `rate`, judged.
+    async fn step(&mut self, search: usize, rate: f64) -> Result<CapacityStep> {
+        let schedule = Schedule::constant(rate, self.plan.duration, self.plan.connections)
+            .with_streams(self.streams);
+        let (tally, run) = self.run(schedule, &format!("{rate:.0}/s")).await?;
+        let requests = tally.corrected.requests();
+        let lag = Spectrum::of(&tally.lag);
+        let broke = level_broke(&run, lag.p99, &self.plan.slo);
+        self.harness.say(
+            self.name,
+            &format!(
+                "{} {rate:.0}/s: {}",
+                self.case,
+                broke.as_deref().unwrap_or("held")
+            ),
+        );
+        Ok(CapacityStep {
+            search,
+            target_rps: rate,
+            achieved_rps: run.achieved_rps,
+            held: broke.is_none(),
+            broke,
+            success_rate: run.success_rate,
+            late: run.late,
+            lag_p99_ms: lag.p99,
+            requests,
+            latency_ms: run.latency_ms,
+            client_cpu_pct: run.client_cpu_pct,
+            server_cpu_pct: run.server.cpu_avg_pct,
+        })
+    }
+}
+
+/// The ramp's seconds, those in which requests were due.
+fn seconds(windows: &[greet_load::Window]) -> Vec<RateWindow> {
+    windows
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.corrected.requests() > 0)
+        .map(|(at, w)| RateWindow::of(at, w, 1.0))
+        .collect()
+}
+
+/// Why a second of the ramp broke the objective, if it did.
+fn broke(w: &RateWindow, slo: &Slo) -> Option<String> {
+    judge(w.success_rate, 0.0, w.latency_ms.at(slo.percentile), slo)
+}
+
+/// Why a level's run broke the objective, if it did, its sends' lag at p99 `lag_p99_ms`.
+fn level_broke(run: &RateRun, lag_p99_ms: f64, slo: &Slo) -> Option<String> {
+    judge(
+        run.success_rate,
+        lag_p99_ms,
+        run.latency_ms.at(slo.percentile),
+        slo,
+    )
+}
+
+/// Why figures break `slo`, if they do: any invalid answer; more than 1%
+/// ([`LATE_SHARE_MAX`]) of the requests sent later than its bound (the sends' lag at p99
+/// past it); its percentile past its bound.
+fn judge(success_rate: f64, lag_p99_ms: f64, latency_ms: f64, slo: &Slo) -> Option<String> {
+    if success_rate < 100.0 {
+        Some(format!("{success_rate:.2}% valid"))
+    } else if lag_p99_ms > slo.ms {
+        Some(format!(
+            "over 1% sent more than {} ms late (lag p99 {lag_p99_ms:.3} ms)",
+            slo.ms
+        ))
+    } else if latency_ms > slo.ms {
+        Some(format!("{slo}: {latency_ms:.3} ms"))
+    } else {
+        None
+    }
+}
+
+/// Every pair of servers per endpoint (and streams), on their bisections' capacities.
+pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Comparison> {
+    let mut out = Vec::new();
+    for case in distinct(servers.iter().map(CapacityServer::case)) {
+        let samples: Vec<(String, Vec<f64>)> = servers
+            .iter()
+            .filter(|s| s.case() == case && !s.searches.is_empty())
+            .map(|s| (format!("{} {case}", s.server), s.searches.clone()))
+            .collect();
+        out.extend(mann_whitney::pairwise(Figure::CapacityRps, &samples));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_capacity_is_a_rate_a_search_held() {
+        assert_eq!(lower_median(&[4.0, 1.0, 3.0, 2.0]), 2.0);
+        assert_eq!(lower_median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(lower_median(&[]), 0.0);
+    }
+
+    #[test]
+    fn no_level_beyond_what_the_client_can_pace_is_run() {
+        assert_eq!(top_of(100_000.0, 90_000.0, true, false), 90_000.0);
+        assert_eq!(top_of(50_000.0, 90_000.0, true, false), 60_000.0);
+        assert_eq!(top_of(100_000.0, 90_000.0, false, false), 120_000.0);
+        // A client-bound probe (h2c's tasks) under a client that paces for less.
+        assert_eq!(top_of(100_000.0, 180_000.0, true, true), 180_000.0);
+        assert_eq!(top_of(100_000.0, 180_000.0, false, true), 120_000.0);
+    }
+
+    #[test]
+    fn a_level_holds_only_valid_on_time_and_within_the_objective() {
+        let slo = Slo::DEFAULT;
+        assert_eq!(judge(100.0, 4.9, 4.9, &slo), None);
+        assert!(judge(99.9, 0.1, 1.0, &slo)
+            .unwrap()
+            .contains("99.90% valid"));
+        assert!(judge(100.0, 5.2, 1.0, &slo)
+            .unwrap()
+            .contains("more than 5 ms late"));
+        assert!(judge(100.0, 0.1, 5.1, &slo)
+            .unwrap()
+            .contains("p99<5ms: 5.100 ms"));
+    }
+}

@@ -1,0 +1,136 @@
+//! The capacity section: per server and endpoint, the highest open-loop rate held within a
+//! latency objective.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::Header;
+
+use crate::stats::mann_whitney::Comparison;
+
+use crate::results::{RateWindow, Spectrum};
+
+/// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
+/// around the knee; a level holds when every answer is valid, at most
+/// [`Capacity::late_share_max`] of its requests went out late, and the objective's percentile
+/// of the latency from the intended send is within its bound.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Section {
+    /// What every section has: the transport, the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
+    /// `--delay-ms` given to the servers.
+    pub delay_ms: u64,
+    /// `--workers` given to the servers.
+    pub workers: usize,
+    /// The objective, as `--slo` takes it (`p99<5ms`).
+    pub slo: String,
+    /// Its percentile.
+    pub slo_percentile: f64,
+    /// Its bound, milliseconds.
+    pub slo_ms: f64,
+    /// The most requests a holding level may send later than the objective's bound, as a
+    /// fraction.
+    pub late_share_max: f64,
+    /// The ramp's length, seconds.
+    pub ramp_s: f64,
+    /// Each bisection level's length, seconds.
+    pub duration_s: f64,
+    /// Levels per bisection.
+    pub steps: usize,
+    /// Keep-alive connections.
+    pub connections: usize,
+    /// One entry per server and endpoint.
+    pub servers: Vec<CapacityServer>,
+    /// Every pair of servers per endpoint, on the bisections' capacities.
+    pub comparisons: Vec<Comparison>,
+}
+
+/// One server and endpoint of the capacity scenario.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CapacityServer {
+    /// The server.
+    pub server: String,
+    /// The path loaded.
+    pub endpoint: String,
+    /// Over HTTP/2, requests in flight sharing a connection (`--streams`).
+    #[serde(default = "one")]
+    pub streams: usize,
+    /// Valid responses a second in the closed-loop probe.
+    pub probe_rps: f64,
+    /// The highest rate the load generator can pace on its CPUs, from the probe.
+    pub client_max_rps: f64,
+    /// Where the ramp ended: 1.2 times the probe's rate, or the client's maximum if lower.
+    pub top_rps: f64,
+    /// The ramp, second by second.
+    pub ramp: Vec<RateWindow>,
+    /// The rate offered in the last second of the ramp that held (none when none did).
+    pub ramp_knee_rps: Option<f64>,
+    /// Each bisection's capacity: its highest level that held.
+    pub searches: Vec<f64>,
+    /// The capacity at the objective: the median of [`Self::searches`] (of an even number,
+    /// the lower middle one: always a rate a search ran and held).
+    pub capacity_rps: f64,
+    /// The search held up to the top: the capacity is at least this much, and the client's
+    /// limit or the probe's, not the server's, ended it.
+    pub at_top: bool,
+    /// Every level the bisections ran, in order.
+    pub steps: Vec<CapacityStep>,
+    /// At half the capacity: the latency from the intended send.
+    pub at_half: Option<Spectrum>,
+    /// At 90% of it.
+    pub at_ninety: Option<Spectrum>,
+    /// At the highest level held: the server's CPU per request, microseconds.
+    pub server_us_per_request: Option<f64>,
+    /// At the same level: the load generator's CPU per request, microseconds.
+    pub client_us_per_request: Option<f64>,
+    /// On a swarm: the node its task ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+}
+
+/// One level of a bisection.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CapacityStep {
+    /// The bisection it belongs to, from 1.
+    pub search: usize,
+    /// Requests a second, the schedule's.
+    pub target_rps: f64,
+    /// Requests answered (or failed) a second.
+    pub achieved_rps: f64,
+    /// It held the objective.
+    pub held: bool,
+    /// Why not, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broke: Option<String>,
+    /// Valid responses, percent.
+    pub success_rate: f64,
+    /// Requests sent a millisecond or more late.
+    pub late: u64,
+    /// How late the sends were at p99, milliseconds: over the objective's bound, more than 1%
+    /// went out later than it allows.
+    pub lag_p99_ms: f64,
+    /// Requests sent.
+    pub requests: u64,
+    /// The latency from the intended send.
+    pub latency_ms: Spectrum,
+    /// The load generator's CPU, percent of its CPUs.
+    pub client_cpu_pct: f64,
+    /// The server's mean CPU, percent of one CPU, where it was sampled.
+    pub server_cpu_pct: Option<f64>,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl CapacityServer {
+    /// What it was measured on: the endpoint, and over more than one stream to a connection,
+    /// how many (`/health, 10 streams`).
+    pub fn case(&self) -> String {
+        if self.streams > 1 {
+            format!("{}, {} streams", self.endpoint, self.streams)
+        } else {
+            self.endpoint.clone()
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! The capacity table.
+
+use super::Section;
+
+use crate::report::table::{comparison_notes, failure_notes, opt, Table};
+
+/// One row per server and endpoint: the capacity at the objective, how the search found it,
+/// the latency below it, and what each side's CPU spent per request there.
+pub(super) fn tables(capacity: &Section) -> Vec<Table> {
+    let ms = |l: Option<&crate::results::Spectrum>| {
+        l.map_or("-".to_owned(), |l| format!("{:.3} / {:.3}", l.p50, l.p99))
+    };
+    let rows = capacity
+        .servers
+        .iter()
+        .map(|s| {
+            let ratio = match (s.client_us_per_request, s.server_us_per_request) {
+                (Some(c), Some(v)) if v > 0.0 => Some(c / v),
+                _ => None,
+            };
+            vec![
+                s.server.clone(),
+                s.case(),
+                format!("{}{:.0}", if s.at_top { ">= " } else { "" }, s.capacity_rps),
+                s.searches
+                    .iter()
+                    .map(|v| format!("{v:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                format!("{:.0}", s.probe_rps),
+                opt(s.ramp_knee_rps, 0),
+                ms(s.at_half.as_ref()),
+                ms(s.at_ninety.as_ref()),
+                opt(s.server_us_per_request, 1),
+                opt(s.client_us_per_request, 1),
+                opt(ratio, 2),
+            ]
+        })
+        .collect();
+    let mut table = Table::new(
+        format!(
+            "Capacity at {} (every answer valid, at most {:.0}% sent later than it allows), a {:.0} s ramp then {} \
+             bisection(s) of {} levels of {:.1} s, {} connections, delay {} ms, --workers {}",
+            capacity.slo,
+            capacity.late_share_max * 100.0,
+            capacity.ramp_s,
+            capacity.header.repeats,
+            capacity.steps,
+            capacity.duration_s,
+            capacity.connections,
+            capacity.delay_ms,
+            capacity.workers
+        ),
+        &[
+            "Application",
+            "Endpoint",
+            "Capacity(req/s)",
+            "Searches",
+            "Closed-loop probe",
+            "Ramp knee",
+            "p50 / p99 at 50%",
+            "p50 / p99 at 90%",
+            "Server us/req",
+            "Client us/req",
+            "Client/server",
+        ],
+        vec![rows],
+    );
+    table.notes.push(
+        ">= : held up to the top of the search (1.2 times the probe, or what the client can \
+         pace): the capacity is at least this; us/req: CPU microseconds per request at the \
+         highest level held"
+            .to_owned(),
+    );
+    table.notes.extend(comparison_notes(&capacity.comparisons));
+    table.notes.extend(failure_notes(&capacity.header.failures));
+    vec![table]
+}

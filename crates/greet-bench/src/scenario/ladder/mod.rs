@@ -1,0 +1,172 @@
+//! The ladder, the original experiment: each server in turn verified, started, loaded at
+//! each concurrency level (one request per fresh connection) while sampled, and stopped.
+
+mod charts;
+mod flags;
+mod plan;
+mod run;
+mod section;
+mod table;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use crate::harness::Harness;
+use crate::plan::{Placement, ServerSpec, Target};
+use crate::points::{load_figures, Point};
+use crate::report::table::Table;
+use crate::report::{self, csv, svg};
+
+pub(crate) use flags::Flags;
+pub use plan::Plan;
+pub use section::{LadderServer, Section};
+
+use super::{Book, Scenario};
+
+/// The ladder.
+#[derive(Debug)]
+pub(crate) struct Ladder;
+
+impl Scenario for Ladder {
+    const NAME: &'static str = "ladder";
+    const TITLE: &'static str = "Ladder (the original experiment)";
+    type Plan = Plan;
+    type Section = Section;
+
+    fn defaults(quick: bool) -> Plan {
+        Plan::defaults(quick)
+    }
+
+    fn binaries(plan: &Plan) -> Vec<String> {
+        if plan.containers.is_some() {
+            return Vec::new();
+        }
+        plan.servers.iter().map(|s| s.short.clone()).collect()
+    }
+
+    fn set_servers(plan: &mut Plan, servers: &[String]) {
+        plan.servers = servers.iter().map(|s| ServerSpec::new(s)).collect();
+    }
+
+    fn targets(plan: &Plan) -> &[Target] {
+        &plan.foreign.targets
+    }
+
+    fn place(plan: &Plan) -> Placement {
+        plan.place
+    }
+
+    fn preflight(harness: &Harness, plan: &Plan) -> Result<()> {
+        if plan.servers.is_empty() && plan.foreign.targets.is_empty() {
+            bail!("nothing to benchmark: --servers is empty and no --target was given");
+        }
+        let shorts: Vec<&str> = plan.servers.iter().map(|s| s.short.as_str()).collect();
+        let targets = !plan.foreign.targets.is_empty();
+        harness.preflight(plan.place, &shorts, targets, plan.containers.as_ref())
+    }
+
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        run::run(harness, plan, book).await
+    }
+
+    fn compare(section: &mut Section) {
+        section.comparisons = run::comparisons(&section.servers, &section.concurrency);
+    }
+}
+
+impl report::Section for Section {
+    fn tables(&self) -> Vec<Table> {
+        table::tables(self)
+    }
+
+    fn charts(&self) -> Vec<(String, String)> {
+        charts::charts(self)
+            .into_iter()
+            .map(|(file, chart)| (file, svg::render(&chart)))
+            .collect()
+    }
+
+    fn csv(&self) -> Result<Vec<(String, String)>> {
+        let levels = self.servers.iter().flat_map(|s| {
+            s.levels.iter().map(move |l| {
+                let key = LevelKey {
+                    server: &s.name,
+                    endpoint: &s.endpoint,
+                    concurrency: l.concurrency,
+                };
+                (key, csv::RunColumns::of(&l.run))
+            })
+        });
+        let servers = self.servers.iter().map(|s| ResourceRow {
+            server: &s.name,
+            endpoint: &s.endpoint,
+            startup_s: s.startup_s,
+            idle_rss_mib: s.idle_rss_mib,
+            cpu_max_pct: s.cpu_max_pct,
+            rss_max_mib: s.rss_max_mib,
+            threads_max: s.threads_max,
+            error: self
+                .header
+                .failures
+                .iter()
+                .find(|f| f.server == s.name)
+                .map(|f| f.error.as_str()),
+        });
+        Ok(vec![
+            ("ladder.csv".to_owned(), csv::write(levels)?),
+            ("resources.csv".to_owned(), csv::write(servers)?),
+        ])
+    }
+
+    fn points(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for s in &self.servers {
+            // A server may be loaded on two endpoints in one ladder (`axum:/greetings/blocking`).
+            let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
+            let own = [
+                (
+                    crate::plan::Metric::Startup,
+                    one(s.startup_s.map(|v| v * 1e3)),
+                ),
+                (crate::plan::Metric::Rss, one(s.rss_max_mib)),
+                (crate::plan::Metric::Cpu, one(s.cpu_max_pct)),
+            ];
+            out.extend(Point::each(&s.name, (&s.endpoint, ""), own));
+            for level in &s.levels {
+                let runs = if level.runs.is_empty() {
+                    std::slice::from_ref(&level.run)
+                } else {
+                    &level.runs[..]
+                };
+                let place = format!("c={}", level.concurrency);
+                out.extend(Point::each(
+                    &s.name,
+                    (&s.endpoint, &place),
+                    load_figures(runs),
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// The key of a `ladder.csv` row.
+#[derive(Serialize)]
+struct LevelKey<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    concurrency: usize,
+}
+
+/// A row of `resources.csv`.
+#[derive(Serialize)]
+struct ResourceRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    startup_s: Option<f64>,
+    idle_rss_mib: Option<f64>,
+    cpu_max_pct: Option<f64>,
+    rss_max_mib: Option<f64>,
+    threads_max: Option<u64>,
+    error: Option<&'a str>,
+}

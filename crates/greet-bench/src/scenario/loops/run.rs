@@ -1,0 +1,128 @@
+//! Loops, the JMeter experiment: T virtual users each send L requests back to back over their
+//! own keep-alive connection; servers are compared on per-run throughput.
+//!
+//! Repeats are the outer loop, then servers: each repeat starts every server afresh and runs
+//! every shape on it, so a slow spell of the machine hits every server alike, where one
+//! server's runs back to back would hand the drift to the comparison between servers.
+
+use anyhow::Result;
+use greet_load::{Stop, Work};
+
+use crate::harness::{Ask, Harness, Start, Subject};
+use crate::plan::Placement;
+use crate::results::{throughputs, Repeated};
+use crate::scenario::Book;
+use crate::stats::mann_whitney::{self, Figure};
+
+use super::{LoopServer, LoopShape, Loops, Plan, Section};
+
+/// Runs loops: every shape on every server, a repeat at a time.
+pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Loops>) -> Result<()> {
+    let (args, workers) = harness.server_args(&plan.server);
+    book.open(Section {
+        header: harness.header(plan.repeats),
+        delay_ms: plan.server.delay_ms,
+        workers,
+        shapes: plan
+            .shapes
+            .iter()
+            .map(|&(users, loops)| LoopShape {
+                users,
+                loops,
+                ..LoopShape::default()
+            })
+            .collect(),
+    });
+    let subjects = Subject::all(&plan.servers, &plan.foreign);
+    for repeat in 1..=plan.repeats {
+        for subject in &subjects {
+            let name = subject.name();
+            let one = Repeat {
+                subject,
+                name: &name,
+                args: &args,
+                repeat,
+            };
+            book.step(&name, async |book| {
+                run_repeat(harness, plan, &one, book).await
+            })
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Every pair of servers in each shape, on per-run throughput.
+pub(super) fn compare(section: &mut Section) {
+    for shape in &mut section.shapes {
+        let samples: Vec<(String, Vec<f64>)> = shape
+            .servers
+            .iter()
+            .map(|s| (s.name.clone(), throughputs(&s.runs)))
+            .collect();
+        shape.comparisons = mann_whitney::pairwise(Figure::RequestsPerS, &samples);
+    }
+}
+
+/// One repeat of one server.
+struct Repeat<'a> {
+    subject: &'a Subject,
+    name: &'a str,
+    args: &'a [String],
+    repeat: usize,
+}
+
+/// Repeat `one` of every shape on a fresh process of its subject (checked in the first).
+async fn run_repeat(
+    harness: &Harness,
+    plan: &Plan,
+    one: &Repeat<'_>,
+    book: &mut Book<'_, Loops>,
+) -> Result<()> {
+    let (name, repeat) = (one.name, one.repeat);
+    let target = greet_core::paths::GREETINGS;
+    let start = Start {
+        checked: repeat > 1,
+        ..Start::new(one.subject, one.args, &plan.foreign, target)
+    };
+    let mut up = harness.bring_up(Placement::Harness, &start).await?;
+    for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
+        let work = Work::Sessions {
+            users,
+            stop: Stop::Each(loops),
+            streams: harness.common.streams,
+            pipeline: harness.common.pipeline,
+        };
+        let ask = Ask::new(target, &plan.foreign.expect, work);
+        let label = format!("{name} {users}x{loops} #{repeat}");
+        let run = harness
+            .load(Placement::Harness, &up, &ask, label)
+            .await?
+            .run();
+        harness.say(
+            name,
+            &format!(
+                "{users} users x {loops} loops, run {repeat}: {:.1} req/s, {:.2}% ok",
+                run.load.requests_per_s, run.load.success_rate
+            ),
+        );
+        let shape = &mut book.section().shapes[index];
+        let at = match shape.servers.iter().position(|s| s.name == name) {
+            Some(at) => at,
+            None => {
+                shape.servers.push(LoopServer {
+                    name: name.to_owned(),
+                    ..LoopServer::default()
+                });
+                shape.servers.len() - 1
+            }
+        };
+        let record = &mut shape.servers[at];
+        record.runs.push(run);
+        record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
+        book.save()?;
+        up.ensure_alive()?;
+        crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;
+    }
+    harness.release(up).await
+}

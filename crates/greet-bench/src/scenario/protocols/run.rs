@@ -1,0 +1,173 @@
+//! Protocols: each server loaded with keep-alive connections at delay 0 over HTTP/1.1, h2c,
+//! HTTP/1.1 over TLS and HTTP/2 over TLS, each protocol on a fresh server (over TLS with
+//! `--tls-self-signed`), warmed up, then measured. Repeats are outermost, then servers, then
+//! protocols, so a slow spell of the machine hits every cell alike. With a list of
+//! `--streams`, each HTTP/2 protocol is measured at each (a case: `h2c, 10 streams`). Each
+//! case's throughput is a fraction of the same server's HTTP/1.1 (run by run, within one
+//! repeat), and the servers are compared on those fractions: which keeps more of its
+//! HTTP/1.1.
+
+use anyhow::Result;
+use greet_load::{Expect, Stop, Wire, Work};
+
+use crate::harness::{server_args, Ask, Harness, Start, Subject};
+use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
+use crate::results::{throughputs, Gain, Repeated};
+use crate::scenario::Book;
+use crate::stats::mann_whitney::{self, Figure};
+
+use super::section::{case as protocol_case, cases as protocol_cases};
+use super::{Plan, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Section};
+
+/// Runs protocols: every server over every case, a repeat at a time.
+pub(super) async fn run(
+    harness: &Harness,
+    plan: &Plan,
+    book: &mut Book<'_, Protocols>,
+) -> Result<()> {
+    let Measure {
+        concurrency,
+        duration,
+        warmup,
+        repeats,
+    } = plan.measure;
+    let workers = harness.workers(None);
+    let cases = protocol_cases(&plan.protocols, &harness.common.streams_each);
+    let mut wires = Vec::new();
+    for &(protocol, streams) in &cases {
+        let wire = Wire::new(protocol, &greet_probe::tls::Trust::Any)?;
+        wires.push((wire.resuming(harness.common.tls_resume), streams));
+    }
+    book.open(Section {
+        header: harness.header(repeats),
+        protocols: plan.protocols.clone(),
+        streams_each: harness.common.streams_each.clone(),
+        workers,
+        concurrency,
+        duration_s: duration.as_secs_f64(),
+        warmup_s: warmup.as_secs_f64(),
+        cells: plan
+            .servers
+            .iter()
+            .flat_map(|short| {
+                cases.iter().map(move |&(protocol, streams)| ProtocolCell {
+                    server: package(short),
+                    protocol,
+                    streams,
+                    ..ProtocolCell::default()
+                })
+            })
+            .collect(),
+        ..Section::default()
+    });
+    let target = greet_core::paths::GREETINGS;
+    let args = server_args(0, workers, BLOCKING_THREADS);
+    for repeat in 1..=repeats {
+        for (s, short) in plan.servers.iter().enumerate() {
+            let name = package(short);
+            for (p, (wire, streams)) in wires.iter().enumerate() {
+                let case = protocol_case(wire.protocol, *streams);
+                let subject = Subject::Server(short.clone());
+                let foreign = plan::Foreign::default();
+                book.step(&name, async |book| {
+                    let start = Start {
+                        checked: repeat > 1 || p > 0,
+                        wire: Some(wire),
+                        ..Start::new(&subject, &args, &foreign, target)
+                    };
+                    let mut up = harness.bring_up(Placement::Harness, &start).await?;
+                    let ask = |stop| {
+                        let work = Work::Sessions {
+                            users: concurrency,
+                            stop,
+                            streams: *streams,
+                            pipeline: harness.common.pipeline,
+                        };
+                        Ask {
+                            wire: Some(wire),
+                            ..Ask::new(target, &Expect::Greeting, work)
+                        }
+                    };
+                    let label = format!("{name} {case} #{repeat}");
+                    if !warmup.is_zero() {
+                        let warm = ask(Stop::After(warmup));
+                        let label = format!("{label} warm-up");
+                        harness.load(Placement::Harness, &up, &warm, label).await?;
+                    }
+                    let measured = ask(Stop::After(duration));
+                    let run = harness
+                        .load(Placement::Harness, &up, &measured, label)
+                        .await?
+                        .run();
+                    up.ensure_alive()?;
+                    harness.release(up).await?;
+                    harness.say(
+                        &name,
+                        &format!(
+                            "{case} run {repeat}: {:.1} req/s, {:.2}% ok",
+                            run.load.requests_per_s, run.load.success_rate
+                        ),
+                    );
+                    let cell = &mut book.section().cells[s * wires.len() + p];
+                    cell.runs.push(run);
+                    let r = Repeated::of(&cell.runs);
+                    cell.requests_per_s = r.requests_per_s;
+                    cell.success_rate = r.success_rate;
+                    cell.cpu_avg_pct = r.cpu_avg_pct;
+                    Ok(())
+                })
+                .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each server's protocols against its HTTP/1.1, and the servers against each other.
+pub(super) fn fold(section: &mut Section) {
+    let http1 = Protocol::Http1;
+    let cells = &section.cells;
+    let of = |server: &str, (protocol, streams): (Protocol, usize)| {
+        cells
+            .iter()
+            .find(|c| c.server == server && c.protocol == protocol && c.streams == streams)
+    };
+    let mut servers: Vec<&str> = cells.iter().map(|c| c.server.as_str()).collect();
+    servers.dedup();
+    let mut gains = Vec::new();
+    let mut comparisons = Vec::new();
+    for (protocol, streams) in section.cases().into_iter().filter(|c| c.0 != http1) {
+        let case = protocol_case(protocol, streams);
+        let mut fractions = Vec::new();
+        for &server in &servers {
+            let (Some(cell), Some(base)) =
+                (of(server, (protocol, streams)), of(server, (http1, 1)))
+            else {
+                continue;
+            };
+            if cell.runs.is_empty() || base.runs.is_empty() {
+                continue;
+            }
+            gains.push(ProtocolGain {
+                server: server.to_owned(),
+                protocol,
+                streams,
+                gain: Gain::of((&case, &cell.runs), (http1.name(), &base.runs)),
+            });
+            // Run by run within a repeat: the same spell of the machine on both.
+            let per_run: Vec<f64> = throughputs(&cell.runs)
+                .iter()
+                .zip(throughputs(&base.runs))
+                .map(|(p, h)| if h > 0.0 { p / h } else { 0.0 })
+                .collect();
+            fractions.push((server.to_owned(), per_run));
+        }
+        comparisons.push(ProtocolComparisons {
+            protocol,
+            streams,
+            comparisons: mann_whitney::pairwise(Figure::ShareOfHttp1, &fractions),
+        });
+    }
+    section.of_http1 = gains;
+    section.comparisons = comparisons;
+}

@@ -1,0 +1,111 @@
+//! The flags of rate's subcommand, as clap reads them, and the plan they make (the flags
+//! several scenarios share are flattened from [`crate::flags`]).
+
+use std::time::Duration;
+
+use clap::Args;
+use greet_load::flags::parse_rate;
+use greet_load::schedule::{parse_ramp, Ramp};
+
+use crate::flags::{
+    help, help1, millis, parse_duration, parse_level, parse_path, parse_repeats, set, CommonArgs,
+    ForeignArgs, PlaceArgs, ServerArgs, ServersArgs,
+};
+use crate::open_loop;
+use crate::plan::Common;
+
+use super::plan::{Plan, Rates};
+
+/// The settings of a rate run.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct Flags {
+    #[command(flatten)]
+    servers: ServersArgs,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_path,
+          help = help1("Paths loaded, one after another on each server", greet_core::paths::GREETINGS))]
+    endpoints: Option<Vec<String>>,
+
+    #[arg(long, value_delimiter = ',', value_parser = parse_fraction,
+          help = help("Levels as percentages of each server's capacity (its closed-loop probe)",
+                      percents(&Plan::FRACTIONS), percents(&Plan::QUICK_FRACTIONS)))]
+    of_capacity: Option<Vec<f64>>,
+
+    /// Levels as requests a second, the same for every server, e.g. 5k,20k,50000 (instead of
+    /// --of-capacity)
+    #[arg(long, value_delimiter = ',', value_parser = parse_rate, conflicts_with = "of_capacity")]
+    rates: Option<Vec<f64>>,
+
+    /// One level per server on a ramp instead (k6's ramping arrival rate): the target rate
+    /// over time as `rate:duration` stages from 0 (or from a leading bare rate), e.g.
+    /// 1k:10s,50k:30s,50k:10s; each second of it is reported
+    #[arg(long, value_name = "STAGES", value_parser = parse_ramp,
+          conflicts_with_all = ["of_capacity", "rates", "duration"])]
+    ramp: Option<Ramp>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long each level runs", format!("{}s", Plan::DURATION.as_secs()), millis(Plan::QUICK_DURATION)))]
+    duration: Option<Duration>,
+
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long the closed-loop probe for the capacity runs (always from the \
+                       harness)", format!("{}s", open_loop::PROBE.as_secs()), millis(open_loop::QUICK_PROBE)))]
+    probe: Option<Duration>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Requests in flight at most: keep-alive connections, each carrying one at a time; over HTTP/2 --streams of them share one",
+                      open_loop::CONNECTIONS, open_loop::QUICK_CONNECTIONS))]
+    connections: Option<usize>,
+
+    #[arg(long, value_parser = parse_repeats,
+          help = help1("Runs of each level; 4 or more can tell servers apart on p99", 1))]
+    repeats: Option<usize>,
+
+    #[command(flatten)]
+    server: ServerArgs<Plan>,
+
+    #[command(flatten)]
+    place: PlaceArgs,
+
+    #[command(flatten)]
+    foreign: ForeignArgs,
+
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl Flags {
+    pub(crate) fn plan(self) -> (Common, Plan) {
+        let quick = self.common.quick;
+        let mut plan = Plan::defaults(quick);
+        plan.foreign = self.foreign.plan();
+        self.servers.apply(&mut plan.servers, &plan.foreign);
+        set(&mut plan.endpoints, self.endpoints);
+        set(&mut plan.rates, self.of_capacity.map(Rates::OfCapacity));
+        set(&mut plan.rates, self.rates.map(Rates::Fixed));
+        set(&mut plan.rates, self.ramp.map(Rates::Ramp));
+        set(&mut plan.duration, self.duration);
+        set(&mut plan.probe, self.probe);
+        set(&mut plan.connections, self.connections);
+        set(&mut plan.repeats, self.repeats);
+        plan.server = self.server.settings(quick);
+        plan.place = self.place.placement();
+        (self.common.plan(), plan)
+    }
+}
+
+pub(crate) fn percents(fractions: &[f64]) -> String {
+    fractions
+        .iter()
+        .map(|f| format!("{:.0}", f * 100.0))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `50` (percent) → 0.5; 1 to 1000 percent.
+pub(crate) fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (1.0..=1000.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!("{text:?} is not a percentage from 1 to 1000")),
+    }
+}

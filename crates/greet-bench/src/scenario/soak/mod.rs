@@ -1,0 +1,94 @@
+//! Soak, the siege / ab experiment: at each concurrency, keep-alive load for a duration (or a
+//! request count) on the async and on the blocking endpoint, zero delay, counting the
+//! server's threads.
+
+mod charts;
+mod flags;
+mod plan;
+mod run;
+mod section;
+mod table;
+
+use anyhow::Result;
+
+use crate::harness::Harness;
+use crate::plan::{Placement, Target};
+use crate::points::load_figures;
+use crate::points::Point;
+use crate::report::table::Table;
+use crate::report::{self, csv, svg};
+
+pub(crate) use flags::Flags;
+pub use plan::*;
+pub use section::*;
+
+use super::{Book, Scenario};
+
+#[doc = "The soak scenario."]
+#[derive(Debug)]
+pub(crate) struct Soak;
+
+impl Scenario for Soak {
+    const NAME: &'static str = "soak";
+    const TITLE: &'static str = "Soak (the siege / ab experiment)";
+    type Plan = Plan;
+    type Section = Section;
+
+    fn defaults(quick: bool) -> Plan {
+        Plan::defaults(quick)
+    }
+
+    fn binaries(plan: &Plan) -> Vec<String> {
+        plan.servers.clone()
+    }
+
+    fn set_servers(plan: &mut Plan, servers: &[String]) {
+        plan.servers = servers.to_vec();
+    }
+
+    fn targets(plan: &Plan) -> &[Target] {
+        &plan.foreign.targets
+    }
+
+    fn place(plan: &Plan) -> Placement {
+        plan.place
+    }
+
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        run::run(harness, plan, book).await
+    }
+
+    fn compare(section: &mut Section) {
+        section.comparisons = run::comparisons(&section.cells);
+    }
+}
+
+impl report::Section for Section {
+    fn tables(&self) -> Vec<Table> {
+        table::tables(self)
+    }
+
+    fn charts(&self) -> Vec<(String, String)> {
+        charts::charts(self)
+            .into_iter()
+            .map(|(file, chart)| (file, svg::render(&chart)))
+            .collect()
+    }
+
+    fn csv(&self) -> Result<Vec<(String, String)>> {
+        let rows = self.cells.iter().flat_map(|c| {
+            csv::CellKey::rows(&c.server, &c.endpoint, c.concurrency.to_string(), &c.runs)
+        });
+        Ok(vec![("soak.csv".to_owned(), csv::write(rows)?)])
+    }
+
+    fn points(&self) -> Vec<Point> {
+        self.cells
+            .iter()
+            .flat_map(|c| {
+                let place = format!("c={}", c.concurrency);
+                Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,247 @@
+//! TechEmpower's tests: per server, json and plaintext (pipelined) once, and the database
+//! tests (db, queries, fortunes, updates, cached queries) on each store (embedded SQLite;
+//! PostgreSQL started here from the machine's packages, skipped in one line where it is not
+//! installed). Keep-alive load at one concurrency per test; every answer checked as the
+//! contract suite checks it (the exact page, message and rows).
+//!
+//! Each repeat starts a fresh server per store and loads each test on it in turn (warm-up,
+//! then the measured part); repeats are the outer loop, then stores, then servers, so a
+//! slow spell of the machine hits every server alike. Each cell's share is its median over
+//! the best server's on the same test and store, as TechEmpower's tables rank them, and
+//! every pair of servers is compared on its runs (Mann-Whitney).
+
+use anyhow::Result;
+use greet_load::{Expect, Stop, Work};
+
+use crate::harness::{server_args, Ask, Harness, Start, Subject};
+use crate::plan::{self, package, Placement, BLOCKING_THREADS};
+use crate::results::{Header, Repeated, Run, Transport};
+use crate::scenario::Book;
+use crate::server::provision::{self, Ready};
+use crate::stats::mann_whitney::{pairwise, Figure};
+
+use super::{Plan, Section, TechEmpower, TechEmpowerCell, Test, NO_STORE};
+
+/// Runs TechEmpower's tests: the stores made ready, then every server on each store, a
+/// repeat at a time.
+pub(super) async fn run(
+    harness: &Harness,
+    plan: &Plan,
+    book: &mut Book<'_, TechEmpower>,
+) -> Result<()> {
+    book.open(Section {
+        // Only plaintext pipelines, at its own depth.
+        header: Header {
+            transport: Transport {
+                pipeline: 1,
+                ..harness.transport()
+            },
+            ..harness.header(plan.measure.repeats)
+        },
+        concurrency: plan.measure.concurrency,
+        plaintext_pipeline: plan.pipeline,
+        rows: plan.rows,
+        duration_s: plan.measure.duration.as_secs_f64(),
+        warmup_s: plan.measure.warmup.as_secs_f64(),
+        stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
+        ..Section::default()
+    });
+    // No test that reads a database: one store (the first) serves json and plaintext.
+    let wanted = if plan.tests.iter().any(|t| t.uses_store()) {
+        &plan.stores[..]
+    } else {
+        &plan.stores[..plan.stores.len().min(1)]
+    };
+    let prepared =
+        provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.place).await;
+    let te = book.section();
+    te.store_notes = prepared.notes;
+    te.stores.retain(|s| {
+        wanted.iter().any(|w| w.name() == s) && !prepared.skipped.contains(&s.as_str())
+    });
+    for (name, err) in &prepared.failed {
+        book.fail(name, err);
+    }
+    let stores = prepared.ready;
+    // The tests each store's servers run: json and plaintext with the first store only; a
+    // store left with none starts no server.
+    let runs: Vec<(&Ready, Vec<Test>)> = stores
+        .iter()
+        .enumerate()
+        .map(|(i, store)| {
+            let tests = plan
+                .tests
+                .iter()
+                .copied()
+                .filter(|t| t.uses_store() || i == 0)
+                .collect();
+            (store, tests)
+        })
+        .filter(|(_, tests): &(_, Vec<Test>)| !tests.is_empty())
+        .collect();
+    let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
+    for (store, tests) in &runs {
+        for (_, name) in &servers {
+            for test in tests {
+                book.section().cells.push(TechEmpowerCell {
+                    server: name.clone(),
+                    store: store_of(*test, store).to_owned(),
+                    test: test.name().to_owned(),
+                    target: test.target(plan.rows),
+                    ..TechEmpowerCell::default()
+                });
+            }
+        }
+    }
+    for repeat in 1..=plan.measure.repeats {
+        for (store, tests) in &runs {
+            for (short, name) in &servers {
+                let one = Server {
+                    short,
+                    name,
+                    store,
+                    tests,
+                    repeat,
+                };
+                let who = format!("{name} {}", store.name);
+                book.step(&who, async |book| {
+                    run_repeat(harness, plan, &one, book).await
+                })
+                .await?;
+            }
+        }
+    }
+    let section = book.section();
+    // What never ran (a server that failed before its first load) is not a cell.
+    section.cells.retain(|c| !c.runs.is_empty());
+    summarise(section);
+    Ok(())
+}
+
+fn store_of(test: Test, store: &Ready) -> &'static str {
+    if test.uses_store() {
+        store.name
+    } else {
+        NO_STORE
+    }
+}
+
+/// One repeat of one server on one store.
+struct Server<'a> {
+    short: &'a str,
+    name: &'a str,
+    store: &'a Ready,
+    tests: &'a [Test],
+    repeat: usize,
+}
+
+/// Every test of one server on one store, once, on a fresh server (the first repeat passes
+/// the whole contract first).
+async fn run_repeat(
+    harness: &Harness,
+    plan: &Plan,
+    one: &Server<'_>,
+    book: &mut Book<'_, TechEmpower>,
+) -> Result<()> {
+    let mut args = server_args(0, harness.workers(None), BLOCKING_THREADS);
+    args.extend(one.store.args.iter().cloned());
+    let subject = Subject::Server(one.short.to_owned());
+    let foreign = plan::Foreign::default();
+    let first = one
+        .tests
+        .first()
+        .map_or(String::new(), |t| t.target(plan.rows));
+    let start = Start {
+        checked: one.repeat > 1,
+        join: one.store.network(),
+        ..Start::new(&subject, &args, &foreign, &first)
+    };
+    let mut up = harness.bring_up(plan.place, &start).await?;
+    for test in one.tests {
+        let target = test.target(plan.rows);
+        let pipeline = match test {
+            Test::Plaintext => plan.pipeline,
+            _ => 1,
+        };
+        let ask = |stop| {
+            let work = Work::Sessions {
+                users: plan.measure.concurrency,
+                stop,
+                streams: harness.common.streams,
+                pipeline,
+            };
+            Ask::new(&target, &Expect::Greeting, work)
+        };
+        let label = format!(
+            "{} {} {} #{}",
+            one.name,
+            test.name(),
+            store_of(*test, one.store),
+            one.repeat
+        );
+        if !plan.measure.warmup.is_zero() {
+            let warm = ask(Stop::After(plan.measure.warmup));
+            let label = format!("{label} warm-up");
+            harness.load(Placement::Harness, &up, &warm, label).await?;
+        }
+        let measured = Ask {
+            stores: test.uses_store().then_some(one.store),
+            ..ask(Stop::After(plan.measure.duration))
+        };
+        let loaded = harness.load(plan.place, &up, &measured, label).await?;
+        let run = loaded.run();
+        up.ensure_alive()?;
+        let store = store_of(*test, one.store);
+        let cell = book
+            .section()
+            .cells
+            .iter_mut()
+            .find(|c| c.server == one.name && c.store == store && c.test == test.name())
+            .expect("a cell per server, store and test");
+        cell.runs.push(run);
+        let r = Repeated::of(&cell.runs);
+        cell.requests_per_s = r.requests_per_s;
+        cell.success_rate = r.success_rate;
+        cell.cpu_avg_pct = r.cpu_avg_pct;
+        let median = Run::median_of(&cell.runs);
+        cell.p50_ms = median.load.latency_ms.p50;
+        cell.p99_ms = median.load.latency_ms.p99;
+    }
+    harness.release(up).await
+}
+
+/// Each cell's share of the best server on its test and store, and every pair of servers
+/// compared there.
+fn summarise(section: &mut Section) {
+    let keys = crate::stats::distinct(
+        section
+            .cells
+            .iter()
+            .map(|c| (c.store.clone(), c.test.clone())),
+    );
+    for (store, test) in keys {
+        let best = section
+            .cells
+            .iter()
+            .filter(|c| c.store == store && c.test == test)
+            .map(|c| c.requests_per_s.median)
+            .fold(0.0, f64::max);
+        let mut samples = Vec::new();
+        for cell in section
+            .cells
+            .iter_mut()
+            .filter(|c| c.store == store && c.test == test)
+        {
+            cell.share_of_best = if best > 0.0 {
+                cell.requests_per_s.median / best
+            } else {
+                0.0
+            };
+            let throughputs = cell.runs.iter().map(|r| r.load.requests_per_s).collect();
+            samples.push((format!("{} {test} {store}", cell.server), throughputs));
+        }
+        section
+            .comparisons
+            .extend(pairwise(Figure::RequestsPerS, &samples));
+    }
+}

@@ -1,0 +1,121 @@
+//! The load's agents as a replicated job on a Docker Swarm: created from the agents' image on
+//! the stack's network, its tasks polled until every one is done, their reports read from the
+//! job's logs, and the job removed however the load ends.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{bail, Context, Result};
+use greet_load::local::AgentFailed;
+use greet_load::shard::{gather_reports, index_of_slot, unix_ms, START_LATE};
+use greet_load::{Report, Shard};
+
+use super::docker::{self, docker};
+use super::swarm::{AGENT_IMAGE, NETWORK, STACK};
+
+/// The swarm job's service, removed after each load (and with the stack).
+const JOB: &str = "greet-bench_load";
+
+/// Runs `shard` (its index ignored) as a replicated job of `agents` tasks of the agents' image
+/// on the stack's network (constrained to `constraint`'s nodes when given), starting together
+/// at its start; returns their reports in index order and the node each ran on. A task that
+/// fails, is rejected, or is not done in time, and a report missing or late, fail the load,
+/// named. The job is removed however this ends.
+pub(crate) async fn run(
+    shard: &Shard,
+    agents: usize,
+    constraint: Option<&str>,
+) -> Result<(Vec<Report>, Vec<String>)> {
+    let start_at_ms = shard.start_at_ms;
+    let lead = Duration::from_millis(start_at_ms.saturating_sub(unix_ms(SystemTime::now())));
+    let shard = Shard {
+        agents,
+        ..shard.clone()
+    };
+    let replicas = agents.to_string();
+    let label = format!("com.docker.stack.namespace={STACK}");
+    let mut create: Vec<&str> = vec![
+        "service",
+        "create",
+        "--detach",
+        "--name",
+        JOB,
+        "--mode",
+        "replicated-job",
+        "--replicas",
+        &replicas,
+        "--max-concurrent",
+        &replicas,
+        "--restart-condition",
+        "none",
+        "--network",
+        NETWORK,
+        "--label",
+        &label,
+        // Each task's slot is its index (see `index_of_slot`).
+        "--env",
+        "GREET_AGENT_SLOT={{.Task.Slot}}",
+    ];
+    if let Some(constraint) = constraint {
+        create.extend(["--constraint", constraint]);
+    }
+    create.push(AGENT_IMAGE);
+    let mut flags = shard.level_flags();
+    flags.extend(["--start-at".to_owned(), start_at_ms.to_string()]);
+    create.extend(flags.iter().map(String::as_str));
+    let _job = Job;
+    docker(&create).context("cannot create the agents' job")?;
+    let deadline = Instant::now() + lead + START_LATE + shard.time_limit();
+    let nodes = loop {
+        let tasks = docker::tasks(JOB)?;
+        if let Some(t) = tasks.iter().find(|t| t.failed()) {
+            bail!(
+                "agent task {} on {}: {} {}",
+                t.name,
+                t.node,
+                t.current_state,
+                t.error
+            );
+        }
+        let complete = tasks.iter().filter(|t| t.state() == "Complete").count();
+        if complete == agents {
+            // Task `greet-bench_load.SLOT` is agent `index_of_slot(SLOT)`.
+            let mut nodes = vec![String::new(); agents];
+            for t in &tasks {
+                let slot = t.name.rsplit('.').next().unwrap_or_default();
+                if let Some(node) = nodes.get_mut(index_of_slot(slot)) {
+                    node.clone_from(&t.node);
+                }
+            }
+            break nodes;
+        }
+        if Instant::now() > deadline {
+            bail!("{complete} of {agents} agents done when the load's time was up");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let logs = docker(&["service", "logs", "--raw", JOB]).context("the agents' logs")?;
+    let reports = gather_reports(&logs)?;
+    if let Some(r) = reports.iter().find(|r| r.agents != agents) {
+        bail!(
+            "agent {} was told {} agents, not {agents}",
+            r.index,
+            r.agents
+        );
+    }
+    if let Some(late) = reports
+        .iter()
+        .find_map(|r| AgentFailed::late(r.index, agents, r.start_skew_s))
+    {
+        return Err(late.into());
+    }
+    Ok((reports, nodes))
+}
+
+/// Removes the job when dropped: after its load, on failure, on Ctrl-C.
+struct Job;
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        let _ = docker(&["service", "rm", JOB]);
+    }
+}

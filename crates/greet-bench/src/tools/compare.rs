@@ -1,0 +1,37 @@
+//! `greet-bench compare OLD NEW`: two runs read and compared ([`crate::diff`]), the table
+//! printed, then each threshold.
+
+use std::path::Path;
+
+use crate::diff::{self, Format};
+use crate::gate;
+use crate::plan::Threshold;
+
+use super::Outcome;
+
+/// Compares run `new` with `old` (`noise`, the settings that `vary` on purpose, and the
+/// output `format`), then holds the ratios to `thresholds`: usage when a run cannot be read,
+/// breached when a threshold is.
+pub(crate) fn run(
+    (old, new): (&Path, &Path),
+    (noise, vary, format): (f64, &[String], Format),
+    thresholds: &[Threshold],
+) -> Outcome {
+    let compared = diff::read(old)
+        .and_then(|old| diff::read(new).map(|new| (old, new)))
+        .and_then(|(old, new)| diff::diff(&old, &new, noise, vary));
+    let compared = match compared {
+        Ok(compared) => compared,
+        Err(err) => return Outcome::Usage(format!("{err:#}")),
+    };
+    print!("{}", diff::render(&compared, format));
+    let checked = gate::check_ratios(thresholds, Some(&compared));
+    for threshold in &checked {
+        eprintln!("{threshold}");
+    }
+    if checked.iter().all(|t| t.held) {
+        Outcome::Done
+    } else {
+        Outcome::Breached
+    }
+}
