@@ -7,7 +7,7 @@ use std::time::Instant;
 use crate::conn::{request, Connection};
 use crate::count::Tally;
 use crate::work::Load;
-use crate::{caught, gather};
+use crate::workers::{caught, gather};
 
 /// `requests` GETs, `concurrency` at a time, each on a fresh connection that the client
 /// closes after its answer; `done` is bumped after each.

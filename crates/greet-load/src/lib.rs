@@ -5,11 +5,14 @@
 //! harness: its agent binary, `greet-agent`, is what a cluster runs.
 //!
 //! Layout, each module using only those below it:
-//! - [`agent`]: the agent's command line ([`agent::ShardArgs`], written back by
-//!   [`Shard::flags`]) and its programs: one shard, or the watch task;
 //! - [`local`]: agents as processes on this machine, started together, their reports read;
-//! - [`shard`]: one agent's share of a level ([`Shard`]), run ([`run_shard`]) and reported
-//!   ([`Report`]); every agent's report gathered and merged ([`gather_reports`], [`merge`]);
+//! - [`agent`]: the agent's command line and its programs: one shard, or the watch task. A
+//!   shard's flags are written and read in one file of it, `agent/flags.rs`: written by
+//!   [`Shard::flags`] and [`Shard::level_flags`] (for `local`'s processes, a swarm job, a
+//!   Kubernetes Job), read back by [`agent::ShardArgs`] (or refused, [`agent::BadFlags`]);
+//! - [`shard`]: one agent's share of a level ([`Shard`], `shard/mod.rs`), run ([`run_shard`],
+//!   `shard/run.rs`) and reported ([`Report`]); every agent's report gathered and merged
+//!   ([`gather_reports`], [`merge`]; `shard/report.rs`);
 //! - [`run()`]: any load, by its [`Work`], into what it [`Counted`];
 //! - the loops, one per shape: `fresh` (one request per fresh connection, the clock started
 //!   before connect, the ladder's), `sessions` (keep-alive virtual users, the closed-loop
@@ -17,6 +20,9 @@
 //!   intended send: no coordinated omission; counted per second too, as [`Window`]s; one
 //!   thread around one epoll, `paced::event`, with an engine per protocol, `paced::http1` and
 //!   `paced::http2`, over a cleartext or TLS `paced::stream`);
+//! - `workers`: what every loop does with its workers: a panic inside an attempt counted as
+//!   [`ErrorKind::Panic`] rather than lost with the worker's tally, and the workers' tallies
+//!   gathered into the load's;
 //! - [`work`]: a load as one value ([`Load`], [`Work`], [`Stop`]);
 //! - [`schedule`]: an open loop's target rate over time ([`Schedule`], constant or in ramping
 //!   [`Stage`]s) and every request's intended send;
@@ -27,6 +33,8 @@
 //!   which serializes losslessly (an agent's crosses a process boundary as JSON);
 //! - [`figures`]: what a tally comes to ([`Figures`], [`AgentRun`]), as results files keep it;
 //! - [`flags`]: the values of a load's flags, for the agent and the harness alike.
+//!
+//! This file only declares the modules and re-exports what the harness uses most.
 
 pub mod agent;
 pub mod conn;
@@ -45,6 +53,7 @@ mod fresh;
 mod paced;
 mod run;
 mod sessions;
+mod workers;
 
 pub use conn::{check_once, CheckFailed, Wire};
 pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
@@ -55,41 +64,3 @@ pub use run::{run, Counted};
 pub use schedule::{Schedule, Stage};
 pub use shard::{gather_reports, merge, run_shard, Report, Shard};
 pub use work::{Load, Stop, Work};
-
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::task::Poll;
-use std::time::Instant;
-
-/// Runs `attempt`, turning a panic inside it into [`ErrorKind::Panic`]: a worker that panicked
-/// would otherwise take its whole tally with it and leave the success rate computed over the
-/// requests that remain.
-async fn caught<F: Future<Output = Outcome>>(attempt: F) -> Outcome {
-    caught_as(attempt, || Outcome::PANICKED).await
-}
-
-/// [`caught`] for a future of any output: `panicked` makes what a panic stands for.
-async fn caught_as<T, F: Future<Output = T>>(attempt: F, panicked: impl FnOnce() -> T) -> T {
-    let mut attempt = std::pin::pin!(attempt);
-    let mut panicked = Some(panicked);
-    std::future::poll_fn(|cx| {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| attempt.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(_) => Poll::Ready(panicked.take().expect("polled once more after a panic")()),
-        }
-    })
-    .await
-}
-
-/// Awaits every worker of a load started at `start` and merges what each counted.
-async fn gather(workers: Vec<tokio::task::JoinHandle<Tally>>, start: Instant) -> Tally {
-    let mut tally = Tally::default();
-    for worker in workers {
-        match worker.await {
-            Ok(part) => tally.merge(&part),
-            Err(_) => tally.push(Outcome::PANICKED),
-        }
-    }
-    tally.elapsed = start.elapsed();
-    tally
-}

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::conn::{request, Connection, Request, Shared};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::work::{Load, Stop};
-use crate::{caught, caught_as, gather};
+use crate::workers::{caught, caught_as, gather};
 
 /// `users` users, each sending one request after another, on a connection of its own (over
 /// HTTP/2, on one shared by `streams` users), until `stop`; `done` is bumped after each.

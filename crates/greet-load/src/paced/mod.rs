@@ -12,12 +12,12 @@ mod http1;
 mod http2;
 mod stream;
 
-use crate::caught;
 use crate::conn::{request, Connection, Shared};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::figures::rate;
 use crate::schedule::Schedule;
 use crate::work::Load;
+use crate::workers::caught;
 
 /// A request sent this long after its intended time counts as late: the client could not
 /// send it on time (every connection busy, or the client itself behind).
