@@ -274,7 +274,7 @@ pub async fn bad_inputs_get_their_answers(addr: SocketAddr) -> Outcome {
     }
     let mut wrong = Vec::new();
     while let Some(joined) = set.join_next().await {
-        let (input, got) = joined.map_err(|e| e.to_string())?;
+        let (input, got) = joined?;
         match got {
             Ok(answer) if input.expect.contains(&answer) => {}
             other => wrong.push(format!(
@@ -285,7 +285,7 @@ pub async fn bad_inputs_get_their_answers(addr: SocketAddr) -> Outcome {
     }
     if !wrong.is_empty() {
         wrong.sort();
-        return Err(wrong.join("; "));
+        anyhow::bail!(wrong.join("; "));
     }
     crate::cases::health_is_ok(addr).await
 }

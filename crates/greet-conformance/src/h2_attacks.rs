@@ -14,6 +14,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use anyhow::{anyhow, bail, Context};
 use greet_core::paths;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -152,9 +153,9 @@ pub async fn attack(
     h2c: SocketAddr,
     tls: Option<SocketAddr>,
     duration: Duration,
-) -> Result<Report, String> {
+) -> anyhow::Result<Report> {
     let target = if attack.tls() {
-        tls.ok_or("a TLS port is needed")?
+        tls.context("a TLS port is needed")?
     } else {
         h2c
     };
@@ -184,7 +185,7 @@ pub async fn attack(
         Attack::StalledHandshake => stalled_handshakes(target, until).await,
         _ => flood(attack, target, until).await,
     };
-    let (slowest_probe, failed_probes) = probes.await.map_err(|e| e.to_string())?;
+    let (slowest_probe, failed_probes) = probes.await?;
     let (answer, sent) = outcome?;
     Ok(Report {
         attack,
@@ -197,15 +198,15 @@ pub async fn attack(
 
 /// One connection sending `attack`'s frames until `until` and its budget are both reached,
 /// or until the server stops it.
-async fn flood(attack: Attack, addr: SocketAddr, until: Instant) -> Result<(Answer, u64), String> {
+async fn flood(attack: Attack, addr: SocketAddr, until: Instant) -> anyhow::Result<(Answer, u64)> {
     let cap = until.max(Instant::now() + BUDGET_TIME);
     let mut stream = TcpStream::connect(addr)
         .await
-        .map_err(|e| format!("connect: {e}"))?;
+        .map_err(|e| anyhow!("connect: {e}"))?;
     let _ = stream.set_nodelay(true);
     let mut hello = PREFACE.to_vec();
     hello.extend(frame(SETTINGS, 0, 0, &[]));
-    stream.write_all(&hello).await.map_err(|e| e.to_string())?;
+    stream.write_all(&hello).await?;
     let mut sent = 0u64;
     let mut stream_id = 1u32;
     // Batches of frames, so that a flood is as fast as the socket takes it.
@@ -351,7 +352,7 @@ fn error_name(code: u32) -> String {
 
 /// Connections that send the first half of a TLS ClientHello and wait, 50 at a time, until
 /// `until`; the answer is what the server did to the first of them.
-async fn stalled_handshakes(addr: SocketAddr, until: Instant) -> Result<(Answer, u64), String> {
+async fn stalled_handshakes(addr: SocketAddr, until: Instant) -> anyhow::Result<(Answer, u64)> {
     // A ClientHello record header promising 512 bytes, and 11 of them.
     const HALF_HELLO: &[u8] = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";
     let mut open = Vec::new();
@@ -368,7 +369,7 @@ async fn stalled_handshakes(addr: SocketAddr, until: Instant) -> Result<(Answer,
     }
     let sent = open.len() as u64;
     let Some(first) = open.first_mut() else {
-        return Err("no connection was accepted".to_owned());
+        bail!("no connection was accepted");
     };
     let mut byte = [0u8; 1];
     let answer = match tokio::time::timeout(Duration::from_millis(100), first.read(&mut byte)).await
@@ -426,7 +427,7 @@ fn integer(n: u8, first: u8, mut value: usize, out: &mut Vec<u8>) {
 }
 
 /// The table: each attack with what each server did (`answers[server][attack]`).
-pub fn markdown(servers: &[&str], answers: &[Vec<Result<Report, String>>]) -> String {
+pub fn markdown(servers: &[&str], answers: &[Vec<anyhow::Result<Report>>]) -> String {
     let mut out = String::from(
         "# Hostile HTTP/2 clients: what each server does\n\n\
          Generated from `greet_conformance::h2_attacks` by \
@@ -447,7 +448,7 @@ pub fn markdown(servers: &[&str], answers: &[Vec<Result<Report, String>>]) -> St
             .iter()
             .map(|server| match server.get(i) {
                 Some(Ok(report)) => report.answer.to_string(),
-                Some(Err(why)) => format!("error: {why}"),
+                Some(Err(why)) => format!("error: {why:#}"),
                 None => "-".to_owned(),
             })
             .collect();

@@ -19,8 +19,9 @@
 //! - [`process`] and [`process_tests!`]: tests of a server *binary* (signals, exit codes, bad
 //!   flags), invoked by each server crate with its own executable.
 //!
-//! A case's [`Outcome`] and the helpers beneath it fail with a `String`: one line saying what
-//! differed from the contract, for a person; [`check`] collects them into a [`CheckError`].
+//! A case's [`Outcome`] and the helpers beneath it fail with an [`anyhow::Error`]: one line
+//! saying what differed from the contract, for a person; [`check`] collects them into a
+//! [`CheckError`].
 
 pub mod bad_input;
 pub mod cases;
@@ -91,9 +92,9 @@ macro_rules! for_each_server {
 }
 
 /// What a case returns: `Err` says what differed from the contract, in one line for a person
-/// to read ([`CheckError`] quotes it). A `String` is enough: no caller branches on why a case
-/// failed, only on whether it did.
-pub type Outcome = Result<(), String>;
+/// to read ([`CheckError`] quotes it). An [`anyhow::Error`] is enough: no caller branches on
+/// why a case failed, only on whether it did.
+pub type Outcome = anyhow::Result<()>;
 
 type CaseFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
@@ -149,7 +150,7 @@ pub async fn check(base_url: &str) -> Result<(), CheckError> {
     for (name, run) in runs {
         match run.await {
             Ok(Ok(())) => {}
-            Ok(Err(why)) => failures.push((name, why)),
+            Ok(Err(why)) => failures.push((name, format!("{why:#}"))),
             Err(panic) => failures.push((name, format!("case panicked: {panic}"))),
         }
     }

@@ -14,6 +14,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use anyhow::{anyhow, bail};
 use greet_core::{paths, WORDS};
 use greet_probe::tls::{client_config, server_name, Trust};
 use greet_probe::Protocol;
@@ -67,11 +68,11 @@ pub async fn fetch(
     trust: &Trust,
     method: &str,
     target: &str,
-) -> Result<Answer, String> {
+) -> anyhow::Result<Answer> {
     tokio::time::timeout(TIMEOUT, exchange(addr, protocol, trust, method, target))
         .await
-        .map_err(|_| format!("{protocol} {method} {target}: no answer within {TIMEOUT:?}"))?
-        .map_err(|why| format!("{protocol} {method} {target}: {why}"))
+        .map_err(|_| anyhow!("{protocol} {method} {target}: no answer within {TIMEOUT:?}"))?
+        .map_err(|why| anyhow!("{protocol} {method} {target}: {why:#}"))
 }
 
 async fn exchange(
@@ -80,7 +81,7 @@ async fn exchange(
     trust: &Trust,
     method: &str,
     target: &str,
-) -> Result<Answer, String> {
+) -> anyhow::Result<Answer> {
     Connection::open(addr, protocol, trust)
         .await?
         .send(method, target)
@@ -110,24 +111,24 @@ impl Connection {
         addr: SocketAddr,
         protocol: Protocol,
         trust: &Trust,
-    ) -> Result<Connection, String> {
+    ) -> anyhow::Result<Connection> {
         let tcp = TcpStream::connect(addr)
             .await
-            .map_err(|e| format!("connect: {e}"))?;
+            .map_err(|e| anyhow!("connect: {e}"))?;
         let _ = tcp.set_nodelay(true);
         let (sender, closed) = if protocol.tls() {
-            let config = client_config(trust, &[protocol.alpn()]).map_err(|e| e.to_string())?;
+            let config = client_config(trust, &[protocol.alpn()])?;
             let stream = TlsConnector::from(config)
                 .connect(server_name(addr), tcp)
                 .await
-                .map_err(|e| format!("TLS handshake: {e}"))?;
+                .map_err(|e| anyhow!("TLS handshake: {e}"))?;
             let alpn = stream.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
             if alpn.as_deref() != Some(protocol.alpn()) {
-                return Err(format!(
+                bail!(
                     "ALPN settled on {:?}, not {:?}",
                     alpn.map(|p| String::from_utf8_lossy(&p).into_owned()),
                     String::from_utf8_lossy(protocol.alpn())
-                ));
+                );
             }
             handshake(TokioIo::new(stream), protocol.http2()).await?
         } else {
@@ -143,9 +144,9 @@ impl Connection {
 
     /// `targets` as concurrent streams of this HTTP/2 connection, all sent before any answer
     /// is read: pipelining, as HTTP/2 spells it. The answers, in the order of `targets`.
-    pub async fn send_together(&self, targets: &[String]) -> Result<Vec<Answer>, String> {
+    pub async fn send_together(&self, targets: &[String]) -> anyhow::Result<Vec<Answer>> {
         let Sender::Http2(sender) = &self.sender else {
-            return Err(format!("{} has no streams", self.protocol));
+            bail!("{} has no streams", self.protocol);
         };
         let sends = targets.iter().map(|target| {
             let mut sender = sender.clone();
@@ -154,7 +155,7 @@ impl Connection {
                 let response = sender
                     .send_request(request?)
                     .await
-                    .map_err(|e| format!("GET {target}: {e}"))?;
+                    .map_err(|e| anyhow!("GET {target}: {e}"))?;
                 self.answer(response).await
             }
         });
@@ -162,17 +163,17 @@ impl Connection {
     }
 
     /// `method target` on this connection; fails on anything but an answer over its protocol.
-    pub async fn send(&mut self, method: &str, target: &str) -> Result<Answer, String> {
+    pub async fn send(&mut self, method: &str, target: &str) -> anyhow::Result<Answer> {
         let request = self.request(method, target)?;
         let response = match &mut self.sender {
             Sender::Http1(sender) => sender.send_request(request).await,
             Sender::Http2(sender) => sender.send_request(request).await,
         }
-        .map_err(|e| format!("request: {e}"))?;
+        .map_err(|e| anyhow!("request: {e}"))?;
         self.answer(response).await
     }
 
-    fn request(&self, method: &str, target: &str) -> Result<Request<Empty<Bytes>>, String> {
+    fn request(&self, method: &str, target: &str) -> anyhow::Result<Request<Empty<Bytes>>> {
         let scheme = if self.protocol.tls() { "https" } else { "http" };
         let builder = Request::builder().method(method);
         // HTTP/2 names scheme and authority in pseudo-headers; HTTP/1.1 sends `Host`.
@@ -183,22 +184,22 @@ impl Connection {
         };
         builder
             .body(Empty::<Bytes>::new())
-            .map_err(|e| format!("bad request: {e}"))
+            .map_err(|e| anyhow!("bad request: {e}"))
     }
 
     /// The answer `response` makes, read to its end; an answer over another protocol fails.
     async fn answer(
         &self,
         response: hyper::Response<hyper::body::Incoming>,
-    ) -> Result<Answer, String> {
+    ) -> anyhow::Result<Answer> {
         let (parts, body) = response.into_parts();
         let body = body
             .collect()
             .await
-            .map_err(|e| format!("body: {e}"))?
+            .map_err(|e| anyhow!("body: {e}"))?
             .to_bytes();
         if parts.version != version(self.protocol) {
-            return Err(format!("answered over {:?}", parts.version));
+            bail!("answered over {:?}", parts.version);
         }
         Ok(Answer {
             version: parts.version,
@@ -215,14 +216,14 @@ impl Connection {
     }
 }
 
-async fn handshake<I>(io: I, http2: bool) -> Result<(Sender, tokio::task::JoinHandle<()>), String>
+async fn handshake<I>(io: I, http2: bool) -> anyhow::Result<(Sender, tokio::task::JoinHandle<()>)>
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     if http2 {
         let (sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
             .await
-            .map_err(|e| format!("HTTP/2 handshake: {e}"))?;
+            .map_err(|e| anyhow!("HTTP/2 handshake: {e}"))?;
         let closed = tokio::spawn(async move {
             let _ = conn.await;
         });
@@ -230,7 +231,7 @@ where
     } else {
         let (sender, conn) = hyper::client::conn::http1::handshake(io)
             .await
-            .map_err(|e| format!("HTTP/1.1 handshake: {e}"))?;
+            .map_err(|e| anyhow!("HTTP/1.1 handshake: {e}"))?;
         let closed = tokio::spawn(async move {
             let _ = conn.await;
         });
@@ -244,20 +245,20 @@ pub async fn streams_answer_together(
     addr: SocketAddr,
     protocol: Protocol,
     trust: &Trust,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let targets = crate::cases::pipelined_targets();
     let connection = Connection::open(addr, protocol, trust).await?;
     let answers = tokio::time::timeout(TIMEOUT, connection.send_together(&targets))
         .await
-        .map_err(|_| format!("{protocol}: 16 streams not answered within {TIMEOUT:?}"))??;
+        .map_err(|_| anyhow!("{protocol}: 16 streams not answered within {TIMEOUT:?}"))??;
     for (target, answer) in targets.iter().zip(&answers) {
         let alone = fetch(addr, protocol, trust, "GET", target).await?;
         if essence(answer) != essence(&alone) {
-            return Err(format!(
+            bail!(
                 "{protocol} {target} as one of 16 streams: {:?}, alone: {:?}",
                 essence(answer),
                 essence(&alone)
-            ));
+            );
         }
     }
     Ok(())
@@ -267,12 +268,12 @@ pub async fn streams_answer_together(
 /// reads nothing, so never answers the PING of a graceful GOAWAY: the server must still
 /// close it, within twice [`greet_core::limits::IDLE_TIMEOUT`] (the limit, then as long
 /// again for a graceful close). Takes 12 s.
-pub async fn silent_h2c_connection_is_closed(addr: SocketAddr) -> Result<(), String> {
+pub async fn silent_h2c_connection_is_closed(addr: SocketAddr) -> anyhow::Result<()> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let bound = greet_core::limits::IDLE_TIMEOUT * 2 + Duration::from_secs(2);
     let mut tcp = TcpStream::connect(addr)
         .await
-        .map_err(|e| format!("connect: {e}"))?;
+        .map_err(|e| anyhow!("connect: {e}"))?;
     let hello = [
         &b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"[..],
         &[0, 0, 0, 4, 0, 0, 0, 0, 0],
@@ -280,13 +281,13 @@ pub async fn silent_h2c_connection_is_closed(addr: SocketAddr) -> Result<(), Str
     .concat();
     tcp.write_all(&hello)
         .await
-        .map_err(|e| format!("preface: {e}"))?;
+        .map_err(|e| anyhow!("preface: {e}"))?;
     tokio::time::sleep(bound).await;
     let mut frames = Vec::new();
     let read = tokio::time::timeout(Duration::from_millis(500), tcp.read_to_end(&mut frames));
     match read.await {
         Ok(_) => Ok(()),
-        Err(_) => Err(format!(
+        Err(_) => Err(anyhow!(
             "a silent h2c client still connected after {bound:?} ({} bytes from the server)",
             frames.len()
         )),
@@ -302,28 +303,26 @@ pub async fn idle_connection_is_closed(
     protocol: Protocol,
     trust: &Trust,
     target: &str,
-) -> Result<Duration, String> {
+) -> anyhow::Result<Duration> {
     let limit = greet_core::limits::IDLE_TIMEOUT;
     let mut conn = Connection::open(addr, protocol, trust).await?;
     let answer = tokio::time::timeout(TIMEOUT, conn.send("GET", target))
         .await
-        .map_err(|_| format!("{protocol} GET {target}: no answer within {TIMEOUT:?}"))?
-        .map_err(|why| format!("{protocol} GET {target}: {why}"))?;
+        .map_err(|_| anyhow!("{protocol} GET {target}: no answer within {TIMEOUT:?}"))?
+        .map_err(|why| anyhow!("{protocol} GET {target}: {why:#}"))?;
     if answer.status != 200 {
-        return Err(format!("{protocol} GET {target}: {}", answer.status));
+        bail!("{protocol} GET {target}: {}", answer.status);
     }
     let answered = std::time::Instant::now();
     if !conn.closed_within(limit + Duration::from_secs(2)).await {
-        return Err(format!(
+        bail!(
             "{protocol}: still open {:?} after the answer",
             answered.elapsed()
-        ));
+        );
     }
     let idle = answered.elapsed();
     if idle < limit - Duration::from_millis(500) {
-        return Err(format!(
-            "{protocol}: closed {idle:?} after the answer, before the idle limit"
-        ));
+        bail!("{protocol}: closed {idle:?} after the answer, before the idle limit");
     }
     Ok(idle)
 }
@@ -412,7 +411,7 @@ fn digits_as_n(text: &str) -> String {
 pub async fn answers_alike(
     cleartext: SocketAddr,
     tls: Option<(SocketAddr, Trust)>,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     for (method, target) in requests() {
         let reference = fetch(cleartext, Protocol::Http1, &Trust::Any, method, &target).await?;
         let expected = essence(&reference);
@@ -425,10 +424,10 @@ pub async fn answers_alike(
             let answer = fetch(addr, protocol, &trust, method, &target).await?;
             let got = essence(&answer);
             if got != expected {
-                return Err(format!(
+                bail!(
                     "{protocol} {method} {}: {got:?}, HTTP/1.1 gave {expected:?}",
                     crate::cases::elide(&target, 40)
-                ));
+                );
             }
         }
     }
@@ -438,7 +437,7 @@ pub async fn answers_alike(
 /// Checks a TLS port, which has no cleartext reference (the raw HTTP/1.1 cases of the contract
 /// need one): every one of [`requests`] is answered alike over HTTP/2 and over HTTP/1.1, and
 /// the greeting is one.
-pub async fn tls_answers_alike(addr: SocketAddr, trust: &Trust) -> Result<(), String> {
+pub async fn tls_answers_alike(addr: SocketAddr, trust: &Trust) -> anyhow::Result<()> {
     for (i, (method, target)) in requests().into_iter().enumerate() {
         let reference = fetch(addr, Protocol::Https, trust, method, &target).await?;
         if i == 0 {
@@ -447,19 +446,19 @@ pub async fn tls_answers_alike(addr: SocketAddr, trust: &Trust) -> Result<(), St
                 .split_once(' ')
                 .is_some_and(|(word, rest)| WORDS.contains(&word) && rest == "Ana!");
             if reference.status != 200 || !greets {
-                return Err(format!(
+                bail!(
                     "https {method} {target}: {} {body:?}, not a greeting",
                     reference.status
-                ));
+                );
             }
         }
         let expected = essence(&reference);
         let got = essence(&fetch(addr, Protocol::H2, trust, method, &target).await?);
         if got != expected {
-            return Err(format!(
+            bail!(
                 "h2 {method} {}: {got:?}, https gave {expected:?}",
                 crate::cases::elide(&target, 40)
-            ));
+            );
         }
     }
     Ok(())

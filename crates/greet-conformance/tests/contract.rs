@@ -7,7 +7,7 @@ use greet_server::ServerConfig;
 
 fn ok(outcome: Outcome) {
     if let Err(why) = outcome {
-        panic!("{why}");
+        panic!("{why:#}");
     }
 }
 

@@ -31,7 +31,7 @@ macro_rules! protocol_tests {
                     let tls = start(ServerConfig { tls_self_signed: true, ..quick() });
                     let trust = Trust::Certificate(tls.certificate().expect("TLS").clone());
                     if let Err(why) = answers_alike(plain.addr(), Some((tls.addr(), trust))).await {
-                        panic!("{why}");
+                        panic!("{why:#}");
                     }
                 }
 
@@ -47,7 +47,7 @@ macro_rules! protocol_tests {
                         (tls.addr(), Protocol::H2, trust),
                     ] {
                         if let Err(why) = streams_answer_together(addr, protocol, &trust).await {
-                            panic!("{why}");
+                            panic!("{why:#}");
                         }
                     }
                 }
@@ -81,13 +81,13 @@ macro_rules! protocol_tests {
                     let silent = tokio::spawn(silent_h2c_connection_is_closed(plain.addr()));
                     let mut failures = Vec::new();
                     if let Err(why) = silent.await.expect("silent check") {
-                        failures.push(why);
+                        failures.push(format!("{why:#}"));
                     }
                     while let Some(check) = checks.join_next().await {
                         let (protocol, target, idle) = check.expect("check");
                         match idle {
                             Ok(idle) => eprintln!("{protocol} {target}: closed {idle:?} after"),
-                            Err(why) => failures.push(format!("{target}: {why}")),
+                            Err(why) => failures.push(format!("{target}: {why:#}")),
                         }
                     }
                     assert!(failures.is_empty(), "{failures:#?}");
@@ -98,13 +98,15 @@ macro_rules! protocol_tests {
                     let tls = start(ServerConfig { tls_self_signed: true, ..quick() });
                     let err = fetch(tls.addr(), Protocol::Http1, &Trust::Any, "GET", "/health")
                         .await
-                        .expect_err("cleartext on a TLS port");
+                        .expect_err("cleartext on a TLS port")
+                        .to_string();
                     assert!(err.starts_with("http1 GET /health: "), "{err}");
                     let other = start(ServerConfig { tls_self_signed: true, ..quick() });
                     let stranger = Trust::Certificate(other.certificate().unwrap().clone());
                     let err = fetch(tls.addr(), Protocol::H2, &stranger, "GET", "/health")
                         .await
-                        .expect_err("another server's certificate");
+                        .expect_err("another server's certificate")
+                        .to_string();
                     assert!(err.contains("TLS handshake"), "{err}");
                 }
             }

@@ -57,7 +57,7 @@ fn on_servers(database_url: &str, redis_url: &str, timeout_ms: u64) -> ServerCon
 
 fn ok(outcome: Outcome) {
     if let Err(why) = outcome {
-        panic!("{why}");
+        panic!("{why:#}");
     }
 }
 

@@ -7,6 +7,6 @@ greet_conformance::process_tests!(env!("CARGO_BIN_EXE_greet-hyper"));
 async fn a_million_unique_names_level_off() {
     let bin = env!("CARGO_BIN_EXE_greet-hyper");
     if let Err(why) = greet_conformance::process::unique_names_level_off(bin).await {
-        panic!("{why}");
+        panic!("{why:#}");
     }
 }

@@ -59,7 +59,7 @@ where
     let tls = match config.tls() {
         Ok(tls) => tls,
         Err(why) => {
-            eprintln!("{server}: error: {why}");
+            eprintln!("{server}: error: {why:#}");
             return ExitCode::from(2);
         }
     };

@@ -155,7 +155,7 @@ impl ServerConfig {
 
     /// The TLS these settings ask for, if any: read from the PEM files, or made now
     /// (`--tls-self-signed`, a new certificate each call). Errors name the file and reason.
-    pub fn tls(&self) -> Result<Option<Tls>, String> {
+    pub fn tls(&self) -> anyhow::Result<Option<Tls>> {
         match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Tls::from_pem_files(cert, key).map(Some),
             _ if self.tls_self_signed => Tls::self_signed().map(Some),

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
+use anyhow::{anyhow, bail};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
@@ -30,20 +31,17 @@ pub struct Tls {
 impl Tls {
     /// TLS with the chain in `cert` and the key in `key` (PEM files). Errors are one line that
     /// names the file and the reason.
-    pub fn from_pem_files(cert: &Path, key: &Path) -> Result<Self, String> {
+    pub fn from_pem_files(cert: &Path, key: &Path) -> anyhow::Result<Self> {
         let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
             .and_then(Iterator::collect)
-            .map_err(|err| format!("--tls-cert {}: {}", cert.display(), pem_error(&err)))?;
+            .map_err(|err| anyhow!("--tls-cert {}: {}", cert.display(), pem_error(&err)))?;
         if chain.is_empty() {
-            return Err(format!(
-                "--tls-cert {}: no CERTIFICATE in it",
-                cert.display()
-            ));
+            bail!("--tls-cert {}: no CERTIFICATE in it", cert.display());
         }
         let private = PrivateKeyDer::from_pem_file(key)
-            .map_err(|err| format!("--tls-key {}: {}", key.display(), pem_error(&err)))?;
+            .map_err(|err| anyhow!("--tls-key {}: {}", key.display(), pem_error(&err)))?;
         Self::new(chain, private).map_err(|err| {
-            format!(
+            anyhow!(
                 "--tls-key {} with --tls-cert {}: {err}",
                 key.display(),
                 cert.display()
@@ -52,13 +50,13 @@ impl Tls {
     }
 
     /// TLS with a certificate made now, for `localhost` and `127.0.0.1`, valid for a year.
-    pub fn self_signed() -> Result<Self, String> {
+    pub fn self_signed() -> anyhow::Result<Self> {
         let names = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
         let made = rcgen::generate_simple_self_signed(names)
-            .map_err(|err| format!("--tls-self-signed: {err}"))?;
+            .map_err(|err| anyhow!("--tls-self-signed: {err}"))?;
         let key = PrivateKeyDer::Pkcs8(made.signing_key.serialize_der().into());
         Self::new(vec![made.cert.der().clone()], key)
-            .map_err(|err| format!("--tls-self-signed: {err}"))
+            .map_err(|err| anyhow!("--tls-self-signed: {err}"))
     }
 
     fn new(
@@ -144,21 +142,21 @@ mod tests {
         assert!(Tls::from_pem_files(&cert, &key).is_ok());
 
         let missing = dir.join("none.pem");
-        let err = Tls::from_pem_files(&missing, &key).unwrap_err();
+        let err = Tls::from_pem_files(&missing, &key).unwrap_err().to_string();
         assert!(
             err.starts_with(&format!("--tls-cert {}: ", missing.display())),
             "{err}"
         );
-        let err = Tls::from_pem_files(&junk, &key).unwrap_err();
+        let err = Tls::from_pem_files(&junk, &key).unwrap_err().to_string();
         assert!(err.contains("--tls-cert") && err.contains("j.pem"), "{err}");
-        let err = Tls::from_pem_files(&cert, &cert).unwrap_err();
+        let err = Tls::from_pem_files(&cert, &cert).unwrap_err().to_string();
         assert!(
             err.starts_with("--tls-key") && err.contains("c.pem"),
             "{err}"
         );
         let other = rcgen::generate_simple_self_signed(vec!["x".to_owned()]).unwrap();
         std::fs::write(&junk, other.signing_key.serialize_pem()).unwrap();
-        let err = Tls::from_pem_files(&cert, &junk).unwrap_err();
+        let err = Tls::from_pem_files(&cert, &junk).unwrap_err().to_string();
         assert!(
             err.starts_with("--tls-key"),
             "a key of another certificate: {err}"

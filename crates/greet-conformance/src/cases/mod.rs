@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use anyhow::{anyhow, bail, ensure};
 use greet_core::limits::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_TARGET_BYTES};
 use greet_core::name::MAX_NAME_CHARS;
 use greet_core::records::{self, Business, Message, World};
@@ -23,14 +24,6 @@ pub use crate::bad_input::bad_inputs_get_their_answers;
 use crate::client::{exchange, exchange_within, get, get_request, request, Response};
 
 pub use crate::Outcome;
-
-macro_rules! ensure {
-    ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
-            return Err(format!($($msg)+));
-        }
-    };
-}
 
 mod techempower;
 
@@ -55,13 +48,13 @@ fn request_line(raw: &[u8]) -> String {
     elide(text.lines().next().unwrap_or_default(), 48)
 }
 
-async fn fetch(addr: SocketAddr, raw: &[u8], head: bool) -> Result<Response, String> {
+async fn fetch(addr: SocketAddr, raw: &[u8], head: bool) -> anyhow::Result<Response> {
     exchange(addr, raw, head)
         .await
-        .map_err(|e| format!("{:?}: {e}", request_line(raw)))
+        .map_err(|e| anyhow!("{:?}: {e}", request_line(raw)))
 }
 
-async fn fetch_get(addr: SocketAddr, target: &str) -> Result<Response, String> {
+async fn fetch_get(addr: SocketAddr, target: &str) -> anyhow::Result<Response> {
     fetch(addr, &get_request(target), false).await
 }
 
@@ -285,9 +278,7 @@ pub async fn every_word_appears(addr: SocketAddr) -> Outcome {
     }
     let mut seen = std::collections::BTreeSet::new();
     while let Some(joined) = set.join_next().await {
-        let res = joined
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("/greetings: {e}"))?;
+        let res = joined?.map_err(|e| anyhow!("/greetings: {e}"))?;
         expect_greeting(&res, "Ana", "/greetings?name=Ana")?;
         seen.insert(res.text());
     }
@@ -296,7 +287,7 @@ pub async fn every_word_appears(addr: SocketAddr) -> Outcome {
 }
 
 /// A 200 with a JSON body of `T`.
-fn expect_json<T: serde::de::DeserializeOwned>(res: &Response, what: &str) -> Result<T, String> {
+fn expect_json<T: serde::de::DeserializeOwned>(res: &Response, what: &str) -> anyhow::Result<T> {
     ensure!(
         res.status() == 200,
         "{what}: status {} (want 200), body {:?}",
@@ -305,7 +296,7 @@ fn expect_json<T: serde::de::DeserializeOwned>(res: &Response, what: &str) -> Re
     );
     expect_framed(res, JSON_CONTENT_TYPE, what)?;
     serde_json::from_slice(res.body())
-        .map_err(|e| format!("{what}: {e}: {:?}", elide(&res.text(), 60)))
+        .map_err(|e| anyhow!("{what}: {e}: {:?}", elide(&res.text(), 60)))
 }
 
 /// `GET /business?name=X` → `{"name","greeting","visits"}`: a known person's stored word, a
@@ -482,7 +473,7 @@ pub async fn survives_garbage_within(addr: SocketAddr, limit: Duration) -> Outco
         set.spawn(async move { (raw, exchange_within(addr, raw, false, limit).await) });
     }
     while let Some(joined) = set.join_next().await {
-        let (raw, answer) = joined.map_err(|e| e.to_string())?;
+        let (raw, answer) = joined?;
         let what = request_line(raw);
         match answer {
             Ok(res) => ensure!(
@@ -491,7 +482,7 @@ pub async fn survives_garbage_within(addr: SocketAddr, limit: Duration) -> Outco
                 res.status()
             ),
             Err(err) if err.kind() == std::io::ErrorKind::TimedOut => {
-                return Err(format!("{what:?}: no answer and no close within {limit:?}"))
+                bail!("{what:?}: no answer and no close within {limit:?}")
             }
             // Closed (or reset) without an answer: allowed.
             Err(_) => {}
@@ -503,7 +494,7 @@ pub async fn survives_garbage_within(addr: SocketAddr, limit: Duration) -> Outco
 /// A client that never finishes its request head is disconnected after 5 s (actix-web
 /// writes a 408 first; hyper closes without a word). Takes about 5 s.
 pub async fn slow_head_is_cut(addr: SocketAddr) -> Outcome {
-    let io = |e: std::io::Error| format!("slow head: {e}");
+    let io = |e: std::io::Error| anyhow!("slow head: {e}");
     let mut stream = TcpStream::connect(addr).await.map_err(io)?;
     let start = Instant::now();
     stream
@@ -554,7 +545,7 @@ pub async fn concurrent_greetings(
     addr: SocketAddr,
     target: &str,
     n: usize,
-) -> Result<Duration, String> {
+) -> anyhow::Result<Duration> {
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..n {
@@ -562,9 +553,7 @@ pub async fn concurrent_greetings(
         set.spawn(async move { get(addr, &target).await });
     }
     while let Some(joined) = set.join_next().await {
-        let res = joined
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("{target}: {e}"))?;
+        let res = joined?.map_err(|e| anyhow!("{target}: {e}"))?;
         expect_greeting(&res, "World", target)?;
     }
     Ok(start.elapsed())
@@ -601,7 +590,8 @@ mod tests {
         let addr = fake(None).await;
         let err = survives_garbage_within(addr, Duration::from_millis(200))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no answer and no close"), "{err}");
     }
 
@@ -613,7 +603,7 @@ mod tests {
               date: Mon, 30 Nov 2026 17:00:00 GMT\r\ncontent-length: 2\r\n\r\nok!",
         ))
         .await;
-        let err = health_is_ok(addr).await.unwrap_err();
+        let err = health_is_ok(addr).await.unwrap_err().to_string();
         assert!(err.contains("1 bytes after the body"), "{err}");
     }
 
@@ -625,7 +615,7 @@ mod tests {
               date: Mon, 30 Nov 2026 17:00:00 GMT\r\ncontent-length: 2\r\n\r\nok",
         ))
         .await;
-        assert_eq!(health_is_ok(addr).await, Ok(()));
+        health_is_ok(addr).await.expect("a plain answer passes");
     }
 
     /// TechEmpower's header rule: an answer that does not name its server, or whose date is
@@ -638,7 +628,7 @@ mod tests {
               date: Mon, 30 Nov 2026 17:00:00 GMT\r\ncontent-length: 2\r\n\r\nok",
         ))
         .await;
-        let err = health_is_ok(addr).await.unwrap_err();
+        let err = health_is_ok(addr).await.unwrap_err().to_string();
         assert!(err.contains("no server header"), "{err}");
         let addr = fake(Some(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
@@ -646,7 +636,7 @@ mod tests {
               date: yesterday\r\ncontent-length: 2\r\n\r\nok",
         ))
         .await;
-        let err = health_is_ok(addr).await.unwrap_err();
+        let err = health_is_ok(addr).await.unwrap_err().to_string();
         assert!(err.contains("want an HTTP date"), "{err}");
     }
 

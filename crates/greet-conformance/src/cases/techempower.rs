@@ -17,16 +17,14 @@ fn expect_world(row: &World, what: &str) -> Outcome {
 /// (theirs: two answers 3 s apart must differ).
 fn expect_techempower_json(res: &Response, array: bool, what: &str) -> Outcome {
     let value: serde_json::Value =
-        serde_json::from_slice(res.body()).map_err(|e| format!("{what}: {e}"))?;
+        serde_json::from_slice(res.body()).map_err(|e| anyhow!("{what}: {e}"))?;
     let rows = match (&value, array) {
         (serde_json::Value::Array(rows), true) => rows.iter().collect(),
         (serde_json::Value::Object(_), false) => vec![&value],
-        _ => {
-            return Err(format!(
-                "{what}: {value}, want a JSON {}",
-                if array { "array" } else { "object" }
-            ))
-        }
+        _ => bail!(
+            "{what}: {value}, want a JSON {}",
+            if array { "array" } else { "object" }
+        ),
     };
     for row in rows {
         let keys: Vec<&str> = row
@@ -149,10 +147,10 @@ pub async fn fortunes_are_sorted_and_escaped(addr: SocketAddr) -> Outcome {
                 body.len().min(records::FORTUNES_PAGE.len()),
                 |((i, _), _)| i,
             );
-        return Err(format!(
+        bail!(
             "/fortunes: differs from the valid page at byte {at}: {:?}",
             elide(body.get(at..).unwrap_or_default(), 60)
-        ));
+        );
     }
     expect_current_date(&res, paths::FORTUNES)
 }
@@ -191,17 +189,17 @@ pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
     tokio::time::timeout(crate::client::EXCHANGE_TIMEOUT, async {
         let mut stream = TcpStream::connect(addr)
             .await
-            .map_err(|e| format!("{what}: connect: {e}"))?;
+            .map_err(|e| anyhow!("{what}: connect: {e}"))?;
         stream
             .write_all(&raw)
             .await
-            .map_err(|e| format!("{what}: {e}"))?;
+            .map_err(|e| anyhow!("{what}: {e}"))?;
         let mut buf = Vec::new();
         for (i, target) in targets.iter().enumerate() {
             let mut res = http1::Response::new();
             http1::read(&mut stream, &mut buf, &mut res, http1::Options::default())
                 .await
-                .map_err(|e| format!("{what}: answer {} of {depth} ({target}): {e}", i + 1))?;
+                .map_err(|e| anyhow!("{what}: answer {} of {depth} ({target}): {e}", i + 1))?;
             let body = res.text();
             let in_order = match target.as_str() {
                 paths::PLAINTEXT => body == records::HELLO,
@@ -228,7 +226,7 @@ pub async fn pipelined_requests_answer_in_order(addr: SocketAddr) -> Outcome {
     })
     .await
     .map_err(|_| {
-        format!(
+        anyhow!(
             "{what}: not all answered within {:?}",
             crate::client::EXCHANGE_TIMEOUT
         )
@@ -241,7 +239,7 @@ fn expect_current_date(res: &Response, what: &str) -> Outcome {
     let date = res
         .header("date")
         .and_then(|d| httpdate::parse_http_date(d).ok())
-        .ok_or_else(|| format!("{what}: no date"))?;
+        .ok_or_else(|| anyhow!("{what}: no date"))?;
     let now = std::time::SystemTime::now();
     let skew = now.duration_since(date).unwrap_or_else(|e| e.duration());
     ensure!(

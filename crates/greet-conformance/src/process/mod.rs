@@ -5,6 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use anyhow::{anyhow, bail, Context};
 use greet_launch::process::Launch;
 pub use greet_launch::process::{ServerProcess, Signal};
 use greet_probe::procfs;
@@ -12,11 +13,8 @@ use greet_probe::procfs;
 use crate::cases::{self, Outcome};
 
 /// Starts `bin --port 0 <args>` and waits for its start-up line.
-pub fn start(bin: &str, args: &[&str]) -> Result<ServerProcess, String> {
-    Launch::new(bin)
-        .args(args.iter().copied())
-        .start()
-        .map_err(|e| e.to_string())
+pub fn start(bin: &str, args: &[&str]) -> anyhow::Result<ServerProcess> {
+    Ok(Launch::new(bin).args(args.iter().copied()).start()?)
 }
 
 /// A signal with `in_flight` requests under way at a 1 s delay: every one is answered 200,
@@ -28,31 +26,30 @@ pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize
     // Let every request reach the server and start its delay.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let signalled = Instant::now();
-    server.signal(signal).map_err(|e| e.to_string())?;
+    server.signal(signal)?;
 
     tokio::time::sleep(Duration::from_millis(200)).await;
     let refused = tokio::net::TcpStream::connect(addr).await.is_err();
 
-    let answered = requests.await.map_err(|e| e.to_string())?;
+    let answered = requests.await?;
     let status = tokio::task::spawn_blocking(move || {
         let status = server.wait_timeout(Duration::from_secs(5));
         (status, server.stderr())
     })
-    .await
-    .map_err(|e| e.to_string())?;
-    let (status, stderr) = (status.0.map_err(|e| e.to_string())?, status.1);
+    .await?;
+    let (status, stderr) = (status.0?, status.1);
     let elapsed = signalled.elapsed();
 
-    answered.map_err(|e| format!("in-flight requests after {signal}: {e}"))?;
+    answered.map_err(|e| anyhow!("in-flight requests after {signal}: {e:#}"))?;
     if !refused {
-        return Err(format!("still accepting connections 200 ms after {signal}"));
+        bail!("still accepting connections 200 ms after {signal}");
     }
     match status {
         Some(status) if status.success() && elapsed < Duration::from_secs(2) => Ok(()),
-        Some(status) => Err(format!(
+        Some(status) => Err(anyhow!(
             "after {signal}: {status} in {elapsed:?}; stderr: {stderr}"
         )),
-        None => Err(format!(
+        None => Err(anyhow!(
             "still running 5 s after {signal}; stderr: {stderr}"
         )),
     }
@@ -70,10 +67,9 @@ pub async fn flood_is_survived(bin: &str) -> Outcome {
     let mut server = Launch::new(bin)
         .args(["--delay-ms", "1000"])
         .nofile(256)
-        .start()
-        .map_err(|e| e.to_string())?;
+        .start()?;
     let addr = server.addr();
-    let cpu_before = cpu_seconds(server.pid()).ok_or("no /proc entry")?;
+    let cpu_before = cpu_seconds(server.pid()).context("no /proc entry")?;
     let started = Instant::now();
     let mut flood = tokio::task::JoinSet::new();
     for _ in 0..1000 {
@@ -87,23 +83,20 @@ pub async fn flood_is_survived(bin: &str) -> Outcome {
         }
     }
     let elapsed = started.elapsed();
-    let cpu = cpu_seconds(server.pid()).ok_or("server gone")? - cpu_before;
+    let cpu = cpu_seconds(server.pid()).context("server gone")? - cpu_before;
     let cpu_pct = 100.0 * cpu / elapsed.as_secs_f64();
     let alive = server.exited().is_none();
     eprintln!(
         "{bin}: flood of 1000 at nofile 256: {ok} answered 200, {failed} failed, {elapsed:?}, server CPU {cpu_pct:.1}% of one core"
     );
     if !alive {
-        return Err(format!(
-            "exited during the flood; stderr: {}",
-            server.stderr()
-        ));
+        bail!("exited during the flood; stderr: {}", server.stderr());
     }
     if cpu_pct > 50.0 {
-        return Err(format!("spun during the flood: {cpu_pct:.1}% CPU"));
+        bail!("spun during the flood: {cpu_pct:.1}% CPU");
     }
     if ok < 200 {
-        return Err(format!("only {ok} of 1000 answered during the flood"));
+        bail!("only {ok} of 1000 answered during the flood");
     }
     cases::health_is_ok(addr).await
 }
@@ -115,9 +108,7 @@ pub async fn a_client_that_never_reads_is_contained(bin: &str) -> Outcome {
     use tokio::io::AsyncWriteExt;
     let server = start(bin, &["--delay-ms", "0", "--workers", "1"])?;
     let addr = server.addr();
-    let mut stuck = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut stuck = tokio::net::TcpStream::connect(addr).await?;
     let requests = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n".repeat(20_000);
     // The server stops reading once its answers fill the socket: the write then stalls.
     let _ = tokio::time::timeout(Duration::from_secs(2), stuck.write_all(&requests)).await;
@@ -125,27 +116,23 @@ pub async fn a_client_that_never_reads_is_contained(bin: &str) -> Outcome {
     cases::health_is_ok(addr).await?;
     let served_in = started.elapsed();
     let rss_kib = procfs::status(server.pid())
-        .ok_or("no /proc status")?
+        .context("no /proc status")?
         .rss_kib;
     eprintln!("{bin}: with a client that never reads: /health in {served_in:?}, RSS {rss_kib} KiB");
     drop(stuck);
     if served_in > Duration::from_secs(1) {
-        return Err(format!("other clients waited {served_in:?}"));
+        bail!("other clients waited {served_in:?}");
     }
     if rss_kib > 64 * 1024 {
-        return Err(format!("RSS grew to {rss_kib} KiB"));
+        bail!("RSS grew to {rss_kib} KiB");
     }
     Ok(())
 }
 
 /// A port already in use: one line on stderr, a non-zero exit, no panic.
 pub fn port_in_use_is_one_line(bin: &str) -> Outcome {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    let port = taken
-        .local_addr()
-        .map_err(|e| e.to_string())?
-        .port()
-        .to_string();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let port = taken.local_addr()?.port().to_string();
     expect_one_line_failure(bin, &["--port", &port], "cannot listen", 1)
 }
 
@@ -210,9 +197,7 @@ pub fn unreachable_stores_are_one_line(bin: &str) -> Outcome {
     }
     let took = start.elapsed();
     if took > std::time::Duration::from_secs(6) {
-        return Err(format!(
-            "two start-ups at a 100 ms store timeout took {took:?}"
-        ));
+        bail!("two start-ups at a 100 ms store timeout took {took:?}");
     }
     Ok(())
 }
@@ -222,22 +207,17 @@ fn expect_one_line_failure(bin: &str, args: &[&str], expected: &str, code: i32) 
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("{bin}: {e}"))?;
+        .map_err(|e| anyhow!("{bin}: {e}"))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<_> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     // A log line may precede the error (logging starts before binding); the error itself
     // must be the last line, and the only one that is not a log record.
     let errors: Vec<_> = lines.iter().filter(|l| !l.contains(" INFO ")).collect();
     if out.status.code() != Some(code) {
-        return Err(format!(
-            "{args:?}: {}, want exit {code}: {stderr:?}",
-            out.status
-        ));
+        bail!("{args:?}: {}, want exit {code}: {stderr:?}", out.status);
     }
     if errors.len() != 1 || !errors[0].contains(expected) || stderr.contains("panicked") {
-        return Err(format!(
-            "{args:?}: want one line with {expected:?}, got {stderr:?}"
-        ));
+        bail!("{args:?}: want one line with {expected:?}, got {stderr:?}");
     }
     Ok(())
 }
@@ -250,25 +230,17 @@ pub fn health_check_flag(bin: &str) -> Outcome {
             .args(["--health-check", "--port", &port.to_string()])
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| e.to_string())
     };
     let up = probe(server.addr().port())?;
     if up.status.code() != Some(0) {
-        return Err(format!(
-            "--health-check against a live server: {}",
-            up.status
-        ));
+        bail!("--health-check against a live server: {}", up.status);
     }
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
+        .and_then(|l| l.local_addr())?
         .port();
     let down = probe(closed)?;
     if down.status.code() != Some(1) {
-        return Err(format!(
-            "--health-check against a closed port: {}",
-            down.status
-        ));
+        bail!("--health-check against a closed port: {}", down.status);
     }
     Ok(())
 }
@@ -282,12 +254,12 @@ pub fn tls_start_up(bin: &str) -> Outcome {
     let print = line
         .split_whitespace()
         .find_map(|word| word.strip_prefix("sha256="))
-        .ok_or_else(|| format!("no sha256= in the start-up line: {line:?}"))?;
+        .with_context(|| format!("no sha256= in the start-up line: {line:?}"))?;
     let hex = print
         .split(':')
         .all(|b| b.len() == 2 && b.chars().all(|c| c.is_ascii_hexdigit()));
     if print.split(':').count() != 32 || !hex {
-        return Err(format!("sha256={print} is not a SHA-256 fingerprint"));
+        bail!("sha256={print} is not a SHA-256 fingerprint");
     }
     let port = server.addr().port().to_string();
     let probe = |tls: bool| {
@@ -300,19 +272,18 @@ pub fn tls_start_up(bin: &str) -> Outcome {
             .stdin(Stdio::null())
             .output()
             .map(|out| out.status.code())
-            .map_err(|e| e.to_string())
     };
     if probe(true)? != Some(0) || probe(false)? != Some(1) {
-        return Err(format!(
+        bail!(
             "--health-check on a TLS port: {:?} with TLS, {:?} without; want 0 and 1",
             probe(true)?,
             probe(false)?
-        ));
+        );
     }
     let dir = std::env::temp_dir().join(format!("greet-tls-files-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&dir)?;
     let junk = dir.join("junk.pem");
-    std::fs::write(&junk, "not a certificate\n").map_err(|e| e.to_string())?;
+    std::fs::write(&junk, "not a certificate\n")?;
     let junk = junk.to_string_lossy().into_owned();
     let missing = dir.join("missing.pem").to_string_lossy().into_owned();
     let outcome = expect_one_line_failure(
@@ -372,34 +343,24 @@ pub async fn h2_attacks_are_survived(bin: &str) -> Outcome {
             peak.saturating_sub(before),
         );
         if let Some(status) = server.exited() {
-            return Err(format!("{}: the server exited ({status})", kind.name()));
+            bail!("{}: the server exited ({status})", kind.name());
         }
         if report.failed_probes > 0 {
-            return Err(format!(
+            bail!(
                 "{}: {} /health probe(s) failed or took over 1 s (slowest {:?})",
                 kind.name(),
                 report.failed_probes,
                 report.slowest_probe
-            ));
+            );
         }
         if peak.saturating_sub(before) > 64 * 1024 {
-            return Err(format!(
-                "{}: peak RSS grew from {before} to {peak} KiB",
-                kind.name()
-            ));
+            bail!("{}: peak RSS grew from {before} to {peak} KiB", kind.name());
         }
         if cpu > 1.5 * lasted.as_secs_f64() + 0.5 {
-            return Err(format!(
-                "{}: {cpu:.2} s of CPU in {lasted:.2?}",
-                kind.name()
-            ));
+            bail!("{}: {cpu:.2} s of CPU in {lasted:.2?}", kind.name());
         }
         if server.stderr().contains("panicked") {
-            return Err(format!(
-                "{}: a panic: {}",
-                kind.name(),
-                server.stderr_tail(5)
-            ));
+            bail!("{}: a panic: {}", kind.name(), server.stderr_tail(5));
         }
         let _ = server.stop(Duration::from_secs(5));
     }
@@ -408,10 +369,7 @@ pub async fn h2_attacks_are_survived(bin: &str) -> Outcome {
 
 /// `--help` lists every flag and exits 0.
 pub fn help_lists_flags(bin: &str) -> Outcome {
-    let out = Command::new(bin)
-        .arg("--help")
-        .output()
-        .map_err(|e| e.to_string())?;
+    let out = Command::new(bin).arg("--help").output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     for flag in [
         "--host",
@@ -433,13 +391,13 @@ pub fn help_lists_flags(bin: &str) -> Outcome {
         "--tls-self-signed",
     ] {
         if !text.contains(flag) {
-            return Err(format!("--help does not mention {flag}"));
+            bail!("--help does not mention {flag}");
         }
     }
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("--help: {}", out.status))
+        Err(anyhow!("--help: {}", out.status))
     }
 }
 
@@ -455,7 +413,7 @@ macro_rules! process_tests {
     ($bin:expr) => {
         fn ok(outcome: $crate::cases::Outcome) {
             if let Err(why) = outcome {
-                panic!("{why}");
+                panic!("{why:#}");
             }
         }
 

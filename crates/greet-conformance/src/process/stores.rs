@@ -7,12 +7,12 @@ use super::*;
 struct TempDir(std::path::PathBuf);
 
 impl TempDir {
-    fn new(what: &str) -> Result<Self, String> {
+    fn new(what: &str) -> anyhow::Result<Self> {
         use std::sync::atomic::{AtomicU32, Ordering};
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("greet-{what}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
         Ok(Self(dir))
     }
 
@@ -50,9 +50,8 @@ pub async fn stores_cost_nothing_until_used(bin: &str) -> Outcome {
             "--blocking-threads",
             "1",
         ])
-        .env("TMPDIR", tmp.0.to_str().ok_or("temp dir not UTF-8")?)
-        .start()
-        .map_err(|e| e.to_string())?;
+        .env("TMPDIR", tmp.0.to_str().context("temp dir not UTF-8")?)
+        .start()?;
     let addr = server.addr();
     for _ in 0..3 {
         cases::greets_world(addr).await?;
@@ -61,26 +60,20 @@ pub async fn stores_cost_nothing_until_used(bin: &str) -> Outcome {
     }
     let files = tmp.files();
     if !files.is_empty() {
-        return Err(format!("made {files:?} before any store-bound request"));
+        bail!("made {files:?} before any store-bound request");
     }
     let threads = procfs::status(server.pid())
-        .ok_or("no /proc status")?
+        .context("no /proc status")?
         .threads;
     let started = Instant::now();
-    let res = crate::client::get(addr, "/db")
-        .await
-        .map_err(|e| e.to_string())?;
+    let res = crate::client::get(addr, "/db").await?;
     let first_db = started.elapsed();
     eprintln!("{bin}: {threads} threads before the stores; first /db in {first_db:?}");
     if res.status() != 200 {
-        return Err(format!(
-            "first /db: status {}: {}",
-            res.status(),
-            res.text()
-        ));
+        bail!("first /db: status {}: {}", res.status(), res.text());
     }
     if first_db > greet_store::settings::DEFAULT_TIMEOUT {
-        return Err(format!("first /db took {first_db:?}"));
+        bail!("first /db took {first_db:?}");
     }
     // One database: its file and the two WAL mode keeps beside it.
     let files = tmp.files();
@@ -92,23 +85,20 @@ pub async fn stores_cost_nothing_until_used(bin: &str) -> Outcome {
                 .any(|end| f.strip_suffix(end) == databases[0].strip_suffix(".sqlite"))
     };
     if databases.len() != 1 || !files.iter().all(beside) {
-        return Err(format!(
-            "after /db the temp dir holds {files:?}, want one .sqlite file (and its -wal, -shm)"
-        ));
+        bail!("after /db the temp dir holds {files:?}, want one .sqlite file (and its -wal, -shm)");
     }
     let status = tokio::task::spawn_blocking(move || {
         let status = server.stop(Duration::from_secs(5));
         (status, server.stderr())
     })
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     match status {
         (Ok(status), _) if status.success() => {}
-        (status, stderr) => return Err(format!("stopping: {status:?}; stderr: {stderr}")),
+        (status, stderr) => bail!("stopping: {status:?}; stderr: {stderr}"),
     }
     let files = tmp.files();
     if !files.is_empty() {
-        return Err(format!("the database outlived the server: {files:?}"));
+        bail!("the database outlived the server: {files:?}");
     }
     Ok(())
 }
@@ -132,7 +122,7 @@ pub async fn unique_names_level_off(bin: &str) -> Outcome {
     let rss = move || {
         procfs::status(pid)
             .map(|s| s.rss_kib)
-            .ok_or("no /proc status")
+            .context("no /proc status")
     };
     let before = rss()?;
     let mut readings = Vec::new();
@@ -146,7 +136,7 @@ pub async fn unique_names_level_off(bin: &str) -> Outcome {
             flood.spawn(async move { visit_each(addr, names, BATCH).await });
         }
         while let Some(joined) = flood.join_next().await {
-            joined.map_err(|e| e.to_string())??;
+            joined??;
         }
         readings.push(rss()?);
     }
@@ -162,15 +152,13 @@ pub async fn unique_names_level_off(bin: &str) -> Outcome {
     // The reading after MEMORY_NAMES names: the counters just full.
     let filled = readings[greet_store::MEMORY_NAMES.get() / step - 1];
     if last > half + 2 * 1024 {
-        return Err(format!(
+        bail!(
             "RSS still growing: {half} KiB after {} names, {last} KiB after {FLOOD_NAMES}",
             FLOOD_NAMES / 2
-        ));
+        );
     }
     if filled <= before {
-        return Err(format!(
-            "the counters took no memory ({before} → {filled} KiB): nothing was counted"
-        ));
+        bail!("the counters took no memory ({before} → {filled} KiB): nothing was counted");
     }
     Ok(())
 }
@@ -184,9 +172,7 @@ async fn visit_each(
 ) -> Outcome {
     use greet_probe::http1;
     use tokio::io::AsyncWriteExt;
-    let mut conn = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut conn = tokio::net::TcpStream::connect(addr).await?;
     let (mut buf, mut res) = (Vec::new(), http1::Response::new());
     let mut requests = Vec::new();
     let mut next = names.start;
@@ -198,13 +184,13 @@ async fn visit_each(
                 format!("GET /business?name=flood-{i} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
             );
         }
-        conn.write_all(&requests).await.map_err(|e| e.to_string())?;
+        conn.write_all(&requests).await?;
         for i in next..end {
             http1::read(&mut conn, &mut buf, &mut res, http1::Options::default())
                 .await
-                .map_err(|e| format!("flood-{i}: {e}"))?;
+                .map_err(|e| anyhow!("flood-{i}: {e}"))?;
             if res.status() != 200 || !res.text().ends_with(",\"visits\":1}") {
-                return Err(format!("flood-{i}: {} {}", res.status(), res.text()));
+                bail!("flood-{i}: {} {}", res.status(), res.text());
             }
         }
         next = end;
