@@ -5,7 +5,7 @@
 
 use crate::diff::{ratios, Diff};
 use crate::plan::{OfRuns, Threshold};
-use crate::points::Point;
+use crate::report::points::Point;
 use crate::results::ThresholdCheck;
 use crate::stats::Summary;
 
@@ -78,7 +78,7 @@ mod tests {
 
     fn point(server: &str, metric: Metric, values: &[f64]) -> Point {
         Point {
-            scenario: "ladder".into(),
+            scenario: "a".into(),
             server: server.into(),
             endpoint: Some("/greetings".into()),
             place: "c=2700".into(),

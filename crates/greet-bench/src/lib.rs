@@ -44,9 +44,9 @@
 //!   the harness does); [`jvm`]: the original's Tomcat and Jetty servers as peers;
 //! - `sample`: a server seen while loaded: /proc (`proc`), or a container's stats from the
 //!   engine or a watch task beside it (`engine`);
-//! - `report`: the output formats as primitives (tables, CSV, SVG charts, one HTML page) and
-//!   `write_all` over every section a run has;
-//! - `points`: a figure of a run, flat (scenario, server, place, metric, runs);
+//! - `report`: the output formats as primitives (tables, CSV, SVG charts, one HTML page),
+//!   `write_all` over every section a run has, and `points`, every figure of a run, flat
+//!   (scenario, server, place, metric, runs), for thresholds and comparisons;
 //! - `flags`: the flags several scenarios share, and flag values (with each scenario's
 //!   `flags.rs` and `cli`, the only code that sees clap);
 //! - [`results`]: the envelope of `results.json` and its reader, and what every section
@@ -60,10 +60,8 @@ mod diff;
 mod flags;
 mod gate;
 mod harness;
-pub mod jvm;
 mod open_loop;
 pub mod plan;
-mod points;
 mod report;
 pub mod results;
 mod run;
@@ -74,4 +72,4 @@ pub mod stats;
 mod tools;
 
 pub use scenario::Results;
-pub use server::build_command;
+pub use server::{build_command, jvm};

@@ -23,7 +23,7 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::plan::{Metric, OfRuns};
-use crate::points::{join, Point};
+use crate::report::points::{join, Point};
 use crate::report::points;
 use crate::scenario::{Kind, Results};
 use crate::stats::mann_whitney::{self, Verdict};

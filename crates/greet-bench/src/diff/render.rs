@@ -231,7 +231,7 @@ mod tests {
 
     fn row(ratio: f64, verdict: &str) -> Row {
         Row {
-            scenario: "ladder".into(),
+            scenario: "a".into(),
             server: "greet-hyper".into(),
             at: "/greetings c=2700".into(),
             metric: Metric::Total,
@@ -262,7 +262,7 @@ mod tests {
         assert!(text.contains("varied on purpose: workers"), "{text}");
         assert_eq!(text.matches("greet-hyper").count(), 2, "{text}");
         let md = render(&diff, Format::Markdown);
-        assert_eq!(md.matches("\n| ladder |").count(), 2, "{md}");
+        assert_eq!(md.matches("\n| a |").count(), 2, "{md}");
         let json: serde_json::Value = serde_json::from_str(&render(&diff, Format::Json)).unwrap();
         assert_eq!(json["rows"][0]["ratio"], 1.3);
         let html = render(&diff, Format::Html);

@@ -98,7 +98,7 @@ pub(crate) struct CommonArgs {
     /// Over TLS (https, h2): each handshake after the first resumes a session an earlier one
     /// left, from TLS 1.3 tickets kept for the whole load, as browsers and HTTP client
     /// libraries do. Without it every handshake is full, as a new client's: what the
-    /// fresh-connection ladder measures [default: off]
+    /// fresh connections of a level measure [default: off]
     #[arg(long)]
     tls_resume: bool,
 }

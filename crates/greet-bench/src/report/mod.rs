@@ -7,6 +7,7 @@
 pub(crate) mod charts;
 pub(crate) mod csv;
 pub(crate) mod html;
+pub(crate) mod points;
 pub(crate) mod svg;
 pub(crate) mod table;
 
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::points::Point;
+use points::Point;
 use crate::results::Results;
 
 use charts::ChartFile;

@@ -7,7 +7,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use greet_launch::process::which;
 
-use crate::jvm::Peers;
+use crate::server::jvm::Peers;
 use crate::plan::{is_peer, package, Bins};
 
 /// Where server binaries are looked for.

@@ -11,6 +11,7 @@ mod binaries;
 mod container;
 pub(crate) mod docker;
 pub(crate) mod job;
+pub mod jvm;
 mod process;
 pub(crate) mod provision;
 mod stack;

@@ -1,4 +1,4 @@
-//! The ladder's level on Kubernetes, as manifests built from typed values: a server as a
+//! One level of fresh connections on Kubernetes, as manifests built from typed values: a server as a
 //! Deployment and a Service, PostgreSQL and Redis as StatefulSets with Services, and the load
 //! as an Indexed Job of agent pods (the `greet-agent` image), each pod's `JOB_COMPLETION_INDEX`
 //! its shard. The Job's arguments are [`Shard::level_flags`], the same the harness gives its

@@ -13,8 +13,8 @@ use anyhow::Result;
 
 use crate::harness::Harness;
 use crate::plan::Placement;
-use crate::points::load_figures;
-use crate::points::Point;
+use crate::report::points::load_figures;
+use crate::report::points::Point;
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 

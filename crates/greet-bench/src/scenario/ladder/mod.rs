@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::harness::Harness;
 use crate::plan::{Placement, ServerSpec, Target};
-use crate::points::{load_figures, Point};
+use crate::report::points::{load_figures, Point};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::harness::Harness;
 use crate::plan::Target;
-use crate::points::load_figures;
-use crate::points::Point;
+use crate::report::points::load_figures;
+use crate::report::points::Point;
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 

@@ -11,8 +11,8 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
-use crate::points::load_figures;
-use crate::points::Point;
+use crate::report::points::load_figures;
+use crate::report::points::Point;
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 

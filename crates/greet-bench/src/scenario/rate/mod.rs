@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::harness::Harness;
 use crate::plan::{Metric, Placement, Target};
-use crate::points::Point;
+use crate::report::points::Point;
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 use crate::results::RateRun;
