@@ -1,16 +1,16 @@
 //! The scenarios, one folder each, and what makes them one list.
 //!
 //! A scenario is its folder, `scenario/<name>/`: `mod.rs` (what it is to the rest: the
-//! [`Scenario`] impl, and its section drawn as the report's [`report::Section`]), `plan.rs`
+//! `Scenario` impl, and its section drawn as the report's `report::Section`), `plan.rs`
 //! (its settings, every default and `--quick` size), `flags.rs` (its subcommand's flags, and
 //! the plan they make), `run.rs` (what it loads and records), `section.rs` (its part of
-//! results.json), `table.rs` and `charts.rs`. The list below, [`scenarios!`], is the one place
+//! results.json), `table.rs` and `charts.rs`. The list below, `scenarios!`, is the one place
 //! that names them all: the kinds, the plans, the sections of results.json and the report's
 //! order all derive from it. A new scenario is its folder and one line there (and its
 //! subcommand in the CLI).
 //!
-//! What every run shares is written once here: [`run`] (preflight, the scenario's own steps,
-//! the last save) and [`Book`], the record a scenario writes into (its section opened, each
+//! What every run shares is written once here: `run` (preflight, the scenario's own steps,
+//! the last save) and `Book`, the record a scenario writes into (its section opened, each
 //! step of a subject run unless that subject already failed, a failure recorded, the
 //! comparisons recomputed and everything saved after each step).
 
@@ -249,7 +249,7 @@ scenarios!(
     techempower::TechEmpower,
 );
 
-/// Where a scenario's section sits among [`Sections`] (written by [`scenarios!`]).
+/// Where a scenario's section sits among [`Sections`] (written by `scenarios!`).
 pub(crate) trait Slot: Scenario {
     /// Its section, when opened.
     fn slot(sections: &mut Sections) -> &mut Option<Self::Section>;

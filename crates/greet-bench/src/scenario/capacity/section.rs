@@ -11,7 +11,7 @@ use crate::results::{RateWindow, Spectrum};
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
 /// around the knee; a level holds when every answer is valid, at most
-/// [`Capacity::late_share_max`] of its requests went out late, and the objective's percentile
+/// [`Section::late_share_max`] of its requests went out late, and the objective's percentile
 /// of the latency from the intended send is within its bound.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {

@@ -74,9 +74,9 @@ pub struct RateLevel {
     pub refused: Option<String>,
     /// Requests answered (or failed) a second: what the server let through.
     pub achieved_rps: f64,
-    /// The achieved rate is under [`Rate::over_capacity_below`] of the target.
+    /// The achieved rate is under [`Section::over_capacity_below`] of the target.
     pub over_capacity: bool,
-    /// The load generator used [`Rate::client_bound_pct`] of its CPU or more: the level
+    /// The load generator used [`Section::client_bound_pct`] of its CPU or more: the level
     /// measured it as much as the server.
     pub client_bound: bool,
     /// Requests sent, all runs.
