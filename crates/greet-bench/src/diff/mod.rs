@@ -23,8 +23,8 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::plan::{Metric, OfRuns};
-use crate::report::points::{join, Point};
 use crate::report::points;
+use crate::report::points::{join, Point};
 use crate::scenario::{Kind, Results};
 use crate::stats::mann_whitney::{self, Verdict};
 use crate::stats::{median, Summary};

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use points::Point;
 use crate::results::Results;
+use points::Point;
 
 use charts::ChartFile;
 use table::Table;

@@ -7,8 +7,8 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use greet_launch::process::which;
 
-use crate::server::jvm::Peers;
 use crate::plan::{is_peer, package, Bins};
+use crate::server::jvm::Peers;
 
 /// Where server binaries are looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
