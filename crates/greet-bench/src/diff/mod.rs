@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(v(Metric::Total, &fast, &mixed), "no difference shown");
     }
 
-    use crate::results::{Cpus, Header, Level, Meta, Mode, Run};
+    use crate::results::{Cpus, Header, Level, Meta, Mode, Run, Transport};
     use crate::scenario::ladder::{self, LadderServer};
 
     fn run(total_s: f64, valid: bool) -> Run {
@@ -363,10 +363,8 @@ mod tests {
         };
         let mut results = Results::new(meta);
         results.sections.ladder = Some(ladder::Section {
-            header: Header {
-                repeats: 1,
-                ..Header::default()
-            },
+            transport: Transport::default(),
+            header: Header::new(1),
             mode: Mode::Process,
             delay_ms,
             workers: 1,

@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::plan::{Common, Placement, ServerSettings};
 use crate::report::{self, Sections};
-use crate::results::{Header, Results, Transport};
+use crate::results::{Results, Transport};
 use crate::server::Binaries;
 
 /// What every scenario shares.
@@ -106,15 +106,6 @@ impl Harness {
             streams: self.common.streams,
             pipeline: self.common.pipeline,
             tls_resume: self.wire.resumes(),
-        }
-    }
-
-    /// A section's header: the transport, `repeats`, no failure yet.
-    pub(crate) fn header(&self, repeats: usize) -> Header {
-        Header {
-            transport: self.transport(),
-            repeats,
-            failures: Vec::new(),
         }
     }
 

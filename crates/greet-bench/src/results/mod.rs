@@ -4,8 +4,8 @@
 //! One shape everywhere: every load, whatever the scenario, is a [`Run`] (what the load
 //! generator saw, [`Figures`], and what the sampler saw of the server, [`Sampled`]); every
 //! scenario has a section of its own holding its settings, its figures and its comparisons,
-//! headed by what every section has ([`Header`]: the transport, the repeats, the
-//! [`Failure`]s). This module is the envelope ([`Results`], over whatever sections the
+//! each (but protocols) with its [`Transport`] and ending with what every section has
+//! ([`Header`]: the repeats, the [`Failure`]s). This module is the envelope ([`Results`], over whatever sections the
 //! scenarios define) and its reader ([`read`]); the sections are each scenario's own.
 
 mod paced;
@@ -28,10 +28,11 @@ pub use run::{
 };
 
 /// How the servers were run: processes, containers or a swarm stack.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Server binaries started by the harness (and servers given with `--target`).
+    #[default]
     Process,
     /// Containers of the servers' images.
     Docker,
@@ -97,17 +98,24 @@ pub fn read<S: DeserializeOwned>(path: &Path) -> Result<Results<S>> {
         .with_context(|| format!("{} is not a results.json", file.display()))
 }
 
-/// What every scenario's section records first: the protocol its requests went over, the
-/// runs of each measurement, and the servers that failed.
+/// What every scenario's section has: the runs of each measurement, and the servers that
+/// failed.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Header {
-    /// The protocol its requests went over.
-    #[serde(flatten, default)]
-    pub transport: Transport,
     /// Runs of each measurement.
     pub repeats: usize,
     /// Servers that failed.
     pub failures: Vec<Failure>,
+}
+
+impl Header {
+    /// `repeats` runs of each measurement, no failure yet.
+    pub fn new(repeats: usize) -> Self {
+        Self {
+            repeats,
+            failures: Vec::new(),
+        }
+    }
 }
 
 /// How a threshold fared.
@@ -172,23 +180,22 @@ pub struct Meta {
 
 /// How a scenario's requests went: the protocol (`http1`, `h2c`, `https`, `h2`) and, over
 /// HTTP/2, the users sharing a connection. Plain fields of each scenario's section, so that
-/// `compare` names them among the settings; runs from before `--protocol` were HTTP/1.1.
+/// `compare` names them among the settings. A field a file lacks takes its default (runs from
+/// before `--protocol` were HTTP/1.1): serde ignores `default` on a flattened field, so the
+/// defaults are the struct's own.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Transport {
     /// `--protocol`.
     pub protocol: Protocol,
     /// `--streams`: users (virtual users, connections of a closed loop) per HTTP/2 connection.
     pub streams: usize,
     /// `--pipeline`: requests each keep-alive user has in flight.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "is_one")]
     pub pipeline: usize,
     /// `--tls-resume`: over TLS, handshakes resume the sessions earlier ones left.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tls_resume: bool,
-}
-
-fn one() -> usize {
-    1
 }
 
 fn is_one(n: &usize) -> bool {

@@ -440,8 +440,7 @@ pub(crate) struct Book<'a, K> {
 }
 
 impl<K: Slot> Book<'_, K> {
-    /// Starts the scenario's section (its header from the harness's transport unless it set
-    /// its own).
+    /// Starts the scenario's section.
     pub(crate) fn open(&mut self, section: K::Section) {
         *K::slot(&mut self.results.sections) = Some(section);
     }
@@ -474,9 +473,8 @@ impl<K: Slot> Book<'_, K> {
         self.failed.push(who.to_owned());
     }
 
-    /// One step of `who` (a server, or a server and what it is loaded on): skipped when `who`
-    /// failed before; a failure recorded; then the comparisons recomputed and everything
-    /// saved, so an interrupted run keeps what it measured. Ok unless saving failed.
+    /// One step of `who` (a server, or a server and what it is loaded on), skipped when `who`
+    /// failed before: for scenarios that come back to a subject (each repeat, each store).
     pub(crate) async fn step(
         &mut self,
         who: &str,
@@ -485,6 +483,17 @@ impl<K: Slot> Book<'_, K> {
         if self.has_failed(who) {
             return Ok(());
         }
+        self.once(who, step).await
+    }
+
+    /// The one step of `who`: a failure recorded, then the comparisons recomputed and
+    /// everything saved, so an interrupted run keeps what it measured. Ok unless saving
+    /// failed.
+    pub(crate) async fn once(
+        &mut self,
+        who: &str,
+        step: impl AsyncFnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
         if let Err(err) = step(self).await {
             self.fail(who, &err);
         }
@@ -523,6 +532,43 @@ pub(crate) fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sections_keep_the_keys_runs_before_them_wrote() {
+        let sections = Sections {
+            ladder: Some(Default::default()),
+            loops: Some(Default::default()),
+            soak: Some(Default::default()),
+            sweep: Some(Default::default()),
+            business: Some(Default::default()),
+            rate: Some(Default::default()),
+            capacity: Some(Default::default()),
+            protocols: Some(Default::default()),
+            techempower: Some(Default::default()),
+        };
+        let written = serde_json::to_value(&sections).unwrap();
+        let written = written.as_object().unwrap();
+        assert_eq!(written.len(), 9);
+        // Protocols and streams are the protocols scenario's subject, not its transport.
+        for (name, section) in written {
+            let keys = section.as_object().unwrap();
+            assert_eq!(keys.contains_key("protocol"), name != "protocols", "{name}");
+            for key in ["streams", "repeats", "failures"] {
+                assert!(keys.contains_key(key), "{name} lacks {key}");
+            }
+        }
+        // A section from before --protocol and --streams reads as HTTP/1.1, one stream.
+        let mut before = written.clone();
+        for (name, section) in &mut before {
+            if name != "protocols" {
+                let keys = section.as_object_mut().unwrap();
+                keys.remove("protocol");
+                keys.remove("streams");
+            }
+        }
+        let read: Sections = serde_json::from_value(before.into()).unwrap();
+        assert_eq!(read, sections);
+    }
 
     #[test]
     fn all_is_every_scenario_on_the_chosen_servers() {

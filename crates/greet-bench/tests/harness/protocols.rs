@@ -38,10 +38,7 @@ fn the_ladder_runs_over_every_protocol() {
             .ladder
             .expect("the ladder's section");
         assert_eq!(
-            (
-                ladder.header.transport.protocol.name(),
-                ladder.header.transport.streams
-            ),
+            (ladder.transport.protocol.name(), ladder.transport.streams),
             (protocol, 1)
         );
         assert!(
@@ -104,7 +101,7 @@ fn tls_sessions_resume_when_asked() {
         .sections
         .ladder
         .expect("ladder");
-    assert!(ladder.header.transport.tls_resume);
+    assert!(ladder.transport.tls_resume);
     let handshakes: Vec<_> = ladder.servers[0]
         .levels
         .iter()
@@ -141,10 +138,7 @@ fn http2_users_share_connections_by_streams() {
         .loops
         .expect("loops");
     assert_eq!(
-        (
-            loops.header.transport.protocol.name(),
-            loops.header.transport.streams
-        ),
+        (loops.transport.protocol.name(), loops.transport.streams),
         ("h2", 4)
     );
     assert!(

@@ -274,7 +274,7 @@ fn a_target_that_answers_h2c_with_http1_is_a_failure_not_a_result() {
         .sections
         .ladder
         .expect("ladder");
-    assert_eq!(ladder.header.transport.protocol.name(), "h2c");
+    assert_eq!(ladder.transport.protocol.name(), "h2c");
     assert_eq!(
         ladder.header.failures.len(),
         1,

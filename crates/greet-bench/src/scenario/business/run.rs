@@ -19,7 +19,7 @@ use greet_server::ServerFlag;
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{throughputs, Gain, Repeated, Sampled};
+use crate::results::{throughputs, Gain, Header, Repeated, Sampled};
 use crate::scenario::Book;
 use crate::server::provision::{self, Ready};
 use crate::stats::mann_whitney::{pairwise, Figure};
@@ -49,7 +49,8 @@ pub(super) async fn run(
         })
         .collect();
     book.open(Section {
-        header: harness.header(plan.measure.repeats),
+        transport: harness.transport(),
+        header: Header::new(plan.measure.repeats),
         concurrency: plan.measure.concurrency,
         duration_s: plan.measure.duration.as_secs_f64(),
         warmup_s: plan.measure.warmup.as_secs_f64(),

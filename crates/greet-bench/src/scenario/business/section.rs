@@ -2,12 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::{Gain, Run, Sampled};
+use crate::results::{Gain, Header, Run, Sampled, Transport};
 
 /// The business scenario: each server's store-bound endpoints (`/db`, `/queries`,
 /// `/business`) against its own ceiling (`/health`) on the same server, on each store, over
@@ -15,9 +13,9 @@ use crate::results::{Gain, Run, Sampled};
 /// loaded on it in turn.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// Keep-alive connections of each load.
     pub concurrency: usize,
     /// Measured part of each load, seconds.
@@ -43,6 +41,9 @@ pub struct Section {
     pub best_pools: Vec<PoolBest>,
     /// Every pair of servers on each store and endpoint, at the default setting.
     pub comparisons: Vec<Comparison>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// A server's thread and pool settings in the business scenario.

@@ -25,7 +25,7 @@ use greet_load::{Schedule, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{paced_run, probe, Probed, CLIENT_BOUND_PCT};
-use crate::results::{RateRun, RateWindow, Spectrum};
+use crate::results::{Header, RateRun, RateWindow, Spectrum};
 use crate::scenario::Book;
 use crate::stats::distinct;
 use crate::stats::mann_whitney::{self, Figure};
@@ -56,7 +56,8 @@ pub(super) async fn run(
 ) -> Result<()> {
     let (args, workers) = harness.server_args(&plan.server);
     book.open(Section {
-        header: harness.header(plan.repeats),
+        transport: harness.transport(),
+        header: Header::new(plan.repeats),
         delay_ms: plan.server.delay_ms,
         workers,
         slo: plan.slo.to_string(),
@@ -71,7 +72,7 @@ pub(super) async fn run(
     });
     for subject in Subject::all(&plan.servers, &plan.foreign) {
         let name = subject.name();
-        book.step(&name, async |book| {
+        book.once(&name, async |book| {
             run_subject(harness, plan, &subject, &name, &args, book).await
         })
         .await?;

@@ -3,11 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{RateWindow, Spectrum};
+use crate::results::{Header, RateWindow, Spectrum, Transport};
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
 /// around the knee; a level holds when every answer is valid, at most
@@ -15,9 +13,9 @@ use crate::results::{RateWindow, Spectrum};
 /// of the latency from the intended send is within its bound.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// `--delay-ms` given to the servers.
     pub delay_ms: u64,
     /// `--workers` given to the servers.
@@ -43,6 +41,9 @@ pub struct Section {
     pub servers: Vec<CapacityServer>,
     /// Every pair of servers per endpoint, on the bisections' capacities.
     pub comparisons: Vec<Comparison>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One server and endpoint of the capacity scenario.

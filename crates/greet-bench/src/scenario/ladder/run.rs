@@ -7,7 +7,7 @@ use greet_load::Work;
 
 use crate::harness::{mode, Ask, Harness, Start, Subject, Up};
 use crate::plan::package;
-use crate::results::{Level, Run};
+use crate::results::{Header, Level, Run};
 use crate::scenario::Book;
 use crate::stats::mann_whitney::{self, Comparison, Figure};
 
@@ -49,7 +49,8 @@ fn entries(plan: &Plan) -> Vec<Entry> {
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Ladder>) -> Result<()> {
     let (args, workers) = harness.server_args(&plan.server);
     book.open(Section {
-        header: harness.header(plan.repeats),
+        transport: harness.transport(),
+        header: Header::new(plan.repeats),
         mode: mode(plan.place, plan.containers.as_ref()),
         delay_ms: plan.server.delay_ms,
         workers,
@@ -65,7 +66,7 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Ladd
             endpoint: entry.endpoint.clone(),
             ..LadderServer::default()
         });
-        book.step(&entry.name, async |book| {
+        book.once(&entry.name, async |book| {
             run_entry(harness, plan, &args, &entry, book).await
         })
         .await?;

@@ -2,19 +2,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{Level, Mode, RssFrom, Sampled};
+use crate::results::{Header, Level, Mode, RssFrom, Sampled, Transport};
 
 /// The ladder, the original experiment: each server started, verified, and loaded at each
 /// concurrency level, one request per fresh connection.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// Processes or containers.
     pub mode: Mode,
     /// `--delay-ms` given to the servers.
@@ -31,6 +29,9 @@ pub struct Section {
     pub servers: Vec<LadderServer>,
     /// With repeats: every pair of servers at each level, on per-run total time.
     pub comparisons: Vec<Comparison>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One server (and endpoint) of the ladder: start-up, resources and a level per concurrency.

@@ -136,8 +136,8 @@ fn handshakes(ladder: &Section) -> Table {
     Table::new(
         format!(
             "TLS ({}): {}",
-            ladder.header.transport.protocol,
-            if ladder.header.transport.tls_resume {
+            ladder.transport.protocol,
+            if ladder.transport.tls_resume {
                 "a handshake per fresh connection, resuming the sessions earlier ones left \
                  (--tls-resume)"
             } else {
@@ -195,7 +195,7 @@ fn per_level(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Failure, Figures, Header, Mode, Run, Sampled};
+    use crate::results::{Failure, Figures, Header, Mode, Run, Sampled, Transport};
 
     fn ladder_of() -> Section {
         // Figures as the original published them (its req/s came from unrounded totals).
@@ -234,8 +234,8 @@ mod tests {
                     server: "greetings-api-undertow".into(),
                     error: "died".into(),
                 }],
-                ..Header::default()
             },
+            transport: Transport::default(),
             mode: Mode::Process,
             delay_ms: 1000,
             workers: 1,

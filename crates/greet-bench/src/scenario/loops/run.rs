@@ -10,7 +10,7 @@ use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::plan::Placement;
-use crate::results::{throughputs, Repeated};
+use crate::results::{throughputs, Header, Repeated};
 use crate::scenario::Book;
 use crate::stats::mann_whitney::{self, Figure};
 
@@ -20,7 +20,8 @@ use super::{LoopServer, LoopShape, Loops, Plan, Section};
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Loops>) -> Result<()> {
     let (args, workers) = harness.server_args(&plan.server);
     book.open(Section {
-        header: harness.header(plan.repeats),
+        transport: harness.transport(),
+        header: Header::new(plan.repeats),
         delay_ms: plan.server.delay_ms,
         workers,
         shapes: plan

@@ -2,25 +2,26 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::Run;
+use crate::results::{Header, Run, Transport};
 
 /// The loops scenario: T users × L requests each, over keep-alive, repeated.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// `--delay-ms` given to the servers.
     pub delay_ms: u64,
     /// `--workers` given to the servers.
     pub workers: usize,
     /// One entry per shape, in order.
     pub shapes: Vec<LoopShape>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One shape of the loops scenario against every server.

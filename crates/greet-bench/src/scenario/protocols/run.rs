@@ -12,7 +12,7 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
-use crate::results::{throughputs, Gain, Repeated};
+use crate::results::{throughputs, Gain, Header, Repeated};
 use crate::scenario::Book;
 use crate::stats::mann_whitney::{self, Figure};
 
@@ -39,8 +39,9 @@ pub(super) async fn run(
         wires.push((wire.resuming(harness.common.tls_resume), streams));
     }
     book.open(Section {
-        header: harness.header(repeats),
+        header: Header::new(repeats),
         protocols: plan.protocols.clone(),
+        streams: harness.common.streams,
         streams_each: harness.common.streams_each.clone(),
         workers,
         concurrency,

@@ -4,22 +4,19 @@
 use greet_probe::Protocol;
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::{Gain, Run};
+use crate::results::{Gain, Header, Run};
 
 /// The protocols scenario: keep-alive load at delay 0 over each protocol, a fresh server per
 /// run, repeats outermost.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
-    #[serde(flatten)]
-    pub header: Header,
     /// The protocols, in order.
     pub protocols: Vec<Protocol>,
+    /// `--streams`: users per HTTP/2 connection (the first, when it is a list).
+    pub streams: usize,
     /// `--streams` as given: each HTTP/2 protocol is measured at each.
     #[serde(default)]
     pub streams_each: Vec<usize>,
@@ -38,6 +35,9 @@ pub struct Section {
     /// Per protocol, every pair of servers on their runs' fractions of their own HTTP/1.1
     /// (which server keeps more of its HTTP/1.1 over it).
     pub comparisons: Vec<ProtocolComparisons>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One server over one protocol.
@@ -109,7 +109,7 @@ impl Section {
     /// `streams_each` (or `streams`), the others at 1.
     pub fn cases(&self) -> Vec<(Protocol, usize)> {
         let each = if self.streams_each.is_empty() {
-            vec![self.header.transport.streams.max(1)]
+            vec![self.streams.max(1)]
         } else {
             self.streams_each.clone()
         };

@@ -37,9 +37,8 @@ pub(super) fn tables(protocols: &Section) -> Vec<Table> {
             ]
         })
         .collect();
-    let mut table =
-        Table::new(
-            format!(
+    let mut table = Table::new(
+        format!(
             "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
              warm-up, {} run(s) per protocol on a fresh server, --workers {}",
             protocols.concurrency,
@@ -48,25 +47,25 @@ pub(super) fn tables(protocols: &Section) -> Vec<Table> {
             } else if protocols.streams_each.len() > 1 {
                 " (HTTP/2 at each stream count)".into()
             } else {
-                format!(" ({} to an HTTP/2 connection)", protocols.header.transport.streams)
+                format!(" ({} to an HTTP/2 connection)", protocols.streams)
             },
             protocols.duration_s,
             protocols.warmup_s,
             protocols.header.repeats,
             protocols.workers,
         ),
-            &[
-                "Application",
-                "Protocol",
-                "Requests/sec",
-                "min-max",
-                "Success(%)",
-                "CPU avg(%)",
-                "of its HTTP/1.1",
-                "vs its HTTP/1.1",
-            ],
-            grouped(rows, 1),
-        );
+        &[
+            "Application",
+            "Protocol",
+            "Requests/sec",
+            "min-max",
+            "Success(%)",
+            "CPU avg(%)",
+            "of its HTTP/1.1",
+            "vs its HTTP/1.1",
+        ],
+        grouped(rows, 1),
+    );
     table.notes = protocols
         .comparisons
         .iter()

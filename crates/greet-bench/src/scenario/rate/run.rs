@@ -9,7 +9,7 @@ use greet_load::{PacedTally, Schedule, Work, LATE, SPECTRUM};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{beyond_the_client, paced_run, probe, Probed, CLIENT_BOUND_PCT};
-use crate::results::{RateRun, RateWindow, Sampled, Spectrum};
+use crate::results::{Header, RateRun, RateWindow, Sampled, Spectrum};
 use crate::scenario::Book;
 use crate::stats::mann_whitney::{self, Comparison, Figure};
 use crate::stats::{distinct, median};
@@ -22,7 +22,8 @@ pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Rate>) -> Result<()> {
     let (args, workers) = harness.server_args(&plan.server);
     book.open(Section {
-        header: harness.header(plan.repeats),
+        transport: harness.transport(),
+        header: Header::new(plan.repeats),
         delay_ms: plan.server.delay_ms,
         workers,
         duration_s: match &plan.rates {
@@ -39,7 +40,7 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Rate
     });
     for subject in Subject::all(&plan.servers, &plan.foreign) {
         let name = subject.name();
-        book.step(&name, async |book| {
+        book.once(&name, async |book| {
             run_subject(harness, plan, &subject, &name, &args, book).await
         })
         .await?;

@@ -4,20 +4,18 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{RateRun, RateWindow, Sampled, Spectrum};
+use crate::results::{Header, RateRun, RateWindow, Sampled, Spectrum, Transport};
 
 /// The rate scenario: open-loop load, each request on a fixed schedule and its latency counted
 /// from its intended send time (no coordinated omission), at fractions of each server's
 /// capacity or at fixed rates.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// `--delay-ms` given to the servers.
     pub delay_ms: u64,
     /// `--workers` given to the servers.
@@ -38,6 +36,9 @@ pub struct Section {
     pub servers: Vec<RateServer>,
     /// Every pair of servers at each endpoint and level, on per-run p99 and achieved rate.
     pub comparisons: Vec<Comparison>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One server and endpoint of the rate scenario.

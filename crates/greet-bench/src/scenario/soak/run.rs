@@ -13,7 +13,7 @@ use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::results::{throughputs, Repeated};
+use crate::results::{throughputs, Header, Repeated};
 use crate::sample;
 use crate::scenario::Book;
 use crate::stats::mann_whitney::{self, Comparison, Figure};
@@ -25,7 +25,8 @@ use super::{Plan, Section, Soak, SoakBound, SoakCell};
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Soak>) -> Result<()> {
     let (args, workers) = harness.server_args(&plan.server);
     book.open(Section {
-        header: harness.header(plan.repeats),
+        transport: harness.transport(),
+        header: Header::new(plan.repeats),
         duration_s: match plan.bound {
             SoakBound::Duration(d) => Some(d.as_secs_f64()),
             SoakBound::Requests(_) => None,

@@ -2,20 +2,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::Run;
+use crate::results::{Header, Run, Transport};
 
 /// The soak scenario: duration- or count-bounded load at each concurrency, on the async and
 /// the blocking endpoint, counting the server's threads.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// Each load's duration, seconds (when bounded by time).
     pub duration_s: Option<f64>,
     /// Each load's request count (when bounded by count).
@@ -30,6 +28,9 @@ pub struct Section {
     pub cells: Vec<SoakCell>,
     /// Every pair of servers at each endpoint and concurrency, on per-run throughput.
     pub comparisons: Vec<Comparison>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One server, endpoint and concurrency of the soak scenario.

@@ -9,7 +9,7 @@ use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
-use crate::results::{Gain, Repeated};
+use crate::results::{Gain, Header, Repeated};
 use crate::scenario::Book;
 
 use super::{Plan, Section, Setting, Sweep, SweepBest, SweepCell};
@@ -29,7 +29,8 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Swee
         repeats,
     } = plan.measure;
     book.open(Section {
-        header: harness.header(repeats),
+        transport: harness.transport(),
+        header: Header::new(repeats),
         concurrency,
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
@@ -69,7 +70,7 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Swee
                 measure: plan.measure,
             };
             let who = format!("{name} {endpoint}");
-            book.step(&who, async |book| {
+            book.once(&who, async |book| {
                 run_endpoint(harness, &one, &mut checked, book).await?;
                 let sweep = book.section();
                 if let Some(best) = best(&sweep.cells, &name, endpoint, default) {

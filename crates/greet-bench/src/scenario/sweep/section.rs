@@ -2,19 +2,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::Summary;
 
-use crate::results::{Gain, Run};
+use crate::results::{Gain, Header, Run, Transport};
 
 /// The sweep scenario: zero-delay load over a grid of `--workers`, and of
 /// `--blocking-threads` on the blocking endpoint, a fresh server per run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// Connections of each load.
     pub concurrency: usize,
     /// Measured part of each run, seconds.
@@ -31,6 +29,9 @@ pub struct Section {
     pub cells: Vec<SweepCell>,
     /// Per server and endpoint: the best setting against the default.
     pub best: Vec<SweepBest>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// Server thread settings.

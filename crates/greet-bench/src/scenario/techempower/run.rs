@@ -31,13 +31,11 @@ pub(super) async fn run(
 ) -> Result<()> {
     book.open(Section {
         // Only plaintext pipelines, at its own depth.
-        header: Header {
-            transport: Transport {
-                pipeline: 1,
-                ..harness.transport()
-            },
-            ..harness.header(plan.measure.repeats)
+        transport: Transport {
+            pipeline: 1,
+            ..harness.transport()
         },
+        header: Header::new(plan.measure.repeats),
         concurrency: plan.measure.concurrency,
         plaintext_pipeline: plan.pipeline,
         rows: plan.rows,

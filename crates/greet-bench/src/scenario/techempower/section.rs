@@ -3,12 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Header;
-
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::Run;
+use crate::results::{Header, Run, Transport};
 
 /// The store of the tests that use none (json, plaintext).
 pub const NO_STORE: &str = "none";
@@ -17,9 +15,9 @@ pub const NO_STORE: &str = "none";
 /// repeats outermost.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
-    /// What every section has: the transport, the repeats, the failures.
+    /// The protocol its requests went over.
     #[serde(flatten)]
-    pub header: Header,
+    pub transport: Transport,
     /// Keep-alive connections of each load.
     pub concurrency: usize,
     /// Requests each plaintext connection had in flight (the other tests: one).
@@ -38,6 +36,9 @@ pub struct Section {
     pub cells: Vec<TechEmpowerCell>,
     /// Per store and test, every pair of servers on their runs' throughput.
     pub comparisons: Vec<Comparison>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub header: Header,
 }
 
 /// One server on one test and store.
