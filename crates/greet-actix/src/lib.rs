@@ -26,6 +26,7 @@ use actix_web::{web, App, Error, HttpResponse, HttpServer};
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT, IDLE_TIMEOUT};
 use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
 use greet_server::idle::InFlight;
+use greet_server::net::AcceptQueue;
 use greet_server::{Api, Listener, ServerConfig};
 
 /// TLS handshakes under way at once per worker before actix-web stops accepting: as many as
@@ -201,13 +202,18 @@ pub fn respond(reply: Reply) -> HttpResponse {
 const CLOCK_STEP: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Serves [`app`] on `listener` (HTTP/1.1 and h2c, or TLS) with `config.workers` workers
-/// until `shutdown` resolves, then drains for up to `config.shutdown_timeout()`. actix's own signal handling is
-/// replaced by `shutdown`, so SIGINT drains as SIGTERM does, as on the other servers.
+/// until `shutdown` resolves, then drains for up to `config.shutdown_timeout()`. actix's own
+/// signal handling is replaced by `shutdown`, so SIGINT drains as SIGTERM does, as on the
+/// other servers. actix closes its listener as it stops accepting, which resets the
+/// connections still in the kernel's accept queue, so it stops only once that queue has been
+/// taken ([`greet_server::shutdown::then_queue_taken`]).
 pub async fn serve(
     listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
+    let queue = AcceptQueue::of(&listener.tcp);
+    let shutdown = greet_server::shutdown::then_queue_taken(shutdown, queue);
     let api = config.api()?;
     let server = HttpServer::new(move || app(api.clone()))
         .workers(config.workers.get())

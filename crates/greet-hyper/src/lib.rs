@@ -253,6 +253,9 @@ async fn drive<C: Future>(
 ) {
     let mut conn = std::pin::pin!(conn);
     let idled = tokio::select! {
+        // The connection first: asked to close before it has read a byte, hyper closes it
+        // unread, and a connection accepted as the drain begins may hold a request already.
+        biased;
         _ = conn.as_mut() => return,
         _ = drain.wait_for(|&draining| draining) => false,
         () = idle => true,
@@ -416,17 +419,7 @@ where
     let (draining, drain) = watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
 
-    loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
-                Err(err) => {
-                    backoff_after(&err).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
+    let spawn = |stream: tokio::net::TcpStream| {
         let _ = stream.set_nodelay(true);
         let (builders, service, drain) = (builders.clone(), service.clone(), drain.clone());
         match &acceptor {
@@ -439,9 +432,24 @@ where
                 drain,
             )),
         };
+    };
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => spawn(stream),
+                Err(err) => backoff_after(&err).await,
+            },
+            () = &mut shutdown => break,
+        }
+    }
+    // The kernel completed these handshakes before the shutdown: to their clients they are
+    // connected, and may have sent a request. Closing the listener would reset them, so each
+    // is served like the rest (once, then closed, as the drain asks).
+    for stream in queued(listener.into_std()?) {
+        spawn(stream);
     }
 
-    drop((listener, drain));
+    drop(drain);
     draining.send_replace(true);
     if tokio::time::timeout(config.shutdown_timeout(), draining.closed())
         .await
@@ -453,6 +461,26 @@ where
         );
     }
     Ok(())
+}
+
+/// The connections still in `listener`'s accept queue, taken without waiting.
+fn queued(listener: std::net::TcpListener) -> impl Iterator<Item = tokio::net::TcpStream> {
+    std::iter::from_fn(move || loop {
+        match listener.accept() {
+            Ok((stream, _peer)) => {
+                let stream = stream
+                    .set_nonblocking(true)
+                    .and_then(|()| tokio::net::TcpStream::from_std(stream));
+                match stream {
+                    Ok(stream) => return Some(stream),
+                    Err(_) => continue,
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::ConnectionAborted => continue,
+            // WouldBlock: the queue is empty.
+            Err(_) => return None,
+        }
+    })
 }
 
 /// After a failed `accept`: nothing for an error about one connection; a pause when the

@@ -55,6 +55,77 @@ pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize
     }
 }
 
+/// Connections the kernel completed before a SIGTERM but the server had not taken yet (it is
+/// stopped with SIGSTOP while `queued` clients connect and send a request; SIGTERM, then
+/// SIGCONT): to their clients they are connected, so each is answered 200, none reset, and the
+/// process exits 0.
+pub async fn sigterm_serves_the_accept_queue(bin: &str, queued: usize) -> Outcome {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut server = start(bin, &["--delay-ms", "100", "--shutdown-timeout-secs", "5"])?;
+    let addr = server.addr();
+    // Once it has answered, its signal handlers are in place (they are set on the first
+    // poll of its shutdown future, just after the line saying it listens).
+    crate::client::get(addr, "/health").await?;
+    server.signal(Signal::SIGSTOP)?;
+    let mut clients = Vec::with_capacity(queued);
+    let connected = async {
+        for _ in 0..queued {
+            let mut stream = tokio::net::TcpStream::connect(addr).await?;
+            stream
+                .write_all(b"GET /greetings HTTP/1.1\r\nhost: queue\r\nconnection: close\r\n\r\n")
+                .await?;
+            clients.push(stream);
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    server.signal(Signal::SIGTERM)?;
+    server.signal(Signal::SIGCONT)?;
+    connected.context("connecting to the stopped server")?;
+
+    let mut answers = tokio::task::JoinSet::new();
+    for mut stream in clients {
+        answers.spawn(async move {
+            let mut answer = Vec::new();
+            let read = stream.read_to_end(&mut answer);
+            match tokio::time::timeout(Duration::from_secs(5), read).await {
+                Ok(Ok(_)) if answer.starts_with(b"HTTP/1.1 200") => Ok(()),
+                Ok(Ok(_)) => Err(format!(
+                    "answered {:?}",
+                    String::from_utf8_lossy(&answer[..answer.len().min(40)])
+                )),
+                Ok(Err(err)) => Err(err.to_string()),
+                Err(_) => Err("no answer in 5 s".to_owned()),
+            }
+        });
+    }
+    let mut lost = Vec::new();
+    while let Some(answer) = answers.join_next().await {
+        if let Err(why) = answer? {
+            lost.push(why);
+        }
+    }
+    let (status, stderr) = tokio::task::spawn_blocking(move || {
+        let status = server.wait_timeout(Duration::from_secs(5));
+        (status, server.stderr())
+    })
+    .await?;
+    let status = status?;
+    if let Some(first) = lost.first() {
+        bail!(
+            "{} of {queued} connections queued at SIGTERM were not answered (first: {first}); \
+             server {status:?}, stderr: {stderr}",
+            lost.len()
+        );
+    }
+    match status {
+        Some(status) if status.success() => Ok(()),
+        Some(status) => bail!("after SIGTERM: {status}"),
+        None => bail!("still running 5 s after SIGTERM"),
+    }
+}
+
 /// User + system CPU time of `pid`, in seconds.
 fn cpu_seconds(pid: u32) -> Option<f64> {
     procfs::stat(pid).map(|s| s.cpu_seconds())
@@ -433,6 +504,11 @@ macro_rules! process_tests {
         async fn sigterm_drains_a_900_request_level() {
             let signal = $crate::process::Signal::SIGTERM;
             ok($crate::process::signal_drains_in_flight($bin, signal, 900).await);
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn sigterm_serves_connections_the_kernel_queued() {
+            ok($crate::process::sigterm_serves_the_accept_queue($bin, 200).await);
         }
 
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
