@@ -71,6 +71,7 @@ pub(crate) async fn probe(
         stop: Stop::After(duration),
         streams,
         pipeline: 1,
+        requests_per_connection: None,
     };
     let probe = Ask::new(endpoint, &foreign.expect, work);
     let label = format!("{name} {endpoint} probe");

@@ -16,7 +16,7 @@
 //! - [`run()`]: any load, by its [`Work`], into what it [`Counted`];
 //! - the loops, one per shape: `fresh` (one request per fresh connection, the clock started
 //!   before connect, the ladder's), `sessions` (keep-alive virtual users, the closed-loop
-//!   scenarios') and `paced` (open loop on a [`Schedule`], each request timed from its
+//!   scenarios', on one connection each or a new one every N requests) and `paced` (open loop on a [`Schedule`], each request timed from its
 //!   intended send: no coordinated omission; counted per second too, as [`Window`]s; one
 //!   thread around one epoll, `paced::event`, with an engine per protocol, `paced::http1` and
 //!   `paced::http2`, over a cleartext or TLS `paced::stream`);

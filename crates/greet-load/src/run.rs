@@ -50,9 +50,17 @@ pub async fn run(load: &Load, done: Arc<AtomicUsize>) -> Counted {
             stop,
             streams,
             pipeline,
-        } => Counted::Closed(
-            crate::sessions::sessions(load, users, stop, streams, pipeline, done).await,
-        ),
+            requests_per_connection,
+        } => {
+            let shape = crate::sessions::Shape {
+                users,
+                stop,
+                streams,
+                pipeline,
+                requests_per_connection,
+            };
+            Counted::Closed(crate::sessions::sessions(load, shape, done).await)
+        }
         Work::Paced(ref schedule) => {
             Counted::Paced(crate::paced::paced(load, schedule, done).await)
         }

@@ -9,19 +9,30 @@ use crate::count::{ErrorKind, Outcome, Tally};
 use crate::work::{Load, Stop};
 use crate::workers::{caught, caught_as, gather};
 
+/// The shape of a closed loop: [`crate::work::Work::Sessions`]' fields.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    pub(crate) users: usize,
+    pub(crate) stop: Stop,
+    pub(crate) streams: usize,
+    pub(crate) pipeline: usize,
+    pub(crate) requests_per_connection: Option<usize>,
+}
+
 /// `users` users, each sending one request after another, on a connection of its own (over
 /// HTTP/2, on one shared by `streams` users), until `stop`; `done` is bumped after each.
 /// With a `pipeline` deeper than 1, each user has that many requests in flight: over HTTP/1.1
 /// written back to back and answered in order; over HTTP/2 as that many streams, each a user
-/// of its own on the same connection.
-pub(crate) async fn sessions(
-    load: &Load,
-    users: usize,
-    stop: Stop,
-    streams: usize,
-    pipeline: usize,
-    done: Arc<AtomicUsize>,
-) -> Tally {
+/// of its own on the same connection. With `requests_per_connection`, a user closes its
+/// connection after that many requests on it, and its next request opens another.
+pub(crate) async fn sessions(load: &Load, shape: Shape, done: Arc<AtomicUsize>) -> Tally {
+    let Shape {
+        users,
+        stop,
+        streams,
+        pipeline,
+        requests_per_connection,
+    } = shape;
     let pipeline = pipeline.max(1);
     let (users, streams, stop, depth) = if load.wire.protocol.http2() && pipeline > 1 {
         // Each stream a user of its own: the original users' requests, shared out exactly.
@@ -58,6 +69,7 @@ pub(crate) async fn sessions(
                     request: &request,
                     batch: &batch,
                     depth,
+                    per_connection: requests_per_connection,
                     stop,
                     next: &next,
                     start,
@@ -78,6 +90,8 @@ struct User<'a> {
     batch: &'a [u8],
     /// Requests in flight at once: 1, or the pipeline's depth.
     depth: usize,
+    /// Requests on one connection before the user closes it; none: no limit.
+    per_connection: Option<usize>,
     stop: Stop,
     /// The requests taken so far, all users together (for [`Stop::Total`]).
     next: &'a AtomicUsize,
@@ -86,25 +100,36 @@ struct User<'a> {
 }
 
 impl User<'_> {
-    /// One connection (reopened when the server closes it or a request fails), one request
-    /// at a time, or a pipelined batch of `depth`.
+    /// One connection (reopened when the server closes it or a request fails, or closed
+    /// after `per_connection` requests on it), one request at a time, or a pipelined batch of
+    /// `depth`.
     async fn send(&self, mut conn: Connection) -> Tally {
         let mut tally = Tally::default();
         let mut sent = 0usize;
+        // Requests sent since the user last closed its connection.
+        let mut on_connection = 0usize;
         loop {
+            if self.per_connection.is_some_and(|n| on_connection >= n) {
+                conn.close().await;
+                on_connection = 0;
+            }
+            let room = self
+                .per_connection
+                .map_or(self.depth, |n| self.depth.min(n - on_connection));
             let take = match self.stop {
-                Stop::Each(n) => n.saturating_sub(sent).min(self.depth),
+                Stop::Each(n) => n.saturating_sub(sent).min(room),
                 Stop::Total(n) => {
-                    let from = self.next.fetch_add(self.depth, Ordering::Relaxed);
-                    n.saturating_sub(from).min(self.depth)
+                    let from = self.next.fetch_add(room, Ordering::Relaxed);
+                    n.saturating_sub(from).min(room)
                 }
-                Stop::After(d) if self.start.elapsed() < d => self.depth,
+                Stop::After(d) if self.start.elapsed() < d => room,
                 Stop::After(_) => 0,
             };
             if take == 0 {
                 break;
             }
             sent += take;
+            on_connection += take;
             let began = Instant::now();
             if self.depth > 1 {
                 let len = self.batch.len() / self.depth;
@@ -244,6 +269,7 @@ mod tests {
                 stop: Stop::Each(10),
                 streams: 1,
                 pipeline: 1,
+                requests_per_connection: None,
             },
         }
     }
@@ -298,6 +324,7 @@ mod tests {
                     stop,
                     streams: 1,
                     pipeline: 16,
+                    requests_per_connection: None,
                 },
                 ..sessions_of(addr, check.clone())
             };
@@ -311,6 +338,35 @@ mod tests {
         // A batch of 16 is written whole before an answer is read: the server sees it in
         // one read (loopback delivers a 1.3 KB write at once).
         assert_eq!(deepest.load(Ordering::Relaxed), 16);
+    }
+
+    /// Short-lived connections: a user closes its connection after its requests per
+    /// connection and opens another, one request at a time or pipelined (a batch never
+    /// crosses from one connection to the next); every request is counted once.
+    #[tokio::test]
+    async fn users_reconnect_after_their_requests_per_connection() {
+        let addr = fake::answering(false, false).await;
+        let load = sessions_of(addr, Check::for_target("/health", &Expect::Greeting));
+        // (pipeline, requests per connection, connections of 3 users × 10 requests)
+        for (pipeline, per, connects) in [(1, 4, 9), (1, 10, 3), (1, 1, 30), (4, 6, 6), (4, 3, 12)]
+        {
+            let load = Load {
+                work: Work::Sessions {
+                    users: 3,
+                    stop: Stop::Each(10),
+                    streams: 1,
+                    pipeline,
+                    requests_per_connection: Some(per),
+                },
+                ..load.clone()
+            };
+            let f = run(&load, Arc::default()).await.tally().figures();
+            assert_eq!(
+                (f.requests, f.success_rate, f.connects),
+                (30, 100.0, connects),
+                "pipeline {pipeline}, {per} a connection: {f:?}"
+            );
+        }
     }
 
     #[tokio::test]
@@ -348,6 +404,7 @@ mod tests {
                 stop: Stop::Each(10),
                 streams: 1,
                 pipeline: 4,
+                requests_per_connection: None,
             },
             ..load.clone()
         };

@@ -53,6 +53,12 @@ pub enum Work {
         /// plaintext load sends 16 deep); over HTTP/2 as that many streams. 1: one at a time.
         #[serde(default = "one")]
         pipeline: usize,
+        /// Requests a user sends on one connection before it closes it and opens another
+        /// (short-lived connections: HttpArena's profile closes every 10); none: it keeps
+        /// one for the whole load. Over HTTP/2, a connection its users share closes when one
+        /// of them has sent this many on it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        requests_per_connection: Option<usize>,
     },
     /// Open loop: requests on a schedule (a constant rate, or a ramp) whether or not earlier
     /// ones were answered, each timed from its intended send.

@@ -135,8 +135,8 @@ enum Command {
 /// What the command line asks for.
 #[derive(Debug)]
 enum Action {
-    /// A run of scenarios.
-    Run(Plan),
+    /// A run of scenarios (boxed, as large as it is).
+    Run(Box<Plan>),
     /// Another command (boxed: it holds every scenario's flags).
     Tool(Box<Command>),
 }
@@ -144,7 +144,7 @@ enum Action {
 impl Cli {
     /// What the command line asks for, every default applied.
     fn action(self) -> Action {
-        Action::Run(match self.command {
+        Action::Run(Box::new(match self.command {
             None => one(self.ladder.plan(), Planned::Ladder),
             Some(Command::Ladder(args)) => one(args.plan(), Planned::Ladder),
             Some(Command::Loops(args)) => one(args.plan(), Planned::Loops),
@@ -157,7 +157,7 @@ impl Cli {
             Some(Command::TechEmpower(args)) => one(args.plan(), Planned::TechEmpower),
             Some(Command::All(args)) => args.plan(),
             Some(tool) => return Action::Tool(Box::new(tool)),
-        })
+        }))
     }
 }
 
@@ -194,7 +194,7 @@ pub fn main() -> ExitCode {
         Err(code) => return code,
     };
     let plan = match cli.action() {
-        Action::Run(plan) => plan,
+        Action::Run(plan) => *plan,
         Action::Tool(tool) => return tool.run(),
     };
     if let Err(why) = check_baseline(&plan.common) {
@@ -298,7 +298,7 @@ mod tests {
             .expect("good flags")
             .action()
         {
-            Action::Run(plan) => plan,
+            Action::Run(plan) => *plan,
             Action::Tool(tool) => panic!("a plan, not {tool:?}"),
         }
     }

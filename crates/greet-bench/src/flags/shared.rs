@@ -95,6 +95,13 @@ pub(crate) struct CommonArgs {
     #[arg(long, value_parser = parse_count)]
     pipeline: Option<usize>,
 
+    /// Requests each user of a keep-alive load sends on one connection before it closes it
+    /// and opens another: short-lived connections (HttpArena's profile: 10). Not for the
+    /// ladder, whose requests each open a connection, nor an open loop's connections
+    /// [default: one connection for the whole load]
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    requests_per_connection: Option<usize>,
+
     /// Over TLS (https, h2): each handshake after the first resumes a session an earlier one
     /// left, from TLS 1.3 tickets kept for the whole load, as browsers and HTTP client
     /// libraries do. Without it every handshake is full, as a new client's: what the
@@ -133,6 +140,7 @@ impl CommonArgs {
                 crate::stats::distinct(self.streams.iter().copied())
             },
             pipeline: self.pipeline.unwrap_or(1),
+            requests_per_connection: self.requests_per_connection,
             tls_resume: self.tls_resume,
         }
     }

@@ -105,6 +105,7 @@ impl Harness {
             protocol: self.common.protocol,
             streams: self.common.streams,
             pipeline: self.common.pipeline,
+            requests_per_connection: self.common.requests_per_connection,
             tls_resume: self.wire.resumes(),
         }
     }

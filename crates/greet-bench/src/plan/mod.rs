@@ -69,6 +69,9 @@ pub struct Common {
     pub streams_each: Vec<usize>,
     /// Requests each keep-alive user has in flight (`--pipeline`).
     pub pipeline: usize,
+    /// Requests a keep-alive user sends on one connection before it opens another
+    /// (`--requests-per-connection`); none: one connection for the whole load.
+    pub requests_per_connection: Option<usize>,
     /// Over TLS, handshakes resume the sessions earlier ones left (`--tls-resume`).
     pub tls_resume: bool,
 }
@@ -98,6 +101,7 @@ impl Default for Common {
             streams: 1,
             streams_each: vec![1],
             pipeline: 1,
+            requests_per_connection: None,
             tls_resume: false,
             thresholds: Vec::new(),
             save_baseline: None,

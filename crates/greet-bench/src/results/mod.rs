@@ -193,6 +193,10 @@ pub struct Transport {
     /// `--pipeline`: requests each keep-alive user has in flight.
     #[serde(skip_serializing_if = "is_one")]
     pub pipeline: usize,
+    /// `--requests-per-connection`: a keep-alive user's requests on one connection before it
+    /// opens another; none: one for the whole load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests_per_connection: Option<usize>,
     /// `--tls-resume`: over TLS, handshakes resume the sessions earlier ones left.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tls_resume: bool,
@@ -208,6 +212,7 @@ impl Default for Transport {
             protocol: Protocol::Http1,
             streams: 1,
             pipeline: 1,
+            requests_per_connection: None,
             tls_resume: false,
         }
     }

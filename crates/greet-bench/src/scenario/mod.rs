@@ -48,6 +48,8 @@ pub(crate) trait Scenario: Sized {
     const OWN_PROTOCOLS: bool = false;
     /// It takes a list of `--streams`, one case a count.
     const STREAMS_LIST: bool = false;
+    /// Its load is keep-alive users, which `--requests-per-connection` can make reconnect.
+    const KEEP_ALIVE: bool = true;
 
     /// Its settings, every default applied.
     type Plan: Debug + Clone + PartialEq;
@@ -184,6 +186,13 @@ macro_rules! scenarios {
             fn streams_list(&self) -> bool {
                 match self {
                     $(Planned::$kind(_) => <$module::$kind as Scenario>::STREAMS_LIST,)+
+                }
+            }
+
+            /// Its load is keep-alive users.
+            fn keep_alive(&self) -> bool {
+                match self {
+                    $(Planned::$kind(_) => <$module::$kind as Scenario>::KEEP_ALIVE,)+
                 }
             }
 
@@ -333,6 +342,19 @@ impl Plan {
         if common.tls_resume && !protocol.tls() && !varied {
             return Err(TransportError::ResumeNeedsTls(protocol));
         }
+        if let Some(n) = common.requests_per_connection {
+            if !self.scenarios.iter().any(Planned::keep_alive) {
+                let takers: Vec<&str> = Kind::ALL
+                    .iter()
+                    .filter(|k| k.defaults(true).keep_alive())
+                    .map(|k| k.name())
+                    .collect();
+                return Err(TransportError::NoKeepAlive {
+                    n,
+                    takers: takers.join(", "),
+                });
+            }
+        }
         let targets = self.scenarios.iter().flat_map(Planned::targets);
         if let Some(t) = targets
             .into_iter()
@@ -372,6 +394,13 @@ pub enum TransportError {
     },
     /// `--tls-resume` in cleartext.
     ResumeNeedsTls(crate::plan::Protocol),
+    /// `--requests-per-connection` where no scenario has keep-alive users.
+    NoKeepAlive {
+        /// `--requests-per-connection` as given.
+        n: usize,
+        /// The scenarios whose users keep connections alive.
+        takers: String,
+    },
     /// A target whose scheme is not the protocol's.
     TargetScheme(Target, crate::plan::Protocol),
     /// A JVM peer over anything but HTTP/1.1 in cleartext.
@@ -394,6 +423,12 @@ impl std::fmt::Display for TransportError {
                 f,
                 "--tls-resume resumes TLS sessions: use it with --protocol https or h2, not \
                  {protocol}"
+            ),
+            Self::NoKeepAlive { n, takers } => write!(
+                f,
+                "--requests-per-connection {n} makes keep-alive users reconnect: only {takers} \
+                 have them (the ladder opens a connection per request, rate and capacity keep \
+                 theirs open)"
             ),
             Self::TargetScheme(t, protocol) => write!(
                 f,

@@ -127,6 +127,51 @@ fn soak_users_and_requests_are_shared_out_over_agents() {
     assert!(said.contains("--keep-alive needs one of"), "{said}");
 }
 
+/// Short-lived connections on a real server, split over agents: with one request per
+/// connection, every request opens its own, so the merged level counts exactly as many
+/// connections as requests, each agent its share; the transport records the shape.
+#[test]
+fn short_lived_connections_are_counted_exactly_over_agents() {
+    let out = out_dir("agents-short-lived");
+    bench_ok(&[
+        "soak",
+        "--quiet",
+        "--servers",
+        "actix",
+        "--endpoints",
+        "/greetings",
+        "--concurrency",
+        "8",
+        "--requests",
+        "301",
+        "--requests-per-connection",
+        "1",
+        "--agents",
+        "2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let soak = results(&out.join("results.json"))
+        .sections
+        .soak
+        .expect("soak");
+    assert!(
+        soak.header.failures.is_empty(),
+        "{:?}",
+        soak.header.failures
+    );
+    assert_eq!(soak.transport.requests_per_connection, Some(1));
+    let run = &soak.cells[0].runs[0];
+    assert_eq!(
+        (run.load.requests, run.load.success_rate, run.load.connects),
+        (301, 100.0, 301),
+        "{:?}",
+        run.load
+    );
+    let shares: Vec<u64> = run.agents.iter().map(|a| a.requests).collect();
+    assert_eq!(shares, [151, 150]);
+}
+
 #[test]
 fn a_killed_agent_fails_its_level_by_name() {
     let out = out_dir("agents-killed");

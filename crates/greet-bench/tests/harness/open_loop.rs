@@ -64,6 +64,7 @@ async fn a_known_delay_is_measured_at_a_low_rate() {
             stop: greet_load::Stop::Each(50),
             streams: 1,
             pipeline: 1,
+            requests_per_connection: None,
         },
         ..level(&server, 1.0, 1.0, 1)
     };

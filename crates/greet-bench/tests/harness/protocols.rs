@@ -168,6 +168,14 @@ fn protocols_that_cannot_be_honoured_are_refused_in_one_line() {
     );
     let line = assert_one_line_error(&["rate", "--tls-resume"]);
     assert!(line.contains("--protocol https or h2"), "{line}");
+    // Short-lived connections are keep-alive users': the ladder and the open loops have none.
+    for scenario in ["ladder", "rate", "capacity"] {
+        let line = assert_one_line_error(&[scenario, "--requests-per-connection", "10"]);
+        assert!(
+            line.contains("--requests-per-connection 10 makes keep-alive users reconnect"),
+            "{scenario}: {line}"
+        );
+    }
     let line = assert_one_line_error(&["capacity", "--streams", "1,10"]);
     assert!(line.contains("--protocol h2c or h2"), "{line}");
     let line = assert_one_line_error(&["capacity", "--protocol", "h2c", "--streams", "1,0"]);

@@ -58,16 +58,22 @@ impl Shard {
                 stop,
                 streams,
                 pipeline,
-            } => pairs.extend([
-                ("--keep-alive", users.to_string()),
-                match stop {
-                    Stop::After(d) => ("--duration", ms(d)),
-                    Stop::Total(n) => ("--requests", n.to_string()),
-                    Stop::Each(n) => ("--each", n.to_string()),
-                },
-                ("--streams", streams.to_string()),
-                ("--pipeline", pipeline.to_string()),
-            ]),
+                requests_per_connection,
+            } => {
+                pairs.extend([
+                    ("--keep-alive", users.to_string()),
+                    match stop {
+                        Stop::After(d) => ("--duration", ms(d)),
+                        Stop::Total(n) => ("--requests", n.to_string()),
+                        Stop::Each(n) => ("--each", n.to_string()),
+                    },
+                    ("--streams", streams.to_string()),
+                    ("--pipeline", pipeline.to_string()),
+                ]);
+                if let Some(n) = requests_per_connection {
+                    pairs.push(("--requests-per-connection", n.to_string()));
+                }
+            }
             Work::Paced(ref s) => {
                 match s.constant_rate() {
                     Some(rate) => pairs.extend([
@@ -159,6 +165,11 @@ pub struct ShardArgs {
     /// (pipelining), as that many streams over HTTP/2
     #[arg(long, value_parser = parse_level, default_value_t = 1, requires = "keep_alive")]
     pub pipeline: usize,
+
+    /// Keep-alive: requests a user sends on one connection before it closes it and opens
+    /// another (short-lived connections) [default: one connection for the whole load]
+    #[arg(long, value_name = "N", value_parser = parse_level, requires = "keep_alive")]
+    pub requests_per_connection: Option<usize>,
 
     /// Over TLS: each handshake after the first resumes a session an earlier one left, as
     /// real clients do [default: every handshake full]
@@ -270,6 +281,7 @@ impl ShardArgs {
                 },
                 streams: self.streams,
                 pipeline: self.pipeline,
+                requests_per_connection: self.requests_per_connection,
             },
             (None, None, None) => Work::Fresh {
                 concurrency: self.concurrency.unwrap_or(1),
@@ -317,8 +329,8 @@ mod tests {
     }
 
     /// A coordinator's flags read back as the shard it meant: every shape of work (fresh
-    /// connections, keep-alive users by each way they stop, a constant open-loop rate, a
-    /// ramp), over every protocol, with every kind of answer expected, TLS sessions resumed
+    /// connections, keep-alive users by each way they stop and on short-lived connections, a
+    /// constant open-loop rate, a ramp), over every protocol, with every kind of answer expected, TLS sessions resumed
     /// or not, and agents from one to the most.
     #[test]
     fn a_shard_survives_its_flags() {
@@ -336,18 +348,29 @@ mod tests {
                 stop: Stop::After(Duration::from_millis(2500)),
                 streams: 10,
                 pipeline: 1,
+                requests_per_connection: None,
             },
             Work::Sessions {
                 users: 20,
                 stop: Stop::Total(2001),
                 streams: 1,
                 pipeline: 16,
+                requests_per_connection: None,
             },
             Work::Sessions {
                 users: 5,
                 stop: Stop::Each(7),
                 streams: 4,
                 pipeline: 2,
+                requests_per_connection: None,
+            },
+            // Short-lived connections: HttpArena's ten requests each.
+            Work::Sessions {
+                users: 64,
+                stop: Stop::After(Duration::from_secs(5)),
+                streams: 1,
+                pipeline: 1,
+                requests_per_connection: Some(10),
             },
             Work::Paced(Schedule::constant(1234.5, Duration::from_secs(3), 64).with_streams(10)),
             Work::Paced(Schedule::constant(20_000.0, Duration::from_millis(1500), 1)),

@@ -88,6 +88,7 @@ impl Shard {
                 stop,
                 streams,
                 pipeline,
+                requests_per_connection,
             } => Work::Sessions {
                 users: part(users),
                 stop: match stop {
@@ -96,6 +97,7 @@ impl Shard {
                 },
                 streams,
                 pipeline,
+                requests_per_connection,
             },
             Work::Paced(ref s) => {
                 Work::Paced(s.scaled(1.0 / self.agents.max(1) as f64, part(s.connections).max(1)))

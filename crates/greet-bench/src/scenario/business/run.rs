@@ -197,6 +197,7 @@ async fn run_repeat(
                     stop,
                     streams: harness.common.streams,
                     pipeline: harness.common.pipeline,
+                    requests_per_connection: harness.common.requests_per_connection,
                 };
                 Ask::new(&endpoint, &Expect::Greeting, work)
             };

@@ -32,6 +32,7 @@ impl Scenario for Capacity {
     const TITLE: &'static str =
         "Capacity (open loop: the highest rate held within a latency objective)";
     const STREAMS_LIST: bool = true;
+    const KEEP_ALIVE: bool = false;
 
     type Plan = Plan;
     type Section = Section;

@@ -93,6 +93,7 @@ async fn run_repeat(
             stop: Stop::Each(loops),
             streams: harness.common.streams,
             pipeline: harness.common.pipeline,
+            requests_per_connection: harness.common.requests_per_connection,
         };
         let ask = Ask::new(target, &plan.foreign.expect, work);
         let label = format!("{name} {users}x{loops} #{repeat}");

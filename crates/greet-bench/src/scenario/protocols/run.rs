@@ -83,6 +83,7 @@ pub(super) async fn run(
                             stop,
                             streams: *streams,
                             pipeline: harness.common.pipeline,
+                            requests_per_connection: harness.common.requests_per_connection,
                         };
                         Ask {
                             wire: Some(wire),

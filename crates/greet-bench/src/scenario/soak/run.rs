@@ -102,6 +102,7 @@ async fn run_endpoint(
             stop,
             streams: harness.common.streams,
             pipeline: harness.common.pipeline,
+            requests_per_connection: harness.common.requests_per_connection,
         };
         let ask = Ask::new(one.endpoint, &plan.foreign.expect, work);
         let repeat = one.repeat;

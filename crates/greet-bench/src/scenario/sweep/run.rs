@@ -134,6 +134,7 @@ async fn run_endpoint(
                     stop,
                     streams: harness.common.streams,
                     pipeline: harness.common.pipeline,
+                    requests_per_connection: harness.common.requests_per_connection,
                 };
                 Ask::new(plan.endpoint, &Expect::Greeting, work)
             };

@@ -167,6 +167,7 @@ async fn run_repeat(
                 stop,
                 streams: harness.common.streams,
                 pipeline,
+                requests_per_connection: harness.common.requests_per_connection,
             };
             Ask::new(&target, &Expect::Greeting, work)
         };
