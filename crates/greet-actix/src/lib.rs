@@ -19,12 +19,13 @@ use std::task::{Context, Poll, Waker};
 use actix_tls::accept::rustls_0_23::TlsStream;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Extensions, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
 use actix_web::http::{header, StatusCode, Version};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::rt::net::TcpStream;
 use actix_web::{web, App, Error, HttpResponse, HttpServer};
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT, IDLE_TIMEOUT};
-use greet_core::{check_head, paths, GreetError, HeadInfo, Reply};
+use greet_core::{check_head, paths, post, GreetError, HeadInfo, Reply};
 use greet_server::idle::InFlight;
 use greet_server::net::AcceptQueue;
 use greet_server::{Api, Listener, ServerConfig};
@@ -37,12 +38,17 @@ const MAX_PENDING_HANDSHAKES: usize = 25_000;
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-actix";
 
-/// Registers the routes (GET and HEAD; any other method is the shared 405) and the greeter
-/// and stores they use.
+/// Registers the routes (GET and HEAD, and POST on `/greetings`; any other method is the
+/// shared 405) and the greeter and stores they use.
 pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
         cfg.app_data(web::Data::new(api))
-            .service(get_or_head(paths::GREETINGS, web::to(greetings)))
+            .service(
+                get_or_head(paths::GREETINGS, web::to(greetings))
+                    .app_data(web::PayloadConfig::new(post::MAX_BODY_BYTES))
+                    .route(web::post().to(post_greetings))
+                    .default_service(web::to(greetings_method_not_allowed)),
+            )
             .service(get_or_head(
                 paths::GREETINGS_BLOCKING,
                 web::to(greetings_blocking),
@@ -89,6 +95,29 @@ fn get_or_head(path: &str, route: actix_web::Route) -> actix_web::Resource {
 
 async fn greetings(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
     answer(req, |q| api.greeter.greetings(q)).await
+}
+
+/// `POST /greetings`: the body through actix-web's `Bytes` extractor under a
+/// `PayloadConfig` limit (a declared length over it refused unread), then the shared rules
+/// ([`greet_core::post`]; actix-web's `Json` extractor answers in its own words).
+async fn post_greetings(
+    api: web::Data<Api>,
+    req: actix_web::HttpRequest,
+    body: Result<web::Bytes, Error>,
+) -> HttpResponse {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.as_bytes());
+    let body = body.map_err(|err| match err.as_error::<PayloadError>() {
+        Some(PayloadError::Overflow) => GreetError::BodyTooLarge,
+        _ => GreetError::BadJson,
+    });
+    let reply = api
+        .greeter
+        .greetings_post(content_type, body.as_ref().map(|b| &b[..]).map_err(|e| *e));
+    drop((req, body));
+    respond(reply.await)
 }
 
 async fn greetings_blocking(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
@@ -144,6 +173,10 @@ async fn health() -> HttpResponse {
 
 async fn method_not_allowed() -> HttpResponse {
     respond(GreetError::MethodNotAllowed.into())
+}
+
+async fn greetings_method_not_allowed() -> HttpResponse {
+    respond(GreetError::GreetingsMethodNotAllowed.into())
 }
 
 async fn not_found() -> HttpResponse {

@@ -147,7 +147,7 @@ pub fn table() -> Vec<BadInput> {
         row("bad chunk size", "POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n", 405),
         row("body on GET", [health("Content-Length: 5\r\n"), b"hello".to_vec()].concat(), 200),
         row("chunked body on GET", [health("Transfer-Encoding: chunked\r\n"), b"5\r\nhello\r\n0\r\n\r\n".to_vec()].concat(), 200),
-        row("Expect: 100-continue then the body", "POST /greetings HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc", 405),
+        row("Expect: 100-continue then the body", "POST /greetings HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc", 415),
         // Sizes.
         row("target of 8 KiB + 1", format!("GET /health?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(8185)), 414),
         differs(

@@ -59,6 +59,15 @@ pub fn request(method: &str, target: &str, extra: &str) -> Vec<u8> {
         .into_bytes()
 }
 
+/// `POST /greetings` with `body`, its `content-type` (none when `None`) and its length.
+pub fn post_greetings_request(content_type: Option<&str>, body: &[u8]) -> Vec<u8> {
+    let content_type = content_type.map_or(String::new(), |ct| format!("Content-Type: {ct}\r\n"));
+    let extra = format!("{content_type}Content-Length: {}\r\n", body.len());
+    let mut raw = request("POST", "/greetings", &extra);
+    raw.extend_from_slice(body);
+    raw
+}
+
 /// `GET target` on a fresh connection.
 pub async fn get(addr: SocketAddr, target: &str) -> io::Result<Response> {
     exchange(addr, &get_request(target), false).await

@@ -53,6 +53,8 @@ macro_rules! for_each_case {
             rejects_control_characters,
             head_has_no_body,
             other_methods_get_405,
+            post_greets_as_json,
+            post_refuses_bad_bodies,
             health_is_ok,
             unknown_paths_get_404,
             blocking_endpoint_greets,

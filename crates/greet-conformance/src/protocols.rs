@@ -328,8 +328,8 @@ pub async fn idle_connection_is_closed(
 }
 
 /// The requests every protocol must answer alike, one per rule they exercise: a greeting, a
-/// HEAD, bad input (a bad escape, a long name), a method not allowed, health, an unknown
-/// path, and the store-bound routes.
+/// HEAD, bad input (a bad escape, a long name), a POST with no JSON (415), a method not
+/// allowed, health, an unknown path, and the store-bound routes.
 pub fn requests() -> Vec<(&'static str, String)> {
     let long = "a".repeat(greet_core::name::MAX_NAME_CHARS + 1);
     vec![
@@ -339,6 +339,7 @@ pub fn requests() -> Vec<(&'static str, String)> {
         ("GET", format!("{}?name=%ZZ", paths::GREETINGS)),
         ("GET", format!("{}?name={long}", paths::GREETINGS)),
         ("POST", paths::GREETINGS.to_owned()),
+        ("PUT", paths::GREETINGS.to_owned()),
         ("GET", paths::HEALTH.to_owned()),
         ("GET", "/nowhere".to_owned()),
         ("GET", paths::DB.to_owned()),

@@ -22,8 +22,18 @@ pub enum GreetError {
     NonAsciiTarget,
     /// No such route.
     NotFound,
-    /// The route exists but not for this method.
+    /// The route exists but not for this method (GET and HEAD only).
     MethodNotAllowed,
+    /// `/greetings` with a method other than GET, HEAD and POST.
+    GreetingsMethodNotAllowed,
+    /// `POST /greetings` with a body that is not JSON by its `content-type`.
+    UnsupportedMediaType,
+    /// `POST /greetings` with a body over [`crate::post::MAX_BODY_BYTES`].
+    BodyTooLarge,
+    /// `POST /greetings` with a body that is not JSON.
+    BadJson,
+    /// `POST /greetings` with a JSON body that is not an object with a string `name`.
+    NoName,
     /// The request target is longer than [`crate::limits::MAX_TARGET_BYTES`].
     UriTooLong,
     /// The request head is over [`crate::limits::MAX_HEAD_BYTES`] or
@@ -47,9 +57,13 @@ impl GreetError {
             | Self::ControlCharacter
             | Self::MissingHost
             | Self::RepeatedHost
-            | Self::NonAsciiTarget => 400,
+            | Self::NonAsciiTarget
+            | Self::BadJson
+            | Self::NoName => 400,
             Self::NotFound => 404,
-            Self::MethodNotAllowed => 405,
+            Self::MethodNotAllowed | Self::GreetingsMethodNotAllowed => 405,
+            Self::BodyTooLarge => 413,
+            Self::UnsupportedMediaType => 415,
             Self::UriTooLong => 414,
             Self::HeadTooLarge => 431,
             Self::Unavailable | Self::DatabaseUnavailable | Self::CacheUnavailable => 503,
@@ -71,7 +85,17 @@ impl GreetError {
             Self::RepeatedHost => "bad request: more than one Host header\n",
             Self::NonAsciiTarget => "bad request: request target is not ASCII\n",
             Self::NotFound => "not found\n",
-            Self::MethodNotAllowed => "method not allowed\n",
+            Self::MethodNotAllowed | Self::GreetingsMethodNotAllowed => "method not allowed\n",
+            Self::UnsupportedMediaType => {
+                "unsupported media type: POST /greetings takes application/json\n"
+            }
+            Self::BodyTooLarge => concat!(
+                "payload too large: the body is over ",
+                crate::post::max_body_bytes!(),
+                " bytes\n"
+            ),
+            Self::BadJson => "bad request: the body is not JSON\n",
+            Self::NoName => "bad request: the body is not an object with a string \"name\"\n",
             Self::UriTooLong => "request target too long\n",
             Self::HeadTooLarge => "request header fields too large\n",
             Self::Unavailable => "service unavailable\n",
@@ -84,6 +108,7 @@ impl GreetError {
     pub const fn allow(self) -> Option<&'static str> {
         match self {
             Self::MethodNotAllowed => Some(crate::ALLOWED_METHODS),
+            Self::GreetingsMethodNotAllowed => Some(crate::GREETINGS_METHODS),
             _ => None,
         }
     }

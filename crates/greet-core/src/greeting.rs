@@ -164,6 +164,27 @@ impl Greeter {
         self.respond(Endpoint::GreetingsBlocking, query)
     }
 
+    /// `POST /greetings`: the reply to a body whose `content-type` is `content_type`, as the
+    /// server's limited body reader gave it (or [`GreetError::BodyTooLarge`] when it refused
+    /// it, or [`GreetError::BadJson`] when the body broke off). The rules are
+    /// [`crate::post`]'s; as for `GET`, a refused request is answered at once and only a
+    /// greeting waits for the delay. The future owns what it needs.
+    pub fn greetings_post(
+        &self,
+        content_type: Option<&[u8]>,
+        body: Result<&[u8], GreetError>,
+    ) -> impl Future<Output = Reply> + Send + 'static {
+        let name = crate::post::check_content_type(content_type)
+            .and_then(|()| crate::post::name_from_json(body?));
+        let greeter = self.clone();
+        async move {
+            match name {
+                Ok(name) => crate::post::reply(greeter.greet(&name).await),
+                Err(err) => err.into(),
+            }
+        }
+    }
+
     /// The reply of `endpoint` to `query`. The query is read before this returns and the
     /// future owns all it needs, so a server can release the request before the delay: a
     /// request held across the delay pins the connection's read buffer (hyper allocates a

@@ -10,6 +10,7 @@
 //! - [`greeting`]: the five words, [`Greeter`] (async delay and blocking delay) and the
 //!   endpoint logic that turns a query into a [`Reply`].
 //! - [`name`]: the query → name rules (form-urlencoded decoding, defaults, limits).
+//! - [`post`]: `POST /greetings`' body rules (JSON, its content type, its size limit).
 //! - [`error`]: [`GreetError`], every non-200 answer with its status and plain-text reason.
 //! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
 //!   and the one check every server runs before routing.
@@ -26,6 +27,7 @@ pub mod greeting;
 pub mod limits;
 pub mod name;
 pub mod pool;
+pub mod post;
 pub mod records;
 
 pub use error::GreetError;
@@ -43,8 +45,10 @@ pub const HTML_CONTENT_TYPE: &str = "text/html; charset=utf-8";
 pub const NOSNIFF_HEADER: &str = "x-content-type-options";
 /// Value of [`NOSNIFF_HEADER`].
 pub const NOSNIFF_VALUE: &str = "nosniff";
-/// The methods every route accepts, as sent in `Allow` with a 405.
+/// The methods every route but `/greetings` accepts, as sent in `Allow` with a 405.
 pub const ALLOWED_METHODS: &str = "GET, HEAD";
+/// The methods `/greetings` accepts, as sent in `Allow` with a 405.
+pub const GREETINGS_METHODS: &str = "GET, HEAD, POST";
 
 /// Paths of the API, shared by the servers' routers and by the tests.
 pub mod paths {

@@ -56,6 +56,15 @@ pub fn name_from_query(query: Option<&str>) -> Result<Cow<'static, str>, GreetEr
     }
 }
 
+/// A name given whole rather than in a query (`POST /greetings`' JSON): empty is
+/// [`DEFAULT_NAME`]; over [`MAX_NAME_CHARS`] characters or with a control character, an error.
+pub fn checked(name: Cow<'_, str>) -> Result<Cow<'static, str>, GreetError> {
+    if name.is_empty() {
+        return Ok(Cow::Borrowed(DEFAULT_NAME));
+    }
+    validate(name.into_owned()).map(Cow::Owned)
+}
+
 fn validate(name: String) -> Result<String, GreetError> {
     let mut chars = 0usize;
     for c in name.chars() {

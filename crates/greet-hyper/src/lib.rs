@@ -26,10 +26,10 @@ use greet_core::limits::{
     Target, H2_MAX_CONCURRENT_STREAMS, H2_MAX_FRAME_BYTES, H2_MAX_HEADER_LIST_BYTES,
     HEAD_READ_TIMEOUT, IDLE_TIMEOUT, MAX_HEAD_BYTES,
 };
-use greet_core::{check_head, paths, Endpoint, GreetError, HeadInfo, Reply};
+use greet_core::{check_head, paths, post, Endpoint, GreetError, HeadInfo, Reply};
 use greet_server::idle::{Busy, InFlight};
 use greet_server::{Api, Listener, ServerConfig};
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, SERVER};
 use hyper::server::conn::{http1, http2};
@@ -55,10 +55,14 @@ const _: () = assert!(IDLE_TIMEOUT.as_nanos() == HEAD_READ_TIMEOUT.as_nanos());
 
 /// The API: routes a request to the greeter or the stores and answers, never panicking on
 /// input.
-pub fn handle<'a, B: 'a>(
+pub fn handle<'a, B>(
     api: &'a Api,
     req: Request<B>,
-) -> impl Future<Output = Response<Full<Bytes>>> + 'a {
+) -> impl Future<Output = Response<Full<Bytes>>> + 'a
+where
+    B: Body + 'a,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
     // A map rather than an async wrapper, whose state would keep a second copy of the
     // request beside the route's future.
     let head = req.method() == Method::HEAD;
@@ -77,7 +81,11 @@ fn without_body(res: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
     Response::from_parts(parts, Full::new(Bytes::new()))
 }
 
-async fn route<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
+async fn route<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>>
+where
+    B: Body,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
     if let Err(err) = check_head(&head_info(&req)) {
         return respond(err.into());
     }
@@ -100,11 +108,44 @@ async fn route<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
         paths::HEALTH if get_or_head => return respond(Reply::health()),
         paths::JSON if get_or_head => return respond(Reply::hello_json()),
         paths::PLAINTEXT if get_or_head => return respond(Reply::plaintext()),
+        // Boxed: the body's read would otherwise grow every request's future.
+        paths::GREETINGS if req.method() == Method::POST => {
+            return respond(Box::pin(post_greetings(api, req)).await)
+        }
+        paths::GREETINGS => return respond(GreetError::GreetingsMethodNotAllowed.into()),
         path if paths::ALL.contains(&path) => return respond(GreetError::MethodNotAllowed.into()),
         _ => return respond(GreetError::NotFound.into()),
     };
     drop(req);
     respond(reply.await)
+}
+
+/// `POST /greetings`: the content type, then the body read within the limit with
+/// http-body-util's `Limited` (what hyper's users read a body with; a declared length over
+/// it refused before a byte is read), then the shared rules ([`greet_core::post`]).
+async fn post_greetings<B>(api: &Api, req: Request<B>) -> Reply
+where
+    B: Body,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let (parts, body) = req.into_parts();
+    let content_type = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
+    let body = match post::check_content_type(content_type) {
+        Err(err) => Err(err),
+        Ok(()) if body.size_hint().lower() > post::MAX_BODY_BYTES as u64 => {
+            Err(GreetError::BodyTooLarge)
+        }
+        Ok(()) => match Limited::new(body, post::MAX_BODY_BYTES).collect().await {
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(err) if err.is::<LengthLimitError>() => Err(GreetError::BodyTooLarge),
+            Err(_) => Err(GreetError::BadJson),
+        },
+    };
+    let reply = api
+        .greeter
+        .greetings_post(content_type, body.as_ref().map(|b| &b[..]).map_err(|e| *e));
+    drop((parts, body));
+    reply.await
 }
 
 /// What [`check_head`] needs, read off an `http` 1.x request.
@@ -508,7 +549,7 @@ mod tests {
     fn a_request_future_stays_small() {
         let api = ServerConfig::default().api().expect("api");
         let req = Request::get("/greetings?name=Ana")
-            .body(())
+            .body(http_body_util::Empty::<Bytes>::new())
             .expect("request");
         let size = std::mem::size_of_val(&handle(&api, req));
         let business = api.stores.business(None);

@@ -395,7 +395,7 @@ mod tests {
         let load = sessions_of(addr, check);
         let f = run(&load, Arc::default()).await.tally().figures();
         assert_eq!(f.requests, 30, "every request counted: {f:?}");
-        assert_eq!(f.errors.get("panic"), Some(&10));
+        assert_eq!(f.errors.get("panic"), Some(&10), "{f:?}");
         assert!((f.success_rate - 100.0 * 20.0 / 30.0).abs() < 1e-9);
         // Pipelined, a panic loses its batch's answers, each counted as one.
         let pipelined = Load {
