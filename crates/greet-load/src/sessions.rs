@@ -392,7 +392,12 @@ mod tests {
             }
             Ok(())
         });
-        let load = sessions_of(addr, check);
+        // Each panic prints its backtrace (CI sets RUST_BACKTRACE) on this test's one runtime
+        // thread, while the other users' requests wait: their timeout is not what is tested.
+        let load = Load {
+            timeout: Duration::from_secs(60),
+            ..sessions_of(addr, check)
+        };
         let f = run(&load, Arc::default()).await.tally().figures();
         assert_eq!(f.requests, 30, "every request counted: {f:?}");
         assert_eq!(f.errors.get("panic"), Some(&10), "{f:?}");
