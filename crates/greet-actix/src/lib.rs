@@ -109,13 +109,16 @@ async fn post_greetings(
         .headers()
         .get(header::CONTENT_TYPE)
         .map(|v| v.as_bytes());
-    let body = body.map_err(|err| match err.as_error::<PayloadError>() {
-        Some(PayloadError::Overflow) => GreetError::BodyTooLarge,
-        _ => GreetError::BadJson,
+    // The extractor has refused a declared length over the limit already.
+    let body = post::admit(content_type, 0).and_then(|()| {
+        body.map_err(|err| match err.as_error::<PayloadError>() {
+            Some(PayloadError::Overflow) => GreetError::BodyTooLarge,
+            _ => GreetError::BadJson,
+        })
     });
     let reply = api
         .greeter
-        .greetings_post(content_type, body.as_ref().map(|b| &b[..]).map_err(|e| *e));
+        .greetings_post(body.as_ref().map(|b| &b[..]).map_err(|e| *e));
     drop((req, body));
     respond(reply.await)
 }

@@ -8,17 +8,14 @@
 use std::future::Future;
 use std::io;
 
-use axum::body::{Body, HttpBody};
+use axum::body::Body;
 use axum::extract::{RawQuery, Request, State};
-use axum::http::header::CONTENT_TYPE;
-use axum::http::HeaderValue;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use axum::Router;
-use greet_core::{check_head, paths, post, GreetError, Reply};
+use greet_core::{check_head, paths, GreetError, Reply};
 use greet_server::{Api, Listener, ServerConfig};
-use http_body_util::LengthLimitError;
 use hyper_util::service::TowerToHyperService;
 
 /// The binary's name, sent as every answer's `server` header.
@@ -61,33 +58,13 @@ async fn greetings(State(api): State<Api>, RawQuery(query): RawQuery) -> Respons
     respond(api.greeter.greetings(query.as_deref()).await)
 }
 
-/// `POST /greetings`: the content type, then the body read with `axum::body::to_bytes` within
-/// the limit (a declared length over it refused before a byte is read), then the shared rules
-/// ([`greet_core::post`]). axum's `Json` extractor would answer a missing field with 422 and
-/// a wrong content type in its own words; its `Bytes` extractor, under `DefaultBodyLimit`,
-/// would wait for the whole of a declared length before refusing it.
+/// `POST /greetings`, as `greet-hyper` reads it ([`greet_hyper::post_greetings`]): axum's
+/// own `axum::body::to_bytes` is the same `Limited` read. axum's `Json` extractor would
+/// answer a missing field with 422 and a wrong content type in its own words; its `Bytes`
+/// extractor, under `DefaultBodyLimit`, would wait for the whole of a declared length before
+/// refusing it.
 async fn post_greetings(State(api): State<Api>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let content_type = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
-    let body = match post::check_content_type(content_type) {
-        Err(err) => Err(err),
-        Ok(()) if body.size_hint().lower() > post::MAX_BODY_BYTES as u64 => {
-            Err(GreetError::BodyTooLarge)
-        }
-        Ok(()) => match axum::body::to_bytes(body, post::MAX_BODY_BYTES).await {
-            Ok(bytes) => Ok(bytes),
-            Err(err) => Err(if err.into_inner().is::<LengthLimitError>() {
-                GreetError::BodyTooLarge
-            } else {
-                GreetError::BadJson
-            }),
-        },
-    };
-    let reply = api
-        .greeter
-        .greetings_post(content_type, body.as_ref().map(|b| &b[..]).map_err(|e| *e));
-    drop((parts, body));
-    respond(reply.await)
+    respond(greet_hyper::post_greetings(&api, req).await)
 }
 
 async fn greetings_blocking(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {

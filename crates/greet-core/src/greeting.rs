@@ -164,18 +164,17 @@ impl Greeter {
         self.respond(Endpoint::GreetingsBlocking, query)
     }
 
-    /// `POST /greetings`: the reply to a body whose `content-type` is `content_type`, as the
-    /// server's limited body reader gave it (or [`GreetError::BodyTooLarge`] when it refused
-    /// it, or [`GreetError::BadJson`] when the body broke off). The rules are
-    /// [`crate::post`]'s; as for `GET`, a refused request is answered at once and only a
-    /// greeting waits for the delay. The future owns what it needs.
+    /// `POST /greetings`: the reply to a body the server admitted ([`crate::post::admit`])
+    /// and read within the limit, or to why it did not (the error of `admit`, or of its
+    /// limited body reader: [`GreetError::BodyTooLarge`], or [`GreetError::BadJson`] when the
+    /// body broke off). The rules are [`crate::post`]'s; as for `GET`, a refused request is
+    /// answered at once and only a greeting waits for the delay. The future owns what it
+    /// needs.
     pub fn greetings_post(
         &self,
-        content_type: Option<&[u8]>,
         body: Result<&[u8], GreetError>,
     ) -> impl Future<Output = Reply> + Send + 'static {
-        let name = crate::post::check_content_type(content_type)
-            .and_then(|()| crate::post::name_from_json(body?));
+        let name = body.and_then(crate::post::name_from_json);
         let greeter = self.clone();
         async move {
             match name {

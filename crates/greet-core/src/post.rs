@@ -50,12 +50,18 @@ pub fn is_json(content_type: &[u8]) -> bool {
                 && subtype[subtype.len() - suffix.len()..].eq_ignore_ascii_case(suffix)))
 }
 
-/// Rule 1: a JSON `content-type`, or [`GreetError::UnsupportedMediaType`].
-pub fn check_content_type(content_type: Option<&[u8]>) -> Result<(), GreetError> {
+/// Rules 1 and 2 on the head, before the body is read: a JSON `content-type`, or
+/// [`GreetError::UnsupportedMediaType`]; then a `declared` length (the body's content length,
+/// 0 when none is declared) within [`MAX_BODY_BYTES`], or [`GreetError::BodyTooLarge`].
+pub fn admit(content_type: Option<&[u8]>, declared: u64) -> Result<(), GreetError> {
     match content_type {
-        Some(ct) if is_json(ct) => Ok(()),
-        _ => Err(GreetError::UnsupportedMediaType),
+        Some(ct) if is_json(ct) => {}
+        _ => return Err(GreetError::UnsupportedMediaType),
     }
+    if declared > MAX_BODY_BYTES as u64 {
+        return Err(GreetError::BodyTooLarge);
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -131,10 +137,18 @@ mod tests {
         ] {
             assert!(!is_json(ct.as_bytes()), "{ct}");
         }
+        assert_eq!(admit(None, 0), Err(GreetError::UnsupportedMediaType));
+        // The content type first: a body too large and not JSON is refused as not JSON.
+        let over = MAX_BODY_BYTES as u64 + 1;
         assert_eq!(
-            check_content_type(None),
+            admit(Some(b"text/plain"), over),
             Err(GreetError::UnsupportedMediaType)
         );
+        assert_eq!(
+            admit(Some(b"application/json"), over),
+            Err(GreetError::BodyTooLarge)
+        );
+        assert_eq!(admit(Some(b"application/json"), over - 1), Ok(()));
     }
 
     #[test]

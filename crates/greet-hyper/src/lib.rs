@@ -120,21 +120,19 @@ where
     respond(reply.await)
 }
 
-/// `POST /greetings`: the content type, then the body read within the limit with
-/// http-body-util's `Limited` (what hyper's users read a body with; a declared length over
-/// it refused before a byte is read), then the shared rules ([`greet_core::post`]).
-async fn post_greetings<B>(api: &Api, req: Request<B>) -> Reply
+/// `POST /greetings`: the head admitted ([`post::admit`]: the content type, then a declared
+/// length, before a byte is read), the body read within the limit with http-body-util's
+/// `Limited` (what hyper's users read a body with, and what `axum::body::to_bytes` is), then
+/// the shared rules. `greet-axum` answers the route through this too.
+pub async fn post_greetings<B>(api: &Api, req: Request<B>) -> Reply
 where
     B: Body,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
     let (parts, body) = req.into_parts();
     let content_type = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
-    let body = match post::check_content_type(content_type) {
+    let body = match post::admit(content_type, body.size_hint().lower()) {
         Err(err) => Err(err),
-        Ok(()) if body.size_hint().lower() > post::MAX_BODY_BYTES as u64 => {
-            Err(GreetError::BodyTooLarge)
-        }
         Ok(()) => match Limited::new(body, post::MAX_BODY_BYTES).collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(err) if err.is::<LengthLimitError>() => Err(GreetError::BodyTooLarge),
@@ -143,7 +141,7 @@ where
     };
     let reply = api
         .greeter
-        .greetings_post(content_type, body.as_ref().map(|b| &b[..]).map_err(|e| *e));
+        .greetings_post(body.as_ref().map(|b| &b[..]).map_err(|e| *e));
     drop((parts, body));
     reply.await
 }

@@ -316,14 +316,9 @@ impl Plan {
                 .collect::<Vec<_>>()
                 .join(",");
             if !self.scenarios.iter().all(Planned::streams_list) {
-                let takers: Vec<&str> = Kind::ALL
-                    .iter()
-                    .filter(|k| k.defaults(true).streams_list())
-                    .map(|k| k.name())
-                    .collect();
                 return Err(TransportError::StreamsList {
                     list,
-                    takers: takers.join(" and "),
+                    takers: takers(Planned::streams_list, " and "),
                 });
             }
             if !protocol.http2() && !varied {
@@ -344,14 +339,9 @@ impl Plan {
         }
         if let Some(n) = common.requests_per_connection {
             if !self.scenarios.iter().any(Planned::keep_alive) {
-                let takers: Vec<&str> = Kind::ALL
-                    .iter()
-                    .filter(|k| k.defaults(true).keep_alive())
-                    .map(|k| k.name())
-                    .collect();
                 return Err(TransportError::NoKeepAlive {
                     n,
-                    takers: takers.join(", "),
+                    takers: takers(Planned::keep_alive, ", "),
                 });
             }
         }
@@ -373,6 +363,17 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// The scenarios that have `property`, by name, joined with `separator`: who takes a flag
+/// another scenario refused.
+fn takers(property: fn(&Planned) -> bool, separator: &str) -> String {
+    let names: Vec<&str> = Kind::ALL
+        .iter()
+        .filter(|k| property(&k.defaults(true)))
+        .map(|k| k.name())
+        .collect();
+    names.join(separator)
 }
 
 /// A transport a run cannot honour.

@@ -71,27 +71,21 @@ fn two_agents_count_every_request_once_and_agree_with_one() {
     );
 }
 
-/// Soak's keep-alive users split over agents: a request count is shared out exactly, each
-/// agent with half the users, and the server is watched through the agents' load.
-#[test]
-fn soak_users_and_requests_are_shared_out_over_agents() {
-    let out = out_dir("agents-soak");
-    bench_ok(&[
+/// `greet-bench soak` on `/greetings` with `args`, split over two agents: its section, which
+/// must record no failure.
+fn soak_over_two_agents(name: &str, args: &[&str]) -> greet_bench::scenario::soak::Section {
+    let out = out_dir(name);
+    let mut all = vec![
         "soak",
         "--quiet",
-        "--servers",
-        "hyper",
         "--endpoints",
         "/greetings",
-        "--concurrency",
-        "20",
-        "--requests",
-        "2001",
         "--agents",
         "2",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
+    ];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().expect("utf-8 path")]);
+    bench_ok(&all);
     let soak = results(&out.join("results.json"))
         .sections
         .soak
@@ -100,6 +94,24 @@ fn soak_users_and_requests_are_shared_out_over_agents() {
         soak.header.failures.is_empty(),
         "{:?}",
         soak.header.failures
+    );
+    soak
+}
+
+/// Soak's keep-alive users split over agents: a request count is shared out exactly, each
+/// agent with half the users, and the server is watched through the agents' load.
+#[test]
+fn soak_users_and_requests_are_shared_out_over_agents() {
+    let soak = soak_over_two_agents(
+        "agents-soak",
+        &[
+            "--servers",
+            "hyper",
+            "--concurrency",
+            "20",
+            "--requests",
+            "2001",
+        ],
     );
     let cell = &soak.cells[0];
     let run = &cell.runs[0];
@@ -132,33 +144,18 @@ fn soak_users_and_requests_are_shared_out_over_agents() {
 /// connections as requests, each agent its share; the transport records the shape.
 #[test]
 fn short_lived_connections_are_counted_exactly_over_agents() {
-    let out = out_dir("agents-short-lived");
-    bench_ok(&[
-        "soak",
-        "--quiet",
-        "--servers",
-        "actix",
-        "--endpoints",
-        "/greetings",
-        "--concurrency",
-        "8",
-        "--requests",
-        "301",
-        "--requests-per-connection",
-        "1",
-        "--agents",
-        "2",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    let soak = results(&out.join("results.json"))
-        .sections
-        .soak
-        .expect("soak");
-    assert!(
-        soak.header.failures.is_empty(),
-        "{:?}",
-        soak.header.failures
+    let soak = soak_over_two_agents(
+        "agents-short-lived",
+        &[
+            "--servers",
+            "actix",
+            "--concurrency",
+            "8",
+            "--requests",
+            "301",
+            "--requests-per-connection",
+            "1",
+        ],
     );
     assert_eq!(soak.transport.requests_per_connection, Some(1));
     let run = &soak.cells[0].runs[0];
