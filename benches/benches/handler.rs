@@ -28,7 +28,7 @@ fn handler(c: &mut Criterion) {
         .expect("stores");
     let mut group = c.benchmark_group("handler");
 
-    let router = greet_axum::app(api.clone());
+    let router = greet_axum::app(api.clone(), true);
     group.bench_function("axum", |b| {
         b.to_async(&rt).iter(|| {
             let router = router.clone();
@@ -44,7 +44,7 @@ fn handler(c: &mut Criterion) {
         });
     });
 
-    let actix = rt.block_on(init_service(greet_actix::app(api.clone())));
+    let actix = rt.block_on(init_service(greet_actix::app(api.clone(), true)));
     group.bench_function("actix", |b| {
         b.to_async(&rt).iter(|| async {
             let req = TestRequest::get()

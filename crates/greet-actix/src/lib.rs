@@ -2,7 +2,8 @@
 //!
 //! - [`configure`]: the routes, for `App::configure`, shared by [`serve`] and by tests that
 //!   use `actix_web::test::init_service` without a socket.
-//! - [`app`]: the whole `App` (routes, the shared head check, the 404 fallback).
+//! - [`app`]: the whole `App` (routes, the shared head check, the 404 fallback, and
+//!   compression: [`compress`]).
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
 //! - [`watch_idle`]: the idle limit of HTTP/2 connections, which actix-web lacks.
 //!
@@ -16,16 +17,18 @@ use std::net::Shutdown;
 use std::os::fd::AsFd;
 use std::task::{Context, Poll, Waker};
 
+use actix_http::encoding::Encoder;
 use actix_tls::accept::rustls_0_23::TlsStream;
-use actix_web::body::{EitherBody, MessageBody};
+use actix_web::body::{BodySize, EitherBody, MessageBody};
 use actix_web::dev::{Extensions, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
+use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding};
 use actix_web::http::{header, StatusCode, Version};
-use actix_web::middleware::{from_fn, Next};
+use actix_web::middleware::{from_fn, Condition, Next};
 use actix_web::rt::net::TcpStream;
-use actix_web::{web, App, Error, HttpResponse, HttpServer};
+use actix_web::{web, App, Error, HttpMessage, HttpResponse, HttpServer};
 use greet_core::limits::{Target, HEAD_READ_TIMEOUT, IDLE_TIMEOUT};
-use greet_core::{check_head, paths, post, GreetError, HeadInfo, Reply};
+use greet_core::{check_head, compress, paths, post, upload, GreetError, HeadInfo, Reply};
 use greet_server::idle::InFlight;
 use greet_server::net::AcceptQueue;
 use greet_server::{Api, Listener, ServerConfig};
@@ -49,6 +52,11 @@ pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
                     .route(web::post().to(post_greetings))
                     .default_service(web::to(greetings_method_not_allowed)),
             )
+            .service(
+                web::resource(paths::UPLOAD)
+                    .route(web::post().to(upload))
+                    .default_service(web::to(upload_method_not_allowed)),
+            )
             .service(get_or_head(
                 paths::GREETINGS_BLOCKING,
                 web::to(greetings_blocking),
@@ -65,9 +73,10 @@ pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
     }
 }
 
-/// The API as an actix-web `App`.
+/// The API as an actix-web `App`, compressing answers when `compression` is on.
 pub fn app(
     api: Api,
+    compression: bool,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -81,6 +90,54 @@ pub fn app(
         .configure(configure(api))
         .default_service(web::to(not_found))
         .wrap(from_fn(check_request_head))
+        .wrap(Condition::new(compression, from_fn(compress)))
+}
+
+/// The codings actix-http's encoder has here, and identity.
+const OFFERED: [Encoding; 4] = [
+    Encoding::identity(),
+    Encoding::brotli(),
+    Encoding::gzip(),
+    Encoding::deflate(),
+];
+
+/// Compression by actix-http's `Encoder` (its levels: gzip 1, brotli 3), negotiated by
+/// actix-web's `AcceptEncoding`, under the shared rule of when ([`greet_core::compress`]).
+/// This is actix-web's `Compress` middleware with the rule's threshold, which `Compress`
+/// lacks (actix-web#3031), its `Vary` on answers it leaves as they are, and no 406 of its
+/// own when nothing offered is acceptable.
+async fn compress(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<Encoder<impl MessageBody>>, Error> {
+    let asked = req
+        .get_header::<AcceptEncoding>()
+        .and_then(|accept| accept.negotiate(OFFERED.iter()));
+    let coding = match asked {
+        Some(Encoding::Known(coding)) => coding,
+        _ => ContentEncoding::Identity,
+    };
+    let res = next.call(req).await?;
+    Ok(res.map_body(|head, body| {
+        let len = match body.size() {
+            BodySize::Sized(len) => Some(len),
+            BodySize::None | BodySize::Stream => None,
+        };
+        let content_type = head.headers.get(header::CONTENT_TYPE).map(|v| v.as_bytes());
+        let coding = if !compress::worth(content_type, len) {
+            ContentEncoding::Identity
+        } else if coding == ContentEncoding::Identity {
+            // The encoder says `Vary` only when it encodes.
+            head.headers.append(
+                header::VARY,
+                header::HeaderValue::from_static("accept-encoding"),
+            );
+            coding
+        } else {
+            coding
+        };
+        Encoder::response(coding, head, body)
+    }))
 }
 
 fn get_or_head(path: &str, route: actix_web::Route) -> actix_web::Resource {
@@ -121,6 +178,30 @@ async fn post_greetings(
         .greetings_post(body.as_ref().map(|b| &b[..]).map_err(|e| *e));
     drop((req, body));
     respond(reply.await)
+}
+
+/// `POST /upload`: a declared length refused over `--max-upload` before a byte is read, then
+/// actix-web's `Payload` stream, which is how its users stream a body (its extractors that
+/// buffer one, `Bytes` and `PayloadConfig`, would hold it whole), under the shared rules
+/// ([`greet_core::upload`]). actix-http answers `Expect: 100-continue` before the route runs.
+async fn upload(
+    api: web::Data<Api>,
+    req: actix_web::HttpRequest,
+    body: web::Payload,
+) -> HttpResponse {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    drop(req);
+    match upload::admit(api.max_upload, declared) {
+        Ok(()) => respond(upload::receive(api.max_upload, body).await),
+        Err(err) => respond(err.into()),
+    }
+}
+
+async fn upload_method_not_allowed() -> HttpResponse {
+    respond(GreetError::UploadMethodNotAllowed.into())
 }
 
 async fn greetings_blocking(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
@@ -251,7 +332,8 @@ pub async fn serve(
     let queue = AcceptQueue::of(&listener.tcp);
     let shutdown = greet_server::shutdown::then_queue_taken(shutdown, queue);
     let api = config.api()?;
-    let server = HttpServer::new(move || app(api.clone()))
+    let compression = config.compression;
+    let server = HttpServer::new(move || app(api.clone(), compression))
         .workers(config.workers.get())
         .client_request_timeout(HEAD_READ_TIMEOUT)
         .keep_alive(IDLE_TIMEOUT + CLOCK_STEP)

@@ -2,7 +2,8 @@
 //! hyper accept loop as `greet-hyper` ([`greet_hyper::serve_with`]), because `axum::serve`
 //! has no head-read timeout, no parser or HTTP/2 limits to set, and no TLS.
 //!
-//! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`).
+//! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`), with
+//!   tower-http's compression layer on it ([`greet_hyper::compression`]).
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
 
 use std::future::Future;
@@ -12,7 +13,7 @@ use axum::body::Body;
 use axum::extract::{RawQuery, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, MethodRouter};
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use greet_core::{check_head, paths, GreetError, Reply};
 use greet_server::{Api, Listener, ServerConfig};
@@ -21,14 +22,18 @@ use hyper_util::service::TowerToHyperService;
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-axum";
 
-/// The API as an axum `Router`.
-pub fn app(api: Api) -> Router {
+/// The API as an axum `Router`, compressing answers when `compression` is on.
+pub fn app(api: Api, compression: bool) -> Router {
     Router::new()
         .route(
             paths::GREETINGS,
             get(greetings)
                 .post(post_greetings)
                 .fallback(greetings_method_not_allowed),
+        )
+        .route(
+            paths::UPLOAD,
+            post(upload).fallback(upload_method_not_allowed),
         )
         .route(paths::GREETINGS_BLOCKING, get_or_head(greetings_blocking))
         .route(paths::HEALTH, get_or_head(health))
@@ -42,6 +47,7 @@ pub fn app(api: Api) -> Router {
         .route(paths::CACHED_QUERIES, get_or_head(cached_queries))
         .fallback(not_found)
         .layer(middleware::from_fn(check_request_head))
+        .layer(greet_hyper::compression(compression))
         .with_state(api)
 }
 
@@ -65,6 +71,17 @@ async fn greetings(State(api): State<Api>, RawQuery(query): RawQuery) -> Respons
 /// refusing it.
 async fn post_greetings(State(api): State<Api>, req: Request) -> Response {
     respond(greet_hyper::post_greetings(&api, req).await)
+}
+
+/// `POST /upload`, as `greet-hyper` streams it ([`greet_hyper::upload`]): the request's
+/// body as a data stream, which is what axum's users read an upload with (`Body` is not
+/// limited by `DefaultBodyLimit` until an extractor buffers it).
+async fn upload(State(api): State<Api>, req: Request) -> Response {
+    respond(greet_hyper::upload(&api, req).await)
+}
+
+async fn upload_method_not_allowed() -> Response {
+    respond(GreetError::UploadMethodNotAllowed.into())
 }
 
 async fn greetings_blocking(State(api): State<Api>, RawQuery(query): RawQuery) -> Response {
@@ -136,7 +153,7 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let service = TowerToHyperService::new(app(config.api()?));
+    let service = TowerToHyperService::new(app(config.api()?, config.compression));
     greet_hyper::serve_with(listener, &config, service, shutdown).await
 }
 

@@ -5,6 +5,7 @@
 //!   stderr (`program: error: …`) and exit 2, never clap's multi-line usage;
 //! - [`one_line`]: clap's error as that line, keeping what it names and its tips;
 //! - [`parse_duration`], [`parse_any_duration`]: `10s`, `500ms`, `2m` or plain seconds.
+//! - [`parse_bytes`]: `64MiB`, `1G`, `512k` or plain bytes.
 //!
 //! Each value parser returns a one-line reason (a `String`, as clap's `value_parser` takes
 //! it): clap prints it after the flag's name.
@@ -84,6 +85,31 @@ pub fn parse_any_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// A size in bytes: plain (`1048576`), or with a binary unit (`k`, `KiB`, `M`, `MiB`, `G`,
+/// `GiB`, any case: powers of 1024, as memory and file sizes are given).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit (use k, M, G or plain bytes)"
+            ))
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("{text:?} is not a size in bytes (e.g. 65536, 64MiB, 1G)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +147,18 @@ mod tests {
             !bad.contains('\n') && !bad.contains("For more information"),
             "{bad}"
         );
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("65536"), Ok(65536));
+        assert_eq!(parse_bytes("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_bytes("1G"), Ok(1 << 30));
+        assert_eq!(parse_bytes("512k"), Ok(512 << 10));
+        assert_eq!(parse_bytes("0"), Ok(0));
+        for bad in ["", "M", "1.5G", "-1", "1Q", "99999999999T"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -72,11 +72,15 @@ fn greet(query: &str) -> Vec<u8> {
 }
 
 fn route(target: &str) -> Vec<u8> {
-    format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes()
+    route_with(target, "")
+}
+
+fn route_with(target: &str, extra: &str) -> Vec<u8> {
+    format!("GET {target} HTTP/1.1\r\nHost: x\r\n{extra}\r\n").into_bytes()
 }
 
 /// Rows in [`table`]; a test holds the table to it, so a row cannot go missing unseen.
-pub const ROWS: usize = 77;
+pub const ROWS: usize = 83;
 
 /// The table: [`ROWS`] rows.
 pub fn table() -> Vec<BadInput> {
@@ -187,6 +191,13 @@ pub fn table() -> Vec<BadInput> {
         row("/fortunes with a script in the query", route("/fortunes?x=%3Cscript%3E"), 200),
         row("/plaintext with a broken escape in the query", route("/plaintext?%ZZ"), 200),
         row("POST /updates", "POST /updates HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
+        // Uploads (the server's default --max-upload, 64 MiB) and compression.
+        row("GET /upload", route("/upload"), 405),
+        row("upload of 100 GB declared, none sent", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n", 413),
+        row("upload with a bad chunk size", "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n", 400),
+        row("Accept-Encoding: identity;q=0 alone", route_with("/fortunes", "Accept-Encoding: identity;q=0\r\n"), 200),
+        row("Accept-Encoding of 1,000 codings", route_with("/fortunes", &format!("Accept-Encoding: {}\r\n", "x;q=0.5, ".repeat(1000))), 200),
+        row("Accept-Encoding with a bad weight", route_with("/fortunes", "Accept-Encoding: gzip;q=2, br;q=x\r\n"), 200),
         differs(
             "percent-encoded path (/%67reetings)",
             "GET /%67reetings HTTP/1.1\r\nHost: x\r\n\r\n",

@@ -63,6 +63,37 @@ macro_rules! server_tests {
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn compression_follows_accept_encoding() {
+                    let server = start(quick());
+                    ok(cases::compression_follows_accept_encoding(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn compression_off_sends_as_is() {
+                    let server = start(ServerConfig { compression: false, ..quick() });
+                    ok(cases::compression_off_sends_as_is(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn upload_counts_and_checksums() {
+                    let server = start(quick());
+                    ok(cases::upload_counts_and_checksums(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn upload_refuses_over_the_limit() {
+                    const MAX: usize = 256 << 10;
+                    let server = start(ServerConfig { max_upload: MAX as u64, ..quick() });
+                    ok(cases::upload_refuses_over_the_limit(server.addr(), MAX).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn upload_stall_is_cut() {
+                    let server = start(quick());
+                    ok(cases::upload_stall_is_cut(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn check_passes() {
                     let server = start(quick());
                     greet_conformance::check(&server.base_url()).await.expect("check passes");

@@ -34,6 +34,14 @@ pub enum GreetError {
     BadJson,
     /// `POST /greetings` with a JSON body that is not an object with a string `name`.
     NoName,
+    /// `/upload` with a method other than POST.
+    UploadMethodNotAllowed,
+    /// `POST /upload` with a body over the server's `--max-upload`.
+    UploadTooLarge,
+    /// `POST /upload` that sent nothing for [`crate::upload::STALL_TIMEOUT`].
+    UploadStalled,
+    /// `POST /upload` whose body broke off (a connection error, or fewer bytes than declared).
+    UploadCut,
     /// The request target is longer than [`crate::limits::MAX_TARGET_BYTES`].
     UriTooLong,
     /// The request head is over [`crate::limits::MAX_HEAD_BYTES`] or
@@ -59,10 +67,14 @@ impl GreetError {
             | Self::RepeatedHost
             | Self::NonAsciiTarget
             | Self::BadJson
-            | Self::NoName => 400,
+            | Self::NoName
+            | Self::UploadCut => 400,
             Self::NotFound => 404,
-            Self::MethodNotAllowed | Self::GreetingsMethodNotAllowed => 405,
-            Self::BodyTooLarge => 413,
+            Self::MethodNotAllowed
+            | Self::GreetingsMethodNotAllowed
+            | Self::UploadMethodNotAllowed => 405,
+            Self::UploadStalled => 408,
+            Self::BodyTooLarge | Self::UploadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
             Self::UriTooLong => 414,
             Self::HeadTooLarge => 431,
@@ -85,7 +97,9 @@ impl GreetError {
             Self::RepeatedHost => "bad request: more than one Host header\n",
             Self::NonAsciiTarget => "bad request: request target is not ASCII\n",
             Self::NotFound => "not found\n",
-            Self::MethodNotAllowed | Self::GreetingsMethodNotAllowed => "method not allowed\n",
+            Self::MethodNotAllowed
+            | Self::GreetingsMethodNotAllowed
+            | Self::UploadMethodNotAllowed => "method not allowed\n",
             Self::UnsupportedMediaType => {
                 "unsupported media type: POST /greetings takes application/json\n"
             }
@@ -94,6 +108,15 @@ impl GreetError {
                 crate::post::max_body_bytes!(),
                 " bytes\n"
             ),
+            Self::UploadTooLarge => {
+                "payload too large: the upload is over the server's --max-upload\n"
+            }
+            Self::UploadStalled => concat!(
+                "request timeout: the upload sent nothing for ",
+                crate::upload::stall_secs!(),
+                " seconds\n"
+            ),
+            Self::UploadCut => "bad request: the upload broke off\n",
             Self::BadJson => "bad request: the body is not JSON\n",
             Self::NoName => "bad request: the body is not an object with a string \"name\"\n",
             Self::UriTooLong => "request target too long\n",
@@ -109,6 +132,7 @@ impl GreetError {
         match self {
             Self::MethodNotAllowed => Some(crate::ALLOWED_METHODS),
             Self::GreetingsMethodNotAllowed => Some(crate::GREETINGS_METHODS),
+            Self::UploadMethodNotAllowed => Some(crate::UPLOAD_METHODS),
             _ => None,
         }
     }

@@ -10,7 +10,9 @@
 //! - [`greeting`]: the five words, [`Greeter`] (async delay and blocking delay) and the
 //!   endpoint logic that turns a query into a [`Reply`].
 //! - [`name`]: the query → name rules (form-urlencoded decoding, defaults, limits).
+//! - [`compress`]: which answers are compressed, and with what.
 //! - [`post`]: `POST /greetings`' body rules (JSON, its content type, its size limit).
+//! - [`upload`]: `POST /upload`'s rules (streamed, counted, checksummed, limited).
 //! - [`error`]: [`GreetError`], every non-200 answer with its status and plain-text reason.
 //! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
 //!   and the one check every server runs before routing.
@@ -22,6 +24,7 @@
 //! What makes a server a process (flags, binding, logging, signals) is `greet-server`'s, so
 //! that what only needs the rules (the fuzz target, the benches of the core) builds no CLI.
 
+pub mod compress;
 pub mod error;
 pub mod greeting;
 pub mod limits;
@@ -29,6 +32,7 @@ pub mod name;
 pub mod pool;
 pub mod post;
 pub mod records;
+pub mod upload;
 
 pub use error::GreetError;
 pub use greeting::{Endpoint, Greeter, Reply, DEFAULT_BLOCKING_THREADS, DEFAULT_DELAY, WORDS};
@@ -49,6 +53,20 @@ pub const NOSNIFF_VALUE: &str = "nosniff";
 pub const ALLOWED_METHODS: &str = "GET, HEAD";
 /// The methods `/greetings` accepts, as sent in `Allow` with a 405.
 pub const GREETINGS_METHODS: &str = "GET, HEAD, POST";
+/// The methods `/upload` accepts, as sent in `Allow` with a 405.
+pub const UPLOAD_METHODS: &str = "POST";
+
+/// The type and subtype of a `content-type` header's value (`text/html; charset=utf-8` →
+/// `text`, `html`), parameters and spaces left out, case as sent; `None` without a `/`.
+pub fn media_type(content_type: &[u8]) -> Option<(&[u8], &[u8])> {
+    let essence = content_type
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
+    let slash = essence.iter().position(|&b| b == b'/')?;
+    Some((&essence[..slash], &essence[slash + 1..]))
+}
 
 /// Paths of the API, shared by the servers' routers and by the tests.
 pub mod paths {
@@ -75,8 +93,11 @@ pub mod paths {
     /// `?count=N` random `world` rows from an in-process copy (TechEmpower's cached queries).
     pub const CACHED_QUERIES: &str = "/cached-queries";
 
+    /// A body of any length streamed, answered with its length and CRC-32 (`POST` only).
+    pub const UPLOAD: &str = "/upload";
+
     /// Every route, in the order the docs list them.
-    pub const ALL: [&str; 11] = [
+    pub const ALL: [&str; 12] = [
         GREETINGS,
         GREETINGS_BLOCKING,
         HEALTH,
@@ -88,5 +109,6 @@ pub mod paths {
         FORTUNES,
         UPDATES,
         CACHED_QUERIES,
+        UPLOAD,
     ];
 }

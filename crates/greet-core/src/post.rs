@@ -34,15 +34,9 @@ pub const MAX_BODY_BYTES: usize = max_body_bytes!();
 
 /// Whether `content_type` (a `content-type` header's value) names JSON.
 pub fn is_json(content_type: &[u8]) -> bool {
-    let essence = content_type
-        .split(|&b| b == b';')
-        .next()
-        .unwrap_or_default()
-        .trim_ascii();
-    let Some(slash) = essence.iter().position(|&b| b == b'/') else {
+    let Some((kind, subtype)) = crate::media_type(content_type) else {
         return false;
     };
-    let (kind, subtype) = (&essence[..slash], &essence[slash + 1..]);
     let suffix = b"+json";
     kind.eq_ignore_ascii_case(b"application")
         && (subtype.eq_ignore_ascii_case(b"json")

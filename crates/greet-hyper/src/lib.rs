@@ -9,6 +9,8 @@
 //!   tokio-rustls, HTTP/1.1 or HTTP/2 by the client's preface or by ALPN, head-read timeout,
 //!   parser and HTTP/2 limits, the idle limit, graceful drain), shared with `greet-axum`.
 //! - [`head_info`], [`response`]: the glue between `http` 1.x types and `greet-core`.
+//! - [`compression`]: tower-http's compression layer under the shared rule
+//!   ([`greet_core::compress`]), in front of [`handle`] and of axum's router.
 //! - [`NAME`]: what the binary is called and what its `server` header says.
 
 use std::convert::Infallible;
@@ -20,24 +22,31 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::future::Either::{Left, Right};
-use futures_util::FutureExt;
+use futures_util::future::Either as OneOf;
+use futures_util::TryFutureExt;
 use greet_core::limits::{
     Target, H2_MAX_CONCURRENT_STREAMS, H2_MAX_FRAME_BYTES, H2_MAX_HEADER_LIST_BYTES,
     HEAD_READ_TIMEOUT, IDLE_TIMEOUT, MAX_HEAD_BYTES,
 };
-use greet_core::{check_head, paths, post, Endpoint, GreetError, HeadInfo, Reply};
+use greet_core::{
+    check_head, compress, paths, post, upload, Endpoint, GreetError, HeadInfo, Reply,
+};
 use greet_server::idle::{Busy, InFlight};
 use greet_server::{Api, Listener, ServerConfig};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::Either::{self, Left, Right};
+use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, SERVER};
 use hyper::server::conn::{http1, http2};
-use hyper::service::{service_fn, Service};
+use hyper::service::Service;
 use hyper::{Method, Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
+use tower::Layer;
+use tower_http::compression::predicate::{Predicate, SizeAbove};
+use tower_http::compression::CompressionLayer;
 
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-hyper";
@@ -53,37 +62,53 @@ const _: () = assert!(PARSER_MAX_BUF > MAX_HEAD_BYTES);
 // is that connection's idle limit too.
 const _: () = assert!(IDLE_TIMEOUT.as_nanos() == HEAD_READ_TIMEOUT.as_nanos());
 
-/// The API: routes a request to the greeter or the stores and answers, never panicking on
-/// input.
-pub fn handle<'a, B>(
-    api: &'a Api,
-    req: Request<B>,
-) -> impl Future<Output = Response<Full<Bytes>>> + 'a
-where
-    B: Body + 'a,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
-{
-    // A map rather than an async wrapper, whose state would keep a second copy of the
-    // request beside the route's future.
-    let head = req.method() == Method::HEAD;
-    route(api, req).map(move |res| if head { without_body(res) } else { res })
+/// What [`serve`] serves: [`handle`] behind [`compression`], and a HEAD's body dropped once
+/// compressed, so that it says what the GET would.
+pub fn service(
+    api: Api,
+    compression: bool,
+) -> impl Service<
+    Request<Incoming>,
+    Response = Response<
+        impl Body<Data = Bytes, Error = impl Into<Box<dyn StdError + Send + Sync>>>,
+    >,
+    Error = Infallible,
+    Future = impl Send,
+> + Clone {
+    let routes = self::compression(compression).layer(tower::service_fn(move |req| {
+        let api = api.clone();
+        async move { Ok::<_, Infallible>(handle(&api, req).await) }
+    }));
+    TowerToHyperService::new(tower::service_fn(move |req: Request<Incoming>| {
+        let head = req.method() == Method::HEAD;
+        tower::ServiceExt::oneshot(routes.clone(), req).map_ok(move |res| {
+            if head {
+                without_body(res)
+            } else {
+                res.map(Left)
+            }
+        })
+    }))
 }
 
-/// A HEAD answer: the GET's headers, its length included, and no body. hyper drops the body
-/// of a HEAD answer on HTTP/1 but sends it on HTTP/2, where a client takes it for a protocol
-/// error (axum drops it itself).
-fn without_body(res: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
+/// A HEAD answer: the GET's headers, its length included where it is known, and no body.
+/// hyper drops the body of a HEAD answer on HTTP/1 but sends it on HTTP/2, where a client
+/// takes it for a protocol error (axum drops it itself).
+fn without_body<B: Body>(res: Response<B>) -> Response<Either<B, Empty<Bytes>>> {
     let (mut parts, body) = res.into_parts();
-    let length = body.size_hint().exact().unwrap_or(0);
-    parts
-        .headers
-        .insert(CONTENT_LENGTH, HeaderValue::from(length));
-    Response::from_parts(parts, Full::new(Bytes::new()))
+    if let Some(length) = body.size_hint().exact() {
+        parts
+            .headers
+            .insert(CONTENT_LENGTH, HeaderValue::from(length));
+    }
+    Response::from_parts(parts, Right(Empty::new()))
 }
 
-async fn route<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>>
+/// The API: routes a request to the greeter or the stores and answers, never panicking on
+/// input. A HEAD is answered as its GET, body included: [`service`] drops it.
+pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>>
 where
-    B: Body,
+    B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
     if let Err(err) = check_head(&head_info(&req)) {
@@ -95,16 +120,18 @@ where
     // pins hyper's read buffer, which a delay or a store round trip would hold, and a helper
     // that took the request by value would carry its size in every request's future.
     let reply = match req.uri().path() {
-        paths::GREETINGS if get_or_head => Left(api.greeter.respond(Endpoint::Greetings, query)),
-        paths::GREETINGS_BLOCKING if get_or_head => {
-            Left(api.greeter.respond(Endpoint::GreetingsBlocking, query))
+        paths::GREETINGS if get_or_head => {
+            OneOf::Left(api.greeter.respond(Endpoint::Greetings, query))
         }
-        paths::DB if get_or_head => Right(api.stores.db()),
-        paths::QUERIES if get_or_head => Right(api.stores.queries(query)),
-        paths::BUSINESS if get_or_head => Right(api.stores.business(query)),
-        paths::FORTUNES if get_or_head => Right(api.stores.fortunes()),
-        paths::UPDATES if get_or_head => Right(api.stores.updates(query)),
-        paths::CACHED_QUERIES if get_or_head => Right(api.stores.cached_queries(query)),
+        paths::GREETINGS_BLOCKING if get_or_head => {
+            OneOf::Left(api.greeter.respond(Endpoint::GreetingsBlocking, query))
+        }
+        paths::DB if get_or_head => OneOf::Right(api.stores.db()),
+        paths::QUERIES if get_or_head => OneOf::Right(api.stores.queries(query)),
+        paths::BUSINESS if get_or_head => OneOf::Right(api.stores.business(query)),
+        paths::FORTUNES if get_or_head => OneOf::Right(api.stores.fortunes()),
+        paths::UPDATES if get_or_head => OneOf::Right(api.stores.updates(query)),
+        paths::CACHED_QUERIES if get_or_head => OneOf::Right(api.stores.cached_queries(query)),
         paths::HEALTH if get_or_head => return respond(Reply::health()),
         paths::JSON if get_or_head => return respond(Reply::hello_json()),
         paths::PLAINTEXT if get_or_head => return respond(Reply::plaintext()),
@@ -113,6 +140,10 @@ where
             return respond(Box::pin(post_greetings(api, req)).await)
         }
         paths::GREETINGS => return respond(GreetError::GreetingsMethodNotAllowed.into()),
+        paths::UPLOAD if req.method() == Method::POST => {
+            return respond(Box::pin(upload(api, req)).await)
+        }
+        paths::UPLOAD => return respond(GreetError::UploadMethodNotAllowed.into()),
         path if paths::ALL.contains(&path) => return respond(GreetError::MethodNotAllowed.into()),
         _ => return respond(GreetError::NotFound.into()),
     };
@@ -144,6 +175,23 @@ where
         .greetings_post(body.as_ref().map(|b| &b[..]).map_err(|e| *e));
     drop((parts, body));
     reply.await
+}
+
+/// `POST /upload`: a declared length refused over `--max-upload` before hyper reads a byte
+/// (or sends `100 Continue`), then the body as http-body-util's data stream, which is how
+/// hyper's users stream one, under the shared rules ([`greet_core::upload`]). `greet-axum`
+/// answers the route through this too (`axum::body::Body::into_data_stream` is the same
+/// stream).
+pub async fn upload<B>(api: &Api, req: Request<B>) -> Reply
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let body = req.into_body();
+    match upload::admit(api.max_upload, body.size_hint().exact()) {
+        Ok(()) => upload::receive(api.max_upload, body.into_data_stream()).await,
+        Err(err) => err.into(),
+    }
 }
 
 /// What [`check_head`] needs, read off an `http` 1.x request.
@@ -189,17 +237,25 @@ pub fn response(server: &'static str, reply: Reply) -> Response<Full<Bytes>> {
     res
 }
 
+/// tower-http's `CompressionLayer`, what hyper's and axum's users put in front of a service
+/// (hyper has no compression of its own), compressing the answers
+/// [`greet_core::compress`] says to when `enabled` (`--compression`). Its own negotiation
+/// and levels (gzip 6, brotli 4); `Vary` on every answer worth compressing.
+pub fn compression(enabled: bool) -> CompressionLayer<impl Predicate> {
+    let worth = move |_, _, headers: &hyper::HeaderMap, _: &hyper::http::Extensions| {
+        let content_type = headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
+        enabled && compress::worth(content_type, None)
+    };
+    CompressionLayer::new().compress_when(SizeAbove::new(compress::MIN_BYTES).and(worth))
+}
+
 /// Serves the API on `listener` until `shutdown` resolves, then drains (see [`serve_with`]).
 pub async fn serve(
     listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let api = config.api()?;
-    let service = service_fn(move |req| {
-        let api = api.clone();
-        async move { Ok::<_, Infallible>(handle(&api, req).await) }
-    });
+    let service = service(config.api()?, config.compression);
     serve_with(listener, &config, service, shutdown).await
 }
 
@@ -571,7 +627,7 @@ mod tests {
             listener.accept().await.expect("accept").0
         };
         let api = ServerConfig::default().api().expect("api");
-        let service = service_fn(move |req| {
+        let service = hyper::service::service_fn(move |req| {
             let api = api.clone();
             async move { Ok::<_, Infallible>(handle(&api, req).await) }
         });

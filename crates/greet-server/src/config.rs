@@ -95,6 +95,18 @@ pub struct ServerConfig {
     #[arg(long, conflicts_with_all = ["tls_cert", "tls_key"])]
     pub tls_self_signed: bool,
 
+    /// Largest body POST /upload takes (e.g. 64MiB, 1G, or bytes): a declared length over
+    /// it is refused before a byte is read, a chunked one as it crosses it
+    #[arg(long, env = "MAX_UPLOAD", value_name = "BYTES", default_value = "64MiB",
+          value_parser = greet_cli::parse_bytes)]
+    pub max_upload: u64,
+
+    /// Compress answers of 1 KiB or more with br, gzip or deflate when the request's
+    /// Accept-Encoding asks for one (on|off)
+    #[arg(long, env = "COMPRESSION", value_name = "on|off", default_value = "on",
+          action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
+    pub compression: bool,
+
     /// Probe this server's /health on --port (on 127.0.0.1 when --host is 0.0.0.0) and exit
     /// 0 if it answers 200, 1 otherwise; for images without curl
     #[arg(long)]
@@ -132,6 +144,8 @@ impl Default for ServerConfig {
             tls_cert: None,
             tls_key: None,
             tls_self_signed: false,
+            max_upload: greet_core::upload::DEFAULT_MAX_UPLOAD,
+            compression: true,
             health_check: false,
         }
     }
@@ -215,6 +229,7 @@ impl ServerConfig {
         Ok(Api {
             greeter: self.greeter(),
             stores,
+            max_upload: self.max_upload,
         })
     }
 }
@@ -227,6 +242,8 @@ pub struct Api {
     pub greeter: Greeter,
     /// The database routes and `/business`.
     pub stores: Stores,
+    /// The largest body `POST /upload` takes (`--max-upload`).
+    pub max_upload: u64,
 }
 
 #[cfg(test)]
@@ -245,6 +262,18 @@ mod tests {
             (8080, 1000, 200)
         );
         assert_eq!((d.backlog.get(), d.shutdown_timeout_secs), (4096, 10));
+        assert!(d.compression);
+        let parsed = ServerConfig::try_parse_from(["greet"]).unwrap();
+        assert_eq!(
+            parsed.max_upload, d.max_upload,
+            "the flag's default is the constant"
+        );
+        let parsed = ServerConfig::try_parse_from(["greet", "--max-upload", "1G"]).unwrap();
+        assert_eq!(parsed.max_upload, 1 << 30);
+        for (value, on) in [("off", false), ("on", true), ("false", false)] {
+            let parsed = ServerConfig::try_parse_from(["greet", "--compression", value]);
+            assert_eq!(parsed.unwrap().compression, on, "{value}");
+        }
     }
 
     #[test]
@@ -258,6 +287,8 @@ mod tests {
             &["greet", "--bogus"],
             &["greet", "--store", "mysql"],
             &["greet", "--cache", "disk"],
+            &["greet", "--compression", "gzip"],
+            &["greet", "--max-upload", "lots"],
             &["greet", "--db-pool", "0"],
             &["greet", "--db-timeout-ms", "0"],
             &["greet", "--database-url", "mysql://h/db"],

@@ -14,7 +14,7 @@ use greet_core::name::MAX_NAME_CHARS;
 use greet_core::records::{self, Business, Message, World};
 use greet_core::{
     paths, GreetError, ALLOWED_METHODS, CONTENT_TYPE, GREETINGS_METHODS, HTML_CONTENT_TYPE,
-    JSON_CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, WORDS,
+    JSON_CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, UPLOAD_METHODS, WORDS,
 };
 use greet_probe::http1;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -25,10 +25,14 @@ use crate::client::{exchange, exchange_within, get, get_request, request, Respon
 
 pub use crate::Outcome;
 
+mod compression;
 mod post;
 mod techempower;
+mod upload;
 
+pub use compression::{compression_follows_accept_encoding, compression_off_sends_as_is};
 pub use post::{post_greets_as_json, post_refuses_bad_bodies};
+pub use upload::{upload_counts_and_checksums, upload_refuses_over_the_limit, upload_stall_is_cut};
 
 pub use techempower::{
     cached_queries_follow_techempower, db_answers_a_world_row, fortunes_are_sorted_and_escaped,
@@ -225,21 +229,21 @@ pub async fn head_has_no_body(addr: SocketAddr) -> Outcome {
 }
 
 /// Any other method on a route → 405 with `Allow: GET, HEAD` (on `/greetings`, which takes
-/// POST too, `Allow: GET, HEAD, POST`).
+/// POST too, `Allow: GET, HEAD, POST`; on `/upload`, `Allow: POST`).
 pub async fn other_methods_get_405(addr: SocketAddr) -> Outcome {
     for path in paths::ALL {
-        let (methods, allow): (&[&str], _) = if path == paths::GREETINGS {
-            (&["PUT", "DELETE", "PATCH", "OPTIONS"], GREETINGS_METHODS)
-        } else {
-            (
+        let (methods, allow): (&[&str], _) = match path {
+            paths::GREETINGS => (&["PUT", "DELETE", "PATCH", "OPTIONS"], GREETINGS_METHODS),
+            paths::UPLOAD => (&["GET", "HEAD", "PUT", "DELETE", "OPTIONS"], UPLOAD_METHODS),
+            _ => (
                 &["POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
                 ALLOWED_METHODS,
-            )
+            ),
         };
         for method in methods {
             let what = format!("{method} {path}");
             let raw = request(method, path, "Content-Length: 0\r\n");
-            let res = fetch(addr, &raw, false).await?;
+            let res = fetch(addr, &raw, *method == "HEAD").await?;
             expect_status(&res, 405, &what)?;
             ensure!(
                 res.header("allow") == Some(allow),
