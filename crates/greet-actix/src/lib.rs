@@ -58,6 +58,10 @@ pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
                     .default_service(web::to(upload_method_not_allowed)),
             )
             .service(get_or_head(
+                &format!("{}{{path:.*}}", paths::STATIC),
+                web::to(static_file),
+            ))
+            .service(get_or_head(
                 paths::GREETINGS_BLOCKING,
                 web::to(greetings_blocking),
             ))
@@ -197,6 +201,34 @@ async fn upload(
     match upload::admit(api.max_upload, declared) {
         Ok(()) => respond(upload::receive(api.max_upload, body).await),
         Err(err) => respond(err.into()),
+    }
+}
+
+/// `GET /static/<path>`: the file [`greet_server::Statics::resolve`] allows (else the shared
+/// 404), served by actix-files' `NamedFile`, actix-web's file server: content type by
+/// extension, `ETag` and `Last-Modified` with their 304s, 206 on a `Range`. (Its `Files`
+/// service would follow a symbolic link out of the directory.)
+async fn static_file(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpResponse {
+    let path = req
+        .uri()
+        .path()
+        .strip_prefix(paths::STATIC)
+        .unwrap_or_default();
+    let Some(file) = api.statics.resolve(path) else {
+        return respond(GreetError::NotFound.into());
+    };
+    match actix_files::NamedFile::open_async(&file).await {
+        Ok(file) => {
+            let mut res = file.into_response(&req);
+            let headers = res.headers_mut();
+            headers.insert(header::SERVER, header::HeaderValue::from_static(NAME));
+            headers.insert(
+                header::HeaderName::from_static(greet_core::NOSNIFF_HEADER),
+                header::HeaderValue::from_static(greet_core::NOSNIFF_VALUE),
+            );
+            res
+        }
+        Err(_) => respond(GreetError::NotFound.into()),
     }
 }
 

@@ -35,6 +35,10 @@ pub fn app(api: Api, compression: bool) -> Router {
             paths::UPLOAD,
             post(upload).fallback(upload_method_not_allowed),
         )
+        .route(
+            &format!("{}{{*path}}", paths::STATIC),
+            get_or_head(static_file),
+        )
         .route(paths::GREETINGS_BLOCKING, get_or_head(greetings_blocking))
         .route(paths::HEALTH, get_or_head(health))
         .route(paths::DB, get_or_head(db))
@@ -78,6 +82,15 @@ async fn post_greetings(State(api): State<Api>, req: Request) -> Response {
 /// limited by `DefaultBodyLimit` until an extractor buffers it).
 async fn upload(State(api): State<Api>, req: Request) -> Response {
     respond(greet_hyper::upload(&api, req).await)
+}
+
+/// `GET /static/<path>`, as `greet-hyper` serves it ([`greet_hyper::static_file`]): tower-http's
+/// `ServeFile`, the file server axum's users reach for (its `ServeDir` as a nested service
+/// would follow a symbolic link out of the directory).
+async fn static_file(State(api): State<Api>, req: Request) -> Response {
+    greet_hyper::static_file(NAME, &api, req)
+        .await
+        .map(Body::new)
 }
 
 async fn upload_method_not_allowed() -> Response {

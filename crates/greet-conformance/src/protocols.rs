@@ -329,7 +329,7 @@ pub async fn idle_connection_is_closed(
 
 /// The requests every protocol must answer alike, one per rule they exercise: a greeting, a
 /// HEAD, bad input (a bad escape, a long name), a POST with no JSON (415), a method not
-/// allowed, health, an unknown path, and the store-bound routes.
+/// allowed, an empty upload and a GET of `/upload` (405), health, an unknown path, and the store-bound routes.
 pub fn requests() -> Vec<(&'static str, String)> {
     let long = "a".repeat(greet_core::name::MAX_NAME_CHARS + 1);
     vec![
@@ -340,6 +340,9 @@ pub fn requests() -> Vec<(&'static str, String)> {
         ("GET", format!("{}?name={long}", paths::GREETINGS)),
         ("POST", paths::GREETINGS.to_owned()),
         ("PUT", paths::GREETINGS.to_owned()),
+        ("POST", paths::UPLOAD.to_owned()),
+        ("GET", paths::UPLOAD.to_owned()),
+        ("GET", format!("{}css/style.css", paths::STATIC)),
         ("GET", paths::HEALTH.to_owned()),
         ("GET", "/nowhere".to_owned()),
         ("GET", paths::DB.to_owned()),

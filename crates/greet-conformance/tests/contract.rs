@@ -94,6 +94,23 @@ macro_rules! server_tests {
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn static_files_are_served() {
+                    let server = start(quick());
+                    ok(cases::static_files_are_served(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn static_files_stay_inside() {
+                    let fixture = cases::static_fixture().expect("a static directory");
+                    let config = ServerConfig { static_dir: Some(fixture.join("site")), ..quick() };
+                    let server = start(config);
+                    let outcome = cases::static_files_stay_inside(server.addr()).await;
+                    drop(server);
+                    let _ = std::fs::remove_dir_all(&fixture);
+                    ok(outcome);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn check_passes() {
                     let server = start(quick());
                     greet_conformance::check(&server.base_url()).await.expect("check passes");

@@ -96,6 +96,9 @@ pub mod paths {
     /// A body of any length streamed, answered with its length and CRC-32 (`POST` only).
     pub const UPLOAD: &str = "/upload";
 
+    /// Files of the static directory, under this prefix (`GET` and `HEAD`).
+    pub const STATIC: &str = "/static/";
+
     /// Every route, in the order the docs list them.
     pub const ALL: [&str; 12] = [
         GREETINGS,

@@ -32,11 +32,13 @@ use greet_core::{
     check_head, compress, paths, post, upload, Endpoint, GreetError, HeadInfo, Reply,
 };
 use greet_server::idle::{Busy, InFlight};
-use greet_server::{Api, Listener, ServerConfig};
+use greet_server::{statics, Api, Listener, ServerConfig};
 use http_body_util::Either::{self, Left, Right};
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Bytes, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, SERVER};
+use hyper::header::{
+    HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_NONE_MATCH, SERVER,
+};
 use hyper::server::conn::{http1, http2};
 use hyper::service::Service;
 use hyper::{Method, Request, Response, StatusCode, Version};
@@ -45,8 +47,11 @@ use hyper_util::service::TowerToHyperService;
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tower::Layer;
+use tower::ServiceExt;
 use tower_http::compression::predicate::{Predicate, SizeAbove};
 use tower_http::compression::CompressionLayer;
+use tower_http::services::fs::ServeFileSystemResponseBody;
+use tower_http::services::ServeFile;
 
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-hyper";
@@ -96,7 +101,8 @@ pub fn service(
 /// takes it for a protocol error (axum drops it itself).
 fn without_body<B: Body>(res: Response<B>) -> Response<Either<B, Empty<Bytes>>> {
     let (mut parts, body) = res.into_parts();
-    if let Some(length) = body.size_hint().exact() {
+    // A file server's HEAD answer says its length already, with an empty body.
+    if let (None, Some(length)) = (parts.headers.get(CONTENT_LENGTH), body.size_hint().exact()) {
         parts
             .headers
             .insert(CONTENT_LENGTH, HeaderValue::from(length));
@@ -106,7 +112,7 @@ fn without_body<B: Body>(res: Response<B>) -> Response<Either<B, Empty<Bytes>>> 
 
 /// The API: routes a request to the greeter or the stores and answers, never panicking on
 /// input. A HEAD is answered as its GET, body included: [`service`] drops it.
-pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<Full<Bytes>>
+pub async fn handle<B>(api: &Api, req: Request<B>) -> Response<ApiBody>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
@@ -144,6 +150,12 @@ where
             return respond(Box::pin(upload(api, req)).await)
         }
         paths::UPLOAD => return respond(GreetError::UploadMethodNotAllowed.into()),
+        path if path.starts_with(paths::STATIC) && get_or_head => {
+            return Box::pin(static_file(NAME, api, req)).await
+        }
+        path if path.starts_with(paths::STATIC) => {
+            return respond(GreetError::MethodNotAllowed.into())
+        }
         path if paths::ALL.contains(&path) => return respond(GreetError::MethodNotAllowed.into()),
         _ => return respond(GreetError::NotFound.into()),
     };
@@ -194,6 +206,56 @@ where
     }
 }
 
+/// `GET /static/<path>`: the file [`greet_server::Statics::resolve`] allows (else the shared
+/// 404), served by tower-http's `ServeFile`, what axum's and hyper's users serve files with:
+/// content type by extension, `Last-Modified` and a 304 on `If-Modified-Since`, 206 on a
+/// `Range`, HEAD. `ServeFile` has no entity tags, so this adds the `ETag` actix-files would
+/// (length and modification time) and answers a matching `If-None-Match` with 304 first.
+/// `greet-axum` serves the route through this too, as `server`.
+pub async fn static_file<B>(server: &'static str, api: &Api, req: Request<B>) -> Response<ApiBody> {
+    // A GET's body, if it has one, is not read: let it go before the first await.
+    let req = req.map(|_| Empty::<Bytes>::new());
+    let not_found = || response(server, GreetError::NotFound.into()).map(Left);
+    let path = req
+        .uri()
+        .path()
+        .strip_prefix(paths::STATIC)
+        .unwrap_or_default();
+    let Some(file) = api.statics.resolve(path) else {
+        return not_found();
+    };
+    let Ok(metadata) = tokio::fs::metadata(&file).await else {
+        return not_found();
+    };
+    let etag = statics::etag(&metadata).and_then(|tag| HeaderValue::try_from(tag).ok());
+    let unchanged = match (&etag, req.headers().get(IF_NONE_MATCH)) {
+        (Some(etag), Some(asked)) => asked
+            .to_str()
+            .is_ok_and(|asked| statics::none_match(asked, etag.to_str().unwrap_or_default())),
+        _ => false,
+    };
+    let mut res = if unchanged {
+        let mut res = Response::new(Left(Full::new(Bytes::new())));
+        *res.status_mut() = StatusCode::NOT_MODIFIED;
+        res
+    } else {
+        match ServeFile::new(&file).oneshot(req).await {
+            Ok(res) => res.map(Right),
+            Err(never) => match never {},
+        }
+    };
+    let headers = res.headers_mut();
+    if let Some(etag) = etag {
+        headers.insert(ETAG, etag);
+    }
+    headers.insert(SERVER, HeaderValue::from_static(server));
+    headers.insert(
+        greet_core::NOSNIFF_HEADER,
+        HeaderValue::from_static(greet_core::NOSNIFF_VALUE),
+    );
+    res
+}
+
 /// What [`check_head`] needs, read off an `http` 1.x request.
 pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
     let uri = req.uri();
@@ -209,9 +271,12 @@ pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
     HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
 }
 
-fn respond(reply: Reply) -> Response<Full<Bytes>> {
-    response(NAME, reply)
+fn respond(reply: Reply) -> Response<ApiBody> {
+    response(NAME, reply).map(Left)
 }
+
+/// What [`handle`] answers with: a reply's bytes, or a file as tower-http streams it.
+pub type ApiBody = Either<Full<Bytes>, ServeFileSystemResponseBody>;
 
 /// A [`Reply`] as an `http` 1.x response from `server`: its content type, `nosniff`, the
 /// `server` header, and `Allow` on a 405. hyper adds `content-length` from the body's exact

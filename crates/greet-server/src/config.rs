@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
+use crate::statics::Statics;
 use crate::tls::Tls;
 use greet_core::{Greeter, DEFAULT_BLOCKING_THREADS};
 use greet_store::settings::{DEFAULT_POOL, DEFAULT_TIMEOUT};
@@ -95,6 +96,11 @@ pub struct ServerConfig {
     #[arg(long, conflicts_with_all = ["tls_cert", "tls_key"])]
     pub tls_self_signed: bool,
 
+    /// Directory served under /static/ [default: 20 files made at the first request, in
+    /// a directory under the temp dir removed at exit]
+    #[arg(long, env = "STATIC_DIR", value_name = "DIR")]
+    pub static_dir: Option<PathBuf>,
+
     /// Largest body POST /upload takes (e.g. 64MiB, 1G, or bytes): a declared length over
     /// it is refused before a byte is read, a chunked one as it crosses it
     #[arg(long, env = "MAX_UPLOAD", value_name = "BYTES", default_value = "64MiB",
@@ -144,6 +150,7 @@ impl Default for ServerConfig {
             tls_cert: None,
             tls_key: None,
             tls_self_signed: false,
+            static_dir: None,
             max_upload: greet_core::upload::DEFAULT_MAX_UPLOAD,
             compression: true,
             health_check: false,
@@ -230,6 +237,7 @@ impl ServerConfig {
             greeter: self.greeter(),
             stores,
             max_upload: self.max_upload,
+            statics: Statics::open(self.static_dir.as_deref())?,
         })
     }
 }
@@ -244,6 +252,8 @@ pub struct Api {
     pub stores: Stores,
     /// The largest body `POST /upload` takes (`--max-upload`).
     pub max_upload: u64,
+    /// What `GET /static/<path>` serves.
+    pub statics: Statics,
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //!   on (a socket, with TLS or without).
 //! - [`tls`]: [`Tls`], the rustls configuration every server terminates TLS with (PEM files
 //!   or a self-signed certificate, ALPN `h2` and `http/1.1`).
+//! - [`statics`]: [`Statics`], the directory `GET /static/<path>` serves (`--static-dir`, or
+//!   a default set written on first use) and the rule of which paths in it may be served.
 //! - [`idle`]: [`idle::InFlight`], the count of a connection's requests in flight that closes
 //!   HTTP/2 connections idle for `greet_core::limits::IDLE_TIMEOUT`.
 //! - [`shutdown`]: the SIGTERM / Ctrl-C future every server drains on.
@@ -19,9 +21,11 @@ pub mod flag;
 pub mod idle;
 pub mod net;
 pub mod shutdown;
+pub mod statics;
 pub mod tls;
 
 pub use config::{Api, ServerConfig};
 pub use flag::ServerFlag;
 pub use net::Listener;
+pub use statics::Statics;
 pub use tls::Tls;

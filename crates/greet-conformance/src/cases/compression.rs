@@ -20,7 +20,7 @@ fn get_encoded(target: &str, accept_encoding: &str) -> Vec<u8> {
 }
 
 /// `body` decoded from `coding` (`None`: as it is).
-fn decoded(coding: Option<&str>, body: &[u8]) -> anyhow::Result<Vec<u8>> {
+pub(super) fn decoded(coding: Option<&str>, body: &[u8]) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     match coding {
         None => out.extend_from_slice(body),

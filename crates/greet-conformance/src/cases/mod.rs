@@ -27,11 +27,13 @@ pub use crate::Outcome;
 
 mod compression;
 mod post;
+mod statics;
 mod techempower;
 mod upload;
 
 pub use compression::{compression_follows_accept_encoding, compression_off_sends_as_is};
 pub use post::{post_greets_as_json, post_refuses_bad_bodies};
+pub use statics::{static_files_are_served, static_files_stay_inside, static_fixture};
 pub use upload::{upload_counts_and_checksums, upload_refuses_over_the_limit, upload_stall_is_cut};
 
 pub use techempower::{
