@@ -79,6 +79,8 @@ pub enum Outcome {
         latency: Duration,
         /// How this request opened its connection, when it did.
         connect: Option<Opened>,
+        /// The answer's body as it came (compressed, when it was).
+        bytes: u64,
     },
     /// A failure; `connect` when this request opened a connection.
     Failed {
@@ -234,6 +236,9 @@ pub struct Tally {
     /// Of the handshakes, those that resumed a session.
     #[serde(default)]
     resumed: u64,
+    /// The valid answers' body bytes, as they came.
+    #[serde(default)]
+    bytes: u64,
     /// First request to last response.
     pub elapsed: Duration,
 }
@@ -255,6 +260,7 @@ impl Default for Tally {
             handshake_sum: Duration::ZERO,
             handshake_max: Duration::ZERO,
             resumed: 0,
+            bytes: 0,
             elapsed: Duration::ZERO,
         }
     }
@@ -264,8 +270,13 @@ impl Tally {
     /// Adds one request's outcome.
     pub fn push(&mut self, outcome: Outcome) {
         let connect = match outcome {
-            Outcome::Ok { latency, connect } => {
+            Outcome::Ok {
+                latency,
+                connect,
+                bytes,
+            } => {
                 self.ok += 1;
+                self.bytes += bytes;
                 self.latency_sum += latency;
                 self.fastest = self.fastest.min(latency);
                 self.slowest = self.slowest.max(latency);
@@ -315,6 +326,7 @@ impl Tally {
         self.handshake_sum += other.handshake_sum;
         self.handshake_max = self.handshake_max.max(other.handshake_max);
         self.resumed += other.resumed;
+        self.bytes += other.bytes;
     }
 
     /// The valid responses' latencies at the quantiles of [`SPECTRUM`], milliseconds, the
@@ -383,6 +395,7 @@ impl Tally {
                 max: self.connect_max.as_secs_f64() * 1000.0,
             },
             handshake_ms: self.handshake_figures(),
+            bytes_per_answer: (ok > 0).then(|| self.bytes as f64 / ok as f64),
             errors: self
                 .errors
                 .iter()
@@ -421,6 +434,7 @@ mod tests {
         Outcome::Ok {
             latency: Duration::from_millis(ms),
             connect: Some(Opened::tcp(Duration::from_millis(connect_ms))),
+            bytes: ms % 7,
         }
     }
 
@@ -467,6 +481,7 @@ mod tests {
                     tls: Some(Duration::from_millis(tls_ms)),
                     resumed: tls_ms % 4 == 0,
                 }),
+                bytes: 0,
             });
         }
         let mut other = Tally::default();

@@ -8,13 +8,14 @@ use greet_core::records::{self, rows_from_query, Business, World, COUNT_KEY, QUE
 use greet_core::{paths, WORDS};
 
 use crate::count::ErrorKind;
+use crate::work::Header;
 
 /// What a valid answer is, under load and in a light check (`--expect`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Expect {
     /// 2xx and `<word> <name>!`, the name read from the endpoint's query (`ok` from
-    /// `/health`, the rows and bodies of the store-bound endpoints): the Greetings API's
-    /// answer, whoever serves it.
+    /// `/health`, the rows and bodies of the store-bound endpoints, any body from a file
+    /// under `/static/`): the Greetings API's answer, whoever serves it.
     #[default]
     Greeting,
     /// Any 2xx.
@@ -144,6 +145,9 @@ impl Check {
                     paths::PLAINTEXT => return Self::exactly(records::HELLO.as_bytes()),
                     paths::FORTUNES => return Self::exactly(records::FORTUNES_PAGE.as_bytes()),
                     paths::BUSINESS => return Self::business(query),
+                    path if path.starts_with(paths::STATIC) => {
+                        return Self::with(|status, body| status_and(status, body, |_| true))
+                    }
                     _ => {}
                 }
                 let suffix = greet_core::name::name_from_query(query)
@@ -153,6 +157,17 @@ impl Check {
                     status_and(status, body, |body| is_greeting(body, &suffix))
                 })
             }
+        }
+    }
+
+    /// [`Check::for_target`] for requests that carry `headers`: with an `accept-encoding`,
+    /// the answers may come compressed, which the greeting's rule cannot read, so it checks
+    /// the status alone (a pattern still applies, to the bytes as they came).
+    pub fn for_request(target: &str, headers: &[Header], rule: &Expect) -> Self {
+        let compressed = headers.iter().any(|h| h.name() == "accept-encoding");
+        match rule {
+            Expect::Greeting if compressed => Self::for_target(target, &Expect::Any),
+            _ => Self::for_target(target, rule),
         }
     }
 
@@ -188,6 +203,11 @@ impl Check {
     /// Whether an answer of `status` and `body` is valid.
     pub fn check(&self, status: u16, body: &[u8]) -> Result<(), ErrorKind> {
         (self.0)(status, body)
+    }
+
+    /// [`Check::check`], and a valid answer's body size as it came, for the tally.
+    pub(crate) fn bytes(&self, status: u16, body: &[u8]) -> Result<u64, ErrorKind> {
+        self.check(status, body).map(|()| body.len() as u64)
     }
 }
 

@@ -33,6 +33,10 @@ pub struct Figures {
     /// sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake_ms: Option<Handshakes>,
+    /// The valid answers' mean body size as it came over the wire (compressed, when it
+    /// was), bytes; none when no answer was valid (or a results file before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_answer: Option<f64>,
     /// Failed requests by kind: connect, timeout, io, status, body, panic.
     pub errors: BTreeMap<String, u64>,
 }

@@ -18,7 +18,7 @@ pub(crate) async fn fresh(
     done: Arc<AtomicUsize>,
 ) -> Tally {
     let next = Arc::new(AtomicUsize::new(0));
-    let request = request(load.addr, &load.target, &load.wire);
+    let request = request(load.addr, &load.target, &load.headers, &load.wire);
     let start = Instant::now();
     let workers: Vec<_> = (0..concurrency.min(requests))
         .map(|_| {
@@ -74,6 +74,7 @@ mod tests {
             let load = Load {
                 addr: server.addr(),
                 target: "/health".into(),
+                headers: Vec::new(),
                 check: Check::for_target("/health", &Expect::Any),
                 timeout: Duration::from_secs(5),
                 wire: Wire::new(Protocol::Https, &trust).unwrap().resuming(resume),

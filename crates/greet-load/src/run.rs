@@ -66,3 +66,77 @@ pub async fn run(load: &Load, done: Arc<AtomicUsize>) -> Counted {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use greet_conformance::spawn::{quick, spawn};
+    use greet_core::records::FORTUNES_PAGE;
+    use greet_probe::tls::Trust;
+    use greet_probe::Protocol;
+
+    use super::*;
+    use crate::expect::{Check, Expect};
+    use crate::schedule::Schedule;
+    use crate::work::{Load, Stop};
+    use crate::Wire;
+
+    /// Every loop, over HTTP/1.1 and h2c, sends the load's header fields, and counts the
+    /// bytes of each answer as they came: `/fortunes` whole without `accept-encoding`, and
+    /// compressed (fewer bytes) with `accept-encoding: gzip`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_loop_sends_the_headers_and_counts_the_bytes() {
+        let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
+        let works = [
+            Work::Fresh {
+                concurrency: 2,
+                requests: 10,
+            },
+            Work::Sessions {
+                users: 2,
+                stop: Stop::Total(20),
+                streams: 1,
+                pipeline: 1,
+                requests_per_connection: None,
+            },
+            Work::Sessions {
+                users: 2,
+                stop: Stop::Total(20),
+                streams: 2,
+                pipeline: 4,
+                requests_per_connection: Some(8),
+            },
+            Work::Paced(Schedule::constant(100.0, Duration::from_millis(200), 2)),
+        ];
+        let page = FORTUNES_PAGE.len() as f64;
+        for work in works {
+            for protocol in [Protocol::Http1, Protocol::H2c] {
+                for gzip in [false, true] {
+                    let load = Load {
+                        addr: server.addr(),
+                        target: "/fortunes".into(),
+                        headers: if gzip {
+                            vec!["accept-encoding: gzip".parse().expect("a header")]
+                        } else {
+                            Vec::new()
+                        },
+                        check: Check::for_target("/fortunes", &Expect::Any),
+                        timeout: Duration::from_secs(5),
+                        wire: Wire::new(protocol, &Trust::Any).expect("a wire"),
+                        work: work.clone(),
+                    };
+                    let f = run(&load, Arc::default()).await.tally().figures();
+                    let what = format!("{protocol} {work:?}, gzip {gzip}");
+                    assert_eq!(f.success_rate, 100.0, "{what}: {f:?}");
+                    let bytes = f.bytes_per_answer.expect("answers");
+                    if gzip {
+                        assert!(bytes > 100.0 && bytes < page * 0.7, "{what}: {bytes} bytes");
+                    } else {
+                        assert_eq!(bytes, page, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}

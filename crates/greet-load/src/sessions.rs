@@ -45,7 +45,7 @@ pub(crate) async fn sessions(load: &Load, shape: Shape, done: Arc<AtomicUsize>) 
         (users, streams, stop, pipeline)
     };
     let shared = Arc::new(load.clone());
-    let request = request(load.addr, &load.target, &load.wire);
+    let request = request(load.addr, &load.target, &load.headers, &load.wire);
     let batch: Arc<[u8]> = request.pipelined(depth).into();
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
@@ -262,6 +262,7 @@ mod tests {
             wire: Wire::default(),
             addr,
             target: "/health".into(),
+            headers: Vec::new(),
             check,
             timeout: Duration::from_secs(5),
             work: Work::Sessions {

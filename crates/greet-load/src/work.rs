@@ -17,6 +17,9 @@ pub struct Load {
     pub addr: SocketAddr,
     /// Path and query to GET, e.g. `/greetings`.
     pub target: String,
+    /// Header fields every request carries besides `Host` (and `User-Agent` over HTTP/1.1),
+    /// e.g. `accept-encoding: gzip`.
+    pub headers: Vec<Header>,
     /// What a valid answer is.
     pub check: Check,
     /// Per-request limit, connect included (for a paced request, from its send).
@@ -111,6 +114,102 @@ impl Work {
     }
 }
 
+/// A header field a load's requests carry: a lowercase name (HTTP/2 has no other) and a
+/// value of visible ASCII, spaces and tabs, read from and written as `name: value`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    name: String,
+    value: String,
+}
+
+impl Header {
+    /// The name, lowercase.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The value, as given (outer spaces trimmed).
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+}
+
+/// Header fields a load may not set: the connection's own, and `Host` (each request names
+/// its server).
+const RESERVED: [&str; 8] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "upgrade",
+    "te",
+    "proxy-connection",
+];
+
+impl std::str::FromStr for Header {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let Some((name, value)) = text.split_once(':') else {
+            return Err(format!("{text:?} is not a header field (NAME: VALUE)"));
+        };
+        // RFC 9110's token characters.
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(token) {
+            return Err(format!("{name:?} is not a header name"));
+        }
+        let name = name.to_ascii_lowercase();
+        if RESERVED.contains(&name.as_str()) {
+            return Err(format!("{name} is the connection's own and cannot be set"));
+        }
+        let value = value.trim_matches([' ', '\t']);
+        if !value
+            .chars()
+            .all(|c| c == ' ' || c == '\t' || c.is_ascii_graphic())
+        {
+            return Err(format!("the value of {name} is not visible ASCII"));
+        }
+        Ok(Self {
+            name,
+            value: value.to_owned(),
+        })
+    }
+}
+
+impl std::fmt::Display for Header {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.name, self.value)
+    }
+}
+
 fn one() -> usize {
     1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_fields_read_and_write_back() {
+        let header: Header = "Accept-Encoding:  gzip, br ".parse().unwrap();
+        assert_eq!(
+            (header.name(), header.value()),
+            ("accept-encoding", "gzip, br")
+        );
+        assert_eq!(header.to_string().parse::<Header>(), Ok(header));
+        assert!("x-empty:".parse::<Header>().is_ok());
+        for bad in [
+            "no colon",
+            ": v",
+            "bad name: v",
+            "host: x",
+            "Content-Length: 3",
+            "x: a\r\nb",
+            "x: é",
+        ] {
+            assert!(bad.parse::<Header>().is_err(), "{bad:?}");
+        }
+    }
 }

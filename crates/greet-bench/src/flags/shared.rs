@@ -102,6 +102,11 @@ pub(crate) struct CommonArgs {
     #[arg(long, value_name = "N", value_parser = parse_count)]
     requests_per_connection: Option<usize>,
 
+    /// A header field every request carries, e.g. 'accept-encoding: gzip' to load the
+    /// servers' compression (repeatable; the answers' bytes are counted as they come)
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<greet_load::Header>,
+
     /// Over TLS (https, h2): each handshake after the first resumes a session an earlier one
     /// left, from TLS 1.3 tickets kept for the whole load, as browsers and HTTP client
     /// libraries do. Without it every handshake is full, as a new client's: what the
@@ -141,6 +146,7 @@ impl CommonArgs {
             },
             pipeline: self.pipeline.unwrap_or(1),
             requests_per_connection: self.requests_per_connection,
+            headers: self.headers,
             tls_resume: self.tls_resume,
         }
     }

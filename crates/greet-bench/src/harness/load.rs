@@ -135,6 +135,7 @@ impl Harness {
         let shard = Shard {
             url: agents::url(place, up.addr, ask.target, wire.protocol),
             expect: ask.expect.clone(),
+            headers: self.common.headers.clone(),
             protocol: wire.protocol,
             tls_resume: wire.resumes(),
             timeout: self.timeout(),
@@ -194,7 +195,8 @@ impl Harness {
         let load = Load {
             addr: up.addr,
             target: ask.target.to_owned(),
-            check: Check::for_target(ask.target, ask.expect),
+            headers: self.common.headers.clone(),
+            check: Check::for_request(ask.target, &self.common.headers, ask.expect),
             timeout: self.timeout(),
             wire: wire.clone(),
             work: ask.work.clone(),

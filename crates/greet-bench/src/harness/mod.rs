@@ -106,6 +106,12 @@ impl Harness {
             streams: self.common.streams,
             pipeline: self.common.pipeline,
             requests_per_connection: self.common.requests_per_connection,
+            headers: self
+                .common
+                .headers
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             tls_resume: self.wire.resumes(),
         }
     }

@@ -72,6 +72,8 @@ pub struct Common {
     /// Requests a keep-alive user sends on one connection before it opens another
     /// (`--requests-per-connection`); none: one connection for the whole load.
     pub requests_per_connection: Option<usize>,
+    /// Header fields every request carries (`--header`).
+    pub headers: Vec<greet_load::Header>,
     /// Over TLS, handshakes resume the sessions earlier ones left (`--tls-resume`).
     pub tls_resume: bool,
 }
@@ -102,6 +104,7 @@ impl Default for Common {
             streams_each: vec![1],
             pipeline: 1,
             requests_per_connection: None,
+            headers: Vec::new(),
             tls_resume: false,
             thresholds: Vec::new(),
             save_baseline: None,

@@ -197,6 +197,9 @@ pub struct Transport {
     /// opens another; none: one for the whole load.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests_per_connection: Option<usize>,
+    /// `--header`: header fields every request carried, as `name: value`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
     /// `--tls-resume`: over TLS, handshakes resume the sessions earlier ones left.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tls_resume: bool,
@@ -213,6 +216,7 @@ impl Default for Transport {
             streams: 1,
             pipeline: 1,
             requests_per_connection: None,
+            headers: Vec::new(),
             tls_resume: false,
         }
     }

@@ -174,6 +174,7 @@ impl Run {
                         max: of(|h| h.max),
                     }
                 }),
+                bytes_per_answer: Repeated::of(runs).bytes_per_answer,
                 errors,
             },
             server: Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>()),
@@ -201,6 +202,8 @@ pub struct Repeated {
     pub average_s: f64,
     /// Median of the runs' mean server CPU, when sampled.
     pub cpu_avg_pct: Option<f64>,
+    /// Median of the runs' mean answer size as it came, bytes, when counted.
+    pub bytes_per_answer: Option<f64>,
 }
 
 impl Repeated {
@@ -209,12 +212,17 @@ impl Repeated {
         let hits = runs.iter().map(|r| r.load.ok()).sum();
         let requests = runs.iter().map(|r| r.load.requests).sum();
         let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
+        let bytes: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.load.bytes_per_answer)
+            .collect();
         Self {
             requests_per_s: Summary::of(&throughputs(runs)),
             hits,
             success_rate: percent(hits, requests),
             average_s: median(&runs.iter().map(|r| r.load.average_s).collect::<Vec<_>>()),
             cpu_avg_pct: (!cpu.is_empty()).then(|| median(&cpu)),
+            bytes_per_answer: (!bytes.is_empty()).then(|| median(&bytes)),
         }
     }
 }

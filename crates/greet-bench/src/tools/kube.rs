@@ -66,6 +66,7 @@ pub(crate) fn manifests(k: &Kubernetes) -> String {
     let shard = Shard {
         url: format!("http://{name}:8080{}", greet_core::paths::GREETINGS),
         expect: Expect::Greeting,
+        headers: Vec::new(),
         protocol: Protocol::Http1,
         tls_resume: false,
         timeout: k.timeout,

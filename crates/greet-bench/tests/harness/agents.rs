@@ -251,6 +251,7 @@ fn merge_takes_a_whole_level_or_refuses_it() {
             tally.push(Outcome::Ok {
                 latency: Duration::from_millis(ms),
                 connect: None,
+                bytes: 12,
             });
         }
         tally.elapsed = Duration::from_millis(ms + 5);

@@ -31,6 +31,7 @@ fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) ->
         wire: Default::default(),
         addr: server.addr(),
         target: "/greetings".into(),
+        headers: Vec::new(),
         check: Check::for_target("/greetings", &Expect::Greeting),
         timeout: Duration::from_secs(10),
         work: Work::Paced(Schedule::constant(

@@ -19,7 +19,7 @@ use crate::expect::Expect;
 use crate::flags::{parse_agents, parse_exact_rate, parse_expect, parse_level};
 use crate::schedule::{parse_ramp, Ramp, Schedule};
 use crate::shard::{index_of_slot, unix_ms, Shard};
-use crate::work::{Stop, Work};
+use crate::work::{Header, Stop, Work};
 
 impl Shard {
     /// The flags that run this shard: [`Shard::level_flags`], its index and its start.
@@ -90,6 +90,9 @@ impl Shard {
         }
         if let Some(expect) = self.expect.flag() {
             pairs.push(("--expect", expect.to_owned()));
+        }
+        for header in &self.headers {
+            pairs.push(("--header", header.to_string()));
         }
         let mut flags: Vec<String> = pairs
             .into_iter()
@@ -216,6 +219,10 @@ pub struct ShardArgs {
     /// Greetings API's greeting]
     #[arg(long, value_name = "REGEX|any", value_parser = parse_expect)]
     pub expect: Option<Expect>,
+
+    /// A header field each request carries, e.g. 'accept-encoding: gzip' (repeatable)
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<Header>,
 }
 
 /// Why a set of the agent's flags, each well formed, describes no shard.
@@ -291,6 +298,7 @@ impl ShardArgs {
         Ok(Shard {
             url: self.url.clone(),
             expect: self.expect.clone().unwrap_or_default(),
+            headers: self.headers.clone(),
             protocol,
             tls_resume: self.tls_resume,
             timeout: self.timeout,
@@ -409,9 +417,14 @@ mod tests {
                     "http://server:8080/greetings?name=Ana"
                 };
                 let (index, agents) = splits[(n / 3) % splits.len()];
+                let headers = ["accept-encoding: gzip, br", "x-trace: a:b c"][..n % 3]
+                    .iter()
+                    .map(|h| h.parse().expect("a header"))
+                    .collect();
                 let shard = Shard {
                     url: url.to_owned(),
                     expect: expects[n % expects.len()].clone(),
+                    headers,
                     protocol,
                     tls_resume: (n / 2) % 2 == 1,
                     timeout: timeouts[n % timeouts.len()],
@@ -432,6 +445,7 @@ mod tests {
         let shard = Shard {
             url: "http://greet-server:8080/greetings".into(),
             expect: Expect::Greeting,
+            headers: Vec::new(),
             protocol: Protocol::Http1,
             tls_resume: false,
             timeout: Duration::from_secs(30),

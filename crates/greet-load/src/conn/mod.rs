@@ -22,6 +22,7 @@ use tokio_rustls::TlsConnector;
 
 use crate::count::{ErrorKind, Opened, Outcome};
 use crate::expect::Check;
+use crate::work::Header;
 
 mod pipelined;
 
@@ -128,6 +129,8 @@ pub(crate) struct Request {
     http1: Vec<u8>,
     /// Its URI for HTTP/2, scheme and authority included.
     uri: http::Uri,
+    /// Its header fields for HTTP/2.
+    headers: http::HeaderMap,
 }
 
 impl Request {
@@ -142,9 +145,26 @@ impl Request {
     }
 }
 
-/// The request every send of a load makes.
-pub(crate) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Request> {
-    let http1 = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n\r\n");
+/// The request every send of a load makes, with `headers` besides its own.
+pub(crate) fn request(
+    addr: SocketAddr,
+    target: &str,
+    headers: &[Header],
+    wire: &Wire,
+) -> Arc<Request> {
+    let mut http1 = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n");
+    for header in headers {
+        http1.push_str(&format!("{header}\r\n"));
+    }
+    http1.push_str("\r\n");
+    // A `Header` is a valid name and value by construction.
+    let headers = headers
+        .iter()
+        .filter_map(|h| {
+            let name = http::HeaderName::from_bytes(h.name().as_bytes()).ok()?;
+            Some((name, http::HeaderValue::from_str(h.value()).ok()?))
+        })
+        .collect();
     let scheme = if wire.protocol.tls() { "https" } else { "http" };
     // A target the CLI accepted is a path and query; a URI it cannot make fails every request.
     let uri = format!("{scheme}://{addr}{target}")
@@ -153,6 +173,7 @@ pub(crate) fn request(addr: SocketAddr, target: &str, wire: &Wire) -> Arc<Reques
     Arc::new(Request {
         http1: http1.into_bytes(),
         uri,
+        headers,
     })
 }
 
@@ -238,6 +259,7 @@ impl Connection {
             Ok(()) => Outcome::Ok {
                 latency: from.elapsed(),
                 connect,
+                bytes: self.answer().1.len() as u64,
             },
             Err(kind) => {
                 if !matches!(kind, ErrorKind::Status | ErrorKind::Body) {
@@ -347,6 +369,7 @@ impl Connection {
             let mut sender = sender.ready().await?;
             let mut head = http::Request::new(());
             *head.uri_mut() = request.uri.clone();
+            *head.headers_mut() = request.headers.clone();
             let (answer, _) = sender.send_request(head, true)?;
             answer.await
         };
@@ -523,7 +546,7 @@ pub async fn check_once(
     check: &Check,
     timeout: Duration,
 ) -> Result<(), CheckFailed> {
-    let request = request(addr, target, wire);
+    let request = request(addr, target, &[], wire);
     let mut conn = Connection::new(addr, wire);
     let now = Instant::now();
     let outcome = conn.send(&request, check, timeout, now, now).await;

@@ -100,10 +100,11 @@ impl Connection {
                 });
             }
             let connect = connect.take();
-            outcomes.push(match check.check(self.res.status(), self.res.body()) {
-                Ok(()) => Outcome::Ok {
+            outcomes.push(match check.bytes(self.res.status(), self.res.body()) {
+                Ok(bytes) => Outcome::Ok {
                     latency: began.elapsed(),
                     connect,
+                    bytes,
                 },
                 Err(kind) => Outcome::Failed { kind, connect },
             });

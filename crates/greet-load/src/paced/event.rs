@@ -85,7 +85,7 @@ impl<'a> Slots<'a> {
         s: usize,
         (intended, sent): (Instant, Instant),
         connect: Option<Opened>,
-        result: Result<(), ErrorKind>,
+        result: Result<u64, ErrorKind>,
     ) {
         self.busy -= 1;
         self.free.push(s);
@@ -95,9 +95,10 @@ impl<'a> Slots<'a> {
         }
         let now = Instant::now();
         let attempt = match result {
-            Ok(()) => Outcome::Ok {
+            Ok(bytes) => Outcome::Ok {
                 latency: now.saturating_duration_since(intended),
                 connect,
+                bytes,
             },
             Err(kind) => Outcome::Failed { kind, connect },
         };
@@ -280,6 +281,7 @@ pub(super) async fn on_loop(
         wire,
         addr,
         target: "/health".into(),
+        headers: Vec::new(),
         check: Check::for_target("/health", &Expect::Any),
         timeout: Duration::from_millis(timeout_ms),
         work: crate::work::Work::Paced(schedule.clone()),

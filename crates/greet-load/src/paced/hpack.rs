@@ -4,6 +4,8 @@
 
 use std::net::SocketAddr;
 
+use crate::work::Header;
+
 /// An HPACK integer of `prefix` bits, its first byte or'ed with `first`.
 pub(super) fn hpack_int(out: &mut Vec<u8>, first: u8, prefix: u32, mut n: usize) {
     let max = (1usize << prefix) - 1;
@@ -20,15 +22,28 @@ pub(super) fn hpack_int(out: &mut Vec<u8>, first: u8, prefix: u32, mut n: usize)
     out.push(n as u8);
 }
 
-/// The request's header block: GET, http (https over `tls`), and `:path` and `:authority`
-/// as literals never indexed, so the server's table never matters.
-pub(super) fn request_block(addr: SocketAddr, target: &str, tls: bool) -> Vec<u8> {
+/// The request's header block: GET, http (https over `tls`), `:path` and `:authority`, and
+/// `headers`, as literals never indexed, so the server's table never matters.
+pub(super) fn request_block(
+    addr: SocketAddr,
+    target: &str,
+    headers: &[Header],
+    tls: bool,
+) -> Vec<u8> {
     // The static table's GET, then its http or https.
     let mut block = vec![0x82, if tls { 0x87 } else { 0x86 }];
     for (name, value) in [(4, target.to_owned()), (1, addr.to_string())] {
         hpack_int(&mut block, 0x00, 4, name);
         hpack_int(&mut block, 0x00, 7, value.len());
         block.extend_from_slice(value.as_bytes());
+    }
+    for header in headers {
+        // Literal never indexed, with a literal name.
+        block.push(0x10);
+        for text in [header.name(), header.value()] {
+            hpack_int(&mut block, 0x00, 7, text.len());
+            block.extend_from_slice(text.as_bytes());
+        }
     }
     block
 }

@@ -93,7 +93,7 @@ pub(super) fn paced(
     schedule: &Schedule,
     done: &AtomicUsize,
 ) -> std::io::Result<PacedTally> {
-    let request = crate::conn::request(load.addr, &load.target, &load.wire);
+    let request = crate::conn::request(load.addr, &load.target, &load.headers, &load.wire);
     let connections = schedule.connections.max(1);
     let looper = Looper {
         poll: Poll::new()?,
@@ -288,7 +288,7 @@ impl Looper<'_> {
                             conn.stream = None;
                             return self.finish(c, Err(ErrorKind::Io));
                         }
-                        let checked = self.check.check(conn.res.status(), conn.res.body());
+                        let checked = self.check.bytes(conn.res.status(), conn.res.body());
                         if !conn.res.keep_alive() {
                             conn.stream = None;
                         }
@@ -317,7 +317,7 @@ impl Looper<'_> {
             End::Failed => false,
         };
         if ended && conn.parser.finish(&mut conn.res).is_ok() {
-            let checked = self.check.check(conn.res.status(), conn.res.body());
+            let checked = self.check.bytes(conn.res.status(), conn.res.body());
             return self.finish(c, checked);
         }
         if conn.reused && nothing_came && !conn.retried {
@@ -328,7 +328,7 @@ impl Looper<'_> {
     }
 
     /// Counts the request on `c` and frees the connection.
-    fn finish(&mut self, c: usize, result: Result<(), ErrorKind>) {
+    fn finish(&mut self, c: usize, result: Result<u64, ErrorKind>) {
         let conn = &mut self.conns[c];
         conn.state = State::Idle;
         self.slots.finish(c, conn.times, conn.opened.take(), result);

@@ -142,7 +142,12 @@ pub(super) fn paced(
         poll: Poll::new()?,
         addr: load.addr,
         tls: load.wire.tls(),
-        block: request_block(load.addr, &load.target, load.wire.protocol.tls()),
+        block: request_block(
+            load.addr,
+            &load.target,
+            &load.headers,
+            load.wire.protocol.tls(),
+        ),
         check: &load.check,
         timeout: load.timeout,
         streams,
@@ -504,7 +509,7 @@ impl Looper<'_> {
     fn answered(&mut self, s: usize) {
         self.conns[s / self.streams].answered = true;
         let slot = &self.slots[s];
-        let checked = self.check.check(slot.status, &slot.body);
+        let checked = self.check.bytes(slot.status, &slot.body);
         self.finish(s, checked);
     }
 
@@ -542,7 +547,7 @@ impl Looper<'_> {
     }
 
     /// Counts slot `s`'s request and frees the slot.
-    fn finish(&mut self, s: usize, result: Result<(), ErrorKind>) {
+    fn finish(&mut self, s: usize, result: Result<u64, ErrorKind>) {
         let slot = &mut self.slots[s];
         if slot.stream.take().is_some_and(|id| id != HELD) {
             let conn = &mut self.conns[s / self.streams];

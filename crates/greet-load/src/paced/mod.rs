@@ -97,13 +97,15 @@ impl PacedTally {
         self.lag.push(Outcome::Ok {
             latency: lag,
             connect: None,
+            bytes: 0,
         });
         let late = lag >= LATE;
         self.late += u64::from(late);
-        if let Outcome::Ok { .. } = attempt {
+        if let Outcome::Ok { bytes, .. } = attempt {
             self.service.push(Outcome::Ok {
                 latency: now.saturating_duration_since(sent),
                 connect: None,
+                bytes,
             });
         }
         self.corrected.push(attempt);
@@ -168,7 +170,7 @@ async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> Pace
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
     let busy_max = Arc::new(AtomicUsize::new(0));
-    let request = request(load.addr, &load.target, &load.wire);
+    let request = request(load.addr, &load.target, &load.headers, &load.wire);
     let start = Instant::now() + Duration::from_millis(5);
     let intended = schedule.intended();
     let pacer = std::thread::spawn(move || {

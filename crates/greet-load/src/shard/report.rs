@@ -293,6 +293,7 @@ mod tests {
             tally.push(Outcome::Ok {
                 latency: Duration::from_millis(5),
                 connect: None,
+                bytes: 0,
             });
             tally.elapsed = Duration::from_millis(elapsed_ms);
             Report {
@@ -329,6 +330,7 @@ mod tests {
                 p.corrected.push(Outcome::Ok {
                     latency: Duration::from_millis(2),
                     connect: None,
+                    bytes: 0,
                 });
             }
             (p.late, p.busy_max, p.span) = (late, busy, Duration::from_millis(span_ms));

@@ -73,8 +73,9 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report, ShardE
     let target = shard.target();
     let load = Load {
         addr,
-        check: Check::for_target(&target, &shard.expect),
+        check: Check::for_request(&target, &shard.headers, &shard.expect),
         target,
+        headers: shard.headers.clone(),
         timeout: shard.timeout,
         wire,
         work: work.clone(),

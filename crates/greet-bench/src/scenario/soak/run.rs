@@ -155,6 +155,7 @@ async fn run_endpoint(
         cell.requests_per_s = r.requests_per_s;
         cell.average_s = r.average_s;
         cell.cpu_avg_pct = r.cpu_avg_pct;
+        cell.bytes_per_answer = r.bytes_per_answer;
         book.save()?;
         up.ensure_alive()?;
         crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;

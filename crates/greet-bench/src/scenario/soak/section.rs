@@ -50,6 +50,10 @@ pub struct SoakCell {
     pub requests_per_s: Summary,
     /// Mean latency, seconds (median over the runs).
     pub average_s: f64,
+    /// Mean answer size as it came over the wire (compressed, when it was), bytes (median
+    /// over the runs); none in results from before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_answer: Option<f64>,
     /// Live threads when the server had started, before any load (none for a target).
     pub threads_at_start: Option<u64>,
     /// On a swarm: the node the server's task ran on (its last repeat's).

@@ -31,6 +31,7 @@ pub(super) fn tables(soak: &Section) -> Vec<Table> {
                     format!("{:.1}", c.requests_per_s.median)
                 },
                 format!("{:.4}", c.average_s),
+                opt(c.bytes_per_answer, 0),
                 opt(c.cpu_avg_pct, 1),
                 opt(c.rss_max_mib, 2),
             ]
@@ -49,6 +50,7 @@ pub(super) fn tables(soak: &Section) -> Vec<Table> {
             "Success rate(%)",
             "Requests/sec",
             "Average(secs)",
+            "Bytes/answer",
             "CPU avg(%)",
             "Max Memory(MB)",
         ],
