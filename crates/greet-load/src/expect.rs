@@ -8,7 +8,7 @@ use greet_core::records::{self, rows_from_query, Business, World, COUNT_KEY, QUE
 use greet_core::{paths, WORDS};
 
 use crate::count::ErrorKind;
-use crate::work::Header;
+use crate::work::{Header, RequestBody};
 
 /// What a valid answer is, under load and in a light check (`--expect`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -160,13 +160,43 @@ impl Check {
         }
     }
 
-    /// [`Check::for_target`] for requests that carry `headers`: with an `accept-encoding`,
-    /// the answers may come compressed, which the greeting's rule cannot read, so it checks
-    /// the status alone (a pattern still applies, to the bytes as they came).
-    pub fn for_request(target: &str, headers: &[Header], rule: &Expect) -> Self {
+    /// [`Check::for_target`] for requests that carry `headers`, and `body` as a POST. Under
+    /// the greeting's rule, a POST to `/greetings` must be greeted, as JSON, by the name its
+    /// body gives, and one to `/upload` counted to the body's length; a POST elsewhere needs
+    /// a 2xx. With an `accept-encoding` the answers may come compressed, which the rule
+    /// cannot read: the status alone is checked (a pattern still applies, to the bytes as
+    /// they came).
+    pub fn for_request(
+        target: &str,
+        headers: &[Header],
+        body: Option<&RequestBody>,
+        rule: &Expect,
+    ) -> Self {
         let compressed = headers.iter().any(|h| h.name() == "accept-encoding");
-        match rule {
-            Expect::Greeting if compressed => Self::for_target(target, &Expect::Any),
+        let path = target.split_once('?').map_or(target, |(path, _)| path);
+        match (rule, body) {
+            (Expect::Greeting, _) if compressed => Self::for_target(target, &Expect::Any),
+            (Expect::Greeting, Some(body)) if path == paths::UPLOAD => {
+                let want = body.bytes().len() as u64;
+                Self::with(move |status, answer| {
+                    status_and(status, answer, |answer| {
+                        json::<greet_core::upload::Received>(answer)
+                            .is_some_and(|r| r.bytes == want)
+                    })
+                })
+            }
+            (Expect::Greeting, Some(body)) if path == paths::GREETINGS => {
+                let suffix = greet_core::post::name_from_json(&body.bytes())
+                    .map(|name| format!(" {name}!"))
+                    .unwrap_or_default();
+                Self::with(move |status, answer| {
+                    status_and(status, answer, |answer| {
+                        serde_json::from_slice::<greet_core::post::Greeting<'_>>(answer)
+                            .is_ok_and(|g| is_greeting(g.greeting.as_bytes(), suffix.as_bytes()))
+                    })
+                })
+            }
+            (Expect::Greeting, Some(_)) => Self::for_target(target, &Expect::Any),
             _ => Self::for_target(target, rule),
         }
     }

@@ -18,7 +18,13 @@ pub(crate) async fn fresh(
     done: Arc<AtomicUsize>,
 ) -> Tally {
     let next = Arc::new(AtomicUsize::new(0));
-    let request = request(load.addr, &load.target, &load.headers, &load.wire);
+    let request = request(
+        load.addr,
+        &load.target,
+        &load.headers,
+        load.body.as_ref(),
+        &load.wire,
+    );
     let start = Instant::now();
     let workers: Vec<_> = (0..concurrency.min(requests))
         .map(|_| {
@@ -75,6 +81,7 @@ mod tests {
                 addr: server.addr(),
                 target: "/health".into(),
                 headers: Vec::new(),
+                body: None,
                 check: Check::for_target("/health", &Expect::Any),
                 timeout: Duration::from_secs(5),
                 wire: Wire::new(Protocol::Https, &trust).unwrap().resuming(resume),

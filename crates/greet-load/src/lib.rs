@@ -63,4 +63,4 @@ pub use paced::{PacedTally, Window, LATE};
 pub use run::{run, Counted};
 pub use schedule::{Schedule, Stage};
 pub use shard::{gather_reports, merge, run_shard, Report, Shard};
-pub use work::{Header, Load, Stop, Work};
+pub use work::{Header, Load, RequestBody, Stop, Work};

@@ -82,13 +82,8 @@ mod tests {
     use crate::work::{Load, Stop};
     use crate::Wire;
 
-    /// Every loop, over HTTP/1.1 and h2c, sends the load's header fields, and counts the
-    /// bytes of each answer as they came: `/fortunes` whole without `accept-encoding`, and
-    /// compressed (fewer bytes) with `accept-encoding: gzip`.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn every_loop_sends_the_headers_and_counts_the_bytes() {
-        let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
-        let works = [
+    fn works() -> [Work; 4] {
+        [
             Work::Fresh {
                 concurrency: 2,
                 requests: 10,
@@ -108,9 +103,17 @@ mod tests {
                 requests_per_connection: Some(8),
             },
             Work::Paced(Schedule::constant(100.0, Duration::from_millis(200), 2)),
-        ];
+        ]
+    }
+
+    /// Every loop, over HTTP/1.1 and h2c, sends the load's header fields, and counts the
+    /// bytes of each answer as they came: `/fortunes` whole without `accept-encoding`, and
+    /// compressed (fewer bytes) with `accept-encoding: gzip`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_loop_sends_the_headers_and_counts_the_bytes() {
+        let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
         let page = FORTUNES_PAGE.len() as f64;
-        for work in works {
+        for work in works() {
             for protocol in [Protocol::Http1, Protocol::H2c] {
                 for gzip in [false, true] {
                     let load = Load {
@@ -121,6 +124,7 @@ mod tests {
                         } else {
                             Vec::new()
                         },
+                        body: None,
                         check: Check::for_target("/fortunes", &Expect::Any),
                         timeout: Duration::from_secs(5),
                         wire: Wire::new(protocol, &Trust::Any).expect("a wire"),
@@ -138,5 +142,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every loop, over HTTP/1.1 and h2c, POSTs the load's body: a JSON name to
+    /// `/greetings`, greeted by it, and 100 kB to `/upload`, counted whole (the greeting's
+    /// rule checks both answers).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_loop_posts_the_body() {
+        let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
+        let json: crate::Header = "content-type: application/json".parse().expect("a header");
+        for work in works() {
+            for protocol in [Protocol::Http1, Protocol::H2c] {
+                for (target, headers, body) in [
+                    ("/greetings", vec![json.clone()], r#"text:{"name":"Ana"}"#),
+                    ("/upload", Vec::new(), "size:100000"),
+                ] {
+                    let body: crate::RequestBody = body.parse().expect("a body");
+                    let load = Load {
+                        addr: server.addr(),
+                        target: target.into(),
+                        check: Check::for_request(target, &headers, Some(&body), &Expect::Greeting),
+                        headers,
+                        body: Some(body),
+                        timeout: Duration::from_secs(5),
+                        wire: Wire::new(protocol, &Trust::Any).expect("a wire"),
+                        work: work.clone(),
+                    };
+                    let f = run(&load, Arc::default()).await.tally().figures();
+                    let what = format!("{protocol} {work:?}, POST {target}");
+                    assert_eq!(f.success_rate, 100.0, "{what}: {f:?}");
+                }
+            }
+        }
+        // The rule can fail: a name the body does not give.
+        let load = Load {
+            addr: server.addr(),
+            target: "/greetings".into(),
+            check: Check::for_request(
+                "/greetings",
+                &[],
+                Some(&r#"text:{"name":"Bo"}"#.parse().expect("a body")),
+                &Expect::Greeting,
+            ),
+            headers: vec![json],
+            body: Some(r#"text:{"name":"Ana"}"#.parse().expect("a body")),
+            timeout: Duration::from_secs(5),
+            wire: Wire::default(),
+            work: works()[1].clone(),
+        };
+        let f = run(&load, Arc::default()).await.tally().figures();
+        assert_eq!(f.success_rate, 0.0, "{f:?}");
     }
 }

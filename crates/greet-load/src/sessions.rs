@@ -45,7 +45,13 @@ pub(crate) async fn sessions(load: &Load, shape: Shape, done: Arc<AtomicUsize>) 
         (users, streams, stop, pipeline)
     };
     let shared = Arc::new(load.clone());
-    let request = request(load.addr, &load.target, &load.headers, &load.wire);
+    let request = request(
+        load.addr,
+        &load.target,
+        &load.headers,
+        load.body.as_ref(),
+        &load.wire,
+    );
     let batch: Arc<[u8]> = request.pipelined(depth).into();
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
@@ -263,6 +269,7 @@ mod tests {
             addr,
             target: "/health".into(),
             headers: Vec::new(),
+            body: None,
             check,
             timeout: Duration::from_secs(5),
             work: Work::Sessions {

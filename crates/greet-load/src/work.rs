@@ -20,6 +20,8 @@ pub struct Load {
     /// Header fields every request carries besides `Host` (and `User-Agent` over HTTP/1.1),
     /// e.g. `accept-encoding: gzip`.
     pub headers: Vec<Header>,
+    /// A body every request sends, as a POST; none: a GET.
+    pub body: Option<RequestBody>,
     /// What a valid answer is.
     pub check: Check,
     /// Per-request limit, connect included (for a paced request, from its send).
@@ -114,6 +116,54 @@ impl Work {
     }
 }
 
+/// The body a load's requests send (each one the same): text as given (a JSON document), or
+/// `size` bytes of a repeating pattern (an upload). Written as a flag's value, `text:…` or
+/// `size:N`, so that an agent makes the same body from a short command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestBody {
+    /// These bytes.
+    Text(String),
+    /// This many bytes of `0..=250` repeated (no run a transport would shorten).
+    Size(u64),
+}
+
+impl RequestBody {
+    /// The bytes sent.
+    pub fn bytes(&self) -> bytes::Bytes {
+        match self {
+            Self::Text(text) => bytes::Bytes::from(text.clone().into_bytes()),
+            Self::Size(n) => (0..*n).map(|i| (i % 251) as u8).collect(),
+        }
+    }
+}
+
+impl std::str::FromStr for RequestBody {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.split_once(':') {
+            Some(("text", body)) => Ok(Self::Text(body.to_owned())),
+            Some(("size", n)) => {
+                let n = n
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{n:?} is not a size in bytes"))?;
+                Ok(Self::Size(n))
+            }
+            _ => Err(format!("{text:?} is no body: text:… or size:N")),
+        }
+    }
+}
+
+impl std::fmt::Display for RequestBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Text(text) => write!(f, "text:{text}"),
+            Self::Size(n) => write!(f, "size:{n}"),
+        }
+    }
+}
+
 /// A header field a load's requests carry: a lowercase name (HTTP/2 has no other) and a
 /// value of visible ASCII, spaces and tabs, read from and written as `name: value`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,6 +240,21 @@ fn one() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bodies_read_and_write_back() {
+        for body in [
+            RequestBody::Text(r#"{"name":"Ana: x"}"#.into()),
+            RequestBody::Size(300),
+        ] {
+            assert_eq!(body.to_string().parse::<RequestBody>(), Ok(body));
+        }
+        let bytes = RequestBody::Size(300).bytes();
+        assert_eq!((bytes.len(), bytes[250], bytes[251]), (300, 250, 0));
+        for bad in ["", "json:{}", "size:x", "size:-1"] {
+            assert!(bad.parse::<RequestBody>().is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn header_fields_read_and_write_back() {

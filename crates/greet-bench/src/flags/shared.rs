@@ -107,6 +107,12 @@ pub(crate) struct CommonArgs {
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<greet_load::Header>,
 
+    /// POST this body with every request instead of a GET: text:… as given (e.g.
+    /// 'text:{"name":"Ana"}' to /greetings, with a JSON content type) or size:N bytes (an
+    /// upload, to /upload)
+    #[arg(long, value_name = "text:…|size:N")]
+    body: Option<greet_load::RequestBody>,
+
     /// Over TLS (https, h2): each handshake after the first resumes a session an earlier one
     /// left, from TLS 1.3 tickets kept for the whole load, as browsers and HTTP client
     /// libraries do. Without it every handshake is full, as a new client's: what the
@@ -147,6 +153,7 @@ impl CommonArgs {
             pipeline: self.pipeline.unwrap_or(1),
             requests_per_connection: self.requests_per_connection,
             headers: self.headers,
+            body: self.body,
             tls_resume: self.tls_resume,
         }
     }

@@ -112,6 +112,7 @@ impl Harness {
                 .iter()
                 .map(ToString::to_string)
                 .collect(),
+            body: self.common.body.as_ref().map(ToString::to_string),
             tls_resume: self.wire.resumes(),
         }
     }

@@ -74,6 +74,8 @@ pub struct Common {
     pub requests_per_connection: Option<usize>,
     /// Header fields every request carries (`--header`).
     pub headers: Vec<greet_load::Header>,
+    /// A body every request POSTs (`--body`); none: GETs.
+    pub body: Option<greet_load::RequestBody>,
     /// Over TLS, handshakes resume the sessions earlier ones left (`--tls-resume`).
     pub tls_resume: bool,
 }
@@ -105,6 +107,7 @@ impl Default for Common {
             pipeline: 1,
             requests_per_connection: None,
             headers: Vec::new(),
+            body: None,
             tls_resume: false,
             thresholds: Vec::new(),
             save_baseline: None,

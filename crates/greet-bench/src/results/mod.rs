@@ -200,6 +200,9 @@ pub struct Transport {
     /// `--header`: header fields every request carried, as `name: value`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
+    /// `--body`: what every request POSTed (`text:…` or `size:N`); none: GETs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
     /// `--tls-resume`: over TLS, handshakes resume the sessions earlier ones left.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tls_resume: bool,
@@ -217,6 +220,7 @@ impl Default for Transport {
             pipeline: 1,
             requests_per_connection: None,
             headers: Vec::new(),
+            body: None,
             tls_resume: false,
         }
     }

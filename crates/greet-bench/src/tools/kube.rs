@@ -67,6 +67,7 @@ pub(crate) fn manifests(k: &Kubernetes) -> String {
         url: format!("http://{name}:8080{}", greet_core::paths::GREETINGS),
         expect: Expect::Greeting,
         headers: Vec::new(),
+        body: None,
         protocol: Protocol::Http1,
         tls_resume: false,
         timeout: k.timeout,

@@ -75,14 +75,10 @@ fn two_agents_count_every_request_once_and_agree_with_one() {
 /// must record no failure.
 fn soak_over_two_agents(name: &str, args: &[&str]) -> greet_bench::scenario::soak::Section {
     let out = out_dir(name);
-    let mut all = vec![
-        "soak",
-        "--quiet",
-        "--endpoints",
-        "/greetings",
-        "--agents",
-        "2",
-    ];
+    let mut all = vec!["soak", "--quiet", "--agents", "2"];
+    if !args.contains(&"--endpoints") {
+        all.extend_from_slice(&["--endpoints", "/greetings"]);
+    }
     all.extend_from_slice(args);
     all.extend_from_slice(&["--out", out.to_str().expect("utf-8 path")]);
     bench_ok(&all);
@@ -167,6 +163,63 @@ fn short_lived_connections_are_counted_exactly_over_agents() {
     );
     let shares: Vec<u64> = run.agents.iter().map(|a| a.requests).collect();
     assert_eq!(shares, [151, 150]);
+}
+
+/// A body and a header field over agents: every agent POSTs the body (an upload, each
+/// answer checked to count it whole) or sends the header (gzip asked of a 1,228-byte page),
+/// and the merged level counts the answers' bytes exactly; the transport records both.
+#[test]
+fn bodies_headers_and_answer_bytes_merge_exactly_over_agents() {
+    let common = [
+        "--servers",
+        "hyper",
+        "--concurrency",
+        "4",
+        "--requests",
+        "101",
+    ];
+    let upload = soak_over_two_agents(
+        "agents-body",
+        &[
+            &common[..],
+            &["--endpoints", "/upload", "--body", "size:5000"],
+        ]
+        .concat(),
+    );
+    assert_eq!(upload.transport.body.as_deref(), Some("size:5000"));
+    let run = &upload.cells[0].runs[0];
+    let answer = r#"{"bytes":5000,"crc32":"01234567"}"#.len() as f64;
+    assert_eq!(
+        (
+            run.load.requests,
+            run.load.success_rate,
+            run.load.bytes_per_answer
+        ),
+        (101, 100.0, Some(answer)),
+        "{:?}",
+        run.load
+    );
+    let gzip = soak_over_two_agents(
+        "agents-header",
+        &[
+            &common[..],
+            &[
+                "--endpoints",
+                "/fortunes",
+                "--header",
+                "Accept-Encoding: gzip",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(gzip.transport.headers, ["accept-encoding: gzip"]);
+    let run = &gzip.cells[0].runs[0];
+    let bytes = run.load.bytes_per_answer.expect("counted");
+    assert!(
+        run.load.success_rate == 100.0 && bytes > 100.0 && bytes < 1228.0 && bytes.fract() == 0.0,
+        "{:?}",
+        run.load
+    );
 }
 
 #[test]

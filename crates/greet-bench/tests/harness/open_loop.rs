@@ -32,6 +32,7 @@ fn level(server: &ServerProcess, rate: f64, seconds: f64, connections: usize) ->
         addr: server.addr(),
         target: "/greetings".into(),
         headers: Vec::new(),
+        body: None,
         check: Check::for_target("/greetings", &Expect::Greeting),
         timeout: Duration::from_secs(10),
         work: Work::Paced(Schedule::constant(

@@ -19,7 +19,7 @@ use crate::expect::Expect;
 use crate::flags::{parse_agents, parse_exact_rate, parse_expect, parse_level};
 use crate::schedule::{parse_ramp, Ramp, Schedule};
 use crate::shard::{index_of_slot, unix_ms, Shard};
-use crate::work::{Header, Stop, Work};
+use crate::work::{Header, RequestBody, Stop, Work};
 
 impl Shard {
     /// The flags that run this shard: [`Shard::level_flags`], its index and its start.
@@ -93,6 +93,9 @@ impl Shard {
         }
         for header in &self.headers {
             pairs.push(("--header", header.to_string()));
+        }
+        if let Some(body) = &self.body {
+            pairs.push(("--body", body.to_string()));
         }
         let mut flags: Vec<String> = pairs
             .into_iter()
@@ -223,6 +226,10 @@ pub struct ShardArgs {
     /// A header field each request carries, e.g. 'accept-encoding: gzip' (repeatable)
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<Header>,
+
+    /// POST this body with each request: text:… (sent as given) or size:N (N bytes)
+    #[arg(long, value_name = "text:…|size:N")]
+    pub body: Option<RequestBody>,
 }
 
 /// Why a set of the agent's flags, each well formed, describes no shard.
@@ -299,6 +306,7 @@ impl ShardArgs {
             url: self.url.clone(),
             expect: self.expect.clone().unwrap_or_default(),
             headers: self.headers.clone(),
+            body: self.body.clone(),
             protocol,
             tls_resume: self.tls_resume,
             timeout: self.timeout,
@@ -421,10 +429,12 @@ mod tests {
                     .iter()
                     .map(|h| h.parse().expect("a header"))
                     .collect();
+                let bodies = [None, Some("text:{\"name\":\"Ana\"}"), Some("size:1048576")];
                 let shard = Shard {
                     url: url.to_owned(),
                     expect: expects[n % expects.len()].clone(),
                     headers,
+                    body: bodies[n % 3].map(|b| b.parse().expect("a body")),
                     protocol,
                     tls_resume: (n / 2) % 2 == 1,
                     timeout: timeouts[n % timeouts.len()],
@@ -446,6 +456,7 @@ mod tests {
             url: "http://greet-server:8080/greetings".into(),
             expect: Expect::Greeting,
             headers: Vec::new(),
+            body: None,
             protocol: Protocol::Http1,
             tls_resume: false,
             timeout: Duration::from_secs(30),

@@ -22,7 +22,7 @@ use tokio_rustls::TlsConnector;
 
 use crate::count::{ErrorKind, Opened, Outcome};
 use crate::expect::Check;
-use crate::work::Header;
+use crate::work::{Header, RequestBody};
 
 mod pipelined;
 
@@ -131,6 +131,8 @@ pub(crate) struct Request {
     uri: http::Uri,
     /// Its header fields for HTTP/2.
     headers: http::HeaderMap,
+    /// Its body for HTTP/2, when it is a POST.
+    body: Option<Bytes>,
 }
 
 impl Request {
@@ -145,18 +147,28 @@ impl Request {
     }
 }
 
-/// The request every send of a load makes, with `headers` besides its own.
+/// The request every send of a load makes, with `headers` besides its own: a GET, or a POST
+/// of `body`.
 pub(crate) fn request(
     addr: SocketAddr,
     target: &str,
     headers: &[Header],
+    body: Option<&RequestBody>,
     wire: &Wire,
 ) -> Arc<Request> {
-    let mut http1 = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n");
+    let body = body.map(RequestBody::bytes);
+    let method = if body.is_some() { "POST" } else { "GET" };
+    let mut http1 =
+        format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: greet-bench\r\n");
     for header in headers {
         http1.push_str(&format!("{header}\r\n"));
     }
+    if let Some(body) = &body {
+        http1.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
     http1.push_str("\r\n");
+    let mut http1 = http1.into_bytes();
+    http1.extend_from_slice(body.as_deref().unwrap_or_default());
     // A `Header` is a valid name and value by construction.
     let headers = headers
         .iter()
@@ -171,9 +183,10 @@ pub(crate) fn request(
         .parse()
         .unwrap_or_else(|_| http::Uri::from_static("http://invalid./"));
     Arc::new(Request {
-        http1: http1.into_bytes(),
+        http1,
         uri,
         headers,
+        body,
     })
 }
 
@@ -370,7 +383,14 @@ impl Connection {
             let mut head = http::Request::new(());
             *head.uri_mut() = request.uri.clone();
             *head.headers_mut() = request.headers.clone();
-            let (answer, _) = sender.send_request(head, true)?;
+            let Some(body) = &request.body else {
+                return sender.send_request(head, true)?.0.await;
+            };
+            *head.method_mut() = http::Method::POST;
+            let (answer, mut stream) = sender.send_request(head, false)?;
+            // h2 keeps what the flow-control window does not take yet, and sends it as the
+            // server opens the window.
+            stream.send_data(body.clone(), true)?;
             answer.await
         };
         let (parts, mut body) = head.await.map_err(before_answer)?.into_parts();
@@ -546,7 +566,7 @@ pub async fn check_once(
     check: &Check,
     timeout: Duration,
 ) -> Result<(), CheckFailed> {
-    let request = request(addr, target, &[], wire);
+    let request = request(addr, target, &[], None, wire);
     let mut conn = Connection::new(addr, wire);
     let now = Instant::now();
     let outcome = conn.send(&request, check, timeout, now, now).await;

@@ -282,6 +282,7 @@ pub(super) async fn on_loop(
         addr,
         target: "/health".into(),
         headers: Vec::new(),
+        body: None,
         check: Check::for_target("/health", &Expect::Any),
         timeout: Duration::from_millis(timeout_ms),
         work: crate::work::Work::Paced(schedule.clone()),

@@ -93,7 +93,13 @@ pub(super) fn paced(
     schedule: &Schedule,
     done: &AtomicUsize,
 ) -> std::io::Result<PacedTally> {
-    let request = crate::conn::request(load.addr, &load.target, &load.headers, &load.wire);
+    let request = crate::conn::request(
+        load.addr,
+        &load.target,
+        &load.headers,
+        load.body.as_ref(),
+        &load.wire,
+    );
     let connections = schedule.connections.max(1);
     let looper = Looper {
         poll: Poll::new()?,

@@ -135,12 +135,17 @@ impl PacedTally {
 
 /// Runs `load` on `schedule`, open loop; `done` is bumped after each request. On one thread
 /// of its own around one epoll ([`event`]), with an engine per protocol ([`http1::paced`],
-/// [`http2::paced`]), in cleartext or over TLS; where that loop cannot run, as [`tasks`]. A
+/// [`http2::paced`]), in cleartext or over TLS; where that loop cannot run (or a body goes
+/// over HTTP/2), as [`tasks`]. A
 /// request that finds no free connection waits for one and is sent late, counted; none is
 /// dropped.
 pub(crate) async fn paced(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> PacedTally {
     let (looped, shared) = (load.clone(), schedule.clone());
     let counted = Arc::clone(&done);
+    if load.wire.protocol.http2() && load.body.is_some() {
+        // The h2c loop's own framing sends no DATA (a body would need its flow control).
+        return tasks(load, schedule, done).await;
+    }
     let looped = tokio::task::spawn_blocking(move || {
         if looped.wire.protocol.http2() {
             http2::paced(&looped, &shared, &counted)
@@ -170,7 +175,13 @@ async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> Pace
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
     let busy_max = Arc::new(AtomicUsize::new(0));
-    let request = request(load.addr, &load.target, &load.headers, &load.wire);
+    let request = request(
+        load.addr,
+        &load.target,
+        &load.headers,
+        load.body.as_ref(),
+        &load.wire,
+    );
     let start = Instant::now() + Duration::from_millis(5);
     let intended = schedule.intended();
     let pacer = std::thread::spawn(move || {

@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use greet_probe::Protocol;
 
 use crate::expect::Expect;
-use crate::work::{Header, Stop, Work};
+use crate::work::{Header, RequestBody, Stop, Work};
 
 /// An agent later than this after the shared start fails its level: its load did not
 /// overlap the others'.
@@ -44,6 +44,8 @@ pub struct Shard {
     pub expect: Expect,
     /// Header fields each request carries besides its own.
     pub headers: Vec<Header>,
+    /// A body each request sends, as a POST.
+    pub body: Option<RequestBody>,
     /// The protocol.
     pub protocol: Protocol,
     /// Over TLS, handshakes resume the sessions earlier ones left.

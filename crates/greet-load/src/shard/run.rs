@@ -73,9 +73,10 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report, ShardE
     let target = shard.target();
     let load = Load {
         addr,
-        check: Check::for_request(&target, &shard.headers, &shard.expect),
+        check: Check::for_request(&target, &shard.headers, shard.body.as_ref(), &shard.expect),
         target,
         headers: shard.headers.clone(),
+        body: shard.body.clone(),
         timeout: shard.timeout,
         wire,
         work: work.clone(),
