@@ -217,7 +217,7 @@ async fn static_file(api: web::Data<Api>, req: actix_web::HttpRequest) -> HttpRe
     let Some(file) = api.statics.resolve(path) else {
         return respond(GreetError::NotFound.into());
     };
-    match actix_files::NamedFile::open_async(&file).await {
+    match actix_files::NamedFile::open_async(&file.path).await {
         Ok(file) => {
             let mut res = file.into_response(&req);
             let headers = res.headers_mut();

@@ -4,13 +4,16 @@
 //!
 //! Layout:
 //! - [`handle`]: the whole API as one async function from request to response.
-//! - [`serve`] / [`run`]: serve that function on a listener until a shutdown future fires.
+//! - [`service`]: [`handle`] as served: behind [`compression`], HEAD bodies dropped after it.
+//! - [`serve`] / [`run`]: serve that service on a listener until a shutdown future fires.
 //! - [`serve_with`]: the accept loop for any hyper service (per-connection tasks, TLS through
 //!   tokio-rustls, HTTP/1.1 or HTTP/2 by the client's preface or by ALPN, head-read timeout,
 //!   parser and HTTP/2 limits, the idle limit, graceful drain), shared with `greet-axum`.
 //! - [`head_info`], [`response`]: the glue between `http` 1.x types and `greet-core`.
 //! - [`compression`]: tower-http's compression layer under the shared rule
 //!   ([`greet_core::compress`]), in front of [`handle`] and of axum's router.
+//! - [`post_greetings`], [`upload`], [`static_file`]: the routes that read a body or serve a
+//!   file, which axum's handlers call as they are.
 //! - [`NAME`]: what the binary is called and what its `server` header says.
 
 use std::convert::Infallible;
@@ -86,7 +89,7 @@ pub fn service(
     }));
     TowerToHyperService::new(tower::service_fn(move |req: Request<Incoming>| {
         let head = req.method() == Method::HEAD;
-        tower::ServiceExt::oneshot(routes.clone(), req).map_ok(move |res| {
+        routes.clone().oneshot(req).map_ok(move |res| {
             if head {
                 without_body(res)
             } else {
@@ -224,10 +227,7 @@ pub async fn static_file<B>(server: &'static str, api: &Api, req: Request<B>) ->
     let Some(file) = api.statics.resolve(path) else {
         return not_found();
     };
-    let Ok(metadata) = tokio::fs::metadata(&file).await else {
-        return not_found();
-    };
-    let etag = statics::etag(&metadata).and_then(|tag| HeaderValue::try_from(tag).ok());
+    let etag = statics::etag(&file.metadata).and_then(|tag| HeaderValue::try_from(tag).ok());
     let unchanged = match (&etag, req.headers().get(IF_NONE_MATCH)) {
         (Some(etag), Some(asked)) => asked
             .to_str()
@@ -239,7 +239,7 @@ pub async fn static_file<B>(server: &'static str, api: &Api, req: Request<B>) ->
         *res.status_mut() = StatusCode::NOT_MODIFIED;
         res
     } else {
-        match ServeFile::new(&file).oneshot(req).await {
+        match ServeFile::new(&file.path).oneshot(req).await {
             Ok(res) => res.map(Right),
             Err(never) => match never {},
         }

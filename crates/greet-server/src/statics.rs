@@ -93,8 +93,8 @@ impl Statics {
     /// slash does), none empty, `.` or `..`, hidden
     /// (starting with a dot), holding a NUL or a backslash; the file, once every symbolic
     /// link on the way is followed, inside the directory, and a regular file. `None`
-    /// otherwise (the route's 404).
-    pub fn resolve(&self, path: &str) -> Option<PathBuf> {
+    /// otherwise (the route's 404). The file's metadata comes with it, read once.
+    pub fn resolve(&self, path: &str) -> Option<Resolved> {
         let mut relative = PathBuf::new();
         for segment in path.split('/') {
             // An encoded slash separates as a slash does: `%2Fetc` is no absolute path.
@@ -107,9 +107,21 @@ impl Statics {
         }
         let dir = self.dir()?;
         let file = dir.join(relative).canonicalize().ok()?;
-        let inside = file.starts_with(dir) && fs::metadata(&file).ok()?.is_file();
-        inside.then_some(file)
+        let metadata = fs::metadata(&file).ok()?;
+        (file.starts_with(dir) && metadata.is_file()).then_some(Resolved {
+            path: file,
+            metadata,
+        })
     }
+}
+
+/// A file [`Statics::resolve`] allows: its canonical path and its metadata.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The canonical path, no link on it.
+    pub path: PathBuf,
+    /// Its metadata, as `resolve` read it.
+    pub metadata: fs::Metadata,
 }
 
 /// `segment` with its `%XX` escapes decoded, if they are well formed and it is UTF-8.
@@ -420,13 +432,16 @@ mod tests {
     fn resolve_keeps_to_the_directory() {
         let statics = Statics::open(None).expect("default set");
         let dir = statics.dir().expect("written").to_owned();
-        assert_eq!(statics.resolve("index.html"), Some(dir.join("index.html")));
         assert_eq!(
-            statics.resolve("css/style.css"),
+            statics.resolve("index.html").map(|f| f.path),
+            Some(dir.join("index.html"))
+        );
+        assert_eq!(
+            statics.resolve("css/style.css").map(|f| f.path),
             Some(dir.join("css/style.css"))
         );
         assert_eq!(
-            statics.resolve("css%2Fstyle.css"),
+            statics.resolve("css%2Fstyle.css").map(|f| f.path),
             Some(dir.join("css/style.css"))
         );
         std::os::unix::fs::symlink("/etc/passwd", dir.join("passwd")).unwrap();
@@ -450,10 +465,10 @@ mod tests {
             "passwd",
             "no-such-file",
         ] {
-            assert_eq!(statics.resolve(bad), None, "{bad}");
+            assert!(statics.resolve(bad).is_none(), "{bad}");
         }
         assert_eq!(
-            statics.resolve("home.html"),
+            statics.resolve("home.html").map(|f| f.path),
             Some(dir.join("index.html")),
             "a link inside"
         );
