@@ -2,8 +2,9 @@
 //! with its length and CRC-32 as `{"bytes":N,"crc32":"8 hex digits"}`. The rules, the same on
 //! every server:
 //!
-//! 1. a declared length over the server's `--max-upload` is 413 before a byte is read, so a
-//!    client that sent `Expect: 100-continue` is told before it sends the body;
+//! 1. a declared length over the server's `--max-upload` is 413 before a byte is read (on
+//!    hyper and axum a client that sent `Expect: 100-continue` is told before it sends the
+//!    body; actix-http says `100 Continue` before the route runs);
 //! 2. an undeclared (chunked) one is 413 as soon as it crosses the limit;
 //! 3. a body that sends nothing for [`STALL_TIMEOUT`] is 408, one that breaks off is 400.
 //!

@@ -12,7 +12,7 @@
 //! - [`head_info`], [`response`]: the glue between `http` 1.x types and `greet-core`.
 //! - [`compression`]: tower-http's compression layer under the shared rule
 //!   ([`greet_core::compress`]), in front of [`handle`] and of axum's router.
-//! - [`post_greetings`], [`upload`], [`static_file`]: the routes that read a body or serve a
+//! - [`post_greetings`], [`upload()`], [`static_file`]: the routes that read a body or serve a
 //!   file, which axum's handlers call as they are.
 //! - [`NAME`]: what the binary is called and what its `server` header says.
 
@@ -40,7 +40,8 @@ use http_body_util::Either::{self, Left, Right};
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{
-    HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_NONE_MATCH, SERVER,
+    HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH,
+    SERVER,
 };
 use hyper::server::conn::{http1, http2};
 use hyper::service::Service;
@@ -217,7 +218,17 @@ where
 /// `greet-axum` serves the route through this too, as `server`.
 pub async fn static_file<B>(server: &'static str, api: &Api, req: Request<B>) -> Response<ApiBody> {
     // A GET's body, if it has one, is not read: let it go before the first await.
-    let req = req.map(|_| Empty::<Bytes>::new());
+    let mut req = req.map(|_| Empty::<Bytes>::new());
+    // A HEAD is served as its GET, so that compression sees the file; the body is dropped
+    // after it (by [`service`], or by axum's router).
+    if req.method() == Method::HEAD {
+        *req.method_mut() = Method::GET;
+    }
+    // A tag that does not match decides (RFC 9110 §13.1.3): `ServeFile` would still answer
+    // 304 to the date.
+    if req.headers().contains_key(IF_NONE_MATCH) {
+        req.headers_mut().remove(IF_MODIFIED_SINCE);
+    }
     let not_found = || response(server, GreetError::NotFound.into()).map(Left);
     let path = req
         .uri()

@@ -55,7 +55,7 @@ mod run;
 mod sessions;
 mod workers;
 
-pub use conn::{check_once, CheckFailed, Wire};
+pub use conn::{check_once, check_request, CheckFailed, Wire};
 pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
 pub use expect::{Check, Expect};
 pub use figures::{AgentRun, Connect, Figures, Handshakes, Latency};

@@ -131,8 +131,9 @@ fn percent_decoded(segment: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            // Two hex digits, no sign (`from_str_radix` would take `%+f`).
+            let digit = |at: usize| char::from(*bytes.get(at)?).to_digit(16);
+            out.push((digit(i + 1)? * 16 + digit(i + 2)?) as u8);
             i += 3;
         } else {
             out.push(bytes[i]);
@@ -194,11 +195,25 @@ pub fn default_set() -> Vec<(&'static str, Vec<u8>)> {
     files
 }
 
-/// Writes [`default_set`] into a new directory under the temp dir; its path.
+/// Writes [`default_set`] into a new directory under the temp dir, its name random and its
+/// mode 0700, made here or not at all: one that someone else made first (with links in it to
+/// files of ours) is refused, never written through. Its path.
 fn write_default_set() -> io::Result<PathBuf> {
-    static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("greet-static-{}-{n}", std::process::id()));
+    use std::os::unix::fs::DirBuilderExt;
+    let mut random = [0u8; 8];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut random)
+        .map_err(|_| io::Error::other("no random numbers for the static dir's name"))?;
+    let name: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = std::env::temp_dir().join(format!("greet-static-{}-{name}", std::process::id()));
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|err| {
+            io::Error::new(
+                err.kind(),
+                format!("making the static dir {}: {err}", dir.display()),
+            )
+        })?;
     let written = (|| -> io::Result<()> {
         for (path, bytes) in default_set() {
             let path = dir.join(path);
@@ -462,6 +477,8 @@ mod tests {
             "index.html%00.png",
             "%ff",
             "%zz",
+            "%+f",
+            "%2",
             "passwd",
             "no-such-file",
         ] {

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use greet_load::{check_once, Check, Wire};
+use greet_load::{check_request, Check, Wire};
 use greet_server::ServerFlag;
 
 use crate::plan::{is_peer, package, Containers, Contract, Foreign, Placement, Protocol, Target};
@@ -190,7 +190,8 @@ impl Harness {
     pub(crate) async fn bring_up(&self, place: Placement, start: &Start<'_>) -> Result<Up> {
         let wire = start.wire.unwrap_or(&self.wire);
         let contract = start.subject.contract(start.foreign);
-        let check = Check::for_target(start.target, &start.foreign.expect);
+        let (headers, body) = (&self.common.headers, self.common.body.as_ref());
+        let check = Check::for_request(start.target, headers, body, &start.foreign.expect);
         let name = start.subject.name();
         match start.subject {
             Subject::Server(short) => {
@@ -312,7 +313,8 @@ impl Harness {
         self.once(who, (addr, wire), target, check, names).await
     }
 
-    /// One `GET target` over `wire`, valid as `check` says; `(what, passed)` name the check
+    /// One request of the load (`GET target`, or a POST of its body) over `wire`, valid as
+    /// `check` says; `(what, passed)` name the check
     /// in its error and in its status line.
     async fn once(
         &self,
@@ -322,7 +324,8 @@ impl Harness {
         check: &Check,
         (what, passed): (&str, &str),
     ) -> Result<()> {
-        check_once(addr, wire, target, check, Duration::from_secs(10))
+        let request = (target, &self.common.headers[..], self.common.body.as_ref());
+        check_request(addr, wire, request, check, Duration::from_secs(10))
             .await
             .with_context(|| format!("{what} failed"))?;
         self.say(who, passed);

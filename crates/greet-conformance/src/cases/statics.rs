@@ -37,7 +37,8 @@ fn essence(content_type: Option<&str>) -> &str {
 /// Each of the 20 files of the default set as it is, with its content type, `ETag`,
 /// `Last-Modified`, `server` and `nosniff`; a 304 for `If-None-Match` with its tag and for
 /// `If-Modified-Since` its date; a 206 with the bytes asked for a `Range`; a script gzipped
-/// when asked and an image not; a HEAD with the file's length and no body; 405 for POST.
+/// when asked and an image not; a HEAD with the file's length and no body, and compressed as
+/// its GET would be; a tag that does not match answered 200 whatever the date; 405 for POST.
 /// Needs a server without `--static-dir`.
 pub async fn static_files_are_served(addr: SocketAddr) -> Outcome {
     for (path, bytes) in default_set() {
@@ -120,6 +121,26 @@ pub async fn static_files_are_served(addr: SocketAddr) -> Outcome {
         res.status(),
         res.header("content-range"),
         res.body().len()
+    );
+
+    let script = format!("{}js/app.js", paths::STATIC);
+    let head = fetch(
+        addr,
+        &request("HEAD", &script, "Accept-Encoding: gzip\r\n"),
+        true,
+    )
+    .await?;
+    ensure!(
+        head.header("content-encoding") == Some("gzip") && head.body().is_empty(),
+        "HEAD {script} with Accept-Encoding gzip: content-encoding {:?}, want the GET's gzip",
+        head.header("content-encoding")
+    );
+    let stale = format!("If-None-Match: \"other\"\r\nIf-Modified-Since: {modified}\r\n");
+    let res = fetch(addr, &request("GET", &target, &stale), false).await?;
+    ensure!(
+        res.status() == 200,
+        "GET {target} with another tag and its date: status {}, want 200 (the tag decides)",
+        res.status()
     );
 
     let head = fetch(addr, &request("HEAD", &large, ""), true).await?;

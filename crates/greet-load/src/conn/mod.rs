@@ -509,6 +509,8 @@ impl AsyncWrite for Io {
 /// Why the light check of a target failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckFailed {
+    /// `GET`, or `POST` with a body.
+    pub method: &'static str,
     /// The target asked for.
     pub target: String,
     /// What came back instead of a valid answer.
@@ -540,7 +542,7 @@ pub enum Unanswered {
 impl std::fmt::Display for CheckFailed {
     /// One short line: `GET /x: cannot connect`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GET {}: ", self.target)?;
+        write!(f, "{} {}: ", self.method, self.target)?;
         match &self.why {
             Unanswered::Connect => f.write_str("cannot connect"),
             Unanswered::Timeout(limit) => write!(f, "no answer within {limit:?}"),
@@ -566,7 +568,18 @@ pub async fn check_once(
     check: &Check,
     timeout: Duration,
 ) -> Result<(), CheckFailed> {
-    let request = request(addr, target, &[], None, wire);
+    check_request(addr, wire, (target, &[], None), check, timeout).await
+}
+
+/// [`check_once`] with a load's own request: its header fields, and its body as a POST.
+pub async fn check_request(
+    addr: SocketAddr,
+    wire: &Wire,
+    (target, headers, body): (&str, &[Header], Option<&RequestBody>),
+    check: &Check,
+    timeout: Duration,
+) -> Result<(), CheckFailed> {
+    let request = request(addr, target, headers, body, wire);
     let mut conn = Connection::new(addr, wire);
     let now = Instant::now();
     let outcome = conn.send(&request, check, timeout, now, now).await;
@@ -594,6 +607,7 @@ pub async fn check_once(
         },
     };
     Err(CheckFailed {
+        method: if body.is_some() { "POST" } else { "GET" },
         target: target.to_owned(),
         why,
     })

@@ -22,8 +22,9 @@ pub(super) fn hpack_int(out: &mut Vec<u8>, first: u8, prefix: u32, mut n: usize)
     out.push(n as u8);
 }
 
-/// The request's header block: GET, http (https over `tls`), `:path` and `:authority`, and
-/// `headers`, as literals never indexed, so the server's table never matters.
+/// The request's header block: GET, http (https over `tls`), `:path` and `:authority` as
+/// literals without indexing, and `headers` as literals never indexed: the server's table
+/// never matters.
 pub(super) fn request_block(
     addr: SocketAddr,
     target: &str,
