@@ -8,7 +8,7 @@ use greet_core::records::{self, rows_from_query, Business, World, COUNT_KEY, QUE
 use greet_core::{paths, WORDS};
 
 use crate::count::ErrorKind;
-use crate::work::{Header, RequestBody};
+use crate::message::{Header, RequestBody};
 
 /// What a valid answer is, under load and in a light check (`--expect`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

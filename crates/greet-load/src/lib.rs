@@ -23,6 +23,7 @@
 //! - `workers`: what every loop does with its workers: a panic inside an attempt counted as
 //!   [`ErrorKind::Panic`] rather than lost with the worker's tally, and the workers' tallies
 //!   gathered into the load's;
+//! - [`message`]: what its requests carry besides the target (header fields, a body);
 //! - [`work`]: a load as one value ([`Load`], [`Work`], [`Stop`]);
 //! - [`schedule`]: an open loop's target rate over time ([`Schedule`], constant or in ramping
 //!   [`Stage`]s) and every request's intended send;
@@ -43,6 +44,7 @@ pub mod expect;
 pub mod figures;
 pub mod flags;
 pub mod local;
+pub mod message;
 pub mod schedule;
 pub mod shard;
 pub mod work;
@@ -59,8 +61,9 @@ pub use conn::{check_once, check_request, CheckFailed, Wire};
 pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
 pub use expect::{Check, Expect};
 pub use figures::{AgentRun, Connect, Figures, Handshakes, Latency};
+pub use message::{Header, RequestBody};
 pub use paced::{PacedTally, Window, LATE};
 pub use run::{run, Counted};
 pub use schedule::{Schedule, Stage};
 pub use shard::{gather_reports, merge, run_shard, Report, Shard};
-pub use work::{Header, Load, RequestBody, Stop, Work};
+pub use work::{Load, Stop, Work};

@@ -17,9 +17,10 @@ use greet_probe::Protocol;
 
 use crate::expect::Expect;
 use crate::flags::{parse_agents, parse_exact_rate, parse_expect, parse_level};
+use crate::message::{Header, RequestBody};
 use crate::schedule::{parse_ramp, Ramp, Schedule};
 use crate::shard::{index_of_slot, unix_ms, Shard};
-use crate::work::{Header, RequestBody, Stop, Work};
+use crate::work::{Stop, Work};
 
 impl Shard {
     /// The flags that run this shard: [`Shard::level_flags`], its index and its start.

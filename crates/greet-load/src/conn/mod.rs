@@ -22,7 +22,7 @@ use tokio_rustls::TlsConnector;
 
 use crate::count::{ErrorKind, Opened, Outcome};
 use crate::expect::Check;
-use crate::work::{Header, RequestBody};
+use crate::message::{Header, RequestBody};
 
 mod pipelined;
 

@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 
-use crate::work::Header;
+use crate::message::Header;
 
 /// An HPACK integer of `prefix` bits, its first byte or'ed with `first`.
 pub(super) fn hpack_int(out: &mut Vec<u8>, first: u8, prefix: u32, mut n: usize) {

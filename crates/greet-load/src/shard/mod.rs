@@ -28,7 +28,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use greet_probe::Protocol;
 
 use crate::expect::Expect;
-use crate::work::{Header, RequestBody, Stop, Work};
+use crate::message::{Header, RequestBody};
+use crate::work::{Stop, Work};
 
 /// An agent later than this after the shared start fails its level: its load did not
 /// overlap the others'.
