@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::conn::{request, Connection};
+use crate::conn::Connection;
 use crate::count::Tally;
 use crate::work::Load;
 use crate::workers::{caught, gather};
@@ -18,13 +18,7 @@ pub(crate) async fn fresh(
     done: Arc<AtomicUsize>,
 ) -> Tally {
     let next = Arc::new(AtomicUsize::new(0));
-    let request = request(
-        load.addr,
-        &load.target,
-        &load.headers,
-        load.body.as_ref(),
-        &load.wire,
-    );
+    let request = load.request();
     let start = Instant::now();
     let workers: Vec<_> = (0..concurrency.min(requests))
         .map(|_| {

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::conn::{request, Connection, Request, Shared};
+use crate::conn::{Connection, Request, Shared};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::work::{Load, Stop};
 use crate::workers::{caught, caught_as, gather};
@@ -45,13 +45,7 @@ pub(crate) async fn sessions(load: &Load, shape: Shape, done: Arc<AtomicUsize>) 
         (users, streams, stop, pipeline)
     };
     let shared = Arc::new(load.clone());
-    let request = request(
-        load.addr,
-        &load.target,
-        &load.headers,
-        load.body.as_ref(),
-        &load.wire,
-    );
+    let request = load.request();
     let batch: Arc<[u8]> = request.pipelined(depth).into();
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();

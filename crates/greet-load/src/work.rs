@@ -82,6 +82,19 @@ pub enum Stop {
     After(Duration),
 }
 
+impl Load {
+    /// The request every send of this load makes, built once.
+    pub(crate) fn request(&self) -> std::sync::Arc<crate::conn::Request> {
+        crate::conn::request(
+            self.addr,
+            &self.target,
+            &self.headers,
+            self.body.as_ref(),
+            &self.wire,
+        )
+    }
+}
+
 impl Work {
     /// Requests a progress bar can count to, when the work is a number of them.
     pub fn requests(&self) -> Option<u64> {

@@ -93,13 +93,7 @@ pub(super) fn paced(
     schedule: &Schedule,
     done: &AtomicUsize,
 ) -> std::io::Result<PacedTally> {
-    let request = crate::conn::request(
-        load.addr,
-        &load.target,
-        &load.headers,
-        load.body.as_ref(),
-        &load.wire,
-    );
+    let request = load.request();
     let connections = schedule.connections.max(1);
     let looper = Looper {
         poll: Poll::new()?,

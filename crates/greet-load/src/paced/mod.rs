@@ -12,7 +12,7 @@ mod http1;
 mod http2;
 mod stream;
 
-use crate::conn::{request, Connection, Shared};
+use crate::conn::{Connection, Shared};
 use crate::count::{ErrorKind, Outcome, Tally};
 use crate::figures::rate;
 use crate::schedule::Schedule;
@@ -175,13 +175,7 @@ async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> Pace
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
     let busy = Arc::new(AtomicUsize::new(0));
     let busy_max = Arc::new(AtomicUsize::new(0));
-    let request = request(
-        load.addr,
-        &load.target,
-        &load.headers,
-        load.body.as_ref(),
-        &load.wire,
-    );
+    let request = load.request();
     let start = Instant::now() + Duration::from_millis(5);
     let intended = schedule.intended();
     let pacer = std::thread::spawn(move || {
