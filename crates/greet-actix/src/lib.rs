@@ -5,6 +5,7 @@
 //! - [`app`]: the whole `App` (routes, the shared head check, the 404 fallback, and
 //!   compression: [`compress`]).
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
+//! - `ws.rs`: `/ws`, actix-ws after the shared handshake rule, and the shared echo over it.
 //! - [`watch_idle`]: the idle limit of HTTP/2 connections, which actix-web lacks.
 //!
 //! actix-web pulls in `http` 0.2, so its glue reads requests through its own types; the rules
@@ -38,6 +39,8 @@ use greet_server::{Api, Listener, ServerConfig};
 /// the handshake timeout limits them.
 const MAX_PENDING_HANDSHAKES: usize = 25_000;
 
+mod ws;
+
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-actix";
 
@@ -57,6 +60,7 @@ pub fn configure(api: Api) -> impl FnOnce(&mut web::ServiceConfig) {
                     .route(web::post().to(upload))
                     .default_service(web::to(upload_method_not_allowed)),
             )
+            .service(web::resource(paths::WS).default_service(web::to(ws::ws)))
             .service(get_or_head(
                 &format!("{}{{path:.*}}", paths::STATIC),
                 web::to(static_file),
@@ -355,15 +359,21 @@ const CLOCK_STEP: std::time::Duration = std::time::Duration::from_millis(500);
 /// signal handling is replaced by `shutdown`, so SIGINT drains as SIGTERM does, as on the
 /// other servers. actix closes its listener as it stops accepting, which resets the
 /// connections still in the kernel's accept queue, so it stops only once that queue has been
-/// taken ([`greet_server::shutdown::then_queue_taken`]).
+/// taken ([`greet_server::shutdown::then_queue_taken`]). Open WebSockets are then told to go
+/// away.
 pub async fn serve(
     listener: Listener,
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let queue = AcceptQueue::of(&listener.tcp);
-    let shutdown = greet_server::shutdown::then_queue_taken(shutdown, queue);
     let api = config.api()?;
+    // Open sockets are connections like the rest: the drain waits for them once they close.
+    let sockets = api.sockets.clone();
+    let shutdown = async move {
+        greet_server::shutdown::then_queue_taken(shutdown, queue).await;
+        sockets.going_away();
+    };
     let compression = config.compression;
     let server = HttpServer::new(move || app(api.clone(), compression))
         .workers(config.workers.get())

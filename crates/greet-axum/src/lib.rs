@@ -4,17 +4,23 @@
 //!
 //! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`), with
 //!   tower-http's compression layer on it ([`greet_hyper::compression`]).
+//! - `GET /ws`: axum's `WebSocketUpgrade` after the shared handshake rule, and the shared
+//!   echo over its `WebSocket`.
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
 
 use std::future::Future;
 use std::io;
 
 use axum::body::Body;
-use axum::extract::{RawQuery, Request, State};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{FromRequestParts, RawQuery, Request, State};
+use axum::http::header::SERVER;
+use axum::http::HeaderValue;
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, post, MethodRouter};
+use axum::routing::{any, get, post, MethodRouter};
 use axum::Router;
+use greet_core::ws::{self, Close, Event, Socket};
 use greet_core::{check_head, paths, GreetError, Reply};
 use greet_server::{Api, Listener, ServerConfig};
 use hyper_util::service::TowerToHyperService;
@@ -35,6 +41,7 @@ pub fn app(api: Api, compression: bool) -> Router {
             paths::UPLOAD,
             post(upload).fallback(upload_method_not_allowed),
         )
+        .route(paths::WS, any(ws))
         .route(
             &format!("{}{{*path}}", paths::STATIC),
             get_or_head(static_file),
@@ -91,6 +98,62 @@ async fn static_file(State(api): State<Api>, req: Request) -> Response {
     greet_hyper::static_file(NAME, &api, req)
         .await
         .map(Body::new)
+}
+
+/// `/ws`: the shared handshake rule first ([`greet_hyper::ws::check`]), then axum's
+/// `WebSocketUpgrade`, what axum's users open a socket with, limited as the rule says; its
+/// rejections, in axum's own words, are refused by the rule before it. The echo is the
+/// shared one over [`Axum`].
+async fn ws(State(api): State<Api>, req: Request) -> Response {
+    if let Err(err) = greet_hyper::ws::check(&req) {
+        return respond(err.into());
+    }
+    let (mut parts, _body) = req.into_parts();
+    let Ok(upgrade) = WebSocketUpgrade::from_request_parts(&mut parts, &api).await else {
+        return respond(GreetError::BadHandshake.into());
+    };
+    let session = api.sockets.open();
+    let mut res = upgrade
+        .max_message_size(ws::MAX_MESSAGE_BYTES)
+        .max_frame_size(ws::MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| ws::echo(Axum(socket), session));
+    res.headers_mut()
+        .insert(SERVER, HeaderValue::from_static(NAME));
+    res
+}
+
+/// axum's socket as the shared echo drives it: tungstenite underneath answers pings and a
+/// client's close, with the next read.
+struct Axum(WebSocket);
+
+impl Socket for Axum {
+    type Message = Message;
+
+    async fn next(&mut self) -> Event<Message> {
+        loop {
+            return match self.0.recv().await {
+                None => Event::Ended,
+                Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => Event::Echo(message),
+                Some(Ok(Message::Close(_))) => continue,
+                Some(Ok(_)) => Event::Nothing,
+                Some(Err(err)) => greet_hyper::ws::event_of(&*err.into_inner()),
+            };
+        }
+    }
+
+    async fn send(&mut self, message: Message) -> Result<(), ()> {
+        self.0.send(message).await.map_err(drop)
+    }
+
+    async fn close(mut self, close: Close) {
+        let frame = CloseFrame {
+            code: close.code,
+            reason: close.reason.into(),
+        };
+        if self.0.send(Message::Close(Some(frame))).await.is_ok() {
+            while let Some(Ok(_)) = self.0.recv().await {}
+        }
+    }
 }
 
 async fn upload_method_not_allowed() -> Response {
@@ -166,8 +229,10 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let service = TowerToHyperService::new(app(config.api()?, config.compression));
-    greet_hyper::serve_with(listener, &config, service, shutdown).await
+    let api = config.api()?;
+    let sockets = api.sockets.clone();
+    let service = TowerToHyperService::new(app(api, config.compression));
+    greet_hyper::serve_with(listener, &config, service, sockets, shutdown).await
 }
 
 /// Builds the runtime `config` asks for and serves on it until `shutdown`.

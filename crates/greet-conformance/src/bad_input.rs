@@ -80,7 +80,7 @@ fn route_with(target: &str, extra: &str) -> Vec<u8> {
 }
 
 /// Rows in [`table`]; a test holds the table to it, so a row cannot go missing unseen.
-pub const ROWS: usize = 83;
+pub const ROWS: usize = 89;
 
 /// The table: [`ROWS`] rows.
 pub fn table() -> Vec<BadInput> {
@@ -198,6 +198,13 @@ pub fn table() -> Vec<BadInput> {
         row("Accept-Encoding: identity;q=0 alone", route_with("/fortunes", "Accept-Encoding: identity;q=0\r\n"), 200),
         row("Accept-Encoding of 1,000 codings", route_with("/fortunes", &format!("Accept-Encoding: {}\r\n", "x;q=0.5, ".repeat(1000))), 200),
         row("Accept-Encoding with a bad weight", route_with("/fortunes", "Accept-Encoding: gzip;q=2, br;q=x\r\n"), 200),
+        // WebSocket handshakes that are not one (RFC 6455 §4.2.1), and other methods.
+        row("GET /ws without Upgrade", route("/ws"), 400),
+        row("WebSocket handshake of version 8", "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n", 400),
+        row("WebSocket handshake with a 15-byte key", "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAA\r\nSec-WebSocket-Version: 13\r\n\r\n", 400),
+        row("WebSocket handshake with two keys", "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", 400),
+        row("WebSocket handshake over HTTP/1.0", "GET /ws HTTP/1.0\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", 400),
+        row("POST /ws", "POST /ws HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
         differs(
             "percent-encoded path (/%67reetings)",
             "GET /%67reetings HTTP/1.1\r\nHost: x\r\n\r\n",

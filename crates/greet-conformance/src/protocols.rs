@@ -329,7 +329,9 @@ pub async fn idle_connection_is_closed(
 
 /// The requests every protocol must answer alike, one per rule they exercise: a greeting, a
 /// HEAD, bad input (a bad escape, a long name), a POST with no JSON (415), a method not
-/// allowed, an empty upload and a GET of `/upload` (405), health, an unknown path, and the store-bound routes.
+/// allowed, an empty upload and a GET of `/upload` (405), a static file, a GET of `/ws` that
+/// is no handshake (400) and a POST (405), health, an unknown path, and the store-bound
+/// routes.
 pub fn requests() -> Vec<(&'static str, String)> {
     let long = "a".repeat(greet_core::name::MAX_NAME_CHARS + 1);
     vec![
@@ -343,6 +345,8 @@ pub fn requests() -> Vec<(&'static str, String)> {
         ("POST", paths::UPLOAD.to_owned()),
         ("GET", paths::UPLOAD.to_owned()),
         ("GET", format!("{}css/style.css", paths::STATIC)),
+        ("GET", paths::WS.to_owned()),
+        ("POST", paths::WS.to_owned()),
         ("GET", paths::HEALTH.to_owned()),
         ("GET", "/nowhere".to_owned()),
         ("GET", paths::DB.to_owned()),

@@ -111,6 +111,31 @@ macro_rules! server_tests {
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn ws_echoes() {
+                    let server = start(quick());
+                    ok(cases::ws_echoes(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn ws_closes_on_bad_messages() {
+                    let server = start(quick());
+                    ok(cases::ws_closes_on_bad_messages(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn ws_idle_is_closed() {
+                    let server = start(quick());
+                    ok(cases::ws_idle_is_closed(server.addr()).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn ws_goes_away_on_shutdown() {
+                    let server = start(quick());
+                    let addr = server.addr();
+                    ok(cases::ws_goes_away_on_shutdown(addr, move || drop(server)).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn check_passes() {
                     let server = start(quick());
                     greet_conformance::check(&server.base_url()).await.expect("check passes");

@@ -42,6 +42,10 @@ pub enum GreetError {
     UploadStalled,
     /// `POST /upload` whose body broke off (a connection error, or fewer bytes than declared).
     UploadCut,
+    /// `/ws` with a method other than GET.
+    WsMethodNotAllowed,
+    /// `GET /ws` that is not a WebSocket handshake ([`crate::ws::check_handshake`]).
+    BadHandshake,
     /// The request target is longer than [`crate::limits::MAX_TARGET_BYTES`].
     UriTooLong,
     /// The request head is over [`crate::limits::MAX_HEAD_BYTES`] or
@@ -68,11 +72,13 @@ impl GreetError {
             | Self::NonAsciiTarget
             | Self::BadJson
             | Self::NoName
-            | Self::UploadCut => 400,
+            | Self::UploadCut
+            | Self::BadHandshake => 400,
             Self::NotFound => 404,
             Self::MethodNotAllowed
             | Self::GreetingsMethodNotAllowed
-            | Self::UploadMethodNotAllowed => 405,
+            | Self::UploadMethodNotAllowed
+            | Self::WsMethodNotAllowed => 405,
             Self::UploadStalled => 408,
             Self::BodyTooLarge | Self::UploadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
@@ -99,7 +105,8 @@ impl GreetError {
             Self::NotFound => "not found\n",
             Self::MethodNotAllowed
             | Self::GreetingsMethodNotAllowed
-            | Self::UploadMethodNotAllowed => "method not allowed\n",
+            | Self::UploadMethodNotAllowed
+            | Self::WsMethodNotAllowed => "method not allowed\n",
             Self::UnsupportedMediaType => {
                 "unsupported media type: POST /greetings takes application/json\n"
             }
@@ -117,6 +124,11 @@ impl GreetError {
                 " seconds\n"
             ),
             Self::UploadCut => "bad request: the upload broke off\n",
+            Self::BadHandshake => concat!(
+                "bad request: not a WebSocket handshake (GET over HTTP/1.1 with Upgrade: ",
+                "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13 and one ",
+                "Sec-WebSocket-Key)\n"
+            ),
             Self::BadJson => "bad request: the body is not JSON\n",
             Self::NoName => "bad request: the body is not an object with a string \"name\"\n",
             Self::UriTooLong => "request target too long\n",
@@ -133,6 +145,7 @@ impl GreetError {
             Self::MethodNotAllowed => Some(crate::ALLOWED_METHODS),
             Self::GreetingsMethodNotAllowed => Some(crate::GREETINGS_METHODS),
             Self::UploadMethodNotAllowed => Some(crate::UPLOAD_METHODS),
+            Self::WsMethodNotAllowed => Some(crate::WS_METHODS),
             _ => None,
         }
     }

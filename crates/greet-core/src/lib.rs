@@ -13,6 +13,8 @@
 //! - [`compress`]: which answers are compressed, and with what.
 //! - [`post`]: `POST /greetings`' body rules (JSON, its content type, its size limit).
 //! - [`upload`]: `POST /upload`'s rules (streamed, counted, checksummed, limited).
+//! - [`ws`]: `GET /ws`'s rules (the handshake, the echo, its limits and closes) and the
+//!   echo loop every server runs over its framework's socket.
 //! - [`error`]: [`GreetError`], every non-200 answer with its status and plain-text reason.
 //! - [`limits`]: request-head limits (target length, head size, header count, read timeout)
 //!   and the one check every server runs before routing.
@@ -33,6 +35,7 @@ pub mod pool;
 pub mod post;
 pub mod records;
 pub mod upload;
+pub mod ws;
 
 pub use error::GreetError;
 pub use greeting::{Endpoint, Greeter, Reply, DEFAULT_BLOCKING_THREADS, DEFAULT_DELAY, WORDS};
@@ -55,6 +58,8 @@ pub const ALLOWED_METHODS: &str = "GET, HEAD";
 pub const GREETINGS_METHODS: &str = "GET, HEAD, POST";
 /// The methods `/upload` accepts, as sent in `Allow` with a 405.
 pub const UPLOAD_METHODS: &str = "POST";
+/// The methods `/ws` accepts, as sent in `Allow` with a 405.
+pub const WS_METHODS: &str = "GET";
 
 /// The type and subtype of a `content-type` header's value (`text/html; charset=utf-8` →
 /// `text`, `html`), parameters and spaces left out, case as sent; `None` without a `/`.
@@ -96,11 +101,14 @@ pub mod paths {
     /// A body of any length streamed, answered with its length and CRC-32 (`POST` only).
     pub const UPLOAD: &str = "/upload";
 
+    /// A WebSocket that echoes (`GET` only, a handshake).
+    pub const WS: &str = "/ws";
+
     /// Files of the static directory, under this prefix (`GET` and `HEAD`).
     pub const STATIC: &str = "/static/";
 
     /// Every route, in the order the docs list them.
-    pub const ALL: [&str; 12] = [
+    pub const ALL: [&str; 13] = [
         GREETINGS,
         GREETINGS_BLOCKING,
         HEALTH,
@@ -113,5 +121,6 @@ pub mod paths {
         UPDATES,
         CACHED_QUERIES,
         UPLOAD,
+        WS,
     ];
 }

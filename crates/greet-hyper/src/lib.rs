@@ -14,6 +14,8 @@
 //!   ([`greet_core::compress`]), in front of [`handle`] and of axum's router.
 //! - [`post_greetings`], [`upload()`], [`static_file`] (`routes.rs`): the routes that read a body or serve a
 //!   file, which axum's handlers call as they are.
+//! - [`ws`]: `GET /ws` on hyper's upgrade and tokio-tungstenite, and the socket axum's
+//!   handler shares.
 //! - [`NAME`]: what the binary is called and what its `server` header says.
 
 use std::convert::Infallible;
@@ -31,6 +33,7 @@ use greet_core::limits::{
     Target, H2_MAX_CONCURRENT_STREAMS, H2_MAX_FRAME_BYTES, H2_MAX_HEADER_LIST_BYTES,
     HEAD_READ_TIMEOUT, IDLE_TIMEOUT, MAX_HEAD_BYTES,
 };
+use greet_core::ws::Sockets;
 use greet_core::{check_head, paths, Endpoint, GreetError, HeadInfo, Reply};
 use greet_server::idle::{Busy, InFlight};
 use greet_server::{Api, Listener, ServerConfig};
@@ -50,6 +53,7 @@ use tower::ServiceExt;
 use tower_http::services::fs::ServeFileSystemResponseBody;
 
 mod routes;
+pub mod ws;
 
 pub use routes::{compression, post_greetings, static_file, upload};
 
@@ -150,6 +154,7 @@ where
             return respond(Box::pin(upload(api, req)).await)
         }
         paths::UPLOAD => return respond(GreetError::UploadMethodNotAllowed.into()),
+        paths::WS => return ws::ws(NAME, api, req).map(Left),
         path if path.starts_with(paths::STATIC) && get_or_head => {
             return Box::pin(static_file(NAME, api, req)).await
         }
@@ -215,8 +220,10 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let service = service(config.api()?, config.compression);
-    serve_with(listener, &config, service, shutdown).await
+    let api = config.api()?;
+    let sockets = api.sockets.clone();
+    let service = service(api, config.compression);
+    serve_with(listener, &config, service, sockets, shutdown).await
 }
 
 /// Builds the runtime `config` asks for and serves on it until `shutdown`: what the binary
@@ -283,7 +290,7 @@ impl Builders {
                 .serve_connection(io, Counted { service, in_flight });
             tokio::spawn(drive(conn, |c| c.graceful_shutdown(), drain, idle));
         } else {
-            let conn = self.http1.serve_connection(io, service);
+            let conn = self.http1.serve_connection(io, service).with_upgrades();
             let idle = std::future::pending();
             tokio::spawn(drive(conn, |c| c.graceful_shutdown(), drain, idle));
         }
@@ -410,7 +417,8 @@ async fn cleartext_connection<S, B>(
         Some(false) => {
             let http1 = builders
                 .http1
-                .serve_connection(TokioIo::new(stream), service);
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
             drive(
                 http1,
                 |c| c.graceful_shutdown(),
@@ -451,12 +459,14 @@ async fn tls_connection<S, B>(
 /// The accept loop: one task per connection; on cleartext, HTTP/2 when the connection opens
 /// with its preface and HTTP/1.1 otherwise; on TLS, the handshake within
 /// [`HEAD_READ_TIMEOUT`] and then what ALPN agreed. When `shutdown` resolves it stops
-/// accepting, lets every in-flight request finish (idle connections close at once) for up to
-/// `config.shutdown_timeout()`, and returns.
+/// accepting, tells `sockets` to go away, lets every in-flight request finish (idle
+/// connections close at once) and every socket close, for up to `config.shutdown_timeout()`,
+/// and returns.
 pub async fn serve_with<S, B>(
     listener: Listener,
     config: &ServerConfig,
     service: S,
+    sockets: Sockets,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()>
 where
@@ -506,7 +516,12 @@ where
 
     drop(drain);
     draining.send_replace(true);
-    if tokio::time::timeout(config.shutdown_timeout(), draining.closed())
+    sockets.going_away();
+    let drained = async {
+        draining.closed().await;
+        sockets.closed().await;
+    };
+    if tokio::time::timeout(config.shutdown_timeout(), drained)
         .await
         .is_err()
     {
@@ -600,7 +615,8 @@ mod tests {
         );
         let http1 = builders
             .http1
-            .serve_connection(TokioIo::new(accept().await), service);
+            .serve_connection(TokioIo::new(accept().await), service)
+            .with_upgrades();
         let http1 = drive(
             http1,
             |c| c.graceful_shutdown(),

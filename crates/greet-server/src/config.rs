@@ -10,6 +10,7 @@ use clap::Parser;
 
 use crate::statics::Statics;
 use crate::tls::Tls;
+use greet_core::ws::Sockets;
 use greet_core::{Greeter, DEFAULT_BLOCKING_THREADS};
 use greet_store::settings::{DEFAULT_POOL, DEFAULT_TIMEOUT};
 use greet_store::{CacheKind, DatabaseUrl, RedisUrl, Settings, StoreError, StoreKind, Stores};
@@ -238,11 +239,13 @@ impl ServerConfig {
             stores,
             max_upload: self.max_upload,
             statics: Statics::open(self.static_dir.as_deref())?,
+            sockets: Sockets::default(),
         })
     }
 }
 
-/// What every server's handlers hold: the greeter and the stores. Cheap to clone; clones
+/// What every server's handlers hold: the greeter, the stores, the static files and the
+/// open sockets. Cheap to clone; clones
 /// share the blocking pool and the connections.
 #[derive(Debug, Clone)]
 pub struct Api {
@@ -254,6 +257,8 @@ pub struct Api {
     pub max_upload: u64,
     /// What `GET /static/<path>` serves.
     pub statics: Statics,
+    /// The WebSockets `GET /ws` has open, closed together on shutdown.
+    pub sockets: Sockets,
 }
 
 #[cfg(test)]

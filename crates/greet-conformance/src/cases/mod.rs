@@ -14,7 +14,7 @@ use greet_core::name::MAX_NAME_CHARS;
 use greet_core::records::{self, Business, Message, World};
 use greet_core::{
     paths, GreetError, ALLOWED_METHODS, CONTENT_TYPE, GREETINGS_METHODS, HTML_CONTENT_TYPE,
-    JSON_CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, UPLOAD_METHODS, WORDS,
+    JSON_CONTENT_TYPE, NOSNIFF_HEADER, NOSNIFF_VALUE, UPLOAD_METHODS, WORDS, WS_METHODS,
 };
 use greet_probe::http1;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -30,11 +30,13 @@ mod post;
 mod statics;
 mod techempower;
 mod upload;
+mod ws;
 
 pub use compression::{compression_follows_accept_encoding, compression_off_sends_as_is};
 pub use post::{post_greets_as_json, post_refuses_bad_bodies};
 pub use statics::{static_files_are_served, static_files_stay_inside, static_fixture};
 pub use upload::{upload_counts_and_checksums, upload_refuses_over_the_limit, upload_stall_is_cut};
+pub use ws::{ws_closes_on_bad_messages, ws_echoes, ws_goes_away_on_shutdown, ws_idle_is_closed};
 
 pub use techempower::{
     cached_queries_follow_techempower, db_answers_a_world_row, fortunes_are_sorted_and_escaped,
@@ -231,12 +233,13 @@ pub async fn head_has_no_body(addr: SocketAddr) -> Outcome {
 }
 
 /// Any other method on a route → 405 with `Allow: GET, HEAD` (on `/greetings`, which takes
-/// POST too, `Allow: GET, HEAD, POST`; on `/upload`, `Allow: POST`).
+/// POST too, `Allow: GET, HEAD, POST`; on `/upload`, `Allow: POST`; on `/ws`, `Allow: GET`).
 pub async fn other_methods_get_405(addr: SocketAddr) -> Outcome {
     for path in paths::ALL {
         let (methods, allow): (&[&str], _) = match path {
             paths::GREETINGS => (&["PUT", "DELETE", "PATCH", "OPTIONS"], GREETINGS_METHODS),
             paths::UPLOAD => (&["GET", "HEAD", "PUT", "DELETE", "OPTIONS"], UPLOAD_METHODS),
+            paths::WS => (&["HEAD", "POST", "PUT", "DELETE", "OPTIONS"], WS_METHODS),
             _ => (
                 &["POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
                 ALLOWED_METHODS,
