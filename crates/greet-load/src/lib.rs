@@ -1,7 +1,8 @@
-//! greet-load: the load engine. It sends GETs to one server in one of three shapes, checks
-//! every answer, counts every outcome into a tally that merges exactly, and runs one shard of
-//! a level as an agent does, so that a level split over agents (processes here, a swarm
-//! job, a Kubernetes Job) comes back as one. It links no server, no store client and no
+//! greet-load: the load engine. It sends requests (GETs, POSTs of a body declared or
+//! chunked, or messages on WebSockets, [`Wire::websocket`]) to one server in one of three
+//! shapes, checks every answer, counts every outcome into a tally that merges exactly, and
+//! runs one shard of a level as an agent does, so that a level split over agents (processes
+//! here, a swarm job, a Kubernetes Job) comes back as one. It links no server, no store client and no
 //! harness: its agent binary, `greet-agent`, is what a cluster runs.
 //!
 //! Layout, each module using only those below it:
@@ -28,7 +29,8 @@
 //! - [`schedule`]: an open loop's target rate over time ([`Schedule`], constant or in ramping
 //!   [`Stage`]s) and every request's intended send;
 //! - [`conn`]: the connection every loop sends through, over HTTP/1.1 or HTTP/2, in cleartext
-//!   or over TLS ([`Wire`]), and the one-request light check ([`check_once`]);
+//!   or over TLS, or a WebSocket on HTTP/1.1 ([`Wire`]), and the one-request light check
+//!   ([`check_once`]);
 //! - [`expect`]: what a valid answer is ([`Expect`], the rule; [`Check`], its check);
 //! - [`count`]: one request's [`Outcome`] and the [`Tally`] every loop pushes outcomes into,
 //!   which serializes losslessly (an agent's crosses a process boundary as JSON);

@@ -3,14 +3,24 @@
 //! the check, which both read them.
 
 /// The body a load's requests send (each one the same): text as given (a JSON document), or
-/// `size` bytes of a repeating pattern (an upload). Written as a flag's value, `text:…` or
-/// `size:N`, so that an agent makes the same body from a short command line.
+/// `size` bytes of a repeating pattern (an upload), with a declared length or in chunks.
+/// Written as a flag's value, `text:…`, `size:N` or `chunked:N/K` (sizes in bytes or with a
+/// binary unit, `20M/64k`), so that an agent makes the same body from a short command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RequestBody {
     /// These bytes.
     Text(String),
     /// This many bytes of `0..=250` repeated (no run a transport would shorten).
     Size(u64),
+    /// The bytes of [`RequestBody::Size`], sent without a declared length: over HTTP/1.1
+    /// chunked (`Transfer-Encoding: chunked`), over HTTP/2 in DATA frames, `chunk` bytes at
+    /// a time.
+    Chunked {
+        /// The body's length.
+        size: u64,
+        /// Each chunk's length (the last may be shorter).
+        chunk: u64,
+    },
 }
 
 impl RequestBody {
@@ -18,7 +28,17 @@ impl RequestBody {
     pub fn bytes(&self) -> bytes::Bytes {
         match self {
             Self::Text(text) => bytes::Bytes::from(text.clone().into_bytes()),
-            Self::Size(n) => (0..*n).map(|i| (i % 251) as u8).collect(),
+            Self::Size(n) | Self::Chunked { size: n, .. } => {
+                (0..*n).map(|i| (i % 251) as u8).collect()
+            }
+        }
+    }
+
+    /// The length of each chunk, when it is sent in chunks.
+    pub fn chunk(&self) -> Option<usize> {
+        match self {
+            Self::Chunked { chunk, .. } => Some(usize::try_from(*chunk).unwrap_or(usize::MAX)),
+            _ => None,
         }
     }
 }
@@ -29,14 +49,23 @@ impl std::str::FromStr for RequestBody {
     fn from_str(text: &str) -> Result<Self, String> {
         match text.split_once(':') {
             Some(("text", body)) => Ok(Self::Text(body.to_owned())),
-            Some(("size", n)) => {
-                let n = n
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("{n:?} is not a size in bytes"))?;
-                Ok(Self::Size(n))
+            Some(("size", n)) => Ok(Self::Size(greet_cli::parse_bytes(n)?)),
+            Some(("chunked", sizes)) => {
+                let (size, chunk) = sizes
+                    .split_once('/')
+                    .ok_or_else(|| format!("{sizes:?} is not SIZE/CHUNK, e.g. 20M/64k"))?;
+                let (size, chunk) = (
+                    greet_cli::parse_bytes(size)?,
+                    greet_cli::parse_bytes(chunk)?,
+                );
+                if chunk == 0 {
+                    return Err("a chunk of 0 bytes would end the body".to_owned());
+                }
+                Ok(Self::Chunked { size, chunk })
             }
-            _ => Err(format!("{text:?} is no body: text:… or size:N")),
+            _ => Err(format!(
+                "{text:?} is no body: text:…, size:N or chunked:N/K"
+            )),
         }
     }
 }
@@ -46,6 +75,7 @@ impl std::fmt::Display for RequestBody {
         match self {
             Self::Text(text) => write!(f, "text:{text}"),
             Self::Size(n) => write!(f, "size:{n}"),
+            Self::Chunked { size, chunk } => write!(f, "chunked:{size}/{chunk}"),
         }
     }
 }
@@ -128,12 +158,33 @@ mod tests {
         for body in [
             RequestBody::Text(r#"{"name":"Ana: x"}"#.into()),
             RequestBody::Size(300),
+            RequestBody::Chunked {
+                size: 20 << 20,
+                chunk: 1000,
+            },
         ] {
             assert_eq!(body.to_string().parse::<RequestBody>(), Ok(body));
         }
+        let chunked = "chunked:2M/64k".parse::<RequestBody>();
+        let want = RequestBody::Chunked {
+            size: 2 << 20,
+            chunk: 64 << 10,
+        };
+        assert_eq!(chunked, Ok(want));
+        assert_eq!(
+            "size:1k".parse::<RequestBody>(),
+            Ok(RequestBody::Size(1024))
+        );
         let bytes = RequestBody::Size(300).bytes();
         assert_eq!((bytes.len(), bytes[250], bytes[251]), (300, 250, 0));
-        for bad in ["", "json:{}", "size:x", "size:-1"] {
+        for bad in [
+            "",
+            "json:{}",
+            "size:x",
+            "size:-1",
+            "chunked:10",
+            "chunked:10/0",
+        ] {
             assert!(bad.parse::<RequestBody>().is_err(), "{bad:?}");
         }
     }

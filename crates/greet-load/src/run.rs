@@ -145,8 +145,8 @@ mod tests {
     }
 
     /// Every loop, over HTTP/1.1 and h2c, POSTs the load's body: a JSON name to
-    /// `/greetings`, greeted by it, and 100 kB to `/upload`, counted whole (the greeting's
-    /// rule checks both answers).
+    /// `/greetings`, greeted by it, and 100 kB to `/upload` with its length declared and in
+    /// chunks of 7000 bytes, counted whole (the greeting's rule checks every answer).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn every_loop_posts_the_body() {
         let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
@@ -156,6 +156,7 @@ mod tests {
                 for (target, headers, body) in [
                     ("/greetings", vec![json.clone()], r#"text:{"name":"Ana"}"#),
                     ("/upload", Vec::new(), "size:100000"),
+                    ("/upload", Vec::new(), "chunked:100000/7000"),
                 ] {
                     let body: crate::RequestBody = body.parse().expect("a body");
                     let load = Load {
@@ -168,6 +169,12 @@ mod tests {
                         wire: Wire::new(protocol, &Trust::Any).expect("a wire"),
                         work: work.clone(),
                     };
+                    let http1 = load.request().http1().to_vec();
+                    let chunked = http1.windows(8).any(|w| w == b"\r\n1b58\r\n");
+                    assert_eq!(
+                        chunked,
+                        load.body.as_ref().and_then(|b| b.chunk()).is_some()
+                    );
                     let f = run(&load, Arc::default()).await.tally().figures();
                     let what = format!("{protocol} {work:?}, POST {target}");
                     assert_eq!(f.success_rate, 100.0, "{what}: {f:?}");

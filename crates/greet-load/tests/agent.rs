@@ -81,6 +81,62 @@ fn two_agents_run_their_shares_and_merge_into_the_level() {
     assert_eq!(agents.iter().map(|a| a.requests).sum::<u64>(), 101);
 }
 
+/// WebSocket users split over two agents: each user's messages echoed on sockets of five
+/// messages each, the two reports merged into the whole level exactly.
+#[test]
+fn two_agents_echo_websocket_messages_and_merge_exactly() {
+    let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
+    let url = format!("{}/ws", server.base_url());
+    let children: Vec<_> = (0..2)
+        .map(|index| {
+            let index = index.to_string();
+            let args = [
+                "--url",
+                &url,
+                "--websocket",
+                "--body",
+                "size:2000",
+                "--keep-alive",
+                "5",
+                "--each",
+                "12",
+                "--requests-per-connection",
+                "5",
+                "--agents",
+                "2",
+                "--index",
+                &index,
+            ];
+            Command::new(AGENT)
+                .args(args)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("greet-agent runs")
+        })
+        .collect();
+    let mut logs = String::new();
+    for child in children {
+        let out = child.wait_with_output().expect("greet-agent ends");
+        assert!(out.status.success(), "{out:?}");
+        logs.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    let reports = gather_reports(&logs).expect("both agents reported");
+    let shares: Vec<(usize, usize)> = reports
+        .iter()
+        .map(|r| (r.concurrency, r.requests))
+        .collect();
+    assert_eq!(
+        shares,
+        [(3, 36), (2, 24)],
+        "users shared out, 12 messages each"
+    );
+    let (counted, _) = merge(&reports);
+    let f = counted.tally().figures();
+    assert_eq!((f.requests, f.success_rate), (60, 100.0), "{f:?}");
+    assert_eq!(f.connects, 15, "a socket every five messages: {f:?}");
+    assert_eq!(f.bytes_per_answer, Some(2000.0), "each echo whole: {f:?}");
+}
+
 #[test]
 fn a_wrong_answer_is_counted_not_fatal_and_bad_flags_are_one_line() {
     let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
@@ -99,6 +155,19 @@ fn a_wrong_answer_is_counted_not_fatal_and_bad_flags_are_one_line() {
             "--keep-alive needs",
         ),
         (&["--concurrency", "2"][..], 2, "--url"),
+        (
+            &[
+                "--url",
+                "http://127.0.0.1:1/ws",
+                "--concurrency",
+                "2",
+                "--websocket",
+                "--protocol",
+                "h2c",
+            ][..],
+            2,
+            "--websocket does not go",
+        ),
         (
             &["--url", "http://127.0.0.1:1/", "--concurrency", "0"][..],
             2,

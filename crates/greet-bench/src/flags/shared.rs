@@ -108,9 +108,9 @@ pub(crate) struct CommonArgs {
     headers: Vec<greet_load::Header>,
 
     /// POST this body with every request instead of a GET: text:… as given (e.g.
-    /// 'text:{"name":"Ana"}' to /greetings, with a JSON content type) or size:N bytes (an
-    /// upload, to /upload)
-    #[arg(long, value_name = "text:…|size:N")]
+    /// 'text:{"name":"Ana"}' to /greetings, with a JSON content type), size:N bytes (an
+    /// upload, to /upload; 20M, 64k) or chunked:N/K (those bytes in chunks of K)
+    #[arg(long, value_name = "text:…|size:N|chunked:N/K")]
     body: Option<greet_load::RequestBody>,
 
     /// Over TLS (https, h2): each handshake after the first resumes a session an earlier one

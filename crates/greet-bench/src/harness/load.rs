@@ -139,6 +139,7 @@ impl Harness {
             body: self.common.body.clone(),
             protocol: wire.protocol,
             tls_resume: wire.resumes(),
+            websocket: wire.is_websocket(),
             timeout: self.timeout(),
             work: ask.work.clone(),
             index: 0,

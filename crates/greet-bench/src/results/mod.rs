@@ -200,7 +200,7 @@ pub struct Transport {
     /// `--header`: header fields every request carried, as `name: value`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
-    /// `--body`: what every request POSTed (`text:…` or `size:N`); none: GETs.
+    /// `--body`: what every request POSTed (`text:…`, `size:N` or `chunked:N/K`); none: GETs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
     /// `--tls-resume`: over TLS, handshakes resume the sessions earlier ones left.

@@ -70,6 +70,7 @@ pub(crate) fn manifests(k: &Kubernetes) -> String {
         body: None,
         protocol: Protocol::Http1,
         tls_resume: false,
+        websocket: false,
         timeout: k.timeout,
         work: Work::Fresh {
             concurrency: k.concurrency,

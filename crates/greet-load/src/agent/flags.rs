@@ -105,6 +105,9 @@ impl Shard {
         if self.tls_resume {
             flags.push("--tls-resume".to_owned());
         }
+        if self.websocket {
+            flags.push("--websocket".to_owned());
+        }
         flags
     }
 }
@@ -183,6 +186,12 @@ pub struct ShardArgs {
     #[arg(long)]
     pub tls_resume: bool,
 
+    /// Each connection a WebSocket on the URL's path, each request one message (the
+    /// --body: text:… a text message, size:N a binary one) and its echo; keep-alive or
+    /// fresh connections, over http1 or https
+    #[arg(long, conflicts_with_all = ["rate", "ramp"])]
+    pub websocket: bool,
+
     /// Agents in all
     #[arg(long, value_name = "N", value_parser = parse_agents, default_value_t = 1)]
     pub agents: usize,
@@ -228,8 +237,9 @@ pub struct ShardArgs {
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<Header>,
 
-    /// POST this body with each request: text:… (sent as given) or size:N (N bytes)
-    #[arg(long, value_name = "text:…|size:N")]
+    /// POST this body with each request: text:… (sent as given), size:N (N bytes; 20M,
+    /// 64k) or chunked:N/K (N bytes in chunks of K)
+    #[arg(long, value_name = "text:…|size:N|chunked:N/K")]
     pub body: Option<RequestBody>,
 }
 
@@ -246,6 +256,8 @@ pub enum BadFlags {
     /// `--keep-alive` with none, or more than one, of `--duration`, `--requests` and
     /// `--each`.
     KeepAliveStop,
+    /// `--websocket` over HTTP/2 (RFC 8441's extended CONNECT is not spoken).
+    WebSocketOverHttp2(Protocol),
 }
 
 impl fmt::Display for BadFlags {
@@ -255,6 +267,11 @@ impl fmt::Display for BadFlags {
                 f,
                 "--protocol {protocol} does not go with {url}: https:// needs https or h2, \
                  http:// http1 or h2c"
+            ),
+            Self::WebSocketOverHttp2(protocol) => write!(
+                f,
+                "--websocket does not go with --protocol {protocol}: a WebSocket opens over \
+                 http1 or https"
             ),
             Self::KeepAliveStop => f.write_str(
                 "--keep-alive needs one of --duration, --requests and --each: when the users \
@@ -276,6 +293,9 @@ impl ShardArgs {
                 protocol,
                 url: self.url.clone(),
             });
+        }
+        if self.websocket && protocol.http2() {
+            return Err(BadFlags::WebSocketOverHttp2(protocol));
         }
         let connections = self.connections.unwrap_or(1);
         let work = match (self.rate, &self.ramp, self.keep_alive) {
@@ -310,6 +330,7 @@ impl ShardArgs {
             body: self.body.clone(),
             protocol,
             tls_resume: self.tls_resume,
+            websocket: self.websocket,
             timeout: self.timeout,
             work,
             index: self.slot.as_deref().map_or(self.index, index_of_slot),
@@ -438,6 +459,9 @@ mod tests {
                     body: bodies[n % 3].map(|b| b.parse().expect("a body")),
                     protocol,
                     tls_resume: (n / 2) % 2 == 1,
+                    websocket: !protocol.http2()
+                        && !matches!(work, Work::Paced(_))
+                        && n.is_multiple_of(2),
                     timeout: timeouts[n % timeouts.len()],
                     work: work.clone(),
                     index,
@@ -460,6 +484,7 @@ mod tests {
             body: None,
             protocol: Protocol::Http1,
             tls_resume: false,
+            websocket: false,
             timeout: Duration::from_secs(30),
             work: Work::Paced(Schedule::constant(900.0, Duration::from_secs(10), 30)),
             index: 2,

@@ -26,6 +26,7 @@ use crate::message::{Header, RequestBody};
 
 mod check;
 mod pipelined;
+mod ws;
 
 pub use check::{check_once, check_request, CheckFailed, Unanswered};
 
@@ -39,6 +40,7 @@ pub struct Wire {
     pub protocol: Protocol,
     tls: Option<Arc<ClientConfig>>,
     resume: bool,
+    websocket: bool,
 }
 
 impl std::fmt::Debug for Wire {
@@ -53,6 +55,7 @@ impl Default for Wire {
             protocol: Protocol::Http1,
             tls: None,
             resume: false,
+            websocket: false,
         }
     }
 }
@@ -72,7 +75,21 @@ impl Wire {
             protocol,
             tls,
             resume: false,
+            websocket: false,
         })
+    }
+
+    /// With `websocket`, each connection is a WebSocket (over HTTP/1.1, in cleartext or
+    /// TLS) opened on the load's target, and each request one message echoed on it: the
+    /// load's body, a text message for `text:…` and a binary one for `size:N`.
+    pub fn websocket(mut self, websocket: bool) -> Self {
+        self.websocket = websocket;
+        self
+    }
+
+    /// Whether its connections are WebSockets ([`Wire::websocket`]).
+    pub fn is_websocket(&self) -> bool {
+        self.websocket
     }
 
     /// Over TLS with `resume`, each handshake after the first resumes a session an earlier
@@ -136,6 +153,10 @@ pub(crate) struct Request {
     headers: http::HeaderMap,
     /// Its body for HTTP/2, when it is a POST.
     body: Option<Bytes>,
+    /// Over HTTP/2, the DATA frames' most bytes each, when the body goes in chunks.
+    chunk: Option<usize>,
+    /// Over a WebSocket, the message each request is instead.
+    ws: Option<ws::Echo>,
 }
 
 impl Request {
@@ -159,6 +180,7 @@ pub(crate) fn request(
     body: Option<&RequestBody>,
     wire: &Wire,
 ) -> Arc<Request> {
+    let body_of = body;
     let body = body.map(RequestBody::bytes);
     let method = if body.is_some() { "POST" } else { "GET" };
     let mut http1 =
@@ -166,12 +188,26 @@ pub(crate) fn request(
     for header in headers {
         http1.push_str(&format!("{header}\r\n"));
     }
-    if let Some(body) = &body {
-        http1.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    let chunk = body_of.and_then(RequestBody::chunk);
+    match (&body, chunk) {
+        (Some(_), Some(_)) => http1.push_str("Transfer-Encoding: chunked\r\n"),
+        (Some(body), None) => http1.push_str(&format!("Content-Length: {}\r\n", body.len())),
+        (None, _) => {}
     }
     http1.push_str("\r\n");
     let mut http1 = http1.into_bytes();
-    http1.extend_from_slice(body.as_deref().unwrap_or_default());
+    match (&body, chunk) {
+        (Some(body), Some(chunk)) => {
+            for piece in body.chunks(chunk) {
+                http1.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+                http1.extend_from_slice(piece);
+                http1.extend_from_slice(b"\r\n");
+            }
+            http1.extend_from_slice(b"0\r\n\r\n");
+        }
+        (Some(body), None) => http1.extend_from_slice(body),
+        (None, _) => {}
+    }
     // A `Header` is a valid name and value by construction.
     let headers = headers
         .iter()
@@ -185,11 +221,16 @@ pub(crate) fn request(
     let uri = format!("{scheme}://{addr}{target}")
         .parse()
         .unwrap_or_else(|_| http::Uri::from_static("http://invalid./"));
+    let ws = wire
+        .websocket
+        .then(|| ws::echo(addr, target, body_of, wire));
     Arc::new(Request {
         http1,
         uri,
         headers,
         body,
+        chunk,
+        ws,
     })
 }
 
@@ -216,6 +257,9 @@ pub(crate) struct Connection {
     addr: SocketAddr,
     wire: Wire,
     http1: Option<Io>,
+    ws: Option<ws::Socket>,
+    /// The length of the last echo, over a WebSocket.
+    echoed: usize,
     h2: Arc<Shared>,
     /// The number of the shared HTTP/2 connection this user sent on last.
     using: u64,
@@ -236,6 +280,8 @@ impl Connection {
             addr,
             wire: wire.clone(),
             http1: None,
+            ws: None,
+            echoed: 0,
             h2,
             using: 0,
             buf: Vec::with_capacity(512),
@@ -275,7 +321,11 @@ impl Connection {
             Ok(()) => Outcome::Ok {
                 latency: from.elapsed(),
                 connect,
-                bytes: self.answer().1.len() as u64,
+                bytes: if self.wire.websocket {
+                    self.echoed
+                } else {
+                    self.answer().1.len()
+                } as u64,
             },
             Err(kind) => {
                 if !matches!(kind, ErrorKind::Status | ErrorKind::Body) {
@@ -293,7 +343,9 @@ impl Connection {
         sent: Instant,
         connect: &mut Option<Opened>,
     ) -> Result<(), Miss> {
-        if self.wire.protocol.http2() {
+        if let Some(echo) = &request.ws {
+            self.exchange_ws(echo, sent, connect).await
+        } else if self.wire.protocol.http2() {
             self.exchange_h2(request, check, sent, connect).await
         } else {
             self.exchange_http1(request, check, sent, connect).await
@@ -393,7 +445,16 @@ impl Connection {
             let (answer, mut stream) = sender.send_request(head, false)?;
             // h2 keeps what the flow-control window does not take yet, and sends it as the
             // server opens the window.
-            stream.send_data(body.clone(), true)?;
+            let chunk = request.chunk.unwrap_or(body.len()).max(1);
+            let mut at = 0;
+            loop {
+                let end = (at + chunk).min(body.len());
+                stream.send_data(body.slice(at..end), end == body.len())?;
+                if end == body.len() {
+                    break;
+                }
+                at = end;
+            }
             answer.await
         };
         let (parts, mut body) = head.await.map_err(before_answer)?.into_parts();
@@ -421,6 +482,7 @@ impl Connection {
     /// closed for all its users, unless one of them has opened another since.
     pub(crate) async fn close(&mut self) {
         self.http1 = None;
+        self.close_ws().await;
         let mut slot = self.h2.slot.lock().await;
         if slot.as_ref().is_some_and(|(n, _)| *n == self.using) {
             *slot = None;

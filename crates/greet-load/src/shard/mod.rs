@@ -51,6 +51,8 @@ pub struct Shard {
     pub protocol: Protocol,
     /// Over TLS, handshakes resume the sessions earlier ones left.
     pub tls_resume: bool,
+    /// Each connection a WebSocket on the target, each request a message echoed on it.
+    pub websocket: bool,
     /// Per-request limit.
     pub timeout: Duration,
     /// The whole level's load, of which this agent runs its share.

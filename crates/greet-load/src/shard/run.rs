@@ -62,7 +62,8 @@ pub async fn run_shard(shard: &Shard, addr: SocketAddr) -> Result<Report, ShardE
     }
     let wire = Wire::new(shard.protocol, &greet_probe::tls::Trust::Any)
         .map_err(ShardError::Tls)?
-        .resuming(shard.tls_resume);
+        .resuming(shard.tls_resume)
+        .websocket(shard.websocket);
     let work = shard.own();
     let start_at = UNIX_EPOCH + Duration::from_millis(shard.start_at_ms);
     if let Ok(wait) = start_at.duration_since(SystemTime::now()) {
