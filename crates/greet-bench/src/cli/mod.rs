@@ -20,8 +20,8 @@ use crate::flags::{CommonArgs, ServersArgs};
 use crate::plan::{self, Common};
 use crate::run::{self, Verdict};
 use crate::scenario::{
-    business, capacity, ladder, loops, protocols, rate, soak, sweep, techempower, Kind, Plan,
-    Planned,
+    business, capacity, ladder, loops, protocols, rate, soak, sweep, techempower, workloads, Kind,
+    Plan, Planned,
 };
 use crate::tools::{self, kube, merge, Outcome};
 
@@ -108,8 +108,13 @@ enum Command {
     /// keep-alive throughput and latency per test, its share of the best, and verdicts
     #[command(name = "techempower")]
     TechEmpower(techempower::Flags),
+    /// What HttpArena scores besides a hello: a keep-alive baseline, short-lived connections,
+    /// a JSON POST, compressed answers, a 20 MB upload, a static file, JSON over TLS and
+    /// WebSocket echo, on every server: throughput and its share of the best, latency, bytes
+    /// per answer, server and client CPU per request, peak memory, verdicts
+    Workloads(workloads::Flags),
     /// Every scenario (ladder, loops, soak, sweep, business, rate, capacity, protocols,
-    /// techempower)
+    /// techempower, workloads)
     /// with its defaults, in one run and one report
     All(AllArgs),
     /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
@@ -155,6 +160,7 @@ impl Cli {
             Some(Command::Capacity(args)) => one(args.plan(), Planned::Capacity),
             Some(Command::Protocols(args)) => one(args.plan(), Planned::Protocols),
             Some(Command::TechEmpower(args)) => one(args.plan(), Planned::TechEmpower),
+            Some(Command::Workloads(args)) => one(args.plan(), Planned::Workloads),
             Some(Command::All(args)) => args.plan(),
             Some(tool) => return Action::Tool(Box::new(tool)),
         }))

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
-use greet_load::{AgentRun, Check, Counted, Expect, Figures, Load, PacedTally, Shard, Wire, Work};
+use greet_load::{
+    AgentRun, Check, Counted, Expect, Figures, Header, Load, PacedTally, RequestBody, Shard, Wire,
+    Work,
+};
 
 use crate::plan::Placement;
 use crate::results::{RateRun, Run, Sampled, Spectrum};
@@ -33,6 +36,8 @@ pub(crate) struct Ask<'a> {
     pub(crate) wire: Option<&'a Wire>,
     /// The stores the server uses, sampled beside it through the load.
     pub(crate) stores: Option<&'a Ready>,
+    /// Header fields and body of each request, when not the run's (`--header`, `--body`).
+    pub(crate) message: Option<(&'a [Header], Option<&'a RequestBody>)>,
 }
 
 impl<'a> Ask<'a> {
@@ -44,7 +49,14 @@ impl<'a> Ask<'a> {
             work,
             wire: None,
             stores: None,
+            message: None,
         }
+    }
+
+    /// Its header fields and body: its own, or the run's.
+    fn message<'b>(&'b self, harness: &'b Harness) -> (&'b [Header], Option<&'b RequestBody>) {
+        self.message
+            .unwrap_or((&harness.common.headers, harness.common.body.as_ref()))
     }
 }
 
@@ -135,8 +147,8 @@ impl Harness {
         let shard = Shard {
             url: agents::url(place, up.addr, ask.target, wire.protocol),
             expect: ask.expect.clone(),
-            headers: self.common.headers.clone(),
-            body: self.common.body.clone(),
+            headers: ask.message(self).0.to_vec(),
+            body: ask.message(self).1.cloned(),
             protocol: wire.protocol,
             tls_resume: wire.resumes(),
             websocket: wire.is_websocket(),
@@ -194,17 +206,13 @@ impl Harness {
             (None, d) => Bound::Duration(d.unwrap_or_default()),
         };
         let bar = Progress::start(self.common.quiet, label, bound, Arc::clone(&done));
+        let (headers, body) = ask.message(self);
         let load = Load {
             addr: up.addr,
             target: ask.target.to_owned(),
-            headers: self.common.headers.clone(),
-            body: self.common.body.clone(),
-            check: Check::for_request(
-                ask.target,
-                &self.common.headers,
-                self.common.body.as_ref(),
-                ask.expect,
-            ),
+            headers: headers.to_vec(),
+            body: body.cloned(),
+            check: Check::for_request(ask.target, headers, body, ask.expect),
             timeout: self.timeout(),
             wire: wire.clone(),
             work: ask.work.clone(),

@@ -23,6 +23,7 @@ pub mod rate;
 pub mod soak;
 pub mod sweep;
 pub mod techempower;
+pub mod workloads;
 
 use std::fmt::Debug;
 
@@ -256,6 +257,7 @@ scenarios!(
     capacity::Capacity,
     protocols::Protocols,
     techempower::TechEmpower,
+    workloads::Workloads,
 );
 
 /// Where a scenario's section sits among [`Sections`] (written by `scenarios!`).
@@ -581,22 +583,26 @@ mod tests {
             capacity: Some(Default::default()),
             protocols: Some(Default::default()),
             techempower: Some(Default::default()),
+            workloads: Some(Default::default()),
         };
         let written = serde_json::to_value(&sections).unwrap();
         let written = written.as_object().unwrap();
-        assert_eq!(written.len(), 9);
-        // Protocols and streams are the protocols scenario's subject, not its transport.
+        assert_eq!(written.len(), 10);
+        // Protocols and streams are the protocols scenario's subject, not its transport;
+        // each workload sets its own.
         for (name, section) in written {
             let keys = section.as_object().unwrap();
-            assert_eq!(keys.contains_key("protocol"), name != "protocols", "{name}");
-            for key in ["streams", "repeats", "failures"] {
+            let own = ["protocols", "workloads"].contains(&name.as_str());
+            assert_eq!(keys.contains_key("protocol"), !own, "{name}");
+            assert_eq!(keys.contains_key("streams"), name != "workloads", "{name}");
+            for key in ["repeats", "failures"] {
                 assert!(keys.contains_key(key), "{name} lacks {key}");
             }
         }
         // A section from before --protocol and --streams reads as HTTP/1.1, one stream.
         let mut before = written.clone();
         for (name, section) in &mut before {
-            if name != "protocols" {
+            if !["protocols", "workloads"].contains(&name.as_str()) {
                 let keys = section.as_object_mut().unwrap();
                 keys.remove("protocol");
                 keys.remove("streams");
@@ -621,7 +627,8 @@ mod tests {
                 "rate",
                 "capacity",
                 "protocols",
-                "techempower"
+                "techempower",
+                "workloads"
             ]
         );
         assert_eq!(plan.binaries(), ["hyper"]);

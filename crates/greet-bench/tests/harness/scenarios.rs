@@ -238,7 +238,8 @@ fn all_quick_runs_every_scenario_into_one_report() {
             "rate",
             "capacity",
             "protocols",
-            "techempower"
+            "techempower",
+            "workloads"
         ]
     );
     let ladder = results.sections.ladder.expect("ladder");
@@ -263,6 +264,8 @@ fn all_quick_runs_every_scenario_into_one_report() {
     );
     let protocols = results.sections.protocols.expect("protocols");
     assert_eq!(protocols.cells.len(), 4, "hyper over the four protocols");
+    let workloads = results.sections.workloads.expect("workloads");
+    assert_eq!(workloads.cells.len(), 8, "hyper on the eight profiles");
     for id in [
         "ladder",
         "loops",
@@ -273,10 +276,77 @@ fn all_quick_runs_every_scenario_into_one_report() {
         "capacity",
         "protocols",
         "techempower",
+        "workloads",
     ] {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));
+}
+
+/// Every profile on every server, every answer valid as the load checks it (the greeting
+/// by name, the upload's count, the exact JSON, each echo whole): compression shows as fewer
+/// bytes per answer than the page, the upload's answer is its count, each echo its message;
+/// CPU per request is measured on both sides; shares and comparisons per profile.
+#[test]
+fn workloads_quick_runs_every_profile_on_every_server() {
+    use greet_bench::scenario::workloads::Profile;
+    let (stdout, results, html) = scenario("workloads", &["workloads"]);
+    let workloads = results.sections.workloads.expect("workloads");
+    assert!(
+        workloads.header.failures.is_empty(),
+        "{:?}",
+        workloads.header.failures
+    );
+    assert_eq!(workloads.cells.len(), 3 * Profile::ALL.len());
+    for cell in &workloads.cells {
+        let what = format!("{} {}", cell.server, cell.profile);
+        assert_eq!(cell.runs.len(), 1, "{what}");
+        assert_clean_run(&cell.runs[0], &what);
+        assert!(
+            cell.p50_ms > 0.0 && cell.p50_ms <= cell.p99_ms,
+            "{what}: {cell:?}"
+        );
+        assert!(
+            cell.server_cpu_us.is_some_and(|us| us > 0.0),
+            "{what}: {cell:?}"
+        );
+        assert!(
+            cell.client_cpu_us.is_some_and(|us| us > 0.0),
+            "{what}: {cell:?}"
+        );
+        let share = cell.share_of_best.expect("a share");
+        assert!(share > 0.0 && share <= 1.0, "{what}: {share}");
+        let bytes = cell.bytes_per_answer.expect("bytes counted");
+        let page = greet_core::records::FORTUNES_PAGE.len() as f64;
+        match cell.profile {
+            Profile::Compressed => assert!(bytes < page * 0.7, "{what}: {bytes} bytes"),
+            Profile::Websocket => assert_eq!(bytes, 64.0, "{what}"),
+            Profile::JsonTls => assert_eq!(bytes, 27.0, "{what}"),
+            Profile::ShortLived => {
+                let load = &cell.runs[0].load;
+                assert!(load.connects * 10 >= load.requests, "{what}: {load:?}");
+            }
+            _ => {}
+        }
+    }
+    for profile in Profile::ALL {
+        let best = workloads
+            .cells
+            .iter()
+            .filter(|c| c.profile == profile)
+            .filter_map(|c| c.share_of_best)
+            .fold(0.0, f64::max);
+        assert_eq!(best, 1.0, "{profile}: one server is the best");
+    }
+    assert_eq!(workloads.comparisons.len(), Profile::ALL.len());
+    for c in workloads.comparisons.iter().flat_map(|c| &c.comparisons) {
+        assert_comparison(c, 1);
+    }
+    assert!(
+        stdout.contains("Workloads:") && stdout.contains("Client CPU/req"),
+        "{stdout}"
+    );
+    assert!(html.contains("id=\"workloads\""));
 }
 
 /// The TechEmpower section of a run on `stores`: every test of every server measured with

@@ -1,0 +1,179 @@
+//! Workloads: each profile on each server, each on a fresh server (over TLS for
+//! `json-tls`), warmed up, then measured; repeats outermost, then servers, then profiles, so
+//! that a slow spell of the machine hits every cell alike. Besides throughput and latency,
+//! each run keeps the bytes per answer as they came, the server's CPU per request (its user
+//! and system time over the load, over the load's requests) and the load generator's.
+
+use anyhow::Result;
+use greet_load::{Expect, Stop, Wire, Work};
+
+use crate::harness::{server_args, Ask, Harness, Start, Subject};
+use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
+use crate::results::{throughputs, Header, Repeated, Run};
+use crate::scenario::Book;
+use crate::stats::mann_whitney::{self, Figure};
+use crate::stats::{distinct, max_of, median};
+
+use super::{Plan, ProfileComparisons, Section, WorkloadCell, Workloads};
+
+/// Runs workloads: every profile on every server, a repeat at a time.
+pub(super) async fn run(
+    harness: &Harness,
+    plan: &Plan,
+    book: &mut Book<'_, Workloads>,
+) -> Result<()> {
+    let Measure {
+        concurrency,
+        duration,
+        warmup,
+        repeats,
+    } = plan.measure;
+    let workers = harness.workers(None);
+    let mut profiles = Vec::new();
+    for &profile in &plan.profiles {
+        let wire = Wire::new(profile.protocol(), &greet_probe::tls::Trust::Any)?
+            .resuming(true)
+            .websocket(profile == super::Profile::Websocket);
+        let message = (profile.headers(), profile.body(plan.upload_bytes));
+        profiles.push((profile, wire, message));
+    }
+    book.open(Section {
+        header: Header::new(repeats),
+        workers,
+        concurrency,
+        duration_s: duration.as_secs_f64(),
+        warmup_s: warmup.as_secs_f64(),
+        upload_bytes: plan.upload_bytes,
+        cells: plan
+            .servers
+            .iter()
+            .flat_map(|short| {
+                let server = package(short);
+                plan.profiles
+                    .iter()
+                    .map(move |&p| WorkloadCell::new(server.clone(), p))
+            })
+            .collect(),
+        ..Section::default()
+    });
+    let args = server_args(0, workers, BLOCKING_THREADS);
+    for repeat in 1..=repeats {
+        for (s, short) in plan.servers.iter().enumerate() {
+            let name = package(short);
+            for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
+                let target = profile.target();
+                let subject = Subject::Server(short.clone());
+                let foreign = plan::Foreign::default();
+                book.step(&name, async |book| {
+                    // The first server of a subject passes the contract (over HTTP/1.1, on
+                    // the greeting); each load then checks every answer it gets.
+                    let start = Start {
+                        checked: repeat > 1 || p > 0,
+                        wire: Some(wire),
+                        ..Start::new(&subject, &args, &foreign, greet_core::paths::GREETINGS)
+                    };
+                    let mut up = harness.bring_up(Placement::Harness, &start).await?;
+                    let ask = |stop| {
+                        let work = Work::Sessions {
+                            users: concurrency,
+                            stop,
+                            streams: 1,
+                            pipeline: 1,
+                            requests_per_connection: profile.requests_per_connection(),
+                        };
+                        Ask {
+                            wire: Some(wire),
+                            message: Some((headers, body.as_ref())),
+                            ..Ask::new(target, &Expect::Greeting, work)
+                        }
+                    };
+                    let label = format!("{name} {profile} #{repeat}");
+                    if !warmup.is_zero() {
+                        let warm = ask(Stop::After(warmup));
+                        let label = format!("{label} warm-up");
+                        harness.load(Placement::Harness, &up, &warm, label).await?;
+                    }
+                    let loaded = harness
+                        .load(Placement::Harness, &up, &ask(Stop::After(duration)), label)
+                        .await?;
+                    let run = loaded.run();
+                    let client_cpu_us = per_request_us(loaded.client_cpu_s, &run);
+                    up.ensure_alive()?;
+                    harness.release(up).await?;
+                    harness.say(
+                        &name,
+                        &format!(
+                            "{profile} run {repeat}: {:.1} req/s, {:.2}% ok",
+                            run.load.requests_per_s, run.load.success_rate
+                        ),
+                    );
+                    let cell = &mut book.section().cells[s * profiles.len() + p];
+                    cell.runs.push(run);
+                    cell.client_cpu_us_each.extend(client_cpu_us);
+                    summarize(cell);
+                    Ok(())
+                })
+                .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `cpu_s` seconds of CPU over `run`'s requests, microseconds each.
+fn per_request_us(cpu_s: f64, run: &Run) -> Option<f64> {
+    (run.load.requests > 0).then(|| cpu_s * 1e6 / run.load.requests as f64)
+}
+
+/// The server's CPU per request in `run`: its mean CPU over the load, times the load's
+/// length, over its requests.
+fn server_cpu_us(run: &Run) -> Option<f64> {
+    let pct = run.server.cpu_avg_pct?;
+    per_request_us(pct / 100.0 * run.load.total_s, run)
+}
+
+/// A cell's figures from its runs.
+fn summarize(cell: &mut WorkloadCell) {
+    let r = Repeated::of(&cell.runs);
+    let med = |f: fn(&Run) -> f64| median(&cell.runs.iter().map(f).collect::<Vec<_>>());
+    let server: Vec<f64> = cell.runs.iter().filter_map(server_cpu_us).collect();
+    cell.requests_per_s = r.requests_per_s;
+    cell.success_rate = r.success_rate;
+    cell.bytes_per_answer = r.bytes_per_answer;
+    cell.p50_ms = med(|r| r.load.latency_ms.p50);
+    cell.p99_ms = med(|r| r.load.latency_ms.p99);
+    cell.server_cpu_us = (!server.is_empty()).then(|| median(&server));
+    cell.client_cpu_us =
+        (!cell.client_cpu_us_each.is_empty()).then(|| median(&cell.client_cpu_us_each));
+    cell.rss_max_mib = cell
+        .runs
+        .iter()
+        .map(|r| r.server.rss_max_mib)
+        .fold(None, max_of);
+}
+
+/// Each cell's share of its profile's best, and every pair of servers per profile.
+pub(super) fn fold(section: &mut Section) {
+    let profiles = distinct(section.cells.iter().map(|c| c.profile));
+    section.comparisons = profiles
+        .into_iter()
+        .map(|profile| {
+            let measured = |c: &&mut WorkloadCell| c.profile == profile && !c.runs.is_empty();
+            let best = section
+                .cells
+                .iter_mut()
+                .filter(measured)
+                .map(|c| c.requests_per_s.median)
+                .fold(0.0, f64::max);
+            let mut samples = Vec::new();
+            for cell in section.cells.iter_mut().filter(measured) {
+                cell.share_of_best = (best > 0.0).then(|| cell.requests_per_s.median / best);
+                samples.push((cell.server.clone(), throughputs(&cell.runs)));
+            }
+            ProfileComparisons {
+                profile,
+                comparisons: mann_whitney::pairwise(Figure::RequestsPerS, &samples),
+            }
+        })
+        .collect();
+}
