@@ -18,36 +18,16 @@ fn agent(args: &[&str]) -> Output {
         .expect("greet-agent runs")
 }
 
-#[test]
-fn two_agents_run_their_shares_and_merge_into_the_level() {
-    let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
-    let url = format!("{}/greetings?name=Ana", server.base_url());
-    let start = SystemTime::now() + Duration::from_millis(500);
-    let start_at = start
-        .duration_since(UNIX_EPOCH)
-        .expect("after 1970")
-        .as_millis()
-        .to_string();
-    // Both at once, as a coordinator starts them: 101 requests, 11 connections at a time.
+/// Agents 0 and 1 of two, started at once with `flags` and `more`, each exiting 0: their
+/// reports, read back from what they printed.
+fn two_agents(flags: &[&str], more: &[&str]) -> Vec<greet_load::Report> {
     let children: Vec<_> = (0..2)
         .map(|index| {
             let index = index.to_string();
-            let args = [
-                "--url",
-                &url,
-                "--concurrency",
-                "11",
-                "--requests",
-                "101",
-                "--agents",
-                "2",
-                "--index",
-                &index,
-                "--start-at",
-                &start_at,
-            ];
             Command::new(AGENT)
-                .args(args)
+                .args(flags)
+                .args(["--agents", "2", "--index", &index])
+                .args(more)
                 .stdout(std::process::Stdio::piped())
                 .spawn()
                 .expect("greet-agent runs")
@@ -59,7 +39,22 @@ fn two_agents_run_their_shares_and_merge_into_the_level() {
         assert!(out.status.success(), "{out:?}");
         logs.push_str(&String::from_utf8_lossy(&out.stdout));
     }
-    let reports = gather_reports(&logs).expect("both agents reported");
+    gather_reports(&logs).expect("both agents reported")
+}
+
+#[test]
+fn two_agents_run_their_shares_and_merge_into_the_level() {
+    let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
+    let url = format!("{}/greetings?name=Ana", server.base_url());
+    let start = SystemTime::now() + Duration::from_millis(500);
+    let start_at = start
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis()
+        .to_string();
+    // Both at once, as a coordinator starts them: 101 requests, 11 connections at a time.
+    let flags = ["--url", &url, "--concurrency", "11", "--requests", "101"];
+    let reports = two_agents(&flags, &["--start-at", &start_at]);
     let shares: Vec<(usize, usize)> = reports
         .iter()
         .map(|r| (r.concurrency, r.requests))
@@ -87,40 +82,20 @@ fn two_agents_run_their_shares_and_merge_into_the_level() {
 fn two_agents_echo_websocket_messages_and_merge_exactly() {
     let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");
     let url = format!("{}/ws", server.base_url());
-    let children: Vec<_> = (0..2)
-        .map(|index| {
-            let index = index.to_string();
-            let args = [
-                "--url",
-                &url,
-                "--websocket",
-                "--body",
-                "size:2000",
-                "--keep-alive",
-                "5",
-                "--each",
-                "12",
-                "--requests-per-connection",
-                "5",
-                "--agents",
-                "2",
-                "--index",
-                &index,
-            ];
-            Command::new(AGENT)
-                .args(args)
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .expect("greet-agent runs")
-        })
-        .collect();
-    let mut logs = String::new();
-    for child in children {
-        let out = child.wait_with_output().expect("greet-agent ends");
-        assert!(out.status.success(), "{out:?}");
-        logs.push_str(&String::from_utf8_lossy(&out.stdout));
-    }
-    let reports = gather_reports(&logs).expect("both agents reported");
+    let flags = [
+        "--url",
+        &url,
+        "--websocket",
+        "--body",
+        "size:2000",
+        "--keep-alive",
+        "5",
+        "--each",
+        "12",
+        "--requests-per-connection",
+        "5",
+    ];
+    let reports = two_agents(&flags, &[]);
     let shares: Vec<(usize, usize)> = reports
         .iter()
         .map(|r| (r.concurrency, r.requests))
