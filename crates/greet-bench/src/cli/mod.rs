@@ -384,6 +384,13 @@ mod tests {
                 "{bad}: {err}"
             );
         }
+        let err = Cli::try_parse_from(["greet-bench", "capacity", "--slo", "p99<5"])
+            .expect_err("a bound without a unit");
+        assert!(
+            err.to_string()
+                .contains("needs a unit, ms or s (e.g. p99<5ms)"),
+            "{err}"
+        );
         assert_eq!(
             plan(&["all", "--quick"]),
             Plan::all(Common::default(), true, None)

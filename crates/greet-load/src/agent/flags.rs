@@ -451,12 +451,17 @@ mod tests {
                     .iter()
                     .map(|h| h.parse().expect("a header"))
                     .collect();
-                let bodies = [None, Some("text:{\"name\":\"Ana\"}"), Some("size:1048576")];
+                let bodies = [
+                    None,
+                    Some("text:{\"name\":\"Ana\"}"),
+                    Some("size:1048576"),
+                    Some("chunked:20000000/65536"),
+                ];
                 let shard = Shard {
                     url: url.to_owned(),
                     expect: expects[n % expects.len()].clone(),
                     headers,
-                    body: bodies[n % 3].map(|b| b.parse().expect("a body")),
+                    body: bodies[n % bodies.len()].map(|b| b.parse().expect("a body")),
                     protocol,
                     tls_resume: (n / 2) % 2 == 1,
                     websocket: !protocol.http2()

@@ -92,7 +92,7 @@ impl Flags {
 }
 
 /// `--slo`: `p99<5ms` — a percentile ([`Slo::PERCENTILES`]) of the latency from the intended
-/// send, under a bound in ms (or s).
+/// send, under a bound in ms or s (a bound without its unit is refused).
 pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
     let bad = || {
         let names: Vec<String> = Slo::PERCENTILES.map(Slo::percentile_name).to_vec();
@@ -103,6 +103,13 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
     };
     let (percentile, bound) = text.trim().split_once('<').ok_or_else(bad)?;
     let percentile = Slo::percentile_named(percentile.trim()).ok_or_else(bad)?;
+    // A bare number would read as seconds, a thousand times what p99<5 most likely means.
+    if bound.trim().ends_with(|c: char| c.is_ascii_digit()) {
+        return Err(format!(
+            "{text:?}: the latency needs a unit, ms or s (e.g. {}ms)",
+            text.trim()
+        ));
+    }
     let bound = greet_cli::parse_duration(bound).map_err(|_| bad())?;
     Ok(Slo {
         percentile,
