@@ -144,11 +144,12 @@ impl Harness {
             return Ok(self.load_here(up, ask, wire, label).await);
         }
         let start = agents::start_instant(place);
+        let (headers, body) = ask.message(self);
         let shard = Shard {
             url: agents::url(place, up.addr, ask.target, wire.protocol),
             expect: ask.expect.clone(),
-            headers: ask.message(self).0.to_vec(),
-            body: ask.message(self).1.cloned(),
+            headers: headers.to_vec(),
+            body: body.cloned(),
             protocol: wire.protocol,
             tls_resume: wire.resumes(),
             websocket: wire.is_websocket(),

@@ -101,6 +101,11 @@ impl Profile {
         }
     }
 
+    /// Whether each connection is a WebSocket, each request a message echoed on it.
+    pub fn websocket(self) -> bool {
+        self == Self::Websocket
+    }
+
     /// Requests on a connection before the user opens another; none: one for the load.
     pub fn requests_per_connection(self) -> Option<usize> {
         (self == Self::ShortLived).then_some(10)

@@ -33,7 +33,7 @@ pub(super) async fn run(
     for &profile in &plan.profiles {
         let wire = Wire::new(profile.protocol(), &greet_probe::tls::Trust::Any)?
             .resuming(true)
-            .websocket(profile == super::Profile::Websocket);
+            .websocket(profile.websocket());
         let message = (profile.headers(), profile.body(plan.upload_bytes));
         profiles.push((profile, wire, message));
     }
