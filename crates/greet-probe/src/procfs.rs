@@ -1,6 +1,7 @@
 //! The one reader of Linux's /proc in the workspace: a process's CPU time, memory and threads
 //! (what the harness samples and the robustness tests check), its parent (what tests use to
-//! find a server a harness started), and the machine's facts a report names.
+//! find a server a harness started), the machine's CPU time (its steal: what else ran), and the
+//! machine's facts a report names.
 
 use std::io;
 
@@ -43,6 +44,56 @@ fn parse_stat(text: &str) -> Option<Stat> {
         comm,
         ppid: u32::try_from(number(1)?).ok()?,
         cpu_ticks: number(11)? + number(12)?,
+    })
+}
+
+/// The machine's CPU time since boot, all CPUs together, from the first line of /proc/stat,
+/// in ticks of [`TICKS_PER_SEC`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MachineTicks {
+    /// Running anything: user (guests included), nice, system, irq, softirq.
+    pub busy: u64,
+    /// Idle, or waiting on I/O.
+    pub idle: u64,
+    /// Stolen: the hypervisor ran another machine while this one had work.
+    pub steal: u64,
+    /// The CPUs counted.
+    pub cpus: usize,
+}
+
+impl MachineTicks {
+    /// Every tick counted.
+    pub fn total(&self) -> u64 {
+        self.busy + self.idle + self.steal
+    }
+}
+
+/// Reads the machine's CPU time from /proc/stat.
+pub fn machine_ticks() -> Option<MachineTicks> {
+    parse_machine(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+fn parse_machine(text: &str) -> Option<MachineTicks> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let n: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]: guests are already
+    // counted in user and nice.
+    let at = |i: usize| n.get(i).copied().unwrap_or(0);
+    Some(MachineTicks {
+        busy: at(0) + at(1) + at(2) + at(5) + at(6),
+        idle: at(3) + at(4),
+        steal: at(7),
+        cpus: text
+            .lines()
+            .filter(|l| {
+                l.strip_prefix("cpu")
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            })
+            .count(),
     })
 }
 
@@ -164,5 +215,23 @@ mod tests {
         assert!(reset_peak_rss(me).is_ok());
         assert!(super::stat(u32::MAX).is_none() && super::status(u32::MAX).is_none());
         assert!(reset_peak_rss(u32::MAX).is_err());
+    }
+
+    #[test]
+    fn the_machine_line_splits_busy_idle_and_steal() {
+        let text = "cpu  100 5 50 1000 20 3 2 40 7 0\ncpu0 50 2 25 500 10 1 1 20 3 0\n";
+        let ticks = parse_machine(text).unwrap();
+        assert_eq!(
+            ticks,
+            MachineTicks {
+                busy: 160,
+                idle: 1020,
+                steal: 40,
+                cpus: 1
+            }
+        );
+        assert_eq!(ticks.total(), 1220);
+        assert!(parse_machine("cpu0 1 2 3\n").is_none());
+        assert!(machine_ticks().is_some_and(|t| t.total() > 0));
     }
 }

@@ -25,6 +25,7 @@ use serde::Serialize;
 use crate::plan::{Metric, OfRuns};
 use crate::report::points;
 use crate::report::points::{join, Point};
+use crate::results::{Mark, Scorecard};
 use crate::scenario::{Kind, Results};
 use crate::stats::mann_whitney::{self, Verdict};
 use crate::stats::{median, Summary};
@@ -84,6 +85,52 @@ pub(crate) struct Diff {
     pub(crate) rows: Vec<Row>,
     /// Figures only OLD has, and only NEW.
     pub(crate) unpaired: [usize; 2],
+    /// Each scorecard row both runs have: how the servers stood in OLD and in NEW.
+    pub(crate) standings: Vec<Standing>,
+}
+
+/// A scorecard row of both runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Standing {
+    /// The row: `soak: keep-alive throughput, /greetings c=200`.
+    pub(crate) figure: String,
+    /// Each server in both: its share of the best and its mark, in OLD and in NEW.
+    pub(crate) servers: Vec<(String, [(f64, Mark); 2])>,
+}
+
+/// The scorecard `results` keeps, or, for a run written before there was one, the one its
+/// sections make.
+fn scorecard(results: &Results) -> Scorecard {
+    if results.scorecard.rows.is_empty() {
+        crate::report::scorecard::of(&results.sections)
+    } else {
+        results.scorecard.clone()
+    }
+}
+
+/// Each row of NEW's scorecard that OLD's has too, with the servers both name.
+fn standings(old: &Scorecard, new: &Scorecard) -> Vec<Standing> {
+    new.rows
+        .iter()
+        .filter_map(|n| {
+            let o = old.rows.iter().find(|o| o.name() == n.name())?;
+            let servers: Vec<_> = n
+                .cells
+                .iter()
+                .filter_map(|nc| {
+                    let oc = o.cell(&nc.server)?;
+                    Some((
+                        nc.server.clone(),
+                        [(oc.share, oc.mark), (nc.share, nc.mark)],
+                    ))
+                })
+                .collect();
+            (!servers.is_empty()).then(|| Standing {
+                figure: n.name(),
+                servers,
+            })
+        })
+        .collect()
 }
 
 /// Compares `new` with `old`, judging figures whose scenario's settings differ only in what
@@ -177,6 +224,7 @@ pub(crate) fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) ->
         noise,
         rows,
         unpaired: [old_points.len() - paired, new_points.len() - paired],
+        standings: standings(&scorecard(old), &scorecard(new)),
     })
 }
 

@@ -105,6 +105,29 @@ fn table(diff: &Diff, md: bool) -> String {
     for row in &rows {
         out.push_str(&line(row));
     }
+    out.push_str(&standings(diff));
+    out
+}
+
+/// The scorecard rows both runs have: each server's share of the best and its mark, OLD → NEW.
+fn standings(diff: &Diff) -> String {
+    if diff.standings.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nScorecard, OLD → NEW: each server's share of the best, + ahead or - behind beyond \
+         the noise, = within it, ? too few runs\n",
+    );
+    for s in &diff.standings {
+        let cells: Vec<String> = s
+            .servers
+            .iter()
+            .map(|(server, [(o, om), (n, nm)])| {
+                format!("{server} {o:.2}{} → {n:.2}{}", om.sign(), nm.sign())
+            })
+            .collect();
+        let _ = writeln!(out, "  {}: {}", s.figure, cells.join(", "));
+    }
     out
 }
 
@@ -227,7 +250,9 @@ fn forest(diff: &Diff) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diff::Standing;
     use crate::plan::Metric;
+    use crate::results::Mark;
 
     fn row(ratio: f64, verdict: &str) -> Row {
         Row {
@@ -256,9 +281,20 @@ mod tests {
             noise: 0.05,
             rows: vec![row(1.3, "worse"), row(0.7, "better")],
             unpaired: [0, 1],
+            standings: vec![Standing {
+                figure: "soak: keep-alive throughput".into(),
+                servers: vec![(
+                    "greet-axum".into(),
+                    [(0.8, Mark::Behind), (1.0, Mark::Within)],
+                )],
+            }],
         };
         let text = render(&diff, Format::Text);
         assert!(text.contains("differs: kernel: 6.1 → 6.2"), "{text}");
+        assert!(
+            text.contains("soak: keep-alive throughput: greet-axum 0.80- → 1.00="),
+            "{text}"
+        );
         assert!(text.contains("varied on purpose: workers"), "{text}");
         assert_eq!(text.matches("greet-hyper").count(), 2, "{text}");
         let md = render(&diff, Format::Markdown);

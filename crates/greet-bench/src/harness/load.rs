@@ -14,7 +14,9 @@ use greet_load::{
 };
 
 use crate::plan::Placement;
-use crate::results::{RateRun, Run, Sampled, Spectrum};
+use greet_probe::procfs::{self, MachineTicks};
+
+use crate::results::{Machine, RateRun, Run, Sampled, Spectrum};
 use crate::sample::{self, EngineStats, Maxima, Sampler};
 use crate::server::provision::{Ready, StoreSampling};
 use crate::server::Server;
@@ -80,8 +82,18 @@ pub(crate) struct Loaded {
 impl Loaded {
     /// The run of this load: its figures, the server's, and each agent's.
     pub(crate) fn run(&self) -> Run {
-        self.observed
-            .run(self.counted.tally().figures(), self.agents.clone())
+        let mut run = self
+            .observed
+            .run(self.counted.tally().figures(), self.agents.clone());
+        run.machine = self.machine(run.server.cpu_avg_pct);
+        run
+    }
+
+    /// What the machine did, with what neither the server (`server_pct`) nor the load
+    /// generator used.
+    fn machine(&self, server_pct: Option<f64>) -> Option<Machine> {
+        let client_pct = 100.0 * self.client_cpu_s / self.span_s.max(1e-9);
+        (self.observed.machine).map(|m| m.with_others(server_pct, client_pct))
     }
 
     /// The load generator's CPU, percent of `cpus` CPUs over the load.
@@ -93,6 +105,8 @@ impl Loaded {
     /// the load generator's CPU over `load_cpus` CPUs.
     pub(crate) fn paced(self, load_cpus: usize) -> Result<(PacedTally, RateRun)> {
         let client_cpu_pct = self.client_cpu_pct(load_cpus);
+        let server = self.observed.server();
+        let machine = self.machine(server.cpu_avg_pct);
         let Counted::Paced(tally) = self.counted else {
             anyhow::bail!("an open-loop load came back as a closed loop's");
         };
@@ -103,8 +117,9 @@ impl Loaded {
             service_ms: Spectrum::of(&tally.service),
             success_rate: tally.corrected.figures().success_rate,
             client_cpu_pct,
-            server: self.observed.server(),
+            server,
             agents: self.agents,
+            machine,
         };
         Ok((tally, run))
     }
@@ -254,6 +269,7 @@ pub(crate) struct Observer<'a> {
     proc: Option<Sampler>,
     engine: Option<&'a EngineStats>,
     from: Instant,
+    machine: Option<MachineTicks>,
 }
 
 impl<'a> Observer<'a> {
@@ -267,6 +283,7 @@ impl<'a> Observer<'a> {
                 .map(|s| Sampler::start_at(s.pid(), from)),
             engine: server.and_then(Server::engine),
             from,
+            machine: procfs::machine_ticks(),
         }
     }
 
@@ -274,11 +291,16 @@ impl<'a> Observer<'a> {
     /// the reading that covers its end: the engine reads about once a second).
     pub(crate) async fn stop(self) -> Observed {
         let maxima = self.proc.map(Sampler::stop);
+        let machine = sample::machine(self.machine, procfs::machine_ticks());
         let engine = match self.engine {
             Some(stats) => Some(stats.window_covered(self.from, Instant::now()).await),
             None => None,
         };
-        Observed { maxima, engine }
+        Observed {
+            maxima,
+            engine,
+            machine,
+        }
     }
 }
 
@@ -289,6 +311,8 @@ pub(crate) struct Observed {
     pub(crate) maxima: Option<Maxima>,
     /// The engine's (or the watch task's), for a container.
     pub(crate) engine: Option<Sampled>,
+    /// The machine's, from the load's start to its end.
+    pub(crate) machine: Option<Machine>,
 }
 
 impl Observed {
@@ -308,6 +332,7 @@ impl Observed {
             server: self.server(),
             engine: self.maxima.as_ref().and(self.engine.clone()),
             agents,
+            machine: self.machine,
         }
     }
 }

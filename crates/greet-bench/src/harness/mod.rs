@@ -118,7 +118,7 @@ impl Harness {
     }
 
     /// Writes every output file.
-    pub(crate) fn save<S: Sections + Serialize>(&self, results: &Results<S>) -> Result<()> {
+    pub(crate) fn save<S: Sections + Serialize>(&self, results: &mut Results<S>) -> Result<()> {
         report::write_all(&self.out, results)
     }
 }

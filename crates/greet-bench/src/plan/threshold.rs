@@ -31,11 +31,13 @@ pub enum Metric {
     Cpu,
     /// Valid responses, percent of the requests.
     Success,
+    /// The server's CPU (user and system) per request, microseconds.
+    CpuPerRequest,
 }
 
 impl Metric {
     /// Every metric, in table order.
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 10] = [
         Self::Total,
         Self::Throughput,
         Self::P50,
@@ -45,6 +47,7 @@ impl Metric {
         Self::Rss,
         Self::Cpu,
         Self::Success,
+        Self::CpuPerRequest,
     ];
 
     /// Its name in tables and thresholds.
@@ -59,6 +62,7 @@ impl Metric {
             Self::Rss => "rss",
             Self::Cpu => "cpu",
             Self::Success => "success",
+            Self::CpuPerRequest => "cpu_per_req",
         }
     }
 
@@ -70,6 +74,7 @@ impl Metric {
             Self::P50 | Self::P99 | Self::P999 | Self::Startup => "ms",
             Self::Rss => "MiB",
             Self::Cpu | Self::Success => "%",
+            Self::CpuPerRequest => "µs",
         }
     }
 
@@ -234,9 +239,17 @@ fn limit(metric: Metric, value: &str) -> Result<(f64, bool), String> {
         return Ok((number, true));
     }
     let scale = match (metric, unit) {
-        (Metric::Total, "s" | "") => 1.0,
+        // A time without its unit is refused: `p99<5` read as milliseconds by one tool and
+        // seconds by another is a bound a thousand times off.
+        (Metric::Total | Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "") => {
+            return Err(format!(
+                "the time needs a unit, ms or s (e.g. {metric}<5{})",
+                metric.unit()
+            ))
+        }
+        (Metric::Total, "s") => 1.0,
         (Metric::Total, "ms") => 1e-3,
-        (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "ms" | "") => 1.0,
+        (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "ms") => 1.0,
         (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "s") => 1e3,
         (Metric::P50 | Metric::P99 | Metric::P999 | Metric::Startup, "us" | "µs") => 1e-3,
         (Metric::Rss, "MiB" | "") => 1.0,
@@ -245,6 +258,8 @@ fn limit(metric: Metric, value: &str) -> Result<(f64, bool), String> {
         (Metric::Throughput, "/s" | "") => 1.0,
         (Metric::Throughput, "k/s" | "k") => 1e3,
         (Metric::Cpu | Metric::Success, "%" | "") => 1.0,
+        (Metric::CpuPerRequest, "us" | "µs") => 1.0,
+        (Metric::CpuPerRequest, "ms") => 1e3,
         _ => {
             return Err(format!(
                 "{unit:?} is not a unit of {metric} (its unit is {}, or x for a ratio)",
@@ -292,6 +307,8 @@ mod tests {
             "rss<5ms",
             ":p99<5ms",
             "total<",
+            "total<2",
+            "p99<5",
             "avg(total)<1s",
             "max(throughput)>2k/s",
             "min(p99)<5ms",

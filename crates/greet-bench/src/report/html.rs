@@ -7,11 +7,16 @@ use super::charts::ChartFile;
 use super::svg::esc;
 use super::table::Table;
 use super::Present;
-use crate::results::Meta;
+use crate::results::{Mark, Meta, Scorecard};
 
-/// The page for the run `m` describes and its sections `present`, with `charts` inlined in
-/// their sections.
-pub(crate) fn page(m: &Meta, present: &[Present<'_>], charts: &[ChartFile]) -> String {
+/// The page for the run `m` describes: its scorecard, then its sections `present`, with
+/// `charts` inlined in their sections.
+pub(crate) fn page(
+    m: &Meta,
+    card: &Scorecard,
+    present: &[Present<'_>],
+    charts: &[ChartFile],
+) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>greet-bench report</title><style>\
@@ -23,8 +28,11 @@ pub(crate) fn page(m: &Meta, present: &[Present<'_>], charts: &[ChartFile]) -> S
          ul.notes{font-family:monospace;font-size:12px;color:#444}\
          dt{font-weight:bold;float:left;clear:left;width:12em}dd{margin-left:13em}\
          .error{color:#b00}svg{max-width:100%;height:auto;margin:1em 0}\
+         td.ahead{background:#d8f0d8}td.behind{background:#f6d6d6}td.within{color:#555}\
+         td.too_few_runs,td.capped{color:#888}ul.words{font-size:15px}\
          </style></head><body>\n<h1>Greetings API: axum, actix-web and hyper under identical load</h1>\n",
     );
+    scorecard(&mut out, card);
     let versions: Vec<_> = m
         .crate_versions
         .iter()
@@ -69,6 +77,82 @@ pub(crate) fn page(m: &Meta, present: &[Present<'_>], charts: &[ChartFile]) -> S
     }
     out.push_str("</body></html>\n");
     out
+}
+
+/// The scorecard: a row per headline figure, a cell per server coloured by its verdict, and
+/// the words under it.
+fn scorecard(out: &mut String, card: &Scorecard) {
+    if card.rows.is_empty() {
+        return;
+    }
+    out.push_str("<h2 id=\"scorecard\">Scorecard</h2>\n<table><thead><tr><th>Figure</th>");
+    for s in &card.servers {
+        let _ = write!(out, "<th>{}</th>", esc(s));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for row in &card.rows {
+        let better = if row.metric.higher_is_better() {
+            "more"
+        } else {
+            "less"
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{} <small>({}, {better} is better)</small></td>",
+            esc(&row.name()),
+            esc(row.metric.unit())
+        );
+        for s in &card.servers {
+            match row.cell(s) {
+                None => out.push_str("<td>n/a</td>"),
+                Some(c) => {
+                    let class = serde_json::to_value(c.mark)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default();
+                    let cpu = c
+                        .cpu_us_per_request
+                        .filter(|_| row.metric != crate::plan::Metric::CpuPerRequest)
+                        .map_or(String::new(), |us| {
+                            format!(" <small>{us:.1} µs/req</small>")
+                        });
+                    let _ = write!(
+                        out,
+                        "<td class=\"{class}\" title=\"{}: {:.4} {}\">{:.2} {}{cpu}</td>",
+                        c.mark.describe(),
+                        c.median,
+                        esc(row.metric.unit()),
+                        c.share,
+                        esc(c.mark.sign())
+                    );
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
+    let legend = [
+        Mark::Ahead,
+        Mark::Behind,
+        Mark::Within,
+        Mark::TooFewRuns,
+        Mark::Capped,
+    ]
+    .map(|m| format!("{} {}", m.sign(), m.describe()));
+    let _ = writeln!(
+        out,
+        "<ul class=\"notes\"><li>Each cell: the server's share of the best (1.00 = the best), \
+         its verdict against the best, and the server's CPU per request where measured</li>\
+         <li>{}</li></ul>",
+        esc(&legend.join("; "))
+    );
+    if !card.words.is_empty() {
+        out.push_str("<ul class=\"words\">");
+        for w in &card.words {
+            let _ = write!(out, "<li>{}</li>", esc(w));
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 fn html_table(out: &mut String, table: &Table) {

@@ -8,6 +8,7 @@ pub(crate) mod charts;
 pub(crate) mod csv;
 pub(crate) mod html;
 pub(crate) mod points;
+pub(crate) mod scorecard;
 pub(crate) mod svg;
 pub(crate) mod table;
 
@@ -34,6 +35,8 @@ pub(crate) trait Section {
     /// Every figure it holds, flat, for thresholds and `compare`; `scenario` is filled in by
     /// the caller.
     fn points(&self) -> Vec<Point>;
+    /// Its headline figures, for the scorecard.
+    fn scorecard(&self) -> Vec<scorecard::Row>;
 }
 
 /// A section that ran, with its name and heading.
@@ -74,9 +77,15 @@ pub(crate) fn points<S: Sections>(results: &Results<S>) -> Vec<Point> {
         .collect()
 }
 
-/// Writes every output file into `dir` (created if needed). Each file is written beside its
-/// final name and renamed into place, so a reader never sees half a file.
-pub(crate) fn write_all<S: Sections + Serialize>(dir: &Path, results: &Results<S>) -> Result<()> {
+/// Writes every output file into `dir` (created if needed), the scorecard drawn afresh from the
+/// sections. Each file is written beside its final name and renamed into place, so a reader
+/// never sees half a file.
+pub(crate) fn write_all<S: Sections + Serialize>(
+    dir: &Path,
+    results: &mut Results<S>,
+) -> Result<()> {
+    results.scorecard = scorecard::of(&results.sections);
+    let results = &*results;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let present = results.sections.present();
     let charts: Vec<ChartFile> = present
@@ -96,7 +105,7 @@ pub(crate) fn write_all<S: Sections + Serialize>(dir: &Path, results: &Results<S
         ),
         (
             "report.html".into(),
-            html::page(&results.meta, &present, &charts),
+            html::page(&results.meta, &results.scorecard, &present, &charts),
         ),
     ];
     for p in &present {
@@ -117,7 +126,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Every table as text, as printed at the end of a run: section by section, each table under
-/// its title and followed by its notes.
+/// its title and followed by its notes, then the scorecard.
 pub(crate) fn text<S: Sections>(results: &Results<S>) -> String {
     let mut out = String::new();
     for p in results.sections.present() {
@@ -128,5 +137,6 @@ pub(crate) fn text<S: Sections>(results: &Results<S>) -> String {
             }
         }
     }
+    out.push_str(&scorecard::text(&scorecard::of(&results.sections)));
     out
 }

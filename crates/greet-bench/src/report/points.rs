@@ -109,5 +109,9 @@ pub(crate) fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
         (Metric::Success, each(&|r| r.load.success_rate)),
         (Metric::Rss, sampled(&|r| r.server.rss_max_mib)),
         (Metric::Cpu, sampled(&|r| r.server.cpu_max_pct)),
+        (
+            Metric::CpuPerRequest,
+            sampled(&|r| r.server_us_per_request()),
+        ),
     ]
 }

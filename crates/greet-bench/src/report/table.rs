@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::results::{Failure, Gain, Run};
+use crate::results::{Failure, Gain, Machine, Run};
 use crate::stats::mann_whitney::{Comparison, Verdict};
 use crate::stats::Summary;
 
@@ -79,6 +79,15 @@ pub(crate) fn count(value: Option<u64>) -> String {
 /// `-` where a figure was not measured.
 pub(crate) fn opt(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.decimals$}"))
+}
+
+/// A level's steal, percent, starred from [`Machine::HEAVY_STEAL_PCT`]; `-` where unknown.
+pub(crate) fn steal(machine: Option<Machine>) -> String {
+    match machine {
+        Some(m) if m.heavy_steal() => format!("{:.1}*", m.steal_pct),
+        Some(m) => format!("{:.1}", m.steal_pct),
+        None => "-".to_owned(),
+    }
 }
 
 pub(crate) fn comparison_notes(comparisons: &[Comparison]) -> Vec<String> {

@@ -10,6 +10,7 @@
 
 mod paced;
 mod run;
+mod scorecard;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,9 +24,10 @@ use serde::{Deserialize, Serialize};
 
 pub use paced::{RateRun, RateWindow, Spectrum};
 pub use run::{
-    throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Level, Repeated, RssFrom,
-    Run, Sampled, SampledBy,
+    per_request_us, throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Level,
+    Machine, Repeated, RssFrom, Run, Sampled, SampledBy,
 };
+pub use scorecard::{Cell, Mark, ScoreRow, Scorecard};
 
 /// How the servers were run: processes, containers or a swarm stack.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -52,6 +54,9 @@ pub struct Results<S> {
     pub schema_version: u32,
     /// Where, when and how the run was made.
     pub meta: Meta,
+    /// The answer at a glance, drawn from the sections each time they are saved.
+    #[serde(default)]
+    pub scorecard: Scorecard,
     /// Each scenario's section, where it ran.
     #[serde(flatten)]
     pub sections: S,
@@ -66,6 +71,7 @@ impl<S: Default> Results<S> {
         Self {
             schema_version: SCHEMA_VERSION,
             meta,
+            scorecard: Scorecard::default(),
             sections: S::default(),
             thresholds: Vec::new(),
         }

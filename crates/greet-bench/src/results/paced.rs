@@ -5,7 +5,7 @@
 use greet_load::{Tally, SPECTRUM};
 use serde::{Deserialize, Serialize};
 
-use super::run::{AgentRun, Sampled};
+use super::run::{AgentRun, Machine, Sampled};
 
 /// One second of a ramp, its runs merged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -113,4 +113,17 @@ pub struct RateRun {
     /// Each agent's own figures, when the schedule was split over several (`--agents`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<AgentRun>,
+    /// What else the machine did meanwhile, where the harness's host ran the load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
+}
+
+impl RateRun {
+    /// The server's CPU per request at this rate, microseconds: its mean CPU over a second
+    /// over the requests answered in one. At a fixed rate this is the steadiest figure a
+    /// shared machine gives: a stall delays requests but adds no CPU to them.
+    pub fn server_us_per_request(&self) -> Option<f64> {
+        let pct = self.server.cpu_avg_pct?;
+        (self.achieved_rps > 0.0).then(|| pct / 100.0 * 1e6 / self.achieved_rps)
+    }
 }

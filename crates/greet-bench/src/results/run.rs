@@ -101,6 +101,55 @@ pub enum RssFrom {
     Readings,
 }
 
+/// What the machine did while a load ran, all its CPUs together (/proc/stat): the noise a
+/// shared machine adds to every figure.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct Machine {
+    /// Its CPUs.
+    pub cpus: usize,
+    /// Time the hypervisor gave its CPUs to other machines while they had work, percent of
+    /// all their time.
+    pub steal_pct: f64,
+    /// Time its CPUs were busy, percent of all their time: the server, the load generator
+    /// and anything else.
+    pub busy_pct: f64,
+    /// Of that, what neither the server nor the load generator used, percent of all their
+    /// time, where both were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_pct: Option<f64>,
+}
+
+impl Machine {
+    /// Steal from this share up marks a level as run on a disturbed machine: a tenth of every
+    /// CPU's time taken away is more than the run-to-run noise the verdicts allow for.
+    pub const HEAVY_STEAL_PCT: f64 = 10.0;
+
+    /// Whether the hypervisor took enough to disturb the level.
+    pub fn heavy_steal(&self) -> bool {
+        self.steal_pct >= Self::HEAVY_STEAL_PCT
+    }
+
+    /// With what neither the server (`server_pct`, percent of one CPU) nor the load
+    /// generator (`client_pct`, percent of one CPU) used.
+    pub fn with_others(self, server_pct: Option<f64>, client_pct: f64) -> Self {
+        let others = server_pct.map(|server| {
+            (self.busy_pct - (server + client_pct) / self.cpus.max(1) as f64).max(0.0)
+        });
+        Self {
+            others_pct: others,
+            ..self
+        }
+    }
+
+    /// The most disturbed of `levels`: the highest steal.
+    pub fn worst<'a>(levels: impl IntoIterator<Item = &'a Machine>) -> Option<Machine> {
+        levels
+            .into_iter()
+            .copied()
+            .reduce(|a, b| if b.steal_pct > a.steal_pct { b } else { a })
+    }
+}
+
 /// One load against one server: the unit of every scenario.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Run {
@@ -117,9 +166,19 @@ pub struct Run {
     /// above are their merged tallies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<AgentRun>,
+    /// What else the machine did meanwhile, where the harness's host ran the load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
 }
 
 impl Run {
+    /// The server's CPU per request, microseconds: its mean CPU over the load, times the
+    /// load's length, over its requests.
+    pub fn server_us_per_request(&self) -> Option<f64> {
+        let pct = self.server.cpu_avg_pct?;
+        per_request_us(pct / 100.0 * self.load.total_s, self.load.requests)
+    }
+
     /// Repeated runs of one load as one: every figure the median over the runs, errors summed
     /// (and the requests with them), resource maxima the maxima.
     pub fn median_of(runs: &[Run]) -> Run {
@@ -180,8 +239,14 @@ impl Run {
             server: Sampled::over(&runs.iter().map(|r| &r.server).collect::<Vec<_>>()),
             engine: runs.last().and_then(|r| r.engine.clone()),
             agents: Vec::new(),
+            machine: Machine::worst(runs.iter().filter_map(|r| r.machine.as_ref())),
         }
     }
+}
+
+/// `cpu_s` seconds of CPU over `requests`, microseconds each (none without a request).
+pub fn per_request_us(cpu_s: f64, requests: u64) -> Option<f64> {
+    (requests > 0).then(|| cpu_s * 1e6 / requests as f64)
 }
 
 /// Each run's throughput, in order: the sample servers are compared on.
@@ -282,6 +347,7 @@ mod tests {
             },
             engine: None,
             agents: Vec::new(),
+            machine: None,
         }
     }
 

@@ -1,7 +1,9 @@
 //! Sampling what the harness measures while a load runs, one module per source:
 //! - [`proc`]: a process from /proc every 20 ms (the harness's own servers and stores);
 //! - [`engine`]: a container from outside it, about once a second: the Docker engine's stats,
-//!   or the log of a watch task beside it on its node.
+//!   or the log of a watch task beside it on its node;
+//! - [`machine`]: the whole machine over a load, from two readings of /proc/stat: its steal,
+//!   and what else ran.
 
 pub(crate) mod engine;
 pub(crate) mod proc;
@@ -10,6 +12,10 @@ pub(crate) use engine::EngineStats;
 pub(crate) use proc::{read, Maxima, Sampler};
 
 use std::time::{Instant, SystemTime};
+
+use greet_probe::procfs::MachineTicks;
+
+use crate::results::Machine;
 
 /// `at` on the monotonic clock the samplers use: now, for a time already past.
 pub(crate) fn instant_at(at: SystemTime) -> Instant {
@@ -20,4 +26,18 @@ pub(crate) fn instant_at(at: SystemTime) -> Instant {
 /// Resident memory in MiB from KiB.
 pub(crate) fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
+}
+
+/// What the machine did between two readings of its CPU time (none when either is missing or
+/// no time passed).
+pub(crate) fn machine(from: Option<MachineTicks>, to: Option<MachineTicks>) -> Option<Machine> {
+    let (from, to) = (from?, to?);
+    let total = to.total().checked_sub(from.total()).filter(|&t| t > 0)? as f64;
+    let share = |a: u64, b: u64| 100.0 * b.saturating_sub(a) as f64 / total;
+    Some(Machine {
+        cpus: to.cpus,
+        steal_pct: share(from.steal, to.steal),
+        busy_pct: share(from.busy, to.busy),
+        others_pct: None,
+    })
 }

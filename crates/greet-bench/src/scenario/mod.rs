@@ -491,7 +491,7 @@ impl<K: Slot> Book<'_, K> {
     }
 
     /// Writes every output file.
-    pub(crate) fn save(&self) -> Result<()> {
+    pub(crate) fn save(&mut self) -> Result<()> {
         self.harness.save(self.results)
     }
 

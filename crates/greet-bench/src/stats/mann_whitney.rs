@@ -62,6 +62,8 @@ pub enum Figure {
     ShareOfHttp1,
     /// The highest open-loop rate held within a latency objective (higher is better).
     CapacityRps,
+    /// The server's CPU per request at a fixed rate, microseconds (lower is better).
+    ServerUsPerRequest,
 }
 
 impl Figure {
@@ -74,6 +76,7 @@ impl Figure {
             Self::AchievedRps => "achieved rate",
             Self::ShareOfHttp1 => "share of its HTTP/1.1",
             Self::CapacityRps => "capacity at the objective",
+            Self::ServerUsPerRequest => "server CPU per request",
         }
     }
 }
@@ -225,6 +228,13 @@ fn tie_groups(sorted: &[f64]) -> Vec<usize> {
     groups
 }
 
+/// The fewest runs a side with which two samples can differ at [`ALPHA`]: 4.
+pub fn fewest_runs() -> usize {
+    (1..)
+        .find(|&n| smallest_p(n, n) < ALPHA)
+        .unwrap_or(usize::MAX)
+}
+
 /// The smallest two-sided p any outcome can give with `n` and `m` runs: a complete separation,
 /// 2 / C(n + m, n) in the exact test.
 pub fn smallest_p(n: usize, m: usize) -> f64 {
@@ -362,6 +372,7 @@ mod tests {
         assert!((c.p_value - 0.1).abs() < 1e-12);
         assert!(smallest_p(4, 4) < ALPHA && smallest_p(3, 5) < ALPHA);
         assert!(smallest_p(3, 4) > ALPHA);
+        assert_eq!(fewest_runs(), 4);
         assert_eq!(test(&[1.0], &[]), (1.0, Verdict::TooFewRuns));
     }
 

@@ -87,6 +87,12 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
     assert!(table.contains("hyper") && table.contains("c=20"), "{table}");
     assert!(table.contains("too few runs: no verdict"), "{table}");
     assert!(!table.contains("settings differ"), "{table}");
+    // Both scorecards, row by row: hyper alone, the best in each.
+    assert!(
+        table.contains("Scorecard, OLD → NEW")
+            && table.contains("ladder: start-up: greet-hyper 1.00  → 1.00 "),
+        "{table}"
+    );
 
     let json = compare(&["--format", "json", a.to_str().unwrap(), b.to_str().unwrap()]);
     let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
@@ -134,7 +140,7 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
         "{table}"
     );
     assert!(table.contains("settings differ: no verdict"), "{table}");
-    assert!(!table.contains("too few runs"), "{table}");
+    assert!(!table.contains("too few runs: no verdict"), "{table}");
 
     // The same two runs as a deliberate A/B of the delay: judged (as far as two runs a side
     // allow), held to ratios, and marked; a setting they do not differ in is refused.

@@ -4,7 +4,8 @@
 use std::process::Output;
 
 use crate::common::{assert_balanced, bench, out_dir, packages, results};
-use greet_bench::results::Run;
+use greet_bench::plan::Metric;
+use greet_bench::results::{Mark, Run};
 use greet_bench::stats::mann_whitney::{Comparison, Figure, Verdict};
 use greet_bench::stats::Summary;
 use greet_bench::Results;
@@ -281,6 +282,33 @@ fn all_quick_runs_every_scenario_into_one_report() {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));
+    // The scorecard has a row from every scenario; one server is alone on each.
+    let card = &results.scorecard;
+    assert_eq!(card.servers, ["greet-hyper"]);
+    for name in &results.meta.scenarios {
+        assert!(
+            card.rows.iter().any(|r| &r.scenario == name),
+            "no scorecard row from {name}: {card:#?}"
+        );
+    }
+    for row in &card.rows {
+        assert_eq!(row.cells.len(), 1, "{row:?}");
+        assert_eq!((row.cells[0].share, row.cells[0].mark), (1.0, Mark::Alone));
+    }
+    assert!(
+        card.words.is_empty(),
+        "nothing to tell apart: {:?}",
+        card.words
+    );
+    let printed = stdout
+        .split("Scorecard:")
+        .nth(1)
+        .expect("the scorecard is printed");
+    assert!(
+        !printed.contains("Application |"),
+        "the scorecard ends the tables"
+    );
+    assert!(html.find("id=\"scorecard\"") < html.find("id=\"ladder\""));
 }
 
 /// Every profile on every server, every answer valid as the load checks it (the greeting
@@ -474,8 +502,46 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
                 level.client_cpu_pct > 0.0,
                 "the load generator's CPU is reported"
             );
+            // The server's CPU per request, at a fixed rate: a few µs on loopback, never
+            // zero, never a millisecond.
+            let us = level.server_us_per_request().expect("CPU per request");
+            assert!(us > 0.1 && us < 1000.0, "{what} {}: {us} µs", level.label);
+            let machine = level.machine().expect("the machine is sampled");
+            assert!(
+                (0.0..=100.0).contains(&machine.steal_pct) && machine.busy_pct > 0.0,
+                "{machine:?}"
+            );
+            assert!(machine.others_pct.is_some_and(|o| o >= 0.0), "{machine:?}");
         }
     }
+    let cpu = rate
+        .comparisons
+        .iter()
+        .filter(|c| c.figure == Figure::ServerUsPerRequest)
+        .count();
+    assert!(cpu >= 3, "CPU per request compared at each shared level");
+    // One run: every verdict of the scorecard is "too few runs", and it says so.
+    let rows: Vec<_> = results
+        .scorecard
+        .rows
+        .iter()
+        .filter(|r| r.metric == Metric::CpuPerRequest)
+        .collect();
+    assert!(!rows.is_empty(), "{:?}", results.scorecard);
+    assert!(rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .all(|c| c.mark == Mark::TooFewRuns && c.share > 0.0 && c.share <= 1.0));
+    assert!(
+        results
+            .scorecard
+            .words
+            .iter()
+            .any(|w| w.contains("--repeats")),
+        "{:?}",
+        results.scorecard.words
+    );
+    assert!(stdout.contains("Server µs/req") && stdout.contains("Steal(%)"));
     assert!(stdout.contains("Highest rate, p99 <= 1 ms") && stdout.contains("p99.99"));
     assert!(html.contains("id=\"rate\""));
     assert_eq!(

@@ -12,11 +12,14 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::plan::Placement;
 use crate::report::points::load_figures;
 use crate::report::points::Point;
+use crate::report::scorecard::{self, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -89,5 +92,27 @@ impl report::Section for Section {
                 Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
             })
             .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        distinct(
+            self.cells
+                .iter()
+                .map(|c| (c.store.as_str(), c.endpoint.as_str())),
+        )
+        .into_iter()
+        .map(|(store, endpoint)| {
+            let cells: Vec<_> = self
+                .cells
+                .iter()
+                .filter(|c| c.store == store && c.endpoint == endpoint)
+                .collect();
+            Row::new(
+                format!("{store} {endpoint} throughput at each one's best setting"),
+                Metric::Throughput,
+                scorecard::best_each(&cells, |c| &c.server, |c| &c.runs),
+            )
+        })
+        .collect()
     }
 }

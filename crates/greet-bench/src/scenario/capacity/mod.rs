@@ -14,8 +14,10 @@ use serde::Serialize;
 use crate::harness::Harness;
 use crate::plan::{Metric, Placement, Target};
 use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::{distinct, median};
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -114,10 +116,40 @@ impl report::Section for Section {
                     1 => "capacity".to_owned(),
                     n => format!("capacity, {n} streams"),
                 };
-                let figures = [(Metric::Throughput, s.searches.clone())];
+                let figures = [
+                    (Metric::Throughput, s.searches.clone()),
+                    (Metric::CpuPerRequest, s.server_us_each()),
+                ];
                 Point::each(&s.server, (&s.endpoint, &place), figures)
             })
             .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        let mut out = Vec::new();
+        for case in distinct(self.servers.iter().map(CapacityServer::case)) {
+            let of = || self.servers.iter().filter(|s| s.case() == case);
+            out.push(Row::new(
+                format!("capacity at {}, {case}", self.slo),
+                Metric::Throughput,
+                of().map(|s| {
+                    let cpu = s.server_us_each();
+                    Entry {
+                        capped: s.at_top,
+                        cpu_us: (!cpu.is_empty()).then(|| median(&cpu)),
+                        ..Entry::new(&s.server, s.searches.clone())
+                    }
+                })
+                .collect(),
+            ));
+            out.push(Row::new(
+                format!("server CPU per request at the capacity, {case}"),
+                Metric::CpuPerRequest,
+                of().map(|s| Entry::new(&s.server, s.server_us_each()))
+                    .collect(),
+            ));
+        }
+        out
     }
 }
 

@@ -409,6 +409,13 @@ pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Compa
             .map(|s| (format!("{} {case}", s.server), s.searches.clone()))
             .collect();
         out.extend(mann_whitney::pairwise(Figure::CapacityRps, &samples));
+        let cpu: Vec<(String, Vec<f64>)> = servers
+            .iter()
+            .filter(|s| s.case() == case)
+            .map(|s| (format!("{} {case}", s.server), s.server_us_each()))
+            .filter(|(_, each)| !each.is_empty())
+            .collect();
+        out.extend(mann_whitney::pairwise(Figure::ServerUsPerRequest, &cpu));
     }
     out
 }

@@ -125,6 +125,27 @@ fn one() -> usize {
 }
 
 impl CapacityServer {
+    /// Each search's server CPU per request at the highest level it held, microseconds; none
+    /// unless every search has it.
+    pub fn server_us_each(&self) -> Vec<f64> {
+        let each: Vec<f64> = (1..=self.searches.len())
+            .filter_map(|search| {
+                let top = self
+                    .steps
+                    .iter()
+                    .filter(|s| s.search == search && s.held)
+                    .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))?;
+                let pct = top.server_cpu_pct?;
+                (top.achieved_rps > 0.0).then(|| pct / 100.0 * 1e6 / top.achieved_rps)
+            })
+            .collect();
+        if each.len() == self.searches.len() {
+            each
+        } else {
+            Vec::new()
+        }
+    }
+
     /// What it was measured on: the endpoint, and over more than one stream to a connection,
     /// how many (`/health, 10 streams`).
     pub fn case(&self) -> String {

@@ -12,10 +12,14 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::plan::{Placement, ServerSpec, Target};
 use crate::report::points::{load_figures, Point};
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::results::Run;
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::Plan;
@@ -146,6 +150,60 @@ impl report::Section for Section {
                     load_figures(runs),
                 ));
             }
+        }
+        out
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        let mut out = Vec::new();
+        let endpoints = distinct(self.servers.iter().map(|s| s.endpoint.as_str()));
+        for endpoint in &endpoints {
+            let at = if endpoints.len() > 1 {
+                format!(", {endpoint}")
+            } else {
+                String::new()
+            };
+            let of = || self.servers.iter().filter(|s| s.endpoint == *endpoint);
+            let levels: Vec<String> = self.concurrency.iter().map(usize::to_string).collect();
+            let totals = of()
+                .map(|s| {
+                    // Run i of the whole ladder: the sum of each level's run i.
+                    let runs: Vec<&[Run]> = s
+                        .levels
+                        .iter()
+                        .map(|l| {
+                            if l.runs.is_empty() {
+                                std::slice::from_ref(&l.run)
+                            } else {
+                                &l.runs[..]
+                            }
+                        })
+                        .collect();
+                    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0);
+                    let sums = (0..n)
+                        .map(|i| runs.iter().map(|r| r[i].load.total_s).sum())
+                        .collect();
+                    Entry::new(&s.name, sums)
+                })
+                .collect();
+            out.push(Row::new(
+                format!("total time of c={}{at}", levels.join("+")),
+                Metric::Total,
+                totals,
+            ));
+            let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
+            out.push(Row::new(
+                format!("start-up{at}"),
+                Metric::Startup,
+                of().map(|s| Entry::new(&s.name, one(s.startup_s.map(|v| v * 1e3))))
+                    .collect(),
+            ));
+            out.push(Row::new(
+                format!("peak memory{at}"),
+                Metric::Rss,
+                of().map(|s| Entry::new(&s.name, one(s.rss_max_mib)))
+                    .collect(),
+            ));
         }
         out
     }

@@ -215,6 +215,7 @@ mod tests {
                 server: Sampled::default(),
                 engine: None,
                 agents: Vec::new(),
+                machine: None,
             },
             runs: Vec::new(),
         };

@@ -12,9 +12,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::plan::Target;
 use crate::report::points::load_figures;
 use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 
@@ -97,6 +99,23 @@ impl report::Section for Section {
                     .servers
                     .iter()
                     .flat_map(move |s| Point::each(&s.name, ("", &place), load_figures(&s.runs)))
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        self.shapes
+            .iter()
+            .map(|shape| {
+                Row::new(
+                    format!("throughput, {} users x {} loops", shape.users, shape.loops),
+                    Metric::Throughput,
+                    shape
+                        .servers
+                        .iter()
+                        .map(|s| Entry::throughput(&s.name, &s.runs))
+                        .collect(),
+                )
             })
             .collect()
     }

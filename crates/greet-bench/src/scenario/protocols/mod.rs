@@ -11,10 +11,13 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::report::points::load_figures;
 use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -82,6 +85,28 @@ impl report::Section for Section {
                 let place = c.protocol.to_string();
                 let at = (greet_core::paths::GREETINGS, place.as_str());
                 Point::each(&c.server, at, load_figures(&c.runs))
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        distinct(self.cells.iter().map(|c| (c.protocol, c.streams)))
+            .into_iter()
+            .map(|(protocol, streams)| {
+                let over = if streams > 1 {
+                    format!("{protocol}, {streams} streams")
+                } else {
+                    protocol.to_string()
+                };
+                Row::new(
+                    format!("throughput over {over}"),
+                    Metric::Throughput,
+                    self.cells
+                        .iter()
+                        .filter(|c| c.protocol == protocol && c.streams == streams)
+                        .map(|c| Entry::throughput(&c.server, &c.runs))
+                        .collect(),
+                )
             })
             .collect()
     }

@@ -15,9 +15,11 @@ use serde::Serialize;
 use crate::harness::Harness;
 use crate::plan::{Metric, Placement, Target};
 use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
 use crate::results::RateRun;
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -102,6 +104,8 @@ impl report::Section for Section {
                 busy_max: l.busy_max,
                 client_cpu_pct: l.client_cpu_pct,
                 server_cpu_avg_pct: l.server.cpu_avg_pct,
+                server_us_per_request: l.server_us_per_request(),
+                steal_pct: l.machine().map(|m| m.steal_pct),
             })
         });
         out.push(("rate.csv".to_owned(), csv::write(rows)?));
@@ -148,9 +152,54 @@ impl report::Section for Section {
                     (Metric::P99, runs(|r| r.latency_ms.p99)),
                     (Metric::P999, runs(|r| r.latency_ms.p999)),
                     (Metric::Success, runs(|r| r.success_rate)),
+                    (Metric::CpuPerRequest, level.server_us_each()),
                 ];
                 out.extend(Point::each(&s.server, (&s.endpoint, &level.label), figures));
             }
+        }
+        out
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        let mut out = Vec::new();
+        let keys = distinct(self.servers.iter().flat_map(|s| {
+            s.levels
+                .iter()
+                .filter(|l| l.refused.is_none())
+                .map(move |l| (s.endpoint.as_str(), l.label.as_str()))
+        }));
+        for (endpoint, label) in keys {
+            let levels: Vec<(&str, &RateLevel)> = self
+                .servers
+                .iter()
+                .filter(|s| s.endpoint == endpoint)
+                .filter_map(|s| {
+                    let l = s
+                        .levels
+                        .iter()
+                        .find(|l| l.label == label && l.refused.is_none())?;
+                    Some((s.server.as_str(), l))
+                })
+                .collect();
+            out.push(Row::new(
+                format!("server CPU per request, {endpoint} at {label}"),
+                Metric::CpuPerRequest,
+                levels
+                    .iter()
+                    .map(|(s, l)| Entry::new(s, l.server_us_each()))
+                    .collect(),
+            ));
+            out.push(Row::new(
+                format!("p99, {endpoint} at {label}"),
+                Metric::P99,
+                levels
+                    .iter()
+                    .map(|(s, l)| Entry {
+                        cpu_us: l.server_us_per_request(),
+                        ..Entry::new(s, l.runs.iter().map(|r| r.latency_ms.p99).collect())
+                    })
+                    .collect(),
+            ));
         }
         out
     }
@@ -180,6 +229,8 @@ struct RateRow<'a> {
     busy_max: usize,
     client_cpu_pct: f64,
     server_cpu_avg_pct: Option<f64>,
+    server_us_per_request: Option<f64>,
+    steal_pct: Option<f64>,
 }
 
 /// A row of `rate-ramp.csv`: one second of a ramp.

@@ -265,6 +265,13 @@ pub(super) fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
             Figure::AchievedRps,
             &runs(|r| r.achieved_rps),
         ));
+        let cpu = runs(|r| r.server_us_per_request().unwrap_or(f64::NAN));
+        if cpu
+            .iter()
+            .all(|(_, each)| each.iter().all(|v| v.is_finite()))
+        {
+            out.extend(mann_whitney::pairwise(Figure::ServerUsPerRequest, &cpu));
+        }
     }
     out
 }

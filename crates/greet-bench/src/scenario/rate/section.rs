@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{Header, RateRun, RateWindow, Sampled, Spectrum, Transport};
+use crate::results::{Header, Machine, RateRun, RateWindow, Sampled, Spectrum, Transport};
+use crate::stats::median;
 
 /// The rate scenario: open-loop load, each request on a fixed schedule and its latency counted
 /// from its intended send time (no coordinated omission), at fractions of each server's
@@ -108,4 +109,31 @@ pub struct RateLevel {
     /// On a ramp, each second of it (runs merged): the time series.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<RateWindow>,
+}
+
+impl RateLevel {
+    /// The server's CPU per request, the median over the runs, microseconds.
+    pub fn server_us_per_request(&self) -> Option<f64> {
+        let each = self.server_us_each();
+        (!each.is_empty()).then(|| median(&each))
+    }
+
+    /// What the machine did in its most disturbed run.
+    pub fn machine(&self) -> Option<Machine> {
+        Machine::worst(self.runs.iter().filter_map(|r| r.machine.as_ref()))
+    }
+
+    /// The server's CPU per request in each run, microseconds; none unless every run has it.
+    pub fn server_us_each(&self) -> Vec<f64> {
+        let each: Vec<f64> = self
+            .runs
+            .iter()
+            .filter_map(RateRun::server_us_per_request)
+            .collect();
+        if each.len() == self.runs.len() {
+            each
+        } else {
+            Vec::new()
+        }
+    }
 }

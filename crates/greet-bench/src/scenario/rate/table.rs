@@ -4,7 +4,8 @@ use super::{RateServer, Section};
 use crate::stats::distinct;
 use crate::stats::mann_whitney::Comparison;
 
-use crate::report::table::{failure_notes, opt, Table};
+use crate::report::table::{failure_notes, opt, steal, Table};
+use crate::results::Machine;
 
 /// The latency budget the rate tables rank levels by: a p99 of 1 ms is what a service
 /// answering from memory on loopback keeps until it saturates, so the rate where it breaks is
@@ -97,6 +98,8 @@ pub(super) fn tables(rate: &Section) -> Vec<Table> {
                             l.busy_max.to_string(),
                             format!("{:.0}", l.client_cpu_pct),
                             opt(l.server.cpu_avg_pct, 0),
+                            opt(l.server_us_per_request(), 1),
+                            steal(l.machine()),
                         ]
                     })
                     .collect()
@@ -124,6 +127,8 @@ pub(super) fn tables(rate: &Section) -> Vec<Table> {
                 "Busy conns",
                 "Client CPU(%)",
                 "Server CPU(%)",
+                "Server µs/req",
+                "Steal(%)",
             ],
             groups,
         );
@@ -155,6 +160,12 @@ pub(super) fn tables(rate: &Section) -> Vec<Table> {
             rate.over_capacity_below * 100.0,
             rate.client_bound_pct,
             rate.late_ms
+        ));
+        last.notes.push(format!(
+            "Server µs/req: the server's CPU (user and system) per request, the figure a fixed \
+             rate holds steadiest; steal: CPU time the hypervisor took, * from {:.0}% (a \
+             disturbed level)",
+            Machine::HEAVY_STEAL_PCT
         ));
         if rate.header.repeats < 4 {
             last.notes.push(format!(

@@ -12,11 +12,14 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::plan::{Placement, Target};
 use crate::report::points::load_figures;
 use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -88,6 +91,32 @@ impl report::Section for Section {
             .flat_map(|c| {
                 let place = format!("c={}", c.concurrency);
                 Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        // The highest concurrency of each endpoint: where the servers differ most.
+        distinct(self.cells.iter().map(|c| c.endpoint.as_str()))
+            .into_iter()
+            .filter_map(|endpoint| {
+                let top = self
+                    .cells
+                    .iter()
+                    .filter(|c| c.endpoint == endpoint)
+                    .map(|c| c.concurrency)
+                    .max()?;
+                let entries = self
+                    .cells
+                    .iter()
+                    .filter(|c| c.endpoint == endpoint && c.concurrency == top)
+                    .map(|c| Entry::throughput(&c.server, &c.runs))
+                    .collect();
+                Some(Row::new(
+                    format!("keep-alive throughput, {endpoint} c={top}"),
+                    Metric::Throughput,
+                    entries,
+                ))
             })
             .collect()
     }

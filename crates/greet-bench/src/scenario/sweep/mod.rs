@@ -12,10 +12,13 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::report::points::load_figures;
 use crate::report::points::Point;
+use crate::report::scorecard::{self, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -76,6 +79,24 @@ impl report::Section for Section {
             .flat_map(|c| {
                 let place = c.setting.label();
                 Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        distinct(self.cells.iter().map(|c| c.endpoint.as_str()))
+            .into_iter()
+            .map(|endpoint| {
+                let cells: Vec<_> = self
+                    .cells
+                    .iter()
+                    .filter(|c| c.endpoint == endpoint)
+                    .collect();
+                Row::new(
+                    format!("throughput at each one's best setting, {endpoint}"),
+                    Metric::Throughput,
+                    scorecard::best_each(&cells, |c| &c.server, |c| &c.runs),
+                )
             })
             .collect()
     }

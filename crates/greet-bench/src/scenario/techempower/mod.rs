@@ -11,11 +11,14 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::plan::Placement;
 use crate::report::points::load_figures;
 use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -85,5 +88,31 @@ impl report::Section for Section {
             .iter()
             .flat_map(|c| Point::each(&c.server, (&c.target, &c.store), load_figures(&c.runs)))
             .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        distinct(
+            self.cells
+                .iter()
+                .map(|c| (c.test.as_str(), c.store.as_str())),
+        )
+        .into_iter()
+        .map(|(test, store)| {
+            let on = if store.is_empty() {
+                String::new()
+            } else {
+                format!(" on {store}")
+            };
+            Row::new(
+                format!("{test}{on} throughput"),
+                Metric::Throughput,
+                self.cells
+                    .iter()
+                    .filter(|c| c.test == test && c.store == store)
+                    .map(|c| Entry::throughput(&c.server, &c.runs))
+                    .collect(),
+            )
+        })
+        .collect()
     }
 }

@@ -14,9 +14,12 @@ mod table;
 use anyhow::Result;
 
 use crate::harness::Harness;
+use crate::plan::Metric;
 use crate::report::points::{load_figures, Point};
+use crate::report::scorecard::{Entry, Row};
 use crate::report::table::Table;
 use crate::report::{self, csv, svg};
+use crate::stats::distinct;
 
 pub(crate) use flags::Flags;
 pub use plan::*;
@@ -89,6 +92,23 @@ impl report::Section for Section {
             .flat_map(|c| {
                 let at = (c.profile.target(), c.profile.name());
                 Point::each(&c.server, at, load_figures(&c.runs))
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        distinct(self.cells.iter().map(|c| c.profile))
+            .into_iter()
+            .map(|profile| {
+                Row::new(
+                    format!("{} throughput", profile.name()),
+                    Metric::Throughput,
+                    self.cells
+                        .iter()
+                        .filter(|c| c.profile == profile)
+                        .map(|c| Entry::throughput(&c.server, &c.runs))
+                        .collect(),
+                )
             })
             .collect()
     }

@@ -9,7 +9,7 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
-use crate::results::{throughputs, Header, Repeated, Run};
+use crate::results::{per_request_us, throughputs, Header, Repeated, Run};
 use crate::scenario::Book;
 use crate::stats::mann_whitney::{self, Figure};
 use crate::stats::{distinct, max_of, median};
@@ -97,7 +97,7 @@ pub(super) async fn run(
                         .load(Placement::Harness, &up, &ask(Stop::After(duration)), label)
                         .await?;
                     let run = loaded.run();
-                    let client_cpu_us = per_request_us(loaded.client_cpu_s, &run);
+                    let client_cpu_us = per_request_us(loaded.client_cpu_s, run.load.requests);
                     up.ensure_alive()?;
                     harness.release(up).await?;
                     harness.say(
@@ -120,23 +120,15 @@ pub(super) async fn run(
     Ok(())
 }
 
-/// `cpu_s` seconds of CPU over `run`'s requests, microseconds each.
-fn per_request_us(cpu_s: f64, run: &Run) -> Option<f64> {
-    (run.load.requests > 0).then(|| cpu_s * 1e6 / run.load.requests as f64)
-}
-
-/// The server's CPU per request in `run`: its mean CPU over the load, times the load's
-/// length, over its requests.
-fn server_cpu_us(run: &Run) -> Option<f64> {
-    let pct = run.server.cpu_avg_pct?;
-    per_request_us(pct / 100.0 * run.load.total_s, run)
-}
-
 /// A cell's figures from its runs.
 fn summarize(cell: &mut WorkloadCell) {
     let r = Repeated::of(&cell.runs);
     let med = |f: fn(&Run) -> f64| median(&cell.runs.iter().map(f).collect::<Vec<_>>());
-    let server: Vec<f64> = cell.runs.iter().filter_map(server_cpu_us).collect();
+    let server: Vec<f64> = cell
+        .runs
+        .iter()
+        .filter_map(Run::server_us_per_request)
+        .collect();
     cell.requests_per_s = r.requests_per_s;
     cell.success_rate = r.success_rate;
     cell.bytes_per_answer = r.bytes_per_answer;

@@ -1,0 +1,458 @@
+//! The scorecard, built: each section names its headline figures ([`Row`]s, through
+//! [`crate::report::Section::scorecard`]), and this module ranks the servers on each, gives
+//! every cell its verdict against the best by the same test every comparison uses, writes the
+//! words from the verdicts, and prints it.
+
+use crate::plan::Metric;
+use crate::results::{Cell, Mark, Run, ScoreRow, Scorecard};
+use crate::stats::mann_whitney::{fewest_runs, test, Verdict};
+use crate::stats::median;
+
+use super::Sections;
+
+/// A headline figure as a section names it: every server's runs of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    /// What it is: `keep-alive throughput, c=200`.
+    pub(crate) figure: String,
+    /// Its metric.
+    pub(crate) metric: Metric,
+    /// One per server.
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// One server's runs of a headline figure.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// The server.
+    pub(crate) server: String,
+    /// The figure in each run.
+    pub(crate) values: Vec<f64>,
+    /// The client or the probe ended it: the server may do more.
+    pub(crate) capped: bool,
+    /// The server's CPU per request, microseconds, where measured.
+    pub(crate) cpu_us: Option<f64>,
+}
+
+impl Entry {
+    /// `values` of `server`, neither capped nor with a CPU figure.
+    pub(crate) fn new(server: &str, values: Vec<f64>) -> Self {
+        Self {
+            server: server.to_owned(),
+            values,
+            capped: false,
+            cpu_us: None,
+        }
+    }
+
+    /// A closed loop's throughput over `runs`, with the server's CPU per request.
+    pub(crate) fn throughput(server: &str, runs: &[Run]) -> Self {
+        let cpu: Vec<f64> = runs.iter().filter_map(Run::server_us_per_request).collect();
+        Self {
+            cpu_us: (cpu.len() == runs.len() && !cpu.is_empty()).then(|| median(&cpu)),
+            ..Self::new(server, crate::results::throughputs(runs))
+        }
+    }
+}
+
+impl Row {
+    /// `figure` in `metric`, one entry per server.
+    pub(crate) fn new(figure: impl Into<String>, metric: Metric, entries: Vec<Entry>) -> Self {
+        Self {
+            figure: figure.into(),
+            metric,
+            entries,
+        }
+    }
+}
+
+/// The entry of each group of `items` with the highest median throughput: a server's best
+/// setting.
+pub(crate) fn best_each<T>(
+    items: &[T],
+    server: impl Fn(&T) -> &str,
+    runs: impl Fn(&T) -> &[Run],
+) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    for item in items {
+        let entry = Entry::throughput(server(item), runs(item));
+        if entry.values.is_empty() {
+            continue;
+        }
+        match out.iter_mut().find(|e| e.server == entry.server) {
+            Some(e) if median(&e.values) < median(&entry.values) => *e = entry,
+            Some(_) => {}
+            None => out.push(entry),
+        }
+    }
+    out
+}
+
+/// The scorecard of `sections`.
+pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
+    let mut rows = Vec::new();
+    for present in sections.present() {
+        for row in present.section.scorecard() {
+            if let Some(row) = score(present.name, row) {
+                rows.push(row);
+            }
+        }
+    }
+    let mut servers: Vec<String> = Vec::new();
+    for cell in rows.iter().flat_map(|r| &r.cells) {
+        if !servers.contains(&cell.server) {
+            servers.push(cell.server.clone());
+        }
+    }
+    let words = words(&servers, &rows);
+    Scorecard {
+        servers,
+        rows,
+        words,
+    }
+}
+
+/// One row ranked and judged; none without a figure to rank.
+fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
+    let entries: Vec<Entry> = row
+        .entries
+        .into_iter()
+        .filter(|e| !e.values.is_empty() && e.values.iter().all(|v| v.is_finite()))
+        .collect();
+    let higher = row.metric.higher_is_better();
+    let medians: Vec<f64> = entries.iter().map(|e| median(&e.values)).collect();
+    // Best first: the order of the cells' indices by their medians.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (medians[a], medians[b]);
+        if higher {
+            b.total_cmp(&a)
+        } else {
+            a.total_cmp(&b)
+        }
+    });
+    let best = *order.first()?;
+    let runner_up = order.get(1).copied();
+    let share = |m: f64| {
+        let b = medians[best];
+        match (higher, b, m) {
+            (_, b, m) if b == m => 1.0,
+            (true, b, m) if b > 0.0 => m / b,
+            (false, b, m) if m > 0.0 => b / m,
+            _ => 0.0,
+        }
+    };
+    let against = |i: usize, j: usize| test(&entries[i].values, &entries[j].values).1;
+    let cells = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mark = if i == best {
+                match runner_up {
+                    None => Mark::Alone,
+                    // A capped runner-up could be the better one.
+                    Some(r) if entries[r].capped => Mark::Capped,
+                    Some(r) => mark_of(against(i, r), Mark::Ahead),
+                }
+            } else {
+                match mark_of(against(i, best), Mark::Behind) {
+                    Mark::Behind if e.capped => Mark::Capped,
+                    mark => mark,
+                }
+            };
+            Cell {
+                server: e.server.clone(),
+                median: medians[i],
+                runs: e.values.len(),
+                share: share(medians[i]),
+                mark,
+                capped: e.capped,
+                cpu_us_per_request: e.cpu_us,
+            }
+        })
+        .collect();
+    Some(ScoreRow {
+        scenario: scenario.to_owned(),
+        figure: row.figure,
+        metric: row.metric,
+        cells,
+    })
+}
+
+fn mark_of(verdict: Verdict, different: Mark) -> Mark {
+    match verdict {
+        Verdict::Different => different,
+        Verdict::WithinNoise => Mark::Within,
+        Verdict::TooFewRuns => Mark::TooFewRuns,
+    }
+}
+
+/// The verdicts in words: each server's lead and lag beyond the noise, what is within it, and
+/// what the run could not tell.
+fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    let contested: Vec<&ScoreRow> = rows.iter().filter(|r| r.cells.len() > 1).collect();
+    if contested.is_empty() {
+        return out;
+    }
+    let named = |rows: &[&ScoreRow]| {
+        let names: Vec<String> = rows.iter().map(|r| r.name()).collect();
+        names.join("; ")
+    };
+    for server in servers {
+        let with = |mark: Mark| -> Vec<&ScoreRow> {
+            contested
+                .iter()
+                .copied()
+                .filter(|r| r.cell(server).is_some_and(|c| c.mark == mark))
+                .collect()
+        };
+        let (ahead, behind) = (with(Mark::Ahead), with(Mark::Behind));
+        if !ahead.is_empty() {
+            out.push(format!(
+                "{server} leads beyond the noise on {}.",
+                named(&ahead)
+            ));
+        }
+        if !behind.is_empty() {
+            let shares: Vec<String> = behind
+                .iter()
+                .map(|r| {
+                    let share = r.cell(server).map_or(0.0, |c| c.share);
+                    format!("{} ({share:.2} of the best)", r.name())
+                })
+                .collect();
+            out.push(format!("{server} is behind on {}.", shares.join("; ")));
+        }
+    }
+    let decided = |r: &&ScoreRow| {
+        r.cells
+            .iter()
+            .any(|c| matches!(c.mark, Mark::Ahead | Mark::Behind))
+    };
+    let within: Vec<&ScoreRow> = contested
+        .iter()
+        .copied()
+        .filter(|r| !decided(r) && r.cells.iter().all(|c| c.mark == Mark::Within))
+        .collect();
+    if !within.is_empty() {
+        out.push(format!(
+            "No difference beyond the noise on {}.",
+            named(&within)
+        ));
+    }
+    let undecided: Vec<&ScoreRow> = contested
+        .iter()
+        .copied()
+        .filter(|r| r.cells.iter().any(|c| c.mark == Mark::TooFewRuns))
+        .collect();
+    if !undecided.is_empty() {
+        let fewest = undecided
+            .iter()
+            .flat_map(|r| r.cells.iter().map(|c| c.runs))
+            .min()
+            .unwrap_or(0);
+        let runs = if fewest == 1 {
+            "one run".to_owned()
+        } else {
+            format!("{fewest} runs")
+        };
+        out.push(format!(
+            "{} of {} figures rest on {runs}, too few to tell servers apart: use --repeats {} \
+             (or more) to decide them.",
+            undecided.len(),
+            contested.len(),
+            fewest_runs()
+        ));
+    }
+    if contested
+        .iter()
+        .any(|r| r.cells.iter().any(|c| c.mark == Mark::Capped))
+    {
+        out.push(
+            "A capped figure (>) is the client's or the probe's limit, not the server's: it \
+             gets no verdict."
+                .to_owned(),
+        );
+    }
+    out
+}
+
+/// The scorecard as text: the legend, a row per figure, then the words.
+pub(crate) fn text(card: &Scorecard) -> String {
+    if card.rows.is_empty() {
+        return String::new();
+    }
+    let label = |r: &ScoreRow| format!("{} ({})", r.name(), direction(r.metric));
+    let first = card
+        .rows
+        .iter()
+        .map(|r| label(r).chars().count())
+        .max()
+        .unwrap_or(0);
+    let cell_text = |r: &ScoreRow, server: &str| match r.cell(server) {
+        None => "n/a".to_owned(),
+        Some(c) => {
+            let cpu = c
+                .cpu_us_per_request
+                .filter(|_| r.metric != Metric::CpuPerRequest)
+                .map_or(String::new(), |us| format!(" {us:.1}µs"));
+            format!("{:.2} {}{cpu}", c.share, c.mark.sign())
+        }
+    };
+    let widths: Vec<usize> = card
+        .servers
+        .iter()
+        .map(|s| {
+            card.rows
+                .iter()
+                .map(|r| cell_text(r, s).chars().count())
+                .chain([s.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::from(
+        "\nScorecard: each server's share of the best (1.00 = the best), + ahead or - behind \
+         beyond the noise, = within it, ? too few runs to tell, > capped; µs: the server's CPU \
+         per request\n\n",
+    );
+    let mut line = format!("{:first$}", "");
+    for (s, w) in card.servers.iter().zip(&widths) {
+        line.push_str(&format!("  {s:<w$}"));
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    for row in &card.rows {
+        let mut line = format!("{:first$}", label(row));
+        for (s, w) in card.servers.iter().zip(&widths) {
+            line.push_str(&format!("  {:<w$}", cell_text(row, s)));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if !card.words.is_empty() {
+        out.push('\n');
+        for w in &card.words {
+            out.push_str(&format!("  {w}\n"));
+        }
+    }
+    out
+}
+
+/// Which way is better, for a row's label.
+fn direction(metric: Metric) -> String {
+    let unit = metric.unit();
+    if metric.higher_is_better() {
+        format!("{unit}, more is better")
+    } else {
+        format!("{unit}, less is better")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(metric: Metric, entries: &[(&str, &[f64], bool)]) -> ScoreRow {
+        let entries = entries
+            .iter()
+            .map(|(s, v, capped)| Entry {
+                capped: *capped,
+                ..Entry::new(s, v.to_vec())
+            })
+            .collect();
+        score("soak", Row::new(metric.name(), metric, entries)).unwrap()
+    }
+
+    fn marks(row: &ScoreRow) -> Vec<(String, Mark)> {
+        row.cells
+            .iter()
+            .map(|c| (c.server.clone(), c.mark))
+            .collect()
+    }
+
+    #[test]
+    fn each_cell_is_judged_against_the_best() {
+        let fast = [100.0, 101.0, 102.0, 103.0, 104.0];
+        let same = [100.5, 101.5, 102.5, 99.0, 104.5];
+        let slow = [80.0, 81.0, 82.0, 83.0, 84.0];
+        let r = row(
+            Metric::Throughput,
+            &[
+                ("a", &slow, false),
+                ("b", &fast, false),
+                ("c", &same, false),
+            ],
+        );
+        assert_eq!(
+            marks(&r),
+            [
+                ("a".into(), Mark::Behind),
+                ("b".into(), Mark::Within),
+                ("c".into(), Mark::Within)
+            ]
+        );
+        assert!((r.cell("a").unwrap().share - 82.0 / 102.0).abs() < 1e-9);
+        assert_eq!(r.cell("b").unwrap().share, 1.0);
+        // Less is better: the best's median over each one's.
+        let r = row(Metric::Total, &[("a", &slow, false), ("b", &fast, false)]);
+        assert_eq!(marks(&r)[0], ("a".into(), Mark::Ahead));
+        assert!((r.cell("b").unwrap().share - 82.0 / 102.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_run_tells_nothing_and_a_cap_gets_no_verdict() {
+        let r = row(
+            Metric::Throughput,
+            &[("a", &[1.0], false), ("b", &[2.0], false)],
+        );
+        assert_eq!(
+            marks(&r),
+            [
+                ("a".into(), Mark::TooFewRuns),
+                ("b".into(), Mark::TooFewRuns)
+            ]
+        );
+        let low = [10.0, 11.0, 12.0, 13.0, 14.0];
+        let high = [20.0, 21.0, 22.0, 23.0, 24.0];
+        let r = row(
+            Metric::Throughput,
+            &[("a", &low, true), ("b", &high, false)],
+        );
+        assert_eq!(
+            marks(&r),
+            [("a".into(), Mark::Capped), ("b".into(), Mark::Capped)]
+        );
+        let r = row(Metric::Throughput, &[("a", &high, false)]);
+        assert_eq!(marks(&r), [("a".into(), Mark::Alone)]);
+    }
+
+    #[test]
+    fn the_words_follow_the_verdicts() {
+        let fast = [100.0, 101.0, 102.0, 103.0, 104.0];
+        let slow = [80.0, 81.0, 82.0, 83.0, 84.0];
+        let rows = vec![
+            row(
+                Metric::Throughput,
+                &[("a", &slow, false), ("b", &fast, false)],
+            ),
+            row(Metric::Rss, &[("a", &fast, false), ("b", &fast, false)]),
+            row(
+                Metric::Startup,
+                &[("a", &[1.0], false), ("b", &[2.0], false)],
+            ),
+        ];
+        let words = words(&["a".into(), "b".into()], &rows);
+        assert_eq!(
+            words,
+            [
+                "a is behind on soak: throughput (0.80 of the best).",
+                "b leads beyond the noise on soak: throughput.",
+                "No difference beyond the noise on soak: rss.",
+                "1 of 3 figures rest on one run, too few to tell servers apart: use --repeats \
+                 4 (or more) to decide them."
+            ]
+        );
+    }
+}
