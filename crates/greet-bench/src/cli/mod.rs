@@ -212,7 +212,7 @@ pub fn main() -> ExitCode {
     match run::run(plan) {
         Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
         Ok(Verdict::SomeFailed) => ExitCode::FAILURE,
-        Ok(Verdict::Interrupted) => ExitCode::from(130),
+        Ok(Verdict::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
         Ok(Verdict::ThresholdBreached) => ExitCode::from(3),
         Err(err) => {
             eprintln!("greet-bench: error: {err:#}");

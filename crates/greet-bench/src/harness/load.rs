@@ -4,7 +4,7 @@
 //! what to send; where it runs is this module's alone.
 
 use std::sync::atomic::AtomicUsize;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
@@ -155,9 +155,28 @@ impl Harness {
         label: String,
     ) -> Result<Loaded> {
         let wire = ask.wire.unwrap_or(&self.wire);
-        if place == Placement::Harness {
-            return Ok(self.load_here(up, ask, wire, label).await);
+        let loaded = if place == Placement::Harness {
+            self.load_here(up, ask, wire, label.clone()).await
+        } else {
+            self.load_agents(place, up, ask, wire, &label).await?
+        };
+        let server_pct = loaded.observed.server().cpu_avg_pct;
+        if let Some(machine) = loaded.machine(server_pct) {
+            let mut log = self.machine.lock().unwrap_or_else(PoisonError::into_inner);
+            log.push((label, machine));
         }
+        Ok(loaded)
+    }
+
+    /// The load from agents, starting together.
+    async fn load_agents(
+        &self,
+        place: Placement,
+        up: &Up,
+        ask: &Ask<'_>,
+        wire: &Wire,
+        label: &str,
+    ) -> Result<Loaded> {
         let start = agents::start_instant(place);
         let (headers, body) = ask.message(self);
         let shard = Shard {
@@ -186,7 +205,7 @@ impl Harness {
             ),
             _ => String::new(),
         };
-        self.say(&label, &format!("{} agents{each}", place.agents()));
+        self.say(label, &format!("{} agents{each}", place.agents()));
         let observer = Observer::start(up.server.as_ref(), start);
         let stores = ask.stores.map(|s| StoreSampling::start(s, start));
         let ran = agents::run(place, &shard).await;

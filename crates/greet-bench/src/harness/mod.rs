@@ -16,6 +16,7 @@ pub(crate) use bring_up::{mode, Start, Subject, Up};
 pub(crate) use load::Ask;
 
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -26,7 +27,7 @@ use serde::Serialize;
 
 use crate::plan::{Common, Placement, ServerSettings};
 use crate::report::{self, Sections};
-use crate::results::{Results, Transport};
+use crate::results::{Machine, Noise, Results, Transport};
 use crate::server::Binaries;
 
 /// What every scenario shares.
@@ -47,6 +48,8 @@ pub(crate) struct Harness {
     /// What the load goes over (`--protocol`): over TLS, any certificate is trusted (the
     /// servers make their own; a `--target`'s is its owner's), signatures still checked.
     pub(crate) wire: Wire,
+    /// What the machine did during each load so far, by the load's label.
+    pub(crate) machine: Mutex<Vec<(String, Machine)>>,
 }
 
 impl Harness {
@@ -119,6 +122,7 @@ impl Harness {
 
     /// Writes every output file.
     pub(crate) fn save<S: Sections + Serialize>(&self, results: &mut Results<S>) -> Result<()> {
+        results.noise = Noise::of(&self.machine.lock().unwrap_or_else(PoisonError::into_inner));
         report::write_all(&self.out, results)
     }
 }

@@ -7,13 +7,15 @@ use super::charts::ChartFile;
 use super::svg::esc;
 use super::table::Table;
 use super::Present;
-use crate::results::{Mark, Meta, Scorecard};
+use crate::results::{Incomplete, Mark, Meta, Scorecard};
 
-/// The page for the run `m` describes: its scorecard, then its sections `present`, with
+/// The page for the run `m` describes: whether a signal cut it short, its scorecard, its
+/// settings and what it saw of the machine's `noise`, then its sections `present`, with
 /// `charts` inlined in their sections.
 pub(crate) fn page(
     m: &Meta,
-    card: &Scorecard,
+    (card, noise): (&Scorecard, &[String]),
+    incomplete: Option<&Incomplete>,
     present: &[Present<'_>],
     charts: &[ChartFile],
 ) -> String {
@@ -32,36 +34,63 @@ pub(crate) fn page(
          td.too_few_runs,td.capped{color:#888}ul.words{font-size:15px}\
          </style></head><body>\n<h1>Greetings API: axum, actix-web and hyper under identical load</h1>\n",
     );
+    if let Some(incomplete) = incomplete {
+        let _ = writeln!(
+            out,
+            "<p class=\"error\"><b>{}</b></p>",
+            esc(&incomplete.to_string())
+        );
+    }
     scorecard(&mut out, card);
     let versions: Vec<_> = m
         .crate_versions
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
-    let _ = writeln!(
+    let stores = m
+        .scenarios
+        .iter()
+        .any(|s| s == "business" || s == "techempower");
+    let split = if m.cpus.server.is_empty() {
+        "not pinned".to_owned()
+    } else if stores {
+        format!(
+            "servers on CPU {:?}, load generator on CPU {:?}, stores the harness starts \
+             (PostgreSQL, Redis) on CPU {:?}",
+            m.cpus.server, m.cpus.load, m.cpus.stores
+        )
+    } else {
+        format!(
+            "servers on CPU {:?}, load generator on CPU {:?}",
+            m.cpus.server, m.cpus.load
+        )
+    };
+    let _ = write!(
         out,
         "<dl><dt>Started</dt><dd>{}</dd><dt>Machine</dt><dd>{} ({} CPUs, {}), kernel {}</dd>\
-         <dt>CPU split</dt><dd>{}</dd><dt>Scenarios</dt><dd>{}</dd><dt>Crates</dt><dd>{}</dd>\
-         <dt>Telling servers apart</dt><dd>{}; a difference inside the noise is never \
-         called a win</dd></dl>",
+         <dt>CPU split</dt><dd>{}</dd><dt>Scenarios</dt><dd>{}</dd><dt>Crates</dt><dd>{}</dd>",
         esc(&m.started_at),
         esc(&m.machine),
         m.cpus.count,
         esc(&m.cpus.model),
         esc(&m.kernel),
-        if m.cpus.server.is_empty() {
-            "not pinned".to_owned()
-        } else {
-            format!(
-                "servers on CPU {:?}, load generator on CPU {:?}, stores the harness starts \
-                 (PostgreSQL, Redis) on CPU {:?}",
-                m.cpus.server, m.cpus.load, m.cpus.stores
-            )
-        },
+        esc(&split),
         esc(&m.scenarios.join(", ")),
         esc(&versions.join(", ")),
-        esc(&m.comparison_method),
     );
+    // How verdicts are reached matters only where some figure has runs enough for one.
+    if card.rows.iter().flat_map(|r| &r.cells).any(|c| c.runs > 1) {
+        let _ = write!(
+            out,
+            "<dt>Telling servers apart</dt><dd>{}; a difference inside the noise is never \
+             called a win</dd>",
+            esc(&m.comparison_method)
+        );
+    }
+    if !noise.is_empty() {
+        let _ = write!(out, "<dt>Noise</dt><dd>{}</dd>", esc(&noise.join(" ")));
+    }
+    out.push_str("</dl>\n");
     for p in present {
         let _ = writeln!(out, "<h2 id=\"{}\">{}</h2>", p.name, esc(p.title));
         for table in p.section.tables() {

@@ -46,6 +46,8 @@ pub(crate) struct Present<'a> {
     pub(crate) name: &'static str,
     /// Its heading.
     pub(crate) title: &'static str,
+    /// Its repeats take the servers in turn.
+    pub(crate) interleaved: bool,
     /// The section.
     pub(crate) section: &'a dyn Section,
 }
@@ -87,6 +89,15 @@ pub(crate) fn write_all<S: Sections + Serialize>(
     results.scorecard = scorecard::of(&results.sections);
     let results = &*results;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(results)? + "\n";
+    if points(results).is_empty() {
+        // Nothing measured (every server failed, the only target refused): the failures are
+        // in results.json, and no report of empty tables and charts is drawn.
+        for stale in ["report.html", "report.tmp"] {
+            let _ = std::fs::remove_file(dir.join(stale));
+        }
+        return write_atomically(&dir.join("results.json"), &json);
+    }
     let present = results.sections.present();
     let charts: Vec<ChartFile> = present
         .iter()
@@ -99,13 +110,16 @@ pub(crate) fn write_all<S: Sections + Serialize>(
         })
         .collect();
     let mut files: Vec<(String, String)> = vec![
-        (
-            "results.json".into(),
-            serde_json::to_string_pretty(results)? + "\n",
-        ),
+        ("results.json".into(), json),
         (
             "report.html".into(),
-            html::page(&results.meta, &results.scorecard, &present, &charts),
+            html::page(
+                &results.meta,
+                (&results.scorecard, &noise(results)),
+                results.incomplete.as_ref(),
+                &present,
+                &charts,
+            ),
         ),
     ];
     for p in &present {
@@ -126,8 +140,14 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Every table as text, as printed at the end of a run: section by section, each table under
-/// its title and followed by its notes, then the scorecard.
+/// its title and followed by its notes, then the scorecard; one line when nothing was
+/// measured.
 pub(crate) fn text<S: Sections>(results: &Results<S>) -> String {
+    if points(results).is_empty() {
+        return "greet-bench: nothing was measured (every server failed, as said above): no \
+                tables, no report\n"
+            .to_owned();
+    }
     let mut out = String::new();
     for p in results.sections.present() {
         for table in p.section.tables() {
@@ -138,5 +158,45 @@ pub(crate) fn text<S: Sections>(results: &Results<S>) -> String {
         }
     }
     out.push_str(&scorecard::text(&scorecard::of(&results.sections)));
+    let noise = noise(results);
+    if !noise.is_empty() {
+        out.push('\n');
+        for line in noise {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out
+}
+
+/// What a run did about the noise of a shared machine, and what it saw of it, one line each:
+/// how repeats were ordered, and the hypervisor's steal.
+pub(crate) fn noise<S: Sections>(results: &Results<S>) -> Vec<String> {
+    let present = results.sections.present();
+    let mut out = Vec::new();
+    let names = |interleaved: bool| {
+        let names: Vec<&str> = present
+            .iter()
+            .filter(|p| p.interleaved == interleaved)
+            .map(|p| p.name)
+            .collect();
+        names.join(", ")
+    };
+    let (turns, blocks) = (names(true), names(false));
+    match (turns.is_empty(), blocks.is_empty()) {
+        (true, true) => {}
+        (false, true) => out.push(format!(
+            "Repeats take the servers in turn (A B C A B C), so drift falls on all alike: {turns}."
+        )),
+        (true, false) => out.push(format!(
+            "Repeats run one server's loads together, then the next's: {blocks}."
+        )),
+        (false, false) => out.push(format!(
+            "Repeats take the servers in turn (A B C A B C), so drift falls on all alike, in \
+             {turns}; one server's loads together, then the next's, in {blocks}."
+        )),
+    }
+    if let Some(noise) = &results.noise {
+        out.push(format!("Machine: {}.", noise.line()));
+    }
     out
 }

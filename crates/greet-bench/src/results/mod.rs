@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use paced::{RateRun, RateWindow, Spectrum};
 pub use run::{
     per_request_us, throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Level,
-    Machine, Repeated, RssFrom, Run, Sampled, SampledBy,
+    Machine, Noise, Repeated, RssFrom, Run, Sampled, SampledBy,
 };
 pub use scorecard::{Cell, Mark, ScoreRow, Scorecard};
 
@@ -57,6 +57,12 @@ pub struct Results<S> {
     /// The answer at a glance, drawn from the sections each time they are saved.
     #[serde(default)]
     pub scorecard: Scorecard,
+    /// Set when a signal cut the run short: what it stopped and what never ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
+    /// What the machine did meanwhile: the hypervisor's steal, and other programs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
     /// Each scenario's section, where it ran.
     #[serde(flatten)]
     pub sections: S,
@@ -72,6 +78,8 @@ impl<S: Default> Results<S> {
             schema_version: SCHEMA_VERSION,
             meta,
             scorecard: Scorecard::default(),
+            noise: None,
+            incomplete: None,
             sections: S::default(),
             thresholds: Vec::new(),
         }
@@ -121,6 +129,33 @@ impl Header {
             repeats,
             failures: Vec::new(),
         }
+    }
+}
+
+/// A run a signal cut short.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Incomplete {
+    /// The signal: `SIGINT` (Ctrl-C) or `SIGTERM`.
+    pub signal: String,
+    /// The scenario it stopped, whose section holds what it measured before.
+    pub cut_short: Option<String>,
+    /// The scenarios that never started.
+    pub not_run: Vec<String>,
+}
+
+impl fmt::Display for Incomplete {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "INCOMPLETE: {} ended the run", self.signal)?;
+        if let Some(scenario) = &self.cut_short {
+            write!(
+                f,
+                " during {scenario} (its section holds what it measured before)"
+            )?;
+        }
+        if !self.not_run.is_empty() {
+            write!(f, "; never run: {}", self.not_run.join(", "))?;
+        }
+        Ok(())
     }
 }
 

@@ -150,6 +150,69 @@ impl Machine {
     }
 }
 
+/// What the machine did over a whole run, from every load's [`Machine`]: the noise behind
+/// its figures.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Noise {
+    /// Loads measured (warm-ups and probes included).
+    pub loads: usize,
+    /// Steal, the mean over the loads, percent.
+    pub steal_mean_pct: f64,
+    /// Steal, the most any load saw, percent.
+    pub steal_max_pct: f64,
+    /// The most CPU neither a server nor the load generator used, percent of all the CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_max_pct: Option<f64>,
+    /// The loads run under heavy steal ([`Machine::HEAVY_STEAL_PCT`]), by label.
+    pub heavy: Vec<String>,
+}
+
+impl Noise {
+    /// Over `loads`, each labelled; none without one.
+    pub fn of(loads: &[(String, Machine)]) -> Option<Noise> {
+        if loads.is_empty() {
+            return None;
+        }
+        let steal: Vec<f64> = loads.iter().map(|(_, m)| m.steal_pct).collect();
+        Some(Noise {
+            loads: loads.len(),
+            steal_mean_pct: steal.iter().sum::<f64>() / steal.len() as f64,
+            steal_max_pct: steal.iter().copied().fold(0.0, f64::max),
+            others_max_pct: loads
+                .iter()
+                .filter_map(|(_, m)| m.others_pct)
+                .reduce(f64::max),
+            heavy: loads
+                .iter()
+                .filter(|(_, m)| m.heavy_steal())
+                .map(|(label, _)| label.clone())
+                .collect(),
+        })
+    }
+
+    /// One line for the terminal and the report.
+    pub fn line(&self) -> String {
+        let others = self.others_max_pct.map_or(String::new(), |o| {
+            format!("; other programs used at most {o:.1}% of the CPUs")
+        });
+        let heavy = match self.heavy.len() {
+            0 => format!(
+                "none under heavy steal (>= {:.0}%)",
+                Machine::HEAVY_STEAL_PCT
+            ),
+            n => format!(
+                "{n} under heavy steal (>= {:.0}%): {}",
+                Machine::HEAVY_STEAL_PCT,
+                self.heavy.join(", ")
+            ),
+        };
+        format!(
+            "the hypervisor's steal averaged {:.1}% and peaked at {:.1}% over {} loads, {heavy}{others}",
+            self.steal_mean_pct, self.steal_max_pct, self.loads
+        )
+    }
+}
+
 /// One load against one server: the unit of every scenario.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Run {

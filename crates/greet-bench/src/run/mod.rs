@@ -6,16 +6,19 @@
 mod meta;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{bail, Result};
 use greet_launch::process::{allowed_cpus, pin_current_thread};
 use greet_probe::tls::Trust;
+use tokio::signal::unix::{self, SignalKind};
 
 use crate::diff;
 use crate::gate;
 use crate::harness::Harness;
 use crate::plan::{self, Threshold};
 use crate::report;
+use crate::results::Incomplete;
 use crate::scenario::{Plan, Planned, Results};
 use crate::server::{split_cpus, Binaries};
 
@@ -29,8 +32,8 @@ pub(crate) enum Verdict {
     AllMeasured,
     /// At least one server failed (start-up, contract check, died, unclean exit).
     SomeFailed,
-    /// Ctrl-C: results so far are on disk.
-    Interrupted,
+    /// Ctrl-C (SIGINT) or SIGTERM: results so far are on disk, marked incomplete.
+    Interrupted(Signal),
     /// Every server measured, and a `--threshold` breached.
     ThresholdBreached,
 }
@@ -68,6 +71,7 @@ pub(crate) fn run(plan: Plan) -> Result<Verdict> {
         cpus,
         binaries,
         out,
+        machine: Default::default(),
     };
     let mut results = Results::new(meta::meta(&harness, &scenarios));
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -78,26 +82,77 @@ pub(crate) fn run(plan: Plan) -> Result<Verdict> {
         .global_queue_interval(GLOBAL_QUEUE_INTERVAL)
         .enable_all()
         .build()?;
+    let started = AtomicUsize::new(0);
     runtime.block_on(async {
-        tokio::select! {
-            verdict = run_all(&harness, &scenarios, &mut results) => verdict,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("\ngreet-bench: interrupted; results so far are in {}", harness.out.display());
-                Ok(Verdict::Interrupted)
-            }
+        let mut term = unix::signal(SignalKind::terminate())?;
+        let signal = tokio::select! {
+            verdict = run_all(&harness, &scenarios, &mut results, &started) => return verdict,
+            _ = tokio::signal::ctrl_c() => Signal::Int,
+            _ = term.recv() => Signal::Term,
+        };
+        // The run's future is gone, and with it every server it had started: what they
+        // measured is marked as cut short, beside what never ran.
+        let started = started.load(Ordering::Relaxed);
+        let name = |p: &Planned| p.kind().name().to_owned();
+        let incomplete = Incomplete {
+            signal: signal.name().to_owned(),
+            cut_short: started
+                .checked_sub(1)
+                .and_then(|i| scenarios.get(i))
+                .map(name),
+            not_run: scenarios.iter().skip(started).map(name).collect(),
+        };
+        eprintln!("\ngreet-bench: {incomplete}");
+        results.incomplete = Some(incomplete);
+        if started > 0 {
+            harness.save(&mut results)?;
+            eprintln!(
+                "greet-bench: interrupted; results so far are in {}",
+                harness.out.display()
+            );
         }
+        Ok(Verdict::Interrupted(signal))
     })
+}
+
+/// A signal that ends a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Signal {
+    /// Ctrl-C.
+    Int,
+    /// `kill`, a container's stop.
+    Term,
+}
+
+impl Signal {
+    /// Its name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Int => "SIGINT",
+            Self::Term => "SIGTERM",
+        }
+    }
+
+    /// The exit code a shell gives a process it ended: 128 + its number.
+    pub(crate) fn exit_code(self) -> u8 {
+        match self {
+            Self::Int => 130,
+            Self::Term => 143,
+        }
+    }
 }
 
 async fn run_all(
     harness: &Harness,
     scenarios: &[Planned],
     results: &mut Results,
+    started: &AtomicUsize,
 ) -> Result<Verdict> {
     // Nothing is written before a scenario has checked its plan: a run refused at once (no
     // Docker engine, nothing to benchmark) leaves no empty results directory behind.
     let mut all_ok = true;
     for scenario in scenarios {
+        started.fetch_add(1, Ordering::Relaxed);
         let ok = scenario.run(harness, results).await?;
         all_ok &= ok;
         harness.save(results)?;

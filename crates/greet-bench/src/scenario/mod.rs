@@ -51,6 +51,9 @@ pub(crate) trait Scenario: Sized {
     const STREAMS_LIST: bool = false;
     /// Its load is keep-alive users, which `--requests-per-connection` can make reconnect.
     const KEEP_ALIVE: bool = true;
+    /// Its repeats take the servers in turn (A B C A B C), so a drift of the machine falls on
+    /// all of them alike; false: one server's runs, then the next's.
+    const INTERLEAVED: bool = true;
 
     /// Its settings, every default applied.
     type Plan: Debug + Clone + PartialEq;
@@ -237,6 +240,7 @@ macro_rules! scenarios {
                         out.push(report::Present {
                             name: <$module::$kind as Scenario>::NAME,
                             title: <$module::$kind as Scenario>::TITLE,
+                            interleaved: <$module::$kind as Scenario>::INTERLEAVED,
                             section,
                         });
                     }

@@ -87,7 +87,18 @@ fn small_ladder_against_the_three_servers() {
         assert!(server.rss_max_mib.expect("rss_max_mib") > 0.0);
         // Root resets the kernel's peak counter: the peak is each level's own.
         assert_eq!(server.rss_max_from, Some(RssFrom::PeakCounter), "{name}");
-        assert!(server.cpu_max_pct.is_some(), "{name} cpu_max_pct");
+        // Levels of 50 ms are mostly shorter than /proc's clock can measure: a CPU figure
+        // is one a level long enough gave, never a 0 % from none.
+        assert!(
+            server.cpu_max_pct.is_none_or(|c| c > 0.0)
+                && server.cpu_max_pct.is_some()
+                    == server
+                        .levels
+                        .iter()
+                        .flat_map(|l| &l.runs)
+                        .any(|r| r.server.cpu_max_pct.is_some()),
+            "{name} cpu_max_pct"
+        );
         assert!(server.threads_max.expect("threads_max") >= 1);
         assert_eq!(server.levels.len(), 2);
         for (level, concurrency) in server.levels.iter().zip([10, 50]) {
@@ -154,7 +165,6 @@ fn small_ladder_against_the_three_servers() {
         "connect.svg",
         "startup.svg",
         "memory.svg",
-        "cpu.svg",
     ] {
         let svg = std::fs::read_to_string(out.join(chart)).expect(chart);
         assert!(
@@ -169,12 +179,23 @@ fn small_ladder_against_the_three_servers() {
     }
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
-    assert_eq!(html.matches("<svg ").count(), 6, "charts inline");
+    let cpu_drawn = out.join("cpu.svg").exists();
+    assert_eq!(
+        cpu_drawn,
+        ladder.servers.iter().any(|s| s.cpu_max_pct.is_some()),
+        "a CPU chart only of CPU measured"
+    );
+    assert_eq!(
+        html.matches("<svg ").count(),
+        5 + usize::from(cpu_drawn),
+        "charts inline"
+    );
     assert_eq!(
         html.matches("<table>").count(),
-        3,
-        "the ladder's three tables"
+        1 + 3,
+        "the scorecard, and the ladder's three tables"
     );
+    assert!(html.find("id=\"scorecard\"") < html.find("id=\"ladder\""));
     assert!(
         !html.contains(" src=") && !html.contains("<link"),
         "self-contained: nothing fetched"
@@ -349,6 +370,12 @@ fn an_unreachable_target_fails_its_check_and_the_run_exits_1() {
         ladder.header.failures[0].error
     );
     assert!(ladder.servers[0].startup_s.is_none());
+    // Nothing measured: one line, no empty tables, no report of empty charts.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("nothing was measured"), "{stdout}");
+    assert!(!stdout.contains("Application |"), "{stdout}");
+    assert!(!out.join("report.html").exists());
+    assert!(!out.join("above-delay.svg").exists() && !out.join("ladder.csv").exists());
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -373,29 +400,40 @@ fn docker_mode_without_an_engine_says_so() {
 }
 
 #[test]
-fn ctrl_c_keeps_the_levels_measured_and_a_valid_report() {
-    let out = out_dir("interrupted");
-    let (harness, server) = start_until_first_level(&out, "hyper", "20,20,20,20,20,20");
-    let interrupted = Command::new("kill")
-        .args(["-INT", &harness.id().to_string()])
-        .status();
-    assert!(interrupted.is_ok_and(|s| s.success()));
-    let output = harness.wait_with_output().expect("greet-bench ends");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
-    let ladder = results(&out.join("results.json"))
-        .sections
-        .ladder
-        .expect("ladder");
-    let kept = ladder.servers[0].levels.len();
-    assert!((1..6).contains(&kept), "levels kept: {kept}");
-    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
-    assert!(html.trim_end().ends_with("</html>"));
-    // The server it had started went with it (stopped and reaped, not orphaned).
-    assert!(
-        !Path::new(&format!("/proc/{server}")).exists(),
-        "server {server} left running"
-    );
-    let _ = std::fs::remove_dir_all(&out);
+fn a_signal_keeps_the_levels_measured_in_a_report_marked_incomplete() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let out = out_dir(&format!("interrupted-{signal}"));
+        let (harness, server) = start_until_first_level(&out, "hyper", "20,20,20,20,20,20");
+        let interrupted = Command::new("kill")
+            .args([&format!("-{signal}"), &harness.id().to_string()])
+            .status();
+        assert!(interrupted.is_ok_and(|s| s.success()));
+        let output = harness.wait_with_output().expect("greet-bench ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "INCOMPLETE: SIG{signal} ended the run during ladder"
+            )),
+            "{stderr}"
+        );
+        let results = results(&out.join("results.json"));
+        let incomplete = results.incomplete.expect("marked incomplete");
+        assert_eq!(
+            (incomplete.signal, incomplete.cut_short, incomplete.not_run),
+            (format!("SIG{signal}"), Some("ladder".to_owned()), vec![])
+        );
+        let ladder = results.sections.ladder.expect("ladder");
+        let kept = ladder.servers[0].levels.len();
+        assert!((1..6).contains(&kept), "levels kept: {kept}");
+        let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+        assert!(html.trim_end().ends_with("</html>"));
+        assert!(html.contains("INCOMPLETE"), "the report says it too");
+        // The server it had started went with it (stopped and reaped, not orphaned).
+        assert!(
+            !Path::new(&format!("/proc/{server}")).exists(),
+            "server {server} left running"
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
 }

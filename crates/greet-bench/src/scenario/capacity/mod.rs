@@ -33,6 +33,7 @@ impl Scenario for Capacity {
     const NAME: &'static str = "capacity";
     const TITLE: &'static str =
         "Capacity (open loop: the highest rate held within a latency objective)";
+    const INTERLEAVED: bool = false;
     const STREAMS_LIST: bool = true;
     const KEEP_ALIVE: bool = false;
 

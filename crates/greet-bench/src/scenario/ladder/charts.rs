@@ -75,13 +75,16 @@ pub(super) fn charts(ladder: &Section) -> Vec<(String, Chart)> {
             ),
         ),
         ("memory.svg".into(), memory),
-        (
+    ];
+    // Levels too short for /proc's clock measure no CPU: no chart of nothing.
+    if ladder.servers.iter().any(|s| s.cpu_max_pct.is_some()) {
+        charts.push((
             "cpu.svg".into(),
             per_server("Max CPU under load", "% of one CPU", "max CPU", |s| {
                 s.cpu_max_pct
             }),
-        ),
-    ];
+        ));
+    }
     if ladder.over_tls() {
         charts.insert(3, ("handshake.svg".into(), handshake));
     }

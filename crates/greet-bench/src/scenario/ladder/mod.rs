@@ -34,6 +34,7 @@ pub(crate) struct Ladder;
 impl Scenario for Ladder {
     const NAME: &'static str = "ladder";
     const TITLE: &'static str = "Ladder (the original experiment)";
+    const INTERLEAVED: bool = false;
     const KEEP_ALIVE: bool = false;
     type Plan = Plan;
     type Section = Section;

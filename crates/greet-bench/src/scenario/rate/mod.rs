@@ -34,6 +34,7 @@ pub(crate) struct Rate;
 impl Scenario for Rate {
     const NAME: &'static str = "rate";
     const TITLE: &'static str = "Rate (open loop: latency at a fixed request rate)";
+    const INTERLEAVED: bool = false;
     const KEEP_ALIVE: bool = false;
     type Plan = Plan;
     type Section = Section;

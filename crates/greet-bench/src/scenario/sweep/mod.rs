@@ -33,6 +33,7 @@ pub(crate) struct Sweep;
 impl Scenario for Sweep {
     const NAME: &'static str = "sweep";
     const TITLE: &'static str = "Sweep (the tuning experiment)";
+    const INTERLEAVED: bool = false;
     type Plan = Plan;
     type Section = Section;
 
