@@ -98,6 +98,18 @@ impl KubernetesArgs {
     }
 }
 
+/// The settings of `report`.
+#[derive(Debug, Clone, Args)]
+pub(super) struct ReportArgs {
+    /// A run: its folder, or its results.json
+    #[arg(value_name = "RUN")]
+    pub(super) run: PathBuf,
+
+    /// Write report.html, the CSVs and the charts here [default: the run's folder]
+    #[arg(long, value_name = "DIR")]
+    pub(super) out: Option<PathBuf>,
+}
+
 /// The settings of `check`.
 #[derive(Debug, Clone, Args)]
 pub(super) struct CheckArgs {

@@ -8,11 +8,12 @@
 //! `check`. With those, the only code that sees clap.
 
 mod args;
+mod help;
 
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use greet_load::agent::ShardArgs;
 
 use crate::diff as compare;
@@ -25,8 +26,16 @@ use crate::scenario::{
 };
 use crate::tools::{self, kube, merge, Outcome};
 
-use args::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs};
+use args::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs, ReportArgs};
 
+/// Under `-h`: the first things to try.
+const FIRST_EXAMPLES: &str = "\
+Examples:
+  greet-bench --quick           the comparison at smoke size: seconds once built
+  greet-bench                   the original experiment; `all` runs every scenario
+  greet-bench rate -h           a scenario's own flags (--help: every flag, grouped)";
+
+/// Under `--help`.
 const EXAMPLES: &str = "\
 Examples:
   greet-bench                                   the original experiment on axum, actix-web, hyper
@@ -51,19 +60,18 @@ Exit codes:
   1  the run failed: a server failed, or the run could not be made (whatever the thresholds)
   2  bad usage: flags, or a file compare cannot read
   3  a --threshold was breached
-  130  interrupted (Ctrl-C); what was measured is kept";
+  130, 143  interrupted (SIGINT, SIGTERM); what was measured is kept, marked incomplete";
 
+/// Compares axum, actix-web and hyper under identical load, as the Greetings API experiment
+/// compared Spring Boot's servers
+///
 /// Reproduces the Greetings API experiments (Spring Boot's Tomcat / Jetty / Undertow) for
 /// the axum, actix-web and hyper servers: the ladder of 100, 300, 900 and 2700 concurrent
-/// requests by default, or another scenario, or all of them. Results go to
-/// results/TIMESTAMP/: results.json, CSVs, SVG charts and report.html.
+/// requests by default, or another scenario, or all of them, each run ending with a
+/// scorecard. Results go to results/TIMESTAMP/: results.json, CSVs, SVG charts and
+/// report.html.
 #[derive(Debug, Parser)]
-#[command(
-    name = "greet-bench",
-    version,
-    args_conflicts_with_subcommands = true,
-    after_help = EXAMPLES
-)]
+#[command(name = "greet-bench", version, args_conflicts_with_subcommands = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -73,67 +81,103 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// The original experiment, and the default: each server in turn, started, verified,
-    /// loaded at each concurrency level (one request per fresh connection), sampled, stopped
+    /// The original experiment (the default): fresh connections at 100 to 2700 at once
+    ///
+    /// Each server in turn, started, verified, loaded at each concurrency level (one request
+    /// per fresh connection), sampled, stopped
     Ladder(ladder::Flags),
-    /// The JMeter experiment: T users each sending L requests back to back over keep-alive,
-    /// zero delay, repeated; throughput per run, medians, and whether servers differ
+    /// The JMeter experiment: keep-alive users in loops, zero delay
+    ///
+    /// T users each sending L requests back to back over keep-alive, zero delay, repeated;
+    /// throughput per run, medians, and whether servers differ
     Loops(loops::Flags),
-    /// The siege / ab experiment: load for a duration (or a count) at each concurrency on the
-    /// async and the blocking endpoint, zero delay, counting the server's threads
+    /// The siege / ab experiment: keep-alive load for a time, counting threads
+    ///
+    /// Load for a duration (or a count) at each concurrency on the async and the blocking
+    /// endpoint, zero delay, counting the server's threads
     Soak(soak::Flags),
-    /// The tuning experiment: zero-delay load on the ceiling (/health) and greeting endpoints
-    /// over a grid of --workers and, on the blocking endpoint, --blocking-threads; the best
-    /// setting per server and its gain over the default
+    /// The tuning experiment: --workers and --blocking-threads grids
+    ///
+    /// Zero-delay load on the ceiling (/health) and greeting endpoints over a grid of
+    /// --workers and, on the blocking endpoint, --blocking-threads; the best setting per
+    /// server and its gain over the default
     Sweep(sweep::Flags),
-    /// The tuning experiment's business endpoint: each server's store-bound endpoints (/db,
-    /// /queries, /business) against its own ceiling (/health), on SQLite and on PostgreSQL +
-    /// Redis (started by the harness), over --workers and --db-pool grids
+    /// Store-bound endpoints on SQLite and PostgreSQL + Redis
+    ///
+    /// Each server's store-bound endpoints (/db, /queries, /business) against its own ceiling
+    /// (/health), on SQLite and on PostgreSQL + Redis (started by the harness), over --workers
+    /// and --db-pool grids
     Business(business::Flags),
-    /// Open-loop load: after a closed-loop probe for each server's capacity, levels at fixed
-    /// request rates (fractions of that capacity, or --rates), each request on a schedule and
-    /// its latency counted from its intended send time (no coordinated omission)
+    /// Open loop: latency and CPU per request at fixed request rates
+    ///
+    /// After a closed-loop probe for each server's capacity, levels at fixed request rates
+    /// (fractions of that capacity, or --rates), each request on a schedule and its latency
+    /// counted from its intended send time (no coordinated omission); the server's CPU per
+    /// request at each rate
     Rate(rate::Flags),
-    /// The highest open-loop rate each server holds within a latency objective (--slo
-    /// 'p99<5ms'), every answer valid and at most 1% sent late: a closed-loop probe, an
-    /// open-loop ramp to past it (where the objective first breaks is the knee), then
-    /// bisections around the knee, whose capacities the servers are compared on
+    /// The highest rate each server holds within a latency objective
+    ///
+    /// The highest open-loop rate held within --slo (p99<5ms by default), every answer valid
+    /// and at most 1% sent late: a closed-loop probe, an open-loop ramp to past it (where the
+    /// objective first breaks is the knee), then bisections around the knee, whose capacities
+    /// the servers are compared on
     Capacity(capacity::Flags),
+    /// Keep-alive throughput over HTTP/1.1, h2c, HTTPS and h2
+    ///
     /// Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
     /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
     /// those fractions
     Protocols(protocols::Flags),
+    /// TechEmpower's seven tests, on SQLite and PostgreSQL
+    ///
     /// TechEmpower's seven tests (json, plaintext pipelined 16 deep, db, queries, fortunes,
     /// updates, cached-queries), the database ones on SQLite and PostgreSQL: each server's
     /// keep-alive throughput and latency per test, its share of the best, and verdicts
     #[command(name = "techempower")]
     TechEmpower(techempower::Flags),
+    /// HttpArena's profiles: JSON, compression, uploads, static, TLS, WebSocket
+    ///
     /// What HttpArena scores besides a hello: a keep-alive baseline, short-lived connections,
     /// a JSON POST, compressed answers, a 20 MB upload, a static file, JSON over TLS and
     /// WebSocket echo, on every server: throughput and its share of the best, latency, bytes
     /// per answer, server and client CPU per request, peak memory, verdicts
     Workloads(workloads::Flags),
+    /// Every scenario, in one run and one report
+    ///
     /// Every scenario (ladder, loops, soak, sweep, business, rate, capacity, protocols,
-    /// techempower, workloads)
-    /// with its defaults, in one run and one report
+    /// techempower, workloads) with its defaults, in one run and one report
     All(AllArgs),
-    /// Compare two runs: every figure both have, NEW/OLD, with a verdict where both sides
-    /// have runs enough (Mann-Whitney), and what differs between the runs themselves
+    /// Compare two runs: NEW/OLD per figure, with verdicts
+    ///
+    /// Every figure both runs have, NEW/OLD, with a verdict where both sides have runs enough
+    /// (Mann-Whitney), what differs between the runs themselves, and both scorecards
     Compare(CompareArgs),
-    /// One agent's share of a level, as --agents runs it (the same flags as the greet-agent
-    /// binary a cluster runs): waits for --start-at, sends its share (fresh connections,
-    /// --keep-alive users, or an open-loop --rate), and prints its whole tally as one line of
-    /// JSON on stdout (exit 0 however many requests failed)
+    /// Draw a run again: its tables, scorecard and report, with this greet-bench
+    ///
+    /// Reads a run's results.json, prints its tables and scorecard, and writes report.html,
+    /// the CSVs and the charts again (into --out, or the run's folder); nothing is measured
+    Report(ReportArgs),
+    /// One agent's share of a level, as --agents runs it
+    ///
+    /// The same flags as the greet-agent binary a cluster runs: waits for --start-at, sends
+    /// its share (fresh connections, --keep-alive users, or an open-loop --rate), and prints
+    /// its whole tally as one line of JSON on stdout (exit 0 however many requests failed)
     Agent(ShardArgs),
-    /// Merge agents' reports into one level: the lines the agents printed, from files or
-    /// stdin (`kubectl logs -l job-name=greet-load`, `docker service logs`). Every agent must
-    /// be there exactly once; the figures, then each agent's, as text or JSON
+    /// Merge agents' reports into one level
+    ///
+    /// The lines the agents printed, from files or stdin (`kubectl logs -l
+    /// job-name=greet-load`, `docker service logs`). Every agent must be there exactly once;
+    /// the figures, then each agent's, as text or JSON
     Merge(MergeArgs),
-    /// Print Kubernetes manifests for one ladder level on a cluster: the server as a
-    /// Deployment and Service, PostgreSQL and Redis as StatefulSets, the load as an Indexed
-    /// Job of agents (then `kubectl logs -l job-name=greet-load --tail=-1 | greet-bench merge`)
+    /// Print Kubernetes manifests for one ladder level on a cluster
+    ///
+    /// The server as a Deployment and Service, PostgreSQL and Redis as StatefulSets, the load
+    /// as an Indexed Job of agents (then `kubectl logs -l job-name=greet-load --tail=-1 |
+    /// greet-bench merge`)
     Kubernetes(KubernetesArgs),
-    /// Verify running servers against the contract (the quick cases) and exit 0 if all pass
+    /// Verify running servers against the contract
+    ///
+    /// The contract's quick cases against each URL; exit 0 if all pass
     Check(CheckArgs),
 }
 
@@ -175,6 +219,36 @@ fn one<P>((common, plan): (Common, P), scenario: fn(P) -> Planned) -> Plan {
     }
 }
 
+/// The command line's commands, their help shaped ([`help::shape`]) and the examples under
+/// it: a few under `-h`, all under `--help`.
+fn command() -> clap::Command {
+    help::shape(Cli::command())
+        .after_help(FIRST_EXAMPLES)
+        .after_long_help(EXAMPLES)
+}
+
+/// The command line parsed, its help shaped ([`help::shape`]); bad usage said in one line,
+/// a flag of another command named as such.
+fn parse() -> Result<Cli, ExitCode> {
+    let args: Vec<String> = std::env::args().collect();
+    let root = command();
+    let matched = root
+        .clone()
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    matched.map_err(|err| {
+        if !err.use_stderr() {
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        match help::elsewhere(&root, &err, &args) {
+            Some(line) => eprintln!("greet-bench: error: {line}"),
+            None => eprintln!("greet-bench: {} (see --help)", greet_cli::one_line(&err)),
+        }
+        ExitCode::from(2)
+    })
+}
+
 /// The binary's `main`: parses flags, runs, and turns the outcome into an exit code
 /// (0 all servers measured, 1 a server failed or the run could not be made, 2 bad usage,
 /// 3 a threshold breached, 130 interrupted).
@@ -195,7 +269,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let cli: Cli = match greet_cli::parse_args("greet-bench") {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(code) => return code,
     };
@@ -235,6 +309,7 @@ impl Command {
                 Err(why) => Outcome::Usage(why.to_owned()),
             },
             Self::Merge(args) => merge::run(&args.files, args.json),
+            Self::Report(args) => tools::report::run(&args.run, args.out.as_deref()),
             Self::Kubernetes(args) => {
                 print!("{}", kube::manifests(&args.plan()));
                 Outcome::Done
@@ -496,14 +571,13 @@ mod tests {
 
     #[test]
     fn the_help_quotes_the_plans_defaults() {
-        use clap::CommandFactory;
-        let help = Cli::command().render_long_help().to_string();
+        let help = command().render_long_help().to_string();
         assert!(
             help.contains("[default: 100,300,900,2700; --quick: 10,50]"),
             "{help}"
         );
         assert!(help.contains("Examples:"), "{help}");
-        let mut cli = Cli::command();
+        let mut cli = command();
         let sweep = cli
             .find_subcommand_mut("sweep")
             .expect("sweep")
@@ -521,7 +595,15 @@ mod tests {
             .map(|c| c.get_name().to_owned())
             .collect();
         let mut expected: Vec<String> = Kind::ALL.iter().map(|k| k.name().to_owned()).collect();
-        let tools = ["all", "compare", "agent", "merge", "kubernetes", "check"];
+        let tools = [
+            "all",
+            "compare",
+            "report",
+            "agent",
+            "merge",
+            "kubernetes",
+            "check",
+        ];
         expected.extend(tools.map(String::from));
         assert_eq!(subcommands, expected);
         let all: Vec<&str> = plan(&["all"])

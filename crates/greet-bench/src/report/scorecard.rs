@@ -237,8 +237,9 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
         .collect();
     if !within.is_empty() {
         out.push(format!(
-            "No difference beyond the noise on {}.",
-            named(&within)
+            "No difference beyond the noise on {} figure(s): {}.",
+            within.len(),
+            by_scenario(&within)
         ));
     }
     let undecided: Vec<&ScoreRow> = contested
@@ -278,12 +279,39 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
     out
 }
 
+/// `rows` counted by scenario: `sweep (2), business (4)`, or one row's figure.
+fn by_scenario(rows: &[&ScoreRow]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for row in rows {
+        match counts.iter_mut().find(|(s, _)| *s == row.scenario) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&row.scenario, 1)),
+        }
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(s, n)| {
+            if *n == 1 {
+                let figure = rows
+                    .iter()
+                    .find(|r| r.scenario == *s)
+                    .map_or("", |r| &r.figure);
+                format!("{s} ({figure})")
+            } else {
+                format!("{s} ({n})")
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
 /// The scorecard as text: the legend, a row per figure, then the words.
 pub(crate) fn text(card: &Scorecard) -> String {
     if card.rows.is_empty() {
         return String::new();
     }
-    let label = |r: &ScoreRow| format!("{} ({})", r.name(), direction(r.metric));
+    // A share needs no unit or direction: 1.00 is the best either way.
+    let label = |r: &ScoreRow| r.name();
     let first = card
         .rows
         .iter()
@@ -296,7 +324,7 @@ pub(crate) fn text(card: &Scorecard) -> String {
             let cpu = c
                 .cpu_us_per_request
                 .filter(|_| r.metric != Metric::CpuPerRequest)
-                .map_or(String::new(), |us| format!(" {us:.1}µs"));
+                .map_or(String::new(), |us| format!(" {}µs", micros(us)));
             format!("{:.2} {}{cpu}", c.share, c.mark.sign())
         }
     };
@@ -340,13 +368,12 @@ pub(crate) fn text(card: &Scorecard) -> String {
     out
 }
 
-/// Which way is better, for a row's label.
-fn direction(metric: Metric) -> String {
-    let unit = metric.unit();
-    if metric.higher_is_better() {
-        format!("{unit}, more is better")
+/// Microseconds with the digits that matter at their size.
+pub(crate) fn micros(us: f64) -> String {
+    if us >= 100.0 {
+        format!("{us:.0}")
     } else {
-        format!("{unit}, less is better")
+        format!("{us:.1}")
     }
 }
 
@@ -449,7 +476,7 @@ mod tests {
             [
                 "a is behind on soak: throughput (0.80 of the best).",
                 "b leads beyond the noise on soak: throughput.",
-                "No difference beyond the noise on soak: rss.",
+                "No difference beyond the noise on 1 figure(s): soak (rss).",
                 "1 of 3 figures rest on one run, too few to tell servers apart: use --repeats \
                  4 (or more) to decide them."
             ]

@@ -195,15 +195,16 @@ impl Noise {
         let others = self.others_max_pct.map_or(String::new(), |o| {
             format!("; other programs used at most {o:.1}% of the CPUs")
         });
+        // The first few by name (results.json has them all): a bad day has dozens.
+        const NAMED: usize = 6;
+        let named = self.heavy[..self.heavy.len().min(NAMED)].join(", ");
+        let bound = Machine::HEAVY_STEAL_PCT;
         let heavy = match self.heavy.len() {
-            0 => format!(
-                "none under heavy steal (>= {:.0}%)",
-                Machine::HEAVY_STEAL_PCT
-            ),
+            0 => format!("none under heavy steal (>= {bound:.0}%)"),
+            n if n <= NAMED => format!("{n} under heavy steal (>= {bound:.0}%): {named}"),
             n => format!(
-                "{n} under heavy steal (>= {:.0}%): {}",
-                Machine::HEAVY_STEAL_PCT,
-                self.heavy.join(", ")
+                "{n} under heavy steal (>= {bound:.0}%): {named} and {} more",
+                n - NAMED
             ),
         };
         format!(

@@ -135,6 +135,14 @@ macro_rules! scenarios {
                 }
             }
 
+            /// Its load is keep-alive users (what `--pipeline` and
+            /// `--requests-per-connection` shape).
+            pub(crate) fn keep_alive(self) -> bool {
+                match self {
+                    $(Kind::$kind => <$module::$kind as Scenario>::KEEP_ALIVE,)+
+                }
+            }
+
             fn defaults(self, quick: bool) -> Planned {
                 match self {
                     $(Kind::$kind => Planned::$kind(<$module::$kind as Scenario>::defaults(quick)),)+
@@ -351,6 +359,12 @@ impl Plan {
                 });
             }
         }
+        if common.pipeline > 1 && !self.scenarios.iter().any(Planned::keep_alive) {
+            return Err(TransportError::NoPipeline {
+                n: common.pipeline,
+                takers: takers(Planned::keep_alive, ", "),
+            });
+        }
         let targets = self.scenarios.iter().flat_map(Planned::targets);
         if let Some(t) = targets
             .into_iter()
@@ -408,6 +422,13 @@ pub enum TransportError {
         /// The scenarios whose users keep connections alive.
         takers: String,
     },
+    /// `--pipeline` where no scenario has keep-alive users.
+    NoPipeline {
+        /// `--pipeline` as given.
+        n: usize,
+        /// The scenarios whose users keep connections alive.
+        takers: String,
+    },
     /// A target whose scheme is not the protocol's.
     TargetScheme(Target, crate::plan::Protocol),
     /// A JVM peer over anything but HTTP/1.1 in cleartext.
@@ -436,6 +457,10 @@ impl std::fmt::Display for TransportError {
                 "--requests-per-connection {n} makes keep-alive users reconnect: only {takers} \
                  have them (the ladder opens a connection per request, rate and capacity keep \
                  theirs open)"
+            ),
+            Self::NoPipeline { n, takers } => write!(
+                f,
+                "--pipeline {n} pipelines keep-alive users' requests: only {takers} have them"
             ),
             Self::TargetScheme(t, protocol) => write!(
                 f,

@@ -128,6 +128,62 @@ fn help_lists_the_scenarios_and_examples() {
     ] {
         assert!(help.contains(word), "{word} in {help}");
     }
+    assert!(help.contains("Servers:") && help.contains("Output and gates:"));
+
+    // -h: one screen, the first things to try, the shared flags a first run needs only.
+    let out = Command::new(BENCH).arg("-h").output().expect("runs");
+    let short = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        short.lines().count() < 40,
+        "{} lines:\n{short}",
+        short.lines().count()
+    );
+    assert!(
+        short.contains("--quick") && short.contains("workloads"),
+        "{short}"
+    );
+    assert!(
+        !short.contains("--bin-dir") && !short.contains("Exit codes"),
+        "{short}"
+    );
+
+    // A scenario shows its own flags and its examples, not another's.
+    let out = Command::new(BENCH)
+        .args(["ladder", "--help"])
+        .output()
+        .expect("runs");
+    let ladder = String::from_utf8_lossy(&out.stdout);
+    assert!(ladder.contains("--concurrency") && ladder.contains("Examples:"));
+    assert!(
+        !ladder.contains("--pipeline"),
+        "the ladder pipelines nothing: {ladder}"
+    );
+    let out = Command::new(BENCH)
+        .args(["rate", "-h"])
+        .output()
+        .expect("runs");
+    let rate = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        rate.contains("--rates") && rate.contains("greet-bench rate --rates"),
+        "{rate}"
+    );
+}
+
+#[test]
+fn a_flag_of_another_command_is_named_with_it() {
+    let line = assert_one_line_error(&["ladder", "--rates", "10k"]);
+    assert!(
+        line.contains("--rates is not a flag of ladder: it belongs to rate"),
+        "{line}"
+    );
+    let line = assert_one_line_error(&["--slo", "p99<5ms"]);
+    assert!(line.contains("it belongs to capacity"), "{line}");
+    let line = assert_one_line_error(&["rate", "--pipeline", "4"]);
+    assert!(
+        line.contains("--pipeline 4") && line.contains("only loops"),
+        "{line}"
+    );
 }
 
 /// Copies `from` to `dir`, executable.

@@ -108,7 +108,7 @@ impl report::Section for Section {
                 .filter(|c| c.store == store && c.endpoint == endpoint)
                 .collect();
             Row::new(
-                format!("{store} {endpoint} throughput at each one's best setting"),
+                format!("{store} {endpoint} throughput, best setting"),
                 Metric::Throughput,
                 scorecard::best_each(&cells, |c| &c.server, |c| &c.runs),
             )

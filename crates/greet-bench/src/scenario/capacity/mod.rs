@@ -131,7 +131,7 @@ impl report::Section for Section {
         for case in distinct(self.servers.iter().map(CapacityServer::case)) {
             let of = || self.servers.iter().filter(|s| s.case() == case);
             out.push(Row::new(
-                format!("capacity at {}, {case}", self.slo),
+                format!("{case} capacity at {}", self.slo),
                 Metric::Throughput,
                 of().map(|s| {
                     let cpu = s.server_us_each();
@@ -144,7 +144,7 @@ impl report::Section for Section {
                 .collect(),
             ));
             out.push(Row::new(
-                format!("server CPU per request at the capacity, {case}"),
+                format!("{case} CPU per request at the capacity"),
                 Metric::CpuPerRequest,
                 of().map(|s| Entry::new(&s.server, s.server_us_each()))
                     .collect(),

@@ -188,7 +188,7 @@ impl report::Section for Section {
                 })
                 .collect();
             out.push(Row::new(
-                format!("total time of c={}{at}", levels.join("+")),
+                format!("total time, c={}{at}", levels.join("+")),
                 Metric::Total,
                 totals,
             ));

@@ -108,7 +108,7 @@ impl report::Section for Section {
             .iter()
             .map(|shape| {
                 Row::new(
-                    format!("throughput, {} users x {} loops", shape.users, shape.loops),
+                    format!("{}x{} throughput", shape.users, shape.loops),
                     Metric::Throughput,
                     shape
                         .servers

@@ -99,7 +99,7 @@ impl report::Section for Section {
                     protocol.to_string()
                 };
                 Row::new(
-                    format!("throughput over {over}"),
+                    format!("{over} throughput"),
                     Metric::Throughput,
                     self.cells
                         .iter()

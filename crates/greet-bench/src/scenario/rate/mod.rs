@@ -183,7 +183,7 @@ impl report::Section for Section {
                 })
                 .collect();
             out.push(Row::new(
-                format!("server CPU per request, {endpoint} at {label}"),
+                format!("{endpoint} at {label}: CPU per request"),
                 Metric::CpuPerRequest,
                 levels
                     .iter()
@@ -191,7 +191,7 @@ impl report::Section for Section {
                     .collect(),
             ));
             out.push(Row::new(
-                format!("p99, {endpoint} at {label}"),
+                format!("{endpoint} at {label}: p99"),
                 Metric::P99,
                 levels
                     .iter()

@@ -113,7 +113,7 @@ impl report::Section for Section {
                     .map(|c| Entry::throughput(&c.server, &c.runs))
                     .collect();
                 Some(Row::new(
-                    format!("keep-alive throughput, {endpoint} c={top}"),
+                    format!("{endpoint} c={top} throughput"),
                     Metric::Throughput,
                     entries,
                 ))

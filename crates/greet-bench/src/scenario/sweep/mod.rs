@@ -94,7 +94,7 @@ impl report::Section for Section {
                     .filter(|c| c.endpoint == endpoint)
                     .collect();
                 Row::new(
-                    format!("throughput at each one's best setting, {endpoint}"),
+                    format!("{endpoint} throughput, best setting"),
                     Metric::Throughput,
                     scorecard::best_each(&cells, |c| &c.server, |c| &c.runs),
                 )

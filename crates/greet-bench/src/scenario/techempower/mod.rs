@@ -98,10 +98,10 @@ impl report::Section for Section {
         )
         .into_iter()
         .map(|(test, store)| {
-            let on = if store.is_empty() {
+            let on = if store.is_empty() || store == NO_STORE {
                 String::new()
             } else {
-                format!(" on {store}")
+                format!(" {store}")
             };
             Row::new(
                 format!("{test}{on} throughput"),

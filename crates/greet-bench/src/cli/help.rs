@@ -1,0 +1,222 @@
+//! How the help reads: `-h` short (each command's own flags and the few a first run needs),
+//! `--help` long (every flag, in groups), a few examples per scenario, and a flag given to a
+//! command it does not belong to named with the commands it does belong to.
+//!
+//! The flags every scenario shares are defined once (`crate::flags`) and flattened into each
+//! scenario's; this module is where they are grouped and shown, by their long names.
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Arg, Command};
+
+use crate::scenario::Kind;
+
+/// The shared flags by group, as `--help` heads them; a flag in none is the command's own.
+const GROUPS: &[(&str, &[&str])] = &[
+    (
+        "Servers",
+        &[
+            "servers",
+            "target",
+            "expect",
+            "contract",
+            "delay-ms",
+            "workers",
+            "blocking-threads",
+            "docker",
+            "docker-network",
+            "swarm",
+            "agents",
+            "no-pin",
+            "bin-dir",
+            "no-build",
+            "timeout-secs",
+        ],
+    ),
+    (
+        "Requests",
+        &[
+            "protocol",
+            "streams",
+            "tls-resume",
+            "pipeline",
+            "requests-per-connection",
+            "header",
+            "body",
+        ],
+    ),
+    (
+        "Output and gates",
+        &[
+            "out",
+            "quiet",
+            "quick",
+            "threshold",
+            "save-baseline",
+            "baseline",
+        ],
+    ),
+];
+
+/// The shared flags `-h` shows too, among the command's own: what a first run reaches for.
+const FIRST: &[&str] = &["servers", "repeats", "quick", "out"];
+
+/// The flags of keep-alive users, which a scenario without them does not show.
+const KEEP_ALIVE_ONLY: &[&str] = &["pipeline", "requests-per-connection"];
+
+/// Two or three examples per scenario, under its help.
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "ladder",
+        "greet-bench --quick                           a smoke-sized ladder, seconds once built
+  greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and verdicts
+  greet-bench --servers axum,axum:/greetings/blocking   async against a thread pool",
+    ),
+    (
+        "loops",
+        "greet-bench loops --quick                     three runs of each shape
+  greet-bench loops --shapes 100x1000 --repeats 8",
+    ),
+    (
+        "soak",
+        "greet-bench soak --duration 10s --concurrency 200
+  greet-bench soak --header 'accept-encoding: gzip' --endpoints /fortunes",
+    ),
+    (
+        "sweep",
+        "greet-bench sweep --quick
+  greet-bench sweep --workers 1,2 --blocking-threads 2,200",
+    ),
+    (
+        "business",
+        "greet-bench business --quick                  on SQLite, nothing to install
+  greet-bench business --stores postgres        on PostgreSQL + Redis, started by the harness",
+    ),
+    (
+        "rate",
+        "greet-bench rate --rates 10k,50k --repeats 4  latency and CPU per request at fixed rates
+  greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, second by second",
+    ),
+    (
+        "capacity",
+        "greet-bench capacity --slo 'p99<5ms'          the highest rate each server holds
+  greet-bench capacity --protocol h2c --streams 1,10",
+    ),
+    (
+        "protocols",
+        "greet-bench protocols --quick
+  greet-bench protocols --streams 1,10          HTTP/2 with 1 and 10 streams a connection",
+    ),
+    (
+        "techempower",
+        "greet-bench techempower --tests json,plaintext
+  greet-bench techempower --stores postgres     the database tests on PostgreSQL",
+    ),
+    (
+        "workloads",
+        "greet-bench workloads --quick
+  greet-bench workloads --profiles baseline,compressed --repeats 8",
+    ),
+    (
+        "all",
+        "greet-bench all --quick                       every scenario at smoke size
+  greet-bench all --servers hyper               every scenario on one server",
+    ),
+];
+
+/// The command line's commands with their help shaped: shared flags grouped, `-h` short,
+/// examples under each scenario.
+pub(super) fn shape(root: Command) -> Command {
+    own(root, Some(Kind::ALL[0]), "ladder").mut_subcommands(|sub| {
+        let name = sub.get_name().to_owned();
+        let kind = Kind::ALL.iter().copied().find(|k| k.name() == name);
+        if kind.is_some() || name == "all" {
+            own(sub, kind, &name)
+        } else {
+            sub
+        }
+    })
+}
+
+/// One scenario's command (`kind`; none for `all`) shaped, its examples under it.
+fn own(cmd: Command, kind: Option<Kind>, name: &str) -> Command {
+    let keep_alive = kind.is_none_or(Kind::keep_alive);
+    let cmd = cmd.mut_args(|arg| {
+        let long = arg.get_long().unwrap_or_default().to_owned();
+        let arg = short(arg);
+        if FIRST.contains(&long.as_str()) {
+            return arg;
+        }
+        let Some((group, _)) = GROUPS
+            .iter()
+            .find(|(_, flags)| flags.contains(&long.as_str()))
+        else {
+            return arg;
+        };
+        let arg = arg.help_heading(*group).hide_short_help(true);
+        if !keep_alive && KEEP_ALIVE_ONLY.contains(&long.as_str()) {
+            arg.hide(true)
+        } else {
+            arg
+        }
+    });
+    match EXAMPLES.iter().find(|(n, _)| *n == name) {
+        Some((_, examples)) => cmd.after_help(format!("Examples:\n  {examples}")),
+        None => cmd,
+    }
+}
+
+/// `arg` with a one-clause help for `-h`: its help up to the first `;`, ` (` or `, e.g.`,
+/// with its default; the whole of it for `--help`.
+fn short(arg: Arg) -> Arg {
+    if arg.get_long_help().is_some() {
+        return arg;
+    }
+    let Some(help) = arg.get_help().map(ToString::to_string) else {
+        return arg;
+    };
+    let (text, default) = match help.rfind(" [default: ") {
+        Some(at) => help.split_at(at),
+        None => (help.as_str(), ""),
+    };
+    let head = ["; ", " (", ", e.g."]
+        .iter()
+        .filter_map(|cut| text.find(cut))
+        .min()
+        .map_or(text, |at| &text[..at]);
+    if head.len() == text.len() {
+        return arg;
+    }
+    let brief = format!("{head}{default}");
+    arg.long_help(help.clone()).help(brief)
+}
+
+/// For an unknown flag that another command takes: one line naming those commands.
+pub(super) fn elsewhere(root: &Command, err: &clap::Error, args: &[String]) -> Option<String> {
+    if err.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let long = given.split(['=', ' ']).next()?.strip_prefix("--")?;
+    let used = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && root.find_subcommand(a.as_str()).is_some())
+        .map_or("ladder", String::as_str);
+    let takers: Vec<&str> = root
+        .get_subcommands()
+        .filter(|sub| sub.get_name() != used)
+        .filter(|sub| {
+            sub.get_arguments()
+                .any(|a| a.get_long() == Some(long) && !a.is_hide_set())
+        })
+        .map(Command::get_name)
+        .collect();
+    let first = takers.first()?;
+    Some(format!(
+        "--{long} is not a flag of {used}: it belongs to {} (e.g. greet-bench {first} --{long} …; \
+         see greet-bench {first} -h)",
+        takers.join(", ")
+    ))
+}

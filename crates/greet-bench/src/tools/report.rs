@@ -1,0 +1,38 @@
+//! `greet-bench report RUN`: a run's results.json drawn again with this greet-bench: its
+//! tables and scorecard printed, and its report.html, CSVs and charts written beside it (or
+//! into `--out`). A run made before the scorecard gets one; nothing is measured.
+
+use std::path::{Path, PathBuf};
+
+use crate::diff;
+use crate::report;
+
+use super::Outcome;
+
+/// Draws run `run` (a folder or its results.json) into `out` (default: the run's folder).
+pub(crate) fn run(run: &Path, out: Option<&Path>) -> Outcome {
+    let mut results = match diff::read(run) {
+        Ok(results) => results,
+        Err(err) => return Outcome::Usage(format!("{err:#}")),
+    };
+    let dir: PathBuf = match out {
+        Some(dir) => dir.to_path_buf(),
+        None if run.is_dir() => run.to_path_buf(),
+        None => run
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    if let Err(err) = report::write_all(&dir, &mut results) {
+        eprintln!("greet-bench: error: {err:#}");
+        return Outcome::Failed;
+    }
+    print!("{}", report::text(&results));
+    if let Some(incomplete) = &results.incomplete {
+        println!("\n{incomplete}");
+    }
+    eprintln!(
+        "greet-bench: report.html and the charts in {}",
+        dir.display()
+    );
+    Outcome::Done
+}
