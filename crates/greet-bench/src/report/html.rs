@@ -143,7 +143,7 @@ fn scorecard(out: &mut String, card: &Scorecard) {
                         .cpu_us_per_request
                         .filter(|_| row.metric != crate::plan::Metric::CpuPerRequest)
                         .map_or(String::new(), |us| {
-                            format!(" <small>{us:.1} µs/req</small>")
+                            format!(" <small>{} µs/req</small>", super::scorecard::micros(us))
                         });
                     let _ = write!(
                         out,
