@@ -105,7 +105,8 @@ pub(super) struct ReportArgs {
     #[arg(value_name = "RUN")]
     pub(super) run: PathBuf,
 
-    /// Write report.html, the CSVs and the charts here [default: the run's folder]
+    /// Write everything here, results.json with its new scorecard too [default: the run's
+    /// folder, report.html, the CSVs and the charts only]
     #[arg(long, value_name = "DIR")]
     pub(super) out: Option<PathBuf>,
 }

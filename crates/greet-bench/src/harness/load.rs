@@ -160,6 +160,12 @@ impl Harness {
         } else {
             self.load_agents(place, up, ask, wire, &label).await?
         };
+        let mut loaded = loaded;
+        if place != Placement::Harness {
+            // Agents start later than the reading, or on other nodes: this host's CPU over
+            // the window says nothing of theirs.
+            loaded.observed.machine = None;
+        }
         let server_pct = loaded.observed.server().cpu_avg_pct;
         if let Some(machine) = loaded.machine(server_pct) {
             let mut log = self.machine.lock().unwrap_or_else(PoisonError::into_inner);

@@ -86,17 +86,38 @@ pub(crate) fn write_all<S: Sections + Serialize>(
     dir: &Path,
     results: &mut Results<S>,
 ) -> Result<()> {
+    write(dir, results, true)
+}
+
+/// Draws `results` into `dir` again: report.html, the CSVs and the charts, with its scorecard
+/// drawn afresh; its results.json is left as it is.
+pub(crate) fn redraw<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>) -> Result<()> {
+    write(dir, results, false)
+}
+
+/// Every output file into `dir`, results.json only if `json`; false when nothing was
+/// measured, and no report drawn.
+fn write<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>, json: bool) -> Result<()> {
     results.scorecard = scorecard::of(&results.sections);
     let results = &*results;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let json = serde_json::to_string_pretty(results)? + "\n";
+    let mut files: Vec<(String, String)> = Vec::new();
+    if json {
+        files.push((
+            "results.json".into(),
+            serde_json::to_string_pretty(results)? + "\n",
+        ));
+    }
     if points(results).is_empty() {
         // Nothing measured (every server failed, the only target refused): the failures are
         // in results.json, and no report of empty tables and charts is drawn.
         for stale in ["report.html", "report.tmp"] {
             let _ = std::fs::remove_file(dir.join(stale));
         }
-        return write_atomically(&dir.join("results.json"), &json);
+        for (name, text) in files {
+            write_atomically(&dir.join(name), &text)?;
+        }
+        return Ok(());
     }
     let present = results.sections.present();
     let charts: Vec<ChartFile> = present
@@ -109,19 +130,16 @@ pub(crate) fn write_all<S: Sections + Serialize>(
             })
         })
         .collect();
-    let mut files: Vec<(String, String)> = vec![
-        ("results.json".into(), json),
-        (
-            "report.html".into(),
-            html::page(
-                &results.meta,
-                (&results.scorecard, &noise(results)),
-                results.incomplete.as_ref(),
-                &present,
-                &charts,
-            ),
+    files.push((
+        "report.html".into(),
+        html::page(
+            &results.meta,
+            (&results.scorecard, &noise(results)),
+            results.incomplete.as_ref(),
+            &present,
+            &charts,
         ),
-    ];
+    ));
     for p in &present {
         files.extend(p.section.csv()?);
     }

@@ -19,6 +19,8 @@ pub(crate) struct Row {
     pub(crate) metric: Metric,
     /// One per server.
     pub(crate) entries: Vec<Entry>,
+    /// Measured once a server by design (start-up): no repeats can decide it.
+    pub(crate) once: bool,
 }
 
 /// One server's runs of a headline figure.
@@ -62,7 +64,13 @@ impl Row {
             figure: figure.into(),
             metric,
             entries,
+            once: false,
         }
+    }
+
+    /// Measured once a server by design: its `?` asks for no more repeats.
+    pub(crate) fn once(self) -> Self {
+        Self { once: true, ..self }
     }
 }
 
@@ -132,7 +140,10 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
         }
     });
     let best = *order.first()?;
-    let runner_up = order.get(1).copied();
+    // Where less is better, a best of zero is no figure (nothing measured), not a win.
+    if !higher && medians[best] <= 0.0 {
+        return None;
+    }
     let share = |m: f64| {
         let b = medians[best];
         match (higher, b, m) {
@@ -142,39 +153,55 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
             _ => 0.0,
         }
     };
-    let against = |i: usize, j: usize| test(&entries[i].values, &entries[j].values).1;
-    let cells = entries
+    // Every other cell against the best, then the best from what they came to.
+    let mut marks: Vec<Mark> = entries
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let mark = if i == best {
-                match runner_up {
-                    None => Mark::Alone,
-                    // A capped runner-up could be the better one.
-                    Some(r) if entries[r].capped => Mark::Capped,
-                    Some(r) => mark_of(against(i, r), Mark::Ahead),
-                }
-            } else {
-                match mark_of(against(i, best), Mark::Behind) {
-                    Mark::Behind if e.capped => Mark::Capped,
-                    mark => mark,
-                }
-            };
-            Cell {
-                server: e.server.clone(),
-                median: medians[i],
-                runs: e.values.len(),
-                share: share(medians[i]),
-                mark,
-                capped: e.capped,
-                cpu_us_per_request: e.cpu_us,
+            if i == best {
+                return Mark::Alone;
             }
+            match mark_of(test(&e.values, &entries[best].values).1, Mark::Behind) {
+                // A capped figure behind the best could be higher: no verdict.
+                Mark::Behind if e.capped => Mark::Capped,
+                mark => mark,
+            }
+        })
+        .collect();
+    let others: Vec<Mark> = (0..entries.len())
+        .filter(|&i| i != best)
+        .map(|i| marks[i])
+        .collect();
+    marks[best] = if others.is_empty() {
+        Mark::Alone
+    } else if others.iter().all(|&m| m == Mark::Behind) {
+        Mark::Ahead
+    } else if others.contains(&Mark::Within) {
+        Mark::Within
+    } else if others.contains(&Mark::TooFewRuns) {
+        Mark::TooFewRuns
+    } else {
+        // Behind every other that was not capped; a capped one may be ahead of it.
+        Mark::Undecided
+    };
+    let cells = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Cell {
+            server: e.server.clone(),
+            median: medians[i],
+            runs: e.values.len(),
+            share: share(medians[i]),
+            mark: marks[i],
+            capped: e.capped,
+            cpu_us_per_request: e.cpu_us,
         })
         .collect();
     Some(ScoreRow {
         scenario: scenario.to_owned(),
         figure: row.figure,
         metric: row.metric,
+        once: row.once,
         cells,
     })
 }
@@ -245,7 +272,7 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
     let undecided: Vec<&ScoreRow> = contested
         .iter()
         .copied()
-        .filter(|r| r.cells.iter().any(|c| c.mark == Mark::TooFewRuns))
+        .filter(|r| !r.once && r.cells.iter().any(|c| c.mark == Mark::TooFewRuns))
         .collect();
     if !undecided.is_empty() {
         let fewest = undecided
@@ -266,10 +293,11 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
             fewest_runs()
         ));
     }
-    if contested
-        .iter()
-        .any(|r| r.cells.iter().any(|c| c.mark == Mark::Capped))
-    {
+    if contested.iter().any(|r| {
+        r.cells
+            .iter()
+            .any(|c| matches!(c.mark, Mark::Capped | Mark::Undecided))
+    }) {
         out.push(
             "A capped figure (>) is the client's or the probe's limit, not the server's: it \
              gets no verdict."
@@ -342,8 +370,8 @@ pub(crate) fn text(card: &Scorecard) -> String {
         .collect();
     let mut out = String::from(
         "\nScorecard: each server's share of the best (1.00 = the best), + ahead or - behind \
-         beyond the noise, = within it, ? too few runs to tell, > capped; µs: the server's CPU \
-         per request\n\n",
+         beyond the noise, = within it, ? too few runs to tell, > capped, ~ no verdict; µs: the \
+         server's CPU per request\n\n",
     );
     let mut line = format!("{:first$}", "");
     for (s, w) in card.servers.iter().zip(&widths) {
@@ -449,8 +477,32 @@ mod tests {
         );
         assert_eq!(
             marks(&r),
-            [("a".into(), Mark::Capped), ("b".into(), Mark::Capped)]
+            [("a".into(), Mark::Capped), ("b".into(), Mark::Undecided)]
         );
+        // The best leads only if it is ahead of every other, not just the runner-up.
+        let close = [95.0, 95.1, 95.2, 95.3, 95.4];
+        let wild = [10.0, 20.0, 90.0, 200.0, 300.0];
+        let best = [100.0, 101.0, 102.0, 103.0, 104.0];
+        let r = row(
+            Metric::Throughput,
+            &[
+                ("a", &best, false),
+                ("b", &close, false),
+                ("c", &wild, false),
+            ],
+        );
+        assert_eq!(
+            marks(&r),
+            [
+                ("a".into(), Mark::Within),
+                ("b".into(), Mark::Behind),
+                ("c".into(), Mark::Within)
+            ]
+        );
+        // A best of zero where less is better is nothing measured: no row.
+        let zero = vec![0.0; 4];
+        let entries = vec![Entry::new("a", zero), Entry::new("b", best.to_vec())];
+        assert!(score("rate", Row::new("p99", Metric::P99, entries)).is_none());
         let r = row(Metric::Throughput, &[("a", &high, false)]);
         assert_eq!(marks(&r), [("a".into(), Mark::Alone)]);
     }

@@ -26,6 +26,9 @@ pub struct ScoreRow {
     pub figure: String,
     /// Its metric: its unit, and whether more is better.
     pub metric: Metric,
+    /// Measured once a server by design (start-up): more repeats would not decide it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub once: bool,
     /// One per server that has the figure.
     pub cells: Vec<Cell>,
 }
@@ -68,7 +71,7 @@ pub struct Cell {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Mark {
-    /// The best, beyond the noise from every other.
+    /// The best, ahead of every other beyond the noise.
     Ahead,
     /// Behind the best beyond the noise.
     Behind,
@@ -78,6 +81,9 @@ pub enum Mark {
     TooFewRuns,
     /// A capped figure: it could be higher, so no verdict.
     Capped,
+    /// The best, ahead beyond the noise of every other but one whose figure was capped and
+    /// could be higher: no verdict.
+    Undecided,
     /// The only server with this figure.
     Alone,
 }
@@ -91,6 +97,7 @@ impl Mark {
             Self::Within => "=",
             Self::TooFewRuns => "?",
             Self::Capped => ">",
+            Self::Undecided => "~",
             Self::Alone => " ",
         }
     }
@@ -103,6 +110,7 @@ impl Mark {
             Self::Within => "within the noise",
             Self::TooFewRuns => "too few runs to tell",
             Self::Capped => "capped by the client or the probe",
+            Self::Undecided => "no verdict: another's figure was capped",
             Self::Alone => "alone",
         }
     }

@@ -195,10 +195,12 @@ async fn run_all(
         }
     }
     if !harness.common.quiet {
-        eprintln!(
-            "greet-bench: results, charts and report.html in {}",
-            harness.out.display()
-        );
+        let what = if harness.out.join("report.html").is_file() {
+            "results, charts and report.html"
+        } else {
+            "results.json"
+        };
+        eprintln!("greet-bench: {what} in {}", harness.out.display());
     }
     Ok(if !all_ok {
         Verdict::SomeFailed

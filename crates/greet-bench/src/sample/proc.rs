@@ -247,11 +247,12 @@ impl Tracker {
     }
 
     /// The maxima and the average; a span shorter than one window gets its average CPU % as
-    /// its maximum too, and one shorter than [`MIN_CPU_SPAN`] none.
+    /// its maximum too, and one shorter than [`MIN_CPU_SPAN`], or without a tick, none.
     pub(crate) fn finish(mut self) -> Maxima {
         if let (Some((t0, c0)), Some((t1, c1))) = (self.first, self.last) {
             let span = t1.duration_since(t0);
-            if span >= MIN_CPU_SPAN {
+            // Not one tick counted under load is too little to measure, not an idle server.
+            if span >= MIN_CPU_SPAN && c1 > c0 {
                 let span = span.as_secs_f64();
                 let used = c1.saturating_sub(c0) as f64 / TICKS_PER_SEC as f64;
                 let avg = 100.0 * used / span;
@@ -408,5 +409,10 @@ mod tests {
         tracker.add(t0 + Duration::from_millis(60), reading(0));
         let maxima = tracker.finish();
         assert_eq!((maxima.cpu_pct, maxima.cpu_avg_pct), (None, None));
+        let mut tracker = Tracker::new(true);
+        tracker.add(t0, reading(3));
+        tracker.add(t0 + Duration::from_millis(150), reading(3));
+        let maxima = tracker.finish();
+        assert_eq!(maxima.cpu_avg_pct, None, "no tick: nothing measured");
     }
 }

@@ -1,6 +1,7 @@
 //! `greet-bench report RUN`: a run's results.json drawn again with this greet-bench: its
-//! tables and scorecard printed, and its report.html, CSVs and charts written beside it (or
-//! into `--out`). A run made before the scorecard gets one; nothing is measured.
+//! tables and scorecard printed, and its report.html, CSVs and charts written again beside it,
+//! its results.json left as it was; or everything, results.json with its new scorecard
+//! included, into `--out`. Nothing is measured.
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,12 @@ pub(crate) fn run(run: &Path, out: Option<&Path>) -> Outcome {
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
     };
-    if let Err(err) = report::write_all(&dir, &mut results) {
+    let written = if out.is_some() {
+        report::write_all(&dir, &mut results)
+    } else {
+        report::redraw(&dir, &mut results)
+    };
+    if let Err(err) = written {
         eprintln!("greet-bench: error: {err:#}");
         return Outcome::Failed;
     }
@@ -30,9 +36,11 @@ pub(crate) fn run(run: &Path, out: Option<&Path>) -> Outcome {
     if let Some(incomplete) = &results.incomplete {
         println!("\n{incomplete}");
     }
-    eprintln!(
-        "greet-bench: report.html and the charts in {}",
-        dir.display()
-    );
+    if dir.join("report.html").is_file() {
+        eprintln!(
+            "greet-bench: report.html and the charts in {}",
+            dir.display()
+        );
+    }
     Outcome::Done
 }

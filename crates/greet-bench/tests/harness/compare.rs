@@ -94,6 +94,36 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
         "{table}"
     );
 
+    // A run drawn again: beside it, its results.json untouched; into --out, all of it.
+    let before = std::fs::read(a.join("results.json")).expect("results.json");
+    let _ = std::fs::remove_file(a.join("report.html"));
+    let drawn = Command::new(BENCH)
+        .args(["report", a.to_str().unwrap()])
+        .output()
+        .expect("greet-bench runs");
+    assert!(drawn.status.success(), "{}", text(&drawn.stderr));
+    assert!(text(&drawn.stdout).contains("Scorecard:"));
+    assert!(a.join("report.html").is_file());
+    assert_eq!(
+        std::fs::read(a.join("results.json")).expect("results.json"),
+        before
+    );
+    let copy = out_dir("gate-a-drawn");
+    let drawn = Command::new(BENCH)
+        .args([
+            "report",
+            a.to_str().unwrap(),
+            "--out",
+            copy.to_str().unwrap(),
+        ])
+        .output()
+        .expect("greet-bench runs");
+    assert!(drawn.status.success(), "{}", text(&drawn.stderr));
+    let copied = results(&copy.join("results.json"));
+    assert_eq!(copied.scorecard, results(&a.join("results.json")).scorecard);
+    assert!(!copied.scorecard.rows.is_empty() && copy.join("report.html").is_file());
+    let _ = std::fs::remove_dir_all(&copy);
+
     let json = compare(&["--format", "json", a.to_str().unwrap(), b.to_str().unwrap()]);
     let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
     let rows = parsed["rows"].as_array().expect("rows");

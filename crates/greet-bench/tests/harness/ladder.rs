@@ -195,7 +195,10 @@ fn small_ladder_against_the_three_servers() {
         1 + 3,
         "the scorecard, and the ladder's three tables"
     );
-    assert!(html.find("id=\"scorecard\"") < html.find("id=\"ladder\""));
+    assert!(
+        html.find("id=\"scorecard\"").expect("a scorecard")
+            < html.find("id=\"ladder\"").expect("the ladder")
+    );
     assert!(
         !html.contains(" src=") && !html.contains("<link"),
         "self-contained: nothing fetched"

@@ -308,7 +308,10 @@ fn all_quick_runs_every_scenario_into_one_report() {
         !printed.contains("Application |"),
         "the scorecard ends the tables"
     );
-    assert!(html.find("id=\"scorecard\"") < html.find("id=\"ladder\""));
+    assert!(
+        html.find("id=\"scorecard\"").expect("a scorecard")
+            < html.find("id=\"ladder\"").expect("the ladder")
+    );
 }
 
 /// Every profile on every server, every answer valid as the load checks it (the greeting
@@ -507,11 +510,8 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
             let us = level.server_us_per_request().expect("CPU per request");
             assert!(us > 0.1 && us < 1000.0, "{what} {}: {us} µs", level.label);
             let machine = level.machine().expect("the machine is sampled");
-            assert!(
-                (0.0..=100.0).contains(&machine.steal_pct) && machine.busy_pct > 0.0,
-                "{machine:?}"
-            );
-            assert!(machine.others_pct.is_some_and(|o| o >= 0.0), "{machine:?}");
+            assert!(machine.busy_pct > 0.0, "{machine:?}");
+            assert!(machine.others_pct.is_some(), "{machine:?}");
         }
     }
     let cpu = rate

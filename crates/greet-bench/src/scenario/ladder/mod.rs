@@ -166,47 +166,77 @@ impl report::Section for Section {
             };
             let of = || self.servers.iter().filter(|s| s.endpoint == *endpoint);
             let levels: Vec<String> = self.concurrency.iter().map(usize::to_string).collect();
-            let totals = of()
-                .map(|s| {
-                    // Run i of the whole ladder: the sum of each level's run i.
-                    let runs: Vec<&[Run]> = s
-                        .levels
-                        .iter()
-                        .map(|l| {
-                            if l.runs.is_empty() {
-                                std::slice::from_ref(&l.run)
-                            } else {
-                                &l.runs[..]
-                            }
-                        })
-                        .collect();
-                    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0);
-                    let sums = (0..n)
-                        .map(|i| runs.iter().map(|r| r[i].load.total_s).sum())
-                        .collect();
-                    Entry::new(&s.name, sums)
-                })
-                .collect();
+            let each = |s: &LadderServer, f: &dyn Fn(&[&Run]) -> Option<f64>| {
+                Entry::new(&s.name, per_repeat(s, &self.concurrency, f))
+            };
             out.push(Row::new(
                 format!("total time, c={}{at}", levels.join("+")),
                 Metric::Total,
-                totals,
+                of().map(|s| {
+                    each(s, &|runs| {
+                        // A level with failed requests ends early: its time is no figure.
+                        let whole = runs.iter().all(|r| r.load.success_rate >= 100.0);
+                        whole.then(|| runs.iter().map(|r| r.load.total_s).sum())
+                    })
+                })
+                .collect(),
             ));
             let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
-            out.push(Row::new(
-                format!("start-up{at}"),
-                Metric::Startup,
-                of().map(|s| Entry::new(&s.name, one(s.startup_s.map(|v| v * 1e3))))
-                    .collect(),
-            ));
+            out.push(
+                Row::new(
+                    format!("start-up{at}"),
+                    Metric::Startup,
+                    of().map(|s| Entry::new(&s.name, one(s.startup_s.map(|v| v * 1e3))))
+                        .collect(),
+                )
+                .once(),
+            );
             out.push(Row::new(
                 format!("peak memory{at}"),
                 Metric::Rss,
-                of().map(|s| Entry::new(&s.name, one(s.rss_max_mib)))
-                    .collect(),
+                of().map(|s| {
+                    each(s, &|runs| {
+                        runs.iter()
+                            .filter_map(|r| r.server.rss_max_mib)
+                            .reduce(f64::max)
+                    })
+                })
+                .collect(),
             ));
         }
         out
+    }
+}
+
+/// One figure per repeat of the whole ladder: `f` over repeat i's run of every level, in
+/// `levels`' order; none unless every level has that run and `f` gives a figure for each.
+fn per_repeat(
+    server: &LadderServer,
+    levels: &[usize],
+    f: &dyn Fn(&[&Run]) -> Option<f64>,
+) -> Vec<f64> {
+    let runs: Option<Vec<&[Run]>> = levels
+        .iter()
+        .map(|&c| {
+            let level = server.levels.iter().find(|l| l.concurrency == c)?;
+            Some(if level.runs.is_empty() {
+                std::slice::from_ref(&level.run)
+            } else {
+                &level.runs[..]
+            })
+        })
+        .collect();
+    let Some(runs) = runs.filter(|r| !r.is_empty()) else {
+        return Vec::new();
+    };
+    let repeats = runs.iter().map(|r| r.len()).min().unwrap_or(0);
+    let each: Vec<f64> = (0..repeats)
+        .filter_map(|i| f(&runs.iter().map(|r| &r[i]).collect::<Vec<_>>()))
+        .collect();
+    if each.len() == repeats {
+        each
+    } else {
+        Vec::new()
     }
 }
 
@@ -229,4 +259,59 @@ struct ResourceRow<'a> {
     rss_max_mib: Option<f64>,
     threads_max: Option<u64>,
     error: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Figures, Level, Sampled};
+
+    fn run(total_s: f64, rss: f64) -> Run {
+        Run {
+            load: Figures {
+                total_s,
+                success_rate: 100.0,
+                ..Figures::default()
+            },
+            server: Sampled {
+                rss_max_mib: Some(rss),
+                ..Sampled::default()
+            },
+            ..Run::default()
+        }
+    }
+
+    fn server(levels: &[(usize, &[(f64, f64)])]) -> LadderServer {
+        LadderServer {
+            name: "s".into(),
+            levels: levels
+                .iter()
+                .map(|(c, runs)| Level {
+                    concurrency: *c,
+                    run: Run::default(),
+                    runs: runs.iter().map(|&(t, m)| run(t, m)).collect(),
+                })
+                .collect(),
+            ..LadderServer::default()
+        }
+    }
+
+    #[test]
+    fn each_repeat_of_the_whole_ladder_is_one_figure() {
+        let total = |runs: &[&Run]| Some(runs.iter().map(|r| r.load.total_s).sum());
+        let peak = |runs: &[&Run]| {
+            runs.iter()
+                .filter_map(|r| r.server.rss_max_mib)
+                .reduce(f64::max)
+        };
+        let both = server(&[
+            (10, &[(1.0, 5.0), (2.0, 6.0)]),
+            (50, &[(3.0, 9.0), (4.0, 7.0)]),
+        ]);
+        assert_eq!(per_repeat(&both, &[10, 50], &total), [4.0, 6.0]);
+        assert_eq!(per_repeat(&both, &[10, 50], &peak), [9.0, 7.0]);
+        // A server that never reached a level has no total: a shorter ladder is no win.
+        let short = server(&[(10, &[(1.0, 5.0), (2.0, 6.0)])]);
+        assert!(per_repeat(&short, &[10, 50], &total).is_empty());
+    }
 }

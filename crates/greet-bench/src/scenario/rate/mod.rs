@@ -182,8 +182,14 @@ impl report::Section for Section {
                     Some((s.server.as_str(), l))
                 })
                 .collect();
+            // A fraction is of each server's own capacity: not one rate for all.
+            let at = if label.ends_with('%') {
+                format!("{label} of its capacity")
+            } else {
+                label.to_owned()
+            };
             out.push(Row::new(
-                format!("{endpoint} at {label}: CPU per request"),
+                format!("{endpoint} at {at}: CPU per request"),
                 Metric::CpuPerRequest,
                 levels
                     .iter()
@@ -191,13 +197,18 @@ impl report::Section for Section {
                     .collect(),
             ));
             out.push(Row::new(
-                format!("{endpoint} at {label}: p99"),
+                format!("{endpoint} at {at}: p99"),
                 Metric::P99,
                 levels
                     .iter()
-                    .map(|(s, l)| Entry {
-                        cpu_us: l.server_us_per_request(),
-                        ..Entry::new(s, l.runs.iter().map(|r| r.latency_ms.p99).collect())
+                    .map(|(s, l)| {
+                        // A latency is of valid answers: a run without one has none.
+                        let answered = l.runs.iter().all(|r| r.success_rate > 0.0);
+                        let p99 = l.runs.iter().map(|r| r.latency_ms.p99);
+                        Entry {
+                            cpu_us: l.server_us_per_request(),
+                            ..Entry::new(s, if answered { p99.collect() } else { Vec::new() })
+                        }
                     })
                     .collect(),
             ));

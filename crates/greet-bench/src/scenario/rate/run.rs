@@ -265,13 +265,12 @@ pub(super) fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
             Figure::AchievedRps,
             &runs(|r| r.achieved_rps),
         ));
-        let cpu = runs(|r| r.server_us_per_request().unwrap_or(f64::NAN));
-        if cpu
-            .iter()
-            .all(|(_, each)| each.iter().all(|v| v.is_finite()))
-        {
-            out.extend(mann_whitney::pairwise(Figure::ServerUsPerRequest, &cpu));
-        }
+        // Each server whose every run has the figure (a --target's server is not sampled).
+        let cpu: Vec<(String, Vec<f64>)> = runs(|r| r.server_us_per_request().unwrap_or(f64::NAN))
+            .into_iter()
+            .filter(|(_, each)| each.iter().all(|v| v.is_finite()))
+            .collect();
+        out.extend(mann_whitney::pairwise(Figure::ServerUsPerRequest, &cpu));
     }
     out
 }
