@@ -20,10 +20,6 @@ pub(crate) const INTERVAL: Duration = Duration::from_millis(20);
 /// so a shorter window would swing by whole ticks.
 pub(crate) const CPU_WINDOW: Duration = Duration::from_millis(200);
 
-/// The shortest span whose CPU is measured: /proc counts CPU in 10 ms ticks, so a shorter
-/// load reads as 0 % or as a tenth of a CPU at a time, neither a figure.
-pub(crate) const MIN_CPU_SPAN: Duration = Duration::from_millis(100);
-
 /// One reading of a process.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Reading {
@@ -247,12 +243,11 @@ impl Tracker {
     }
 
     /// The maxima and the average; a span shorter than one window gets its average CPU % as
-    /// its maximum too, and one shorter than [`MIN_CPU_SPAN`], or without a tick, none.
+    /// its maximum too.
     pub(crate) fn finish(mut self) -> Maxima {
         if let (Some((t0, c0)), Some((t1, c1))) = (self.first, self.last) {
             let span = t1.duration_since(t0);
-            // Not one tick counted under load is too little to measure, not an idle server.
-            if span >= MIN_CPU_SPAN && c1 > c0 {
+            if !span.is_zero() {
                 let span = span.as_secs_f64();
                 let used = c1.saturating_sub(c0) as f64 / TICKS_PER_SEC as f64;
                 let avg = 100.0 * used / span;
@@ -403,16 +398,5 @@ mod tests {
         let pct = maxima.cpu_pct.unwrap();
         assert!((pct - 50.0).abs() < 1e-9, "{pct}");
         assert_eq!(maxima.cpu_avg_pct, maxima.cpu_pct);
-        // Under MIN_CPU_SPAN, a tick or none is no figure: none is claimed.
-        let mut tracker = Tracker::new(true);
-        tracker.add(t0, reading(0));
-        tracker.add(t0 + Duration::from_millis(60), reading(0));
-        let maxima = tracker.finish();
-        assert_eq!((maxima.cpu_pct, maxima.cpu_avg_pct), (None, None));
-        let mut tracker = Tracker::new(true);
-        tracker.add(t0, reading(3));
-        tracker.add(t0 + Duration::from_millis(150), reading(3));
-        let maxima = tracker.finish();
-        assert_eq!(maxima.cpu_avg_pct, None, "no tick: nothing measured");
     }
 }
