@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 pub use paced::{RateRun, RateWindow, Spectrum};
 pub use run::{
-    per_request_us, throughputs, AgentRun, Connect, Figures, Gain, Handshakes, Latency, Level,
-    Machine, Noise, Repeated, RssFrom, Run, Sampled, SampledBy,
+    per_request_us, throughputs, us_per_request_at, AgentRun, Connect, Figures, Gain, Handshakes,
+    Latency, Level, Machine, Noise, Repeated, RssFrom, Run, Sampled, SampledBy,
 };
 pub use scorecard::{Cell, Mark, ScoreRow, Scorecard};
 

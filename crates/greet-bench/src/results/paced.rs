@@ -5,7 +5,7 @@
 use greet_load::{Tally, SPECTRUM};
 use serde::{Deserialize, Serialize};
 
-use super::run::{AgentRun, Machine, Sampled};
+use super::run::{us_per_request_at, AgentRun, Machine, Sampled};
 
 /// One second of a ramp, its runs merged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -123,7 +123,6 @@ impl RateRun {
     /// over the requests answered in one. At a fixed rate this is the steadiest figure a
     /// shared machine gives: a stall delays requests but adds no CPU to them.
     pub fn server_us_per_request(&self) -> Option<f64> {
-        let pct = self.server.cpu_avg_pct?;
-        (self.achieved_rps > 0.0).then(|| pct / 100.0 * 1e6 / self.achieved_rps)
+        us_per_request_at(self.server.cpu_avg_pct?, self.achieved_rps)
     }
 }

@@ -313,6 +313,12 @@ pub fn per_request_us(cpu_s: f64, requests: u64) -> Option<f64> {
     (requests > 0).then(|| cpu_s * 1e6 / requests as f64)
 }
 
+/// `cpu_pct` percent of one CPU spent on `rps` requests a second, microseconds each (none at
+/// no rate).
+pub fn us_per_request_at(cpu_pct: f64, rps: f64) -> Option<f64> {
+    (rps > 0.0).then(|| cpu_pct / 100.0 * 1e6 / rps)
+}
+
 /// Each run's throughput, in order: the sample servers are compared on.
 pub fn throughputs(runs: &[Run]) -> Vec<f64> {
     runs.iter().map(|r| r.load.requests_per_s).collect()

@@ -15,6 +15,7 @@ mod open_loop;
 mod peers;
 mod protocols;
 mod ramp;
+mod rate;
 mod scenarios;
 mod swarm;
 mod targets;

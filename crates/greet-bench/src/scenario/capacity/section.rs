@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{Header, RateWindow, Spectrum, Transport};
+use crate::results::{us_per_request_at, Header, RateWindow, Spectrum, Transport};
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
 /// around the knee; a level holds when every answer is valid, at most
@@ -128,22 +128,17 @@ impl CapacityServer {
     /// Each search's server CPU per request at the highest level it held, microseconds; none
     /// unless every search has it.
     pub fn server_us_each(&self) -> Vec<f64> {
-        let each: Vec<f64> = (1..=self.searches.len())
-            .filter_map(|search| {
+        let each: Option<Vec<f64>> = (1..=self.searches.len())
+            .map(|search| {
                 let top = self
                     .steps
                     .iter()
                     .filter(|s| s.search == search && s.held)
                     .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))?;
-                let pct = top.server_cpu_pct?;
-                (top.achieved_rps > 0.0).then(|| pct / 100.0 * 1e6 / top.achieved_rps)
+                us_per_request_at(top.server_cpu_pct?, top.achieved_rps)
             })
             .collect();
-        if each.len() == self.searches.len() {
-            each
-        } else {
-            Vec::new()
-        }
+        each.unwrap_or_default()
     }
 
     /// What it was measured on: the endpoint, and over more than one stream to a connection,

@@ -125,15 +125,11 @@ impl RateLevel {
 
     /// The server's CPU per request in each run, microseconds; none unless every run has it.
     pub fn server_us_each(&self) -> Vec<f64> {
-        let each: Vec<f64> = self
+        let each: Option<Vec<f64>> = self
             .runs
             .iter()
-            .filter_map(RateRun::server_us_per_request)
+            .map(RateRun::server_us_per_request)
             .collect();
-        if each.len() == self.runs.len() {
-            each
-        } else {
-            Vec::new()
-        }
+        each.unwrap_or_default()
     }
 }
