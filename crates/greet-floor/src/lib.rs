@@ -1,0 +1,452 @@
+//! The reference server: the machine's floor that the three frameworks are measured against,
+//! never a contender. It is as small as an HTTP/1.1 server can be and still keep the
+//! endpoints the harness loads it on:
+//!
+//! - one event loop per worker (`--workers`, one per core by default), each a thread with its
+//!   own epoll (mio) over the one listening socket, so no request crosses a thread;
+//! - requests parsed by `httparse` (hyper's parser), pipelined requests answered in order,
+//!   every answer of one read written with one `write`;
+//! - answers prebuilt at start-up: `/health` (`ok`), `/plaintext` (`Hello, World!`) and
+//!   `/json` (`{"message":"Hello, World!"}`) are fixed bytes around a `Date` line refreshed
+//!   once a second; `/greetings` and `/greetings/blocking` answer at once (no delay, whatever
+//!   `--delay-ms` says) with the greeting `greet-core` draws, so soak and capacity can load
+//!   the floor on the endpoint they load the frameworks on.
+//!
+//! Nothing else: no TLS, no HTTP/2, no request bodies but `Content-Length` ones (skipped),
+//! no timeouts. Anything else is 404, a method other than GET or HEAD 405, and a request
+//! `httparse` refuses 400 and the connection closed. The binary takes every server's flags
+//! (`greet-server`'s) and logs the same start-up line, so the harness starts it as it starts
+//! the others; SIGTERM and Ctrl-C stop it with exit 0.
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::TcpListener as StdListener;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token, Waker};
+
+/// The server's name, in its log lines and its `Server` header.
+pub const NAME: &str = "greet-floor";
+
+/// The most bytes of a request head kept waiting for its end: a longer head is refused.
+const MAX_HEAD: usize = 64 * 1024;
+
+const LISTEN: Token = Token(0);
+const WAKE: Token = Token(1);
+/// Connections are tokens from here on: slot `i` is `Token(FIRST + i)`.
+const FIRST: usize = 2;
+
+/// The running event loops.
+#[derive(Debug)]
+pub struct Floor {
+    stop: Arc<AtomicBool>,
+    wakers: Vec<Arc<Waker>>,
+    loops: Vec<JoinHandle<io::Result<()>>>,
+}
+
+/// Starts `loops` event loops serving `listener` (non-blocking, already listening).
+pub fn start(listener: &StdListener, loops: NonZeroUsize) -> io::Result<Floor> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (mut wakers, mut handles) = (Vec::new(), Vec::new());
+    for i in 0..loops.get() {
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
+        let mut listener = TcpListener::from_std(listener.try_clone()?);
+        poll.registry()
+            .register(&mut listener, LISTEN, Interest::READABLE)?;
+        let stop = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name(format!("floor-{i}"))
+            .spawn(move || EventLoop::new(poll, listener).run(&stop))?;
+        wakers.push(waker);
+        handles.push(handle);
+    }
+    Ok(Floor {
+        stop,
+        wakers,
+        loops: handles,
+    })
+}
+
+impl Floor {
+    /// Stops every loop and waits for them; open connections are closed.
+    pub fn stop(self) -> io::Result<()> {
+        self.stop.store(true, Ordering::SeqCst);
+        for waker in &self.wakers {
+            waker.wake()?;
+        }
+        for handle in self.loops {
+            handle
+                .join()
+                .map_err(|_| io::Error::other("an event loop panicked"))??;
+        }
+        Ok(())
+    }
+}
+
+/// One thread's loop: its accepts, its connections, its clock.
+struct EventLoop {
+    poll: Poll,
+    listener: TcpListener,
+    conns: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    clock: Clock,
+}
+
+impl EventLoop {
+    fn new(poll: Poll, listener: TcpListener) -> Self {
+        Self {
+            poll,
+            listener,
+            conns: Vec::new(),
+            free: Vec::new(),
+            clock: Clock::new(),
+        }
+    }
+
+    fn run(mut self, stop: &AtomicBool) -> io::Result<()> {
+        let mut events = Events::with_capacity(1024);
+        loop {
+            match self.poll.poll(&mut events, None) {
+                Ok(()) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            self.clock.tick();
+            for event in &events {
+                match event.token() {
+                    WAKE if stop.load(Ordering::SeqCst) => return Ok(()),
+                    WAKE => {}
+                    LISTEN => self.accept(),
+                    Token(t) => self.serve(t - FIRST),
+                }
+            }
+        }
+    }
+
+    /// Takes every connection waiting: the listener is edge-triggered.
+    fn accept(&mut self) {
+        loop {
+            let mut stream = match self.listener.accept() {
+                Ok((stream, _)) => stream,
+                // Another loop took it, or the queue is empty.
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::ConnectionAborted => continue,
+                // Out of descriptors: the next connection's event tries again.
+                Err(_) => return,
+            };
+            let _ = stream.set_nodelay(true);
+            let slot = self.free.pop().unwrap_or_else(|| {
+                self.conns.push(None);
+                self.conns.len() - 1
+            });
+            let interest = Interest::READABLE | Interest::WRITABLE;
+            if self
+                .poll
+                .registry()
+                .register(&mut stream, Token(FIRST + slot), interest)
+                .is_ok()
+            {
+                self.conns[slot] = Some(Conn::new(stream));
+            } else {
+                self.free.push(slot);
+            }
+        }
+    }
+
+    fn serve(&mut self, slot: usize) {
+        let Some(conn) = self.conns.get_mut(slot).and_then(Option::as_mut) else {
+            return;
+        };
+        if !conn.ready(self.clock.date()) {
+            if let Some(mut conn) = self.conns[slot].take() {
+                let _ = self.poll.registry().deregister(&mut conn.stream);
+            }
+            self.free.push(slot);
+        }
+    }
+}
+
+/// The `Date` value, formatted once a second.
+struct Clock {
+    date: String,
+    next: Instant,
+}
+
+impl Clock {
+    fn new() -> Self {
+        Self {
+            date: httpdate::fmt_http_date(SystemTime::now()),
+            next: Instant::now() + Duration::from_secs(1),
+        }
+    }
+
+    fn tick(&mut self) {
+        let now = Instant::now();
+        if now >= self.next {
+            self.date = httpdate::fmt_http_date(SystemTime::now());
+            self.next = now + Duration::from_secs(1);
+        }
+    }
+
+    fn date(&self) -> &[u8] {
+        self.date.as_bytes()
+    }
+}
+
+/// A connection: what it sent that is not answered yet, and what is not written yet.
+struct Conn {
+    stream: TcpStream,
+    input: Vec<u8>,
+    output: Vec<u8>,
+    written: usize,
+    close: bool,
+}
+
+impl Conn {
+    fn new(stream: TcpStream) -> Self {
+        Self {
+            stream,
+            input: Vec::with_capacity(4096),
+            output: Vec::with_capacity(4096),
+            written: 0,
+            close: false,
+        }
+    }
+
+    /// Reads what there is, answers every complete request, writes; false when the
+    /// connection is done.
+    fn ready(&mut self, date: &[u8]) -> bool {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match self.stream.read(&mut buf) {
+                Ok(0) => return false,
+                Ok(n) => self.input.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        let mut used = 0;
+        while !self.close && used < self.input.len() {
+            match answer(&self.input[used..], &mut self.output, date) {
+                Parsed::Answered { bytes, close } => {
+                    used += bytes;
+                    self.close = close;
+                }
+                Parsed::Partial => break,
+            }
+        }
+        self.input.drain(..used);
+        if !self.close && self.input.len() > MAX_HEAD {
+            PREBUILT[Fixed::TooLarge as usize].write(&mut self.output, date, Head::Close, false);
+            self.close = true;
+        }
+        self.flush()
+    }
+
+    /// Writes what is pending; false when it is all written and the connection closes, or
+    /// the peer is gone.
+    fn flush(&mut self) -> bool {
+        while self.written < self.output.len() {
+            match self.stream.write(&self.output[self.written..]) {
+                Ok(0) => return false,
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        self.output.clear();
+        self.written = 0;
+        !self.close
+    }
+}
+
+enum Parsed {
+    /// One request answered: its bytes (head and body), and whether the connection closes.
+    Answered { bytes: usize, close: bool },
+    /// The request is not all here yet.
+    Partial,
+}
+
+/// Answers the request at the start of `input` into `out`.
+fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
+    let mut headers = [httparse::EMPTY_HEADER; 32];
+    let mut request = httparse::Request::new(&mut headers);
+    let head = match request.parse(input) {
+        Ok(httparse::Status::Complete(head)) => head,
+        Ok(httparse::Status::Partial) => return Parsed::Partial,
+        Err(_) => {
+            PREBUILT[Fixed::BadRequest as usize].write(out, date, Head::Close, false);
+            return Parsed::Answered {
+                bytes: input.len(),
+                close: true,
+            };
+        }
+    };
+    let mut close = request.version == Some(0);
+    let mut length = 0usize;
+    let mut chunked = false;
+    for header in request.headers.iter() {
+        let name = header.name;
+        if name.eq_ignore_ascii_case("connection") {
+            let value = String::from_utf8_lossy(header.value).to_ascii_lowercase();
+            if value.contains("close") {
+                close = true;
+            } else if value.contains("keep-alive") {
+                close = false;
+            }
+        } else if name.eq_ignore_ascii_case("content-length") {
+            match std::str::from_utf8(header.value)
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+            {
+                Some(n) => length = n,
+                None => chunked = true,
+            }
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked = true;
+        }
+    }
+    let how = if close { Head::Close } else { Head::KeepAlive };
+    if chunked {
+        // Bodies whose end this server cannot find: refused, and the connection closed.
+        PREBUILT[Fixed::BadRequest as usize].write(out, date, Head::Close, false);
+        return Parsed::Answered {
+            bytes: input.len(),
+            close: true,
+        };
+    }
+    if input.len() < head + length {
+        return Parsed::Partial;
+    }
+    let method = request.method.unwrap_or("");
+    let target = request.path.unwrap_or("/");
+    let bare = method == "HEAD";
+    let (path, query) = match target.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (target, None),
+    };
+    let fixed = match path {
+        _ if method != "GET" && !bare => Some(Fixed::NotAllowed),
+        greet_core::paths::HEALTH => Some(Fixed::Health),
+        greet_core::paths::PLAINTEXT => Some(Fixed::Plaintext),
+        greet_core::paths::JSON => Some(Fixed::Json),
+        greet_core::paths::GREETINGS | greet_core::paths::GREETINGS_BLOCKING => None,
+        _ => Some(Fixed::NotFound),
+    };
+    match fixed {
+        Some(fixed) => PREBUILT[fixed as usize].write(out, date, how, bare),
+        None => {
+            let (status, body) = match greet_core::name::name_from_query(query) {
+                Ok(name) => ("200 OK", greet_core::greeting::greeting(&name)),
+                Err(err) => ("400 Bad Request", err.to_string()),
+            };
+            Answer::new(status, greet_core::CONTENT_TYPE, body.as_bytes(), None)
+                .write(out, date, how, bare)
+        }
+    }
+    Parsed::Answered {
+        bytes: head + length,
+        close,
+    }
+}
+
+/// The answers that never change but for their date, in [`PREBUILT`]'s order.
+#[derive(Debug, Clone, Copy)]
+enum Fixed {
+    Health,
+    Plaintext,
+    Json,
+    NotFound,
+    NotAllowed,
+    BadRequest,
+    TooLarge,
+}
+
+const FIXED: [Fixed; 7] = [
+    Fixed::Health,
+    Fixed::Plaintext,
+    Fixed::Json,
+    Fixed::NotFound,
+    Fixed::NotAllowed,
+    Fixed::BadRequest,
+    Fixed::TooLarge,
+];
+
+/// Every fixed answer's bytes, built once: a request adds only the date.
+static PREBUILT: std::sync::LazyLock<Vec<Answer>> =
+    std::sync::LazyLock::new(|| FIXED.map(Fixed::answer).into());
+
+impl Fixed {
+    fn answer(self) -> Answer {
+        let text = greet_core::CONTENT_TYPE;
+        let (status, content_type, body): (_, _, &[u8]) = match self {
+            Self::Health => ("200 OK", text, b"ok"),
+            Self::Plaintext => ("200 OK", text, b"Hello, World!"),
+            Self::Json => (
+                "200 OK",
+                greet_core::JSON_CONTENT_TYPE,
+                br#"{"message":"Hello, World!"}"#,
+            ),
+            Self::NotFound => ("404 Not Found", text, b"not found"),
+            Self::NotAllowed => ("405 Method Not Allowed", text, b"method not allowed"),
+            Self::BadRequest => ("400 Bad Request", text, b"bad request"),
+            Self::TooLarge => (
+                "431 Request Header Fields Too Large",
+                text,
+                b"request header fields too large",
+            ),
+        };
+        let allow = matches!(self, Self::NotAllowed).then_some(greet_core::ALLOWED_METHODS);
+        Answer::new(status, content_type, body, allow)
+    }
+}
+
+/// An answer as bytes: what comes before the date, the headers after it (its length
+/// included), and its body.
+struct Answer {
+    before: Vec<u8>,
+    after: Vec<u8>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn new(status: &str, content_type: &str, body: &[u8], allow: Option<&str>) -> Self {
+        let length = body.len();
+        let mut after = format!("\r\ncontent-type: {content_type}\r\ncontent-length: {length}");
+        if let Some(allow) = allow {
+            after += &format!("\r\nallow: {allow}");
+        }
+        Self {
+            before: format!("HTTP/1.1 {status}\r\nserver: {NAME}\r\ndate: ").into_bytes(),
+            after: after.into_bytes(),
+            body: body.to_vec(),
+        }
+    }
+
+    /// Appends it to `out`: its head with `date`, and its body unless `bare` (HEAD).
+    fn write(&self, out: &mut Vec<u8>, date: &[u8], how: Head, bare: bool) {
+        out.extend_from_slice(&self.before);
+        out.extend_from_slice(date);
+        out.extend_from_slice(&self.after);
+        if how == Head::Close {
+            out.extend_from_slice(b"\r\nconnection: close");
+        }
+        out.extend_from_slice(b"\r\n\r\n");
+        if !bare {
+            out.extend_from_slice(&self.body);
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Head {
+    KeepAlive,
+    Close,
+}
