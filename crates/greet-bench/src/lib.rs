@@ -41,7 +41,9 @@
 //!   saving;
 //! - `server`: servers as processes, containers or swarm stacks, pinned, timed and stopped,
 //!   the stores beside them, the agents' swarm job ([`build_command`] builds the servers as
-//!   the harness does); [`jvm`]: the original's Tomcat and Jetty servers as peers;
+//!   the harness does); [`jvm`]: the original's Tomcat and Jetty servers as peers; `nginx`:
+//!   Debian's nginx as the outside anchor, from a configuration written per start (the
+//!   floor, `greet-floor`, is a workspace binary like the servers);
 //! - `sample`: a server seen while loaded: /proc (`proc`), or a container's stats from the
 //!   engine or a watch task beside it (`engine`);
 //! - `report`: the output formats as primitives (tables, CSV, SVG charts, one HTML page),

@@ -33,6 +33,7 @@ pub struct Launch {
     cpus: Vec<usize>,
     nofile: Option<u64>,
     timeout: Duration,
+    at: Option<SocketAddr>,
 }
 
 impl Launch {
@@ -47,7 +48,22 @@ impl Launch {
             cpus: Vec::new(),
             nofile: None,
             timeout: Duration::from_secs(10),
+            at: None,
         }
+    }
+
+    /// A program that listens where its own configuration says (nginx cannot take port 0
+    /// and log where it listens): no `--port 0`, and no start-up line is waited for; the
+    /// caller waits for its first answer.
+    pub fn listening_at(mut self, addr: SocketAddr) -> Self {
+        if self
+            .args
+            .starts_with(&["--port".to_owned(), "0".to_owned()])
+        {
+            self.args.drain(..2);
+        }
+        self.at = Some(addr);
+        self
     }
 
     /// Arguments before `--port 0`: what a program needs to become the server, such as
@@ -115,6 +131,14 @@ impl Launch {
             .take()
             .ok_or_else(|| io::Error::other("no stderr pipe"))?;
         let (log, addresses) = Log::watch(pipe);
+        if let Some(addr) = self.at {
+            return Ok(ServerProcess {
+                child,
+                addr,
+                spawned,
+                log,
+            });
+        }
         let deadline = spawned + self.timeout;
         loop {
             match addresses.recv_timeout(Duration::from_millis(2)) {

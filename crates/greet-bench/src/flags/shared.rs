@@ -260,7 +260,9 @@ impl ForeignArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ServersArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_short,
-          help = help1("Servers, in order", list(&plan::SERVERS)))]
+          help = help1("Servers, in order; floor (the workspace's reference server) and nginx \
+                        join soak, capacity and techempower as references, never ranked",
+                       list(&plan::SERVERS)))]
     servers: Option<Vec<String>>,
 }
 

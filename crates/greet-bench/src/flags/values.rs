@@ -79,11 +79,12 @@ pub(crate) fn parse_server(text: &str) -> Result<ServerSpec, String> {
         None => (text, None),
     };
     let short = short.strip_prefix("greet-").unwrap_or(short);
-    if !plan::SERVERS.contains(&short) && !plan::is_peer(short) {
+    if !plan::SERVERS.contains(&short) && !plan::is_peer(short) && !plan::is_reference(short) {
         return Err(format!(
-            "unknown server {short:?}: known are {}, and the JVM peers {}",
+            "unknown server {short:?}: known are {}, the JVM peers {} and the references {}",
             plan::SERVERS.join(", "),
-            plan::PEERS.join(", ")
+            plan::PEERS.join(", "),
+            plan::REFERENCES.join(", ")
         ));
     }
     Ok(ServerSpec {

@@ -10,7 +10,10 @@ use anyhow::{bail, Context, Result};
 use greet_load::{check_request, Check, Wire};
 use greet_server::ServerFlag;
 
-use crate::plan::{is_peer, package, Containers, Contract, Foreign, Placement, Protocol, Target};
+use crate::plan::{
+    is_peer, is_reference, package, Containers, Contract, Foreign, Placement, Protocol, Target,
+    ANCHOR,
+};
 use crate::results::Mode;
 use crate::sample::{self, mib};
 use crate::server::{self, swarm, Server};
@@ -167,6 +170,17 @@ impl Harness {
         targets: bool,
         containers: Option<&Containers>,
     ) -> Result<()> {
+        let elsewhere = matches!(place, Placement::Swarm(_)) || containers.is_some();
+        if let Some(reference) = shorts
+            .iter()
+            .find(|s| is_reference(s))
+            .filter(|_| elsewhere)
+        {
+            bail!(
+                "{reference} runs as a process only (it has no image): leave it out of \
+                 --docker and --swarm runs"
+            );
+        }
         match (place, containers) {
             (Placement::Swarm(_), _) => swarm::preflight(shorts, targets),
             (_, Some(containers)) => {
@@ -176,7 +190,7 @@ impl Harness {
             }
             _ => shorts
                 .iter()
-                .filter(|s| !is_peer(s))
+                .filter(|s| !is_peer(s) && **s != ANCHOR)
                 .try_for_each(|s| self.binaries.locate(s).map(drop)),
         }
     }

@@ -29,8 +29,37 @@ pub fn is_peer(short: &str) -> bool {
     PEERS.contains(&short)
 }
 
-/// The package (and binary) name of server `short`: `axum` → `greet-axum`.
+/// The servers that measure the machine rather than compete, by short name: `floor`, the
+/// workspace's reference server (`greet-floor`: one event loop per core, prebuilt answers),
+/// and `nginx`, Debian's, the outside anchor. They serve `/health`, `/plaintext`, `/json` and
+/// an instant `/greetings`, in cleartext HTTP/1.1, as processes; they join soak, capacity and
+/// techempower (json and plaintext) and are never ranked against the crates.
+pub const REFERENCES: [&str; 2] = [FLOOR, ANCHOR];
+/// The reference server's short name.
+pub const FLOOR: &str = "floor";
+/// Debian's nginx, by its short name (and its binary's).
+pub const ANCHOR: &str = "nginx";
+
+/// Whether `short` names a reference server rather than a contender.
+pub fn is_reference(short: &str) -> bool {
+    REFERENCES.contains(&short)
+}
+
+/// What the tables call a reference server: the floor or the anchor, by its table name
+/// (`greet-floor`, `nginx`); none for a contender.
+pub fn reference_role(name: &str) -> Option<&'static str> {
+    match name.strip_prefix("greet-").unwrap_or(name) {
+        FLOOR if name != FLOOR => Some("floor"),
+        ANCHOR if name == ANCHOR => Some("anchor"),
+        _ => None,
+    }
+}
+
+/// The package (and binary) name of server `short`: `axum` → `greet-axum`; nginx is nginx.
 pub fn package(short: &str) -> String {
+    if short == ANCHOR {
+        return ANCHOR.to_owned();
+    }
     format!("greet-{short}")
 }
 
@@ -252,7 +281,7 @@ impl Contract {
     /// the original's (they keep the Greetings API, not this workspace's 404s, limits and
     /// answers to bad input).
     pub fn for_server(short: &str) -> Self {
-        if is_peer(short) {
+        if is_peer(short) || is_reference(short) {
             Self::Light
         } else {
             Self::Full
@@ -279,5 +308,12 @@ mod tests {
     fn servers_are_packages() {
         assert_eq!(package("axum"), "greet-axum");
         assert!(is_peer("tomcat") && !is_peer("hyper"));
+        assert_eq!(package("nginx"), "nginx");
+        assert_eq!(package("floor"), "greet-floor");
+        assert_eq!(reference_role("greet-floor"), Some("floor"));
+        assert_eq!(reference_role("nginx"), Some("anchor"));
+        assert_eq!(reference_role("greet-nginx"), None);
+        assert_eq!(reference_role("floor"), None);
+        assert_eq!(reference_role("greet-hyper"), None);
     }
 }

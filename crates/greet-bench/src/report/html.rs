@@ -118,6 +118,10 @@ fn scorecard(out: &mut String, card: &Scorecard) {
     for s in &card.servers {
         let _ = write!(out, "<th>{}</th>", esc(s));
     }
+    for s in &card.references {
+        let role = crate::plan::reference_role(s).unwrap_or("reference");
+        let _ = write!(out, "<th>{} <small>({role})</small></th>", esc(s));
+    }
     out.push_str("</tr></thead><tbody>\n");
     for row in &card.rows {
         let better = if row.metric.higher_is_better() {
@@ -131,7 +135,7 @@ fn scorecard(out: &mut String, card: &Scorecard) {
             esc(&row.name()),
             esc(row.metric.unit())
         );
-        for s in &card.servers {
+        for s in card.servers.iter().chain(&card.references) {
             match row.cell(s) {
                 None => out.push_str("<td>n/a</td>"),
                 Some(c) => {
@@ -173,8 +177,17 @@ fn scorecard(out: &mut String, card: &Scorecard) {
         out,
         "<ul class=\"notes\"><li>Each cell: the server's share of the best (1.00 = the best), \
          its verdict against the best, and the server's CPU per request where measured</li>\
-         <li>{}</li></ul>",
-        esc(&legend.join("; "))
+         <li>{}</li>{}</ul>",
+        esc(&legend.join("; ")),
+        if card.references.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<li>{} ran as references, never ranked: their cells are their figure over the \
+                 best server's (above 1.00: more than the best)</li>",
+                esc(&card.references.join(" and "))
+            )
+        }
     );
     if !card.words.is_empty() {
         out.push_str("<ul class=\"words\">");

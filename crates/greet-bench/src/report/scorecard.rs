@@ -3,7 +3,7 @@
 //! every cell its verdict against the best by the same test every comparison uses, writes the
 //! words from the verdicts, and prints it.
 
-use crate::plan::Metric;
+use crate::plan::{reference_role, Metric};
 use crate::results::{Cell, Mark, Run, ScoreRow, Scorecard};
 use crate::stats::mann_whitney::{fewest_runs, test, Verdict};
 use crate::stats::median;
@@ -106,27 +106,35 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
             }
         }
     }
-    let mut servers: Vec<String> = Vec::new();
-    for cell in rows.iter().flat_map(|r| &r.cells) {
-        if !servers.contains(&cell.server) {
-            servers.push(cell.server.clone());
+    let columns = |cells: &dyn Fn(&ScoreRow) -> &[Cell]| {
+        let mut names: Vec<String> = Vec::new();
+        for cell in rows.iter().flat_map(cells) {
+            if !names.contains(&cell.server) {
+                names.push(cell.server.clone());
+            }
         }
-    }
-    let words = words(&servers, &rows);
+        names
+    };
+    let servers = columns(&|r| &r.cells);
+    let references = columns(&|r| &r.references);
+    let mut words = words(&servers, &rows);
+    words.extend(floor_words(&servers, &references, &rows));
     Scorecard {
         servers,
+        references,
         rows,
         words,
     }
 }
 
-/// One row ranked and judged; none without a figure to rank.
+/// One row ranked and judged; none without a figure to rank. The reference servers are not
+/// ranked: each gets its share of the best, and each server its share of the floor.
 fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
-    let entries: Vec<Entry> = row
+    let (references, entries): (Vec<Entry>, Vec<Entry>) = row
         .entries
         .into_iter()
         .filter(|e| !e.values.is_empty() && e.values.iter().all(|v| v.is_finite()))
-        .collect();
+        .partition(|e| reference_role(&e.server).is_some());
     let higher = row.metric.higher_is_better();
     let medians: Vec<f64> = entries.iter().map(|e| median(&e.values)).collect();
     // Best first: the order of the cells' indices by their medians.
@@ -144,15 +152,11 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
     if !higher && medians[best] <= 0.0 {
         return None;
     }
-    let share = |m: f64| {
-        let b = medians[best];
-        match (higher, b, m) {
-            (_, b, m) if b == m => 1.0,
-            (true, b, m) if b > 0.0 => m / b,
-            (false, b, m) if m > 0.0 => b / m,
-            _ => 0.0,
-        }
-    };
+    let share = |m: f64| share_of(higher, medians[best], m);
+    let floor = references
+        .iter()
+        .find(|e| reference_role(&e.server) == Some("floor"))
+        .map(|e| median(&e.values));
     // Every other cell against the best, then the best from what they came to.
     let mut marks: Vec<Mark> = entries
         .iter()
@@ -195,6 +199,23 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
             mark: marks[i],
             capped: e.capped,
             cpu_us_per_request: e.cpu_us,
+            of_floor: floor.map(|f| share_of(higher, f, medians[i])),
+        })
+        .collect();
+    let references = references
+        .iter()
+        .map(|e| {
+            let m = median(&e.values);
+            Cell {
+                server: e.server.clone(),
+                median: m,
+                runs: e.values.len(),
+                share: share(m),
+                mark: Mark::Alone,
+                capped: e.capped,
+                cpu_us_per_request: e.cpu_us,
+                of_floor: floor.map(|f| share_of(higher, f, m)),
+            }
         })
         .collect();
     Some(ScoreRow {
@@ -203,7 +224,62 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
         metric: row.metric,
         once: row.once,
         cells,
+        references,
     })
+}
+
+/// `m`'s share of `best`: their ratio, the better one over the other where less is better.
+fn share_of(higher: bool, best: f64, m: f64) -> f64 {
+    match (higher, best, m) {
+        (_, b, m) if b == m => 1.0,
+        (true, b, m) if b > 0.0 => m / b,
+        (false, b, m) if m > 0.0 => b / m,
+        _ => 0.0,
+    }
+}
+
+/// Each server's share of the floor, and the anchor's, over the figures the floor has: the
+/// median of each one's shares.
+fn floor_words(servers: &[String], references: &[String], rows: &[ScoreRow]) -> Vec<String> {
+    let floor = references
+        .iter()
+        .find(|r| reference_role(r) == Some("floor"));
+    let Some(floor) = floor else {
+        return Vec::new();
+    };
+    let floored: Vec<&ScoreRow> = rows.iter().filter(|r| r.cell(floor).is_some()).collect();
+    let shares = |name: &str| -> Option<(f64, usize)> {
+        let of: Vec<f64> = floored
+            .iter()
+            .filter_map(|r| r.cell(name)?.of_floor)
+            .collect();
+        (!of.is_empty()).then(|| (median(&of), of.len()))
+    };
+    let each: Vec<String> = servers
+        .iter()
+        .filter_map(|s| shares(s).map(|(m, _)| format!("{s} {m:.2}")))
+        .collect();
+    let mut out = Vec::new();
+    if !each.is_empty() {
+        out.push(format!(
+            "Against the floor ({floor}: one event loop per core, prebuilt answers), each \
+             server keeps this share of what the machine can do (median over {} figure(s)): {}.",
+            floored.len(),
+            each.join(", ")
+        ));
+    }
+    for anchor in references
+        .iter()
+        .filter(|r| reference_role(r) == Some("anchor"))
+    {
+        if let Some((m, n)) = shares(anchor) {
+            out.push(format!(
+                "{anchor}, the outside anchor, reaches {m:.2} of the floor (median over {n} \
+                 figure(s))."
+            ));
+        }
+    }
+    out
 }
 
 fn mark_of(verdict: Verdict, different: Mark) -> Mark {
@@ -356,8 +432,8 @@ pub(crate) fn text(card: &Scorecard) -> String {
             format!("{:.2} {}{cpu}", c.share, c.mark.sign())
         }
     };
-    let widths: Vec<usize> = card
-        .servers
+    let columns: Vec<&String> = card.servers.iter().chain(&card.references).collect();
+    let widths: Vec<usize> = columns
         .iter()
         .map(|s| {
             card.rows
@@ -371,17 +447,25 @@ pub(crate) fn text(card: &Scorecard) -> String {
     let mut out = String::from(
         "\nScorecard: each server's share of the best (1.00 = the best), + ahead or - behind \
          beyond the noise, = within it, ? too few runs to tell, > capped, ~ no verdict; µs: the \
-         server's CPU per request\n\n",
+         server's CPU per request\n",
     );
+    if !card.references.is_empty() {
+        out.push_str(&format!(
+            "{} ran as references, never ranked: their columns are their figure over the best \
+             server's (above 1.00: more than the best)\n",
+            card.references.join(" and ")
+        ));
+    }
+    out.push('\n');
     let mut line = format!("{:first$}", "");
-    for (s, w) in card.servers.iter().zip(&widths) {
+    for (s, w) in columns.iter().zip(&widths) {
         line.push_str(&format!("  {s:<w$}"));
     }
     out.push_str(line.trim_end());
     out.push('\n');
     for row in &card.rows {
         let mut line = format!("{:first$}", label(row));
-        for (s, w) in card.servers.iter().zip(&widths) {
+        for (s, w) in columns.iter().zip(&widths) {
             line.push_str(&format!("  {:<w$}", cell_text(row, s)));
         }
         out.push_str(line.trim_end());
@@ -454,6 +538,62 @@ mod tests {
         let r = row(Metric::Total, &[("a", &slow, false), ("b", &fast, false)]);
         assert_eq!(marks(&r)[0], ("a".into(), Mark::Ahead));
         assert!((r.cell("b").unwrap().share - 82.0 / 102.0).abs() < 1e-9);
+    }
+
+    /// The floor and the anchor are never ranked: a floor far ahead leaves the servers'
+    /// verdicts as they were, and each server gets its share of the floor.
+    #[test]
+    fn references_are_measured_against_never_ranked() {
+        let fast = [100.0, 101.0, 102.0, 103.0, 104.0];
+        let slow = [80.0, 81.0, 82.0, 83.0, 84.0];
+        let floor = [200.0, 202.0, 204.0, 206.0, 208.0];
+        let anchor = [150.0, 151.0, 153.0, 154.0, 155.0];
+        let r = row(
+            Metric::Throughput,
+            &[
+                ("greet-a", &slow, false),
+                ("greet-floor", &floor, false),
+                ("greet-b", &fast, false),
+                ("nginx", &anchor, false),
+            ],
+        );
+        assert_eq!(
+            marks(&r),
+            [
+                ("greet-a".into(), Mark::Behind),
+                ("greet-b".into(), Mark::Ahead)
+            ]
+        );
+        let of_floor = |s: &str| r.cell(s).unwrap().of_floor.unwrap();
+        assert!((of_floor("greet-b") - 102.0 / 204.0).abs() < 1e-9);
+        assert!((of_floor("nginx") - 153.0 / 204.0).abs() < 1e-9);
+        assert_eq!(r.references.len(), 2);
+        assert!((r.cell("greet-floor").unwrap().share - 2.0).abs() < 1e-9);
+        // Less is better: the floor's over each one's.
+        let r = row(
+            Metric::CpuPerRequest,
+            &[("greet-a", &[40.0], false), ("greet-floor", &[10.0], false)],
+        );
+        assert!((r.cell("greet-a").unwrap().of_floor.unwrap() - 0.25).abs() < 1e-9);
+        assert_eq!(r.cell("greet-a").unwrap().mark, Mark::Alone);
+
+        let card = Scorecard {
+            servers: vec!["greet-a".into()],
+            references: vec!["greet-floor".into(), "nginx".into()],
+            rows: vec![r],
+            words: Vec::new(),
+        };
+        let words = floor_words(&card.servers, &card.references, &card.rows);
+        assert_eq!(words.len(), 1, "{words:?}");
+        assert!(words[0].contains("greet-a 0.25"), "{words:?}");
+        let text = text(&card);
+        assert!(
+            text.contains("greet-floor and nginx ran as references"),
+            "{text}"
+        );
+        assert!(text
+            .lines()
+            .any(|l| l.contains("greet-a") && l.contains("greet-floor")));
     }
 
     #[test]

@@ -11,6 +11,10 @@ use crate::plan::Metric;
 pub struct Scorecard {
     /// The servers, in the order they first ran: the columns.
     pub servers: Vec<String>,
+    /// The reference servers that ran beside them (`greet-floor`, `nginx`): columns of
+    /// their own, never ranked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<String>,
     /// One row per headline figure, section by section.
     pub rows: Vec<ScoreRow>,
     /// What the verdicts say, in plain words.
@@ -31,6 +35,10 @@ pub struct ScoreRow {
     pub once: bool,
     /// One per server that has the figure.
     pub cells: Vec<Cell>,
+    /// One per reference server that has it: its share is of the best server's figure (above
+    /// 1 where it does better), its mark always [`Mark::Alone`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<Cell>,
 }
 
 impl ScoreRow {
@@ -39,9 +47,12 @@ impl ScoreRow {
         format!("{}: {}", self.scenario, self.figure)
     }
 
-    /// Server `server`'s cell.
+    /// Server `server`'s cell, or reference server `server`'s.
     pub fn cell(&self, server: &str) -> Option<&Cell> {
-        self.cells.iter().find(|c| c.server == server)
+        self.cells
+            .iter()
+            .chain(&self.references)
+            .find(|c| c.server == server)
     }
 }
 
@@ -65,6 +76,11 @@ pub struct Cell {
     /// The server's CPU per request where it was measured, microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_request: Option<f64>,
+    /// Its share of the floor's figure (`greet-floor`), where the floor ran: what the
+    /// framework keeps of what the machine can do (for a less-is-better figure, the floor's
+    /// over its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of_floor: Option<f64>,
 }
 
 /// A cell's verdict.

@@ -54,6 +54,9 @@ pub(crate) trait Scenario: Sized {
     /// Its repeats take the servers in turn (A B C A B C), so a drift of the machine falls on
     /// all of them alike; false: one server's runs, then the next's.
     const INTERLEAVED: bool = true;
+    /// The reference servers (`floor`, `nginx`) can join it: its loads are on endpoints they
+    /// serve, in cleartext HTTP/1.1.
+    const REFERENCES: bool = false;
 
     /// Its settings, every default applied.
     type Plan: Debug + Clone + PartialEq;
@@ -181,9 +184,24 @@ macro_rules! scenarios {
                 }
             }
 
+            /// Runs it on `servers`, less the reference servers where it takes none (`all`).
             fn set_servers(&mut self, servers: &[String]) {
+                let kept: Vec<String>;
+                let servers = if self.references() {
+                    servers
+                } else {
+                    kept = servers.iter().filter(|s| !crate::plan::is_reference(s)).cloned().collect();
+                    &kept
+                };
                 match self {
                     $(Planned::$kind(p) => <$module::$kind as Scenario>::set_servers(p, servers),)+
+                }
+            }
+
+            /// The reference servers can join it.
+            fn references(&self) -> bool {
+                match self {
+                    $(Planned::$kind(_) => <$module::$kind as Scenario>::REFERENCES,)+
                 }
             }
 
@@ -376,13 +394,48 @@ impl Plan {
             if let Some(peer) = self
                 .binaries()
                 .into_iter()
-                .find(|s| crate::plan::is_peer(s))
+                .find(|s| crate::plan::is_peer(s) || crate::plan::is_reference(s))
             {
                 return Err(TransportError::PeerCleartext(peer, protocol));
             }
         }
+        let targets = self.scenarios.iter().any(|p| !p.targets().is_empty());
+        let shorts = self.binaries();
+        if !targets && !shorts.is_empty() && shorts.iter().all(|s| crate::plan::is_reference(s)) {
+            return Err(TransportError::NoContender(shorts.join(",")));
+        }
+        for planned in &self.scenarios {
+            let reference = planned
+                .binaries()
+                .into_iter()
+                .find(|s| crate::plan::is_reference(s));
+            if let Some(reference) = reference.filter(|_| !planned.references()) {
+                return Err(TransportError::NoReferences {
+                    reference,
+                    scenario: planned.kind().name(),
+                    takers: takers(Planned::references, ", "),
+                });
+            }
+        }
         Ok(())
     }
+}
+
+/// Every pair of `samples` (labels that start with the server's table name) compared on
+/// `figure`, but the reference servers': they are measured against, never compared.
+pub(crate) fn contenders_pairwise(
+    figure: crate::stats::mann_whitney::Figure,
+    samples: &[(String, Vec<f64>)],
+) -> Vec<crate::stats::mann_whitney::Comparison> {
+    let kept: Vec<(String, Vec<f64>)> = samples
+        .iter()
+        .filter(|(label, _)| {
+            let server = label.split_whitespace().next().unwrap_or_default();
+            crate::plan::reference_role(server).is_none()
+        })
+        .cloned()
+        .collect();
+    crate::stats::mann_whitney::pairwise(figure, &kept)
 }
 
 /// The scenarios that have `property`, by name, joined with `separator`: who takes a flag
@@ -433,6 +486,17 @@ pub enum TransportError {
     TargetScheme(Target, crate::plan::Protocol),
     /// A JVM peer over anything but HTTP/1.1 in cleartext.
     PeerCleartext(String, crate::plan::Protocol),
+    /// Only reference servers, nothing to measure against them.
+    NoContender(String),
+    /// A reference server in a scenario it cannot join.
+    NoReferences {
+        /// Its short name.
+        reference: String,
+        /// The scenario.
+        scenario: &'static str,
+        /// The scenarios it can join.
+        takers: String,
+    },
 }
 
 impl std::fmt::Display for TransportError {
@@ -470,8 +534,22 @@ impl std::fmt::Display for TransportError {
             ),
             Self::PeerCleartext(peer, protocol) => write!(
                 f,
-                "--protocol {protocol}: {peer} (a JVM peer) serves HTTP/1.1 in cleartext only; \
-                 leave it out or use --protocol http1"
+                "--protocol {protocol}: {peer} serves HTTP/1.1 in cleartext only; leave it out \
+                 or use --protocol http1"
+            ),
+            Self::NoContender(references) => write!(
+                f,
+                "--servers {references}: the reference servers are measured against; name a \
+                 server (axum, actix, hyper) or a --target beside them"
+            ),
+            Self::NoReferences {
+                reference,
+                scenario,
+                takers,
+            } => write!(
+                f,
+                "{reference} is a reference server: it joins {takers}, not {scenario} (it serves \
+                 /health, /plaintext, /json and an instant /greetings only)"
             ),
         }
     }

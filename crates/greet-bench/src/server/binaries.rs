@@ -1,14 +1,16 @@
 //! Where server programs come from: the workspace's release binaries (built when missing and
-//! the workspace is there), a directory, `PATH`, or the JVM peers.
+//! the workspace is there), a directory, `PATH`, the JVM peers, or the machine's nginx.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use greet_launch::process::which;
 
-use crate::plan::{is_peer, package, Bins};
+use crate::plan::{is_peer, package, Bins, ANCHOR};
 use crate::server::jvm::Peers;
+use crate::server::nginx::Nginx;
 
 /// Where server binaries are looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,18 +26,24 @@ pub(crate) enum Where {
 pub(crate) struct Program {
     /// The executable.
     pub(crate) path: PathBuf,
-    /// Arguments before the server flags (`-cp … Main` for a JVM peer).
+    /// Arguments before the server flags (`-cp … Main` for a JVM peer); all its arguments
+    /// when it listens where its configuration says.
     pub(crate) leading: Vec<String>,
+    /// Where its configuration has it listen (nginx): it takes no server flags and logs no
+    /// address.
+    pub(crate) at: Option<SocketAddr>,
 }
 
-/// Where the servers of a run come from: the workspace's binaries, and the JVM peers when
-/// the run has any.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the servers of a run come from: the workspace's binaries, the JVM peers and nginx
+/// when the run has them.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Binaries {
     /// The workspace's server binaries.
     pub(crate) rust: Where,
     /// The compiled JVM peers, or why there are none.
     pub(crate) peers: Result<Peers, String>,
+    /// The machine's nginx, or why there is none.
+    pub(crate) nginx: Result<Nginx, String>,
 }
 
 impl Binaries {
@@ -43,12 +51,20 @@ impl Binaries {
     /// harness runs from its workspace's target directory; the JVM peers among `shorts` are
     /// compiled with the machine's JDK.
     pub(crate) fn prepare(bins: &Bins, shorts: &[String], quiet: bool) -> Result<Self> {
-        let (peers, rust): (Vec<String>, Vec<String>) =
-            shorts.iter().cloned().partition(|s| is_peer(s));
+        let (peers, rust): (Vec<String>, Vec<String>) = shorts
+            .iter()
+            .filter(|s| *s != ANCHOR)
+            .cloned()
+            .partition(|s| is_peer(s));
         let peers = if peers.is_empty() {
             Err("no JVM peer was asked for".to_owned())
         } else {
             build_peers()
+        };
+        let nginx = if shorts.iter().any(|s| s == ANCHOR) {
+            Nginx::find()
+        } else {
+            Err("nginx was not asked for".to_owned())
         };
         let rust = match (bins, workspace_target_dir()) {
             (Bins::Dir(dir), _) => Where::Dir(dir.clone()),
@@ -66,7 +82,7 @@ impl Binaries {
                 Where::Dir(target.join("release"))
             }
         };
-        Ok(Self { rust, peers })
+        Ok(Self { rust, peers, nginx })
     }
 
     /// How to start server `short`, or an error that says how to get it.
@@ -79,11 +95,28 @@ impl Binaries {
             let (path, leading) = peers
                 .launch(short)
                 .with_context(|| format!("{} cannot be launched", package(short)))?;
-            return Ok(Program { path, leading });
+            return Ok(Program {
+                path,
+                leading,
+                at: None,
+            });
+        }
+        if short == ANCHOR {
+            let nginx = self
+                .nginx
+                .as_ref()
+                .map_err(|why| anyhow::anyhow!("skipped: {why}"))?;
+            let (path, leading, at) = nginx.prepare().map_err(anyhow::Error::msg)?;
+            return Ok(Program {
+                path,
+                leading,
+                at: Some(at),
+            });
         }
         self.rust.locate(short).map(|path| Program {
             path,
             leading: Vec::new(),
+            at: None,
         })
     }
 }
@@ -231,8 +264,11 @@ mod tests {
         let none = Binaries {
             rust: Where::Search,
             peers: Err("no JDK".into()),
+            nginx: Err("no nginx".into()),
         };
         let err = none.locate("tomcat").unwrap_err().to_string();
         assert_eq!(err, "skipped: no JDK");
+        let err = none.locate("nginx").unwrap_err().to_string();
+        assert_eq!(err, "skipped: no nginx");
     }
 }

@@ -12,6 +12,7 @@ mod container;
 pub(crate) mod docker;
 pub(crate) mod job;
 pub mod jvm;
+pub(crate) mod nginx;
 mod process;
 pub(crate) mod provision;
 mod stack;

@@ -1,6 +1,6 @@
 //! A server as a child process: started through the workspace's one supervisor
-//! (`greet_launch::process`) with `--port 0`, its address read from its start-up line, pinned to
-//! its CPUs.
+//! (`greet_launch::process`) with `--port 0`, its address read from its start-up line (or, for
+//! nginx, where its configuration puts it), pinned to its CPUs.
 
 use std::time::Duration;
 
@@ -16,13 +16,15 @@ impl Server {
     /// apart. Start-up counts from the spawn.
     pub(crate) fn start(program: &Program, args: &[String], cpus: &[usize]) -> Result<Self> {
         let bin = &program.path;
-        let process = Launch::new(bin)
-            .before(program.leading.iter().cloned())
-            .args(["--host", "127.0.0.1"])
-            .args(args.iter().cloned())
-            .cpus(cpus)
-            .timeout(STARTUP_TIMEOUT)
-            .start()?;
+        let launch = Launch::new(bin).before(program.leading.iter().cloned());
+        let launch = match program.at {
+            // Its configuration says where it listens, and it takes none of the server flags.
+            Some(at) => launch.listening_at(at),
+            None => launch
+                .args(["--host", "127.0.0.1"])
+                .args(args.iter().cloned()),
+        };
+        let process = launch.cpus(cpus).timeout(STARTUP_TIMEOUT).start()?;
         let (addr, spawned) = (process.addr(), process.spawned_at());
         Self {
             handle: Handle::Process(process),

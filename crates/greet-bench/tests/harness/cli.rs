@@ -8,7 +8,7 @@ use crate::common::{assert_one_line_error, assert_one_line_exit, out_dir, BENCH}
 
 /// Every refused command line, in one list.
 const BAD: &[&[&str]] = &[
-    &["--servers", "nginx"],
+    &["--servers", "lighttpd"],
     &["--servers", "axum:greetings"],
     &["--concurrency", "0"],
     &["--concurrency", "10,x"],

@@ -5,17 +5,20 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use greet_bench::plan::{package, SERVERS};
+use greet_bench::plan::{package, FLOOR, SERVERS};
 use greet_bench::Results;
 
 pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 
-/// The servers' binaries: the debug ones `cargo test --workspace` built next to this harness
+/// The servers' binaries (and the floor's): the debug ones `cargo test --workspace` built next to this harness
 /// when they are all there (a small ladder needs no optimisation), else none, and the harness
 /// builds the release ones itself.
 pub(crate) fn bin_dir_args() -> Vec<String> {
     let dir = Path::new(BENCH).parent().expect("target dir").to_path_buf();
-    let all = SERVERS.iter().all(|s| dir.join(package(s)).is_file());
+    let all = SERVERS
+        .iter()
+        .chain([&FLOOR])
+        .all(|s| dir.join(package(s)).is_file());
     if all {
         vec!["--bin-dir".into(), dir.display().to_string()]
     } else {

@@ -16,6 +16,7 @@ mod peers;
 mod protocols;
 mod ramp;
 mod rate;
+mod references;
 mod scenarios;
 mod swarm;
 mod targets;

@@ -31,6 +31,7 @@ pub(crate) struct Capacity;
 
 impl Scenario for Capacity {
     const NAME: &'static str = "capacity";
+    const REFERENCES: bool = true;
     const TITLE: &'static str =
         "Capacity (open loop: the highest rate held within a latency objective)";
     const INTERLEAVED: bool = false;

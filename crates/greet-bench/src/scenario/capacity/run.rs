@@ -408,14 +408,20 @@ pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Compa
             .filter(|s| s.case() == case && !s.searches.is_empty())
             .map(|s| (format!("{} {case}", s.server), s.searches.clone()))
             .collect();
-        out.extend(mann_whitney::pairwise(Figure::CapacityRps, &samples));
+        out.extend(crate::scenario::contenders_pairwise(
+            Figure::CapacityRps,
+            &samples,
+        ));
         let cpu: Vec<(String, Vec<f64>)> = servers
             .iter()
             .filter(|s| s.case() == case)
             .map(|s| (format!("{} {case}", s.server), s.server_us_each()))
             .filter(|(_, each)| !each.is_empty())
             .collect();
-        out.extend(mann_whitney::pairwise(Figure::ServerUsPerRequest, &cpu));
+        out.extend(crate::scenario::contenders_pairwise(
+            Figure::ServerUsPerRequest,
+            &cpu,
+        ));
     }
     out
 }

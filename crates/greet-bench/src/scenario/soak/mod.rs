@@ -33,6 +33,7 @@ pub(crate) struct Soak;
 
 impl Scenario for Soak {
     const NAME: &'static str = "soak";
+    const REFERENCES: bool = true;
     const TITLE: &'static str = "Soak (the siege / ab experiment)";
     type Plan = Plan;
     type Section = Section;

@@ -16,7 +16,7 @@ use crate::harness::{Ask, Harness, Start, Subject};
 use crate::results::{throughputs, Header, Repeated};
 use crate::sample;
 use crate::scenario::Book;
-use crate::stats::mann_whitney::{self, Comparison, Figure};
+use crate::stats::mann_whitney::{Comparison, Figure};
 use crate::stats::{distinct, max_of};
 
 use super::{Plan, Section, Soak, SoakBound, SoakCell};
@@ -178,7 +178,7 @@ pub(super) fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
                     )
                 })
                 .collect();
-            mann_whitney::pairwise(Figure::RequestsPerS, &samples)
+            crate::scenario::contenders_pairwise(Figure::RequestsPerS, &samples)
         })
         .collect()
 }

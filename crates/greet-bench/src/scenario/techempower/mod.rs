@@ -32,6 +32,7 @@ pub(crate) struct TechEmpower;
 
 impl Scenario for TechEmpower {
     const NAME: &'static str = "techempower";
+    const REFERENCES: bool = true;
     const TITLE: &'static str = "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, cached queries)";
     type Plan = Plan;
     type Section = Section;

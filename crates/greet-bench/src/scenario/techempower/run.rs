@@ -18,7 +18,7 @@ use crate::plan::{self, package, Placement, BLOCKING_THREADS};
 use crate::results::{Header, Repeated, Run, Transport};
 use crate::scenario::Book;
 use crate::server::provision::{self, Ready};
-use crate::stats::mann_whitney::{pairwise, Figure};
+use crate::stats::mann_whitney::Figure;
 
 use super::{Plan, Section, TechEmpower, TechEmpowerCell, Test, NO_STORE};
 
@@ -79,11 +79,11 @@ pub(super) async fn run(
         .collect();
     let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
     for (store, tests) in &runs {
-        for (_, name) in &servers {
-            for test in tests {
+        for (short, name) in &servers {
+            for test in served(short, tests) {
                 book.section().cells.push(TechEmpowerCell {
                     server: name.clone(),
-                    store: store_of(*test, store).to_owned(),
+                    store: store_of(test, store).to_owned(),
                     test: test.name().to_owned(),
                     target: test.target(plan.rows),
                     ..TechEmpowerCell::default()
@@ -94,6 +94,10 @@ pub(super) async fn run(
     for repeat in 1..=plan.measure.repeats {
         for (store, tests) in &runs {
             for (short, name) in &servers {
+                let tests = &served(short, tests);
+                if tests.is_empty() {
+                    continue;
+                }
                 let one = Server {
                     short,
                     name,
@@ -114,6 +118,16 @@ pub(super) async fn run(
     section.cells.retain(|c| !c.runs.is_empty());
     summarise(section);
     Ok(())
+}
+
+/// The tests of `tests` server `short` serves: a reference server has no store.
+fn served(short: &str, tests: &[Test]) -> Vec<Test> {
+    let stored = !plan::is_reference(short);
+    tests
+        .iter()
+        .copied()
+        .filter(|t| stored || !t.uses_store())
+        .collect()
 }
 
 fn store_of(test: Test, store: &Ready) -> &'static str {
@@ -241,6 +255,9 @@ fn summarise(section: &mut Section) {
         }
         section
             .comparisons
-            .extend(pairwise(Figure::RequestsPerS, &samples));
+            .extend(crate::scenario::contenders_pairwise(
+                Figure::RequestsPerS,
+                &samples,
+            ));
     }
 }
