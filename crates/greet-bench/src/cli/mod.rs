@@ -347,6 +347,11 @@ struct AllArgs {
     #[command(flatten)]
     servers: ServersArgs,
 
+    #[arg(long, value_parser = crate::flags::parse_repeats,
+          help = "Runs of each figure in every scenario; 4 or more can tell a difference from \
+                  noise [default: each scenario's own]")]
+    repeats: Option<usize>,
+
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -354,7 +359,12 @@ struct AllArgs {
 impl AllArgs {
     fn plan(self) -> Plan {
         let quick = self.common.quick;
-        Plan::all(self.common.plan(), quick, self.servers.given())
+        Plan::all(
+            self.common.plan(),
+            quick,
+            self.servers.given(),
+            self.repeats,
+        )
     }
 }
 
@@ -468,9 +478,50 @@ mod tests {
         );
         assert_eq!(
             plan(&["all", "--quick"]),
-            Plan::all(Common::default(), true, None)
+            Plan::all(Common::default(), true, None, None)
         );
         assert_eq!(plan(&[]).common, Common::default());
+    }
+
+    /// `all --repeats` reaches every scenario; `all --servers` leaves the reference servers
+    /// out of the scenarios they cannot join.
+    #[test]
+    fn all_takes_repeats_and_gives_references_where_they_fit() {
+        let all = plan(&[
+            "all",
+            "--quick",
+            "--repeats",
+            "3",
+            "--servers",
+            "hyper,floor",
+        ]);
+        assert_eq!(all.scenarios.len(), Kind::ALL.len());
+        for scenario in &all.scenarios {
+            let (repeats, servers) = match scenario {
+                Planned::Ladder(p) => (
+                    p.repeats,
+                    p.servers.iter().map(|s| s.short.clone()).collect(),
+                ),
+                Planned::Loops(p) => (p.repeats, p.servers.clone()),
+                Planned::Soak(p) => (p.repeats, p.servers.clone()),
+                Planned::Sweep(p) => (p.measure.repeats, p.servers.clone()),
+                Planned::Business(p) => (p.measure.repeats, p.servers.clone()),
+                Planned::Rate(p) => (p.repeats, p.servers.clone()),
+                Planned::Capacity(p) => (p.repeats, p.servers.clone()),
+                Planned::Protocols(p) => (p.measure.repeats, p.servers.clone()),
+                Planned::TechEmpower(p) => (p.measure.repeats, p.servers.clone()),
+                Planned::Workloads(p) => (p.measure.repeats, p.servers.clone()),
+            };
+            let kind = scenario.kind();
+            assert_eq!(repeats, 3, "{kind:?}");
+            let joins = matches!(kind, Kind::Soak | Kind::Capacity | Kind::TechEmpower);
+            let want: Vec<String> = if joins {
+                vec!["hyper".into(), "floor".into()]
+            } else {
+                vec!["hyper".into()]
+            };
+            assert_eq!(servers, want, "{kind:?}");
+        }
     }
 
     #[test]

@@ -75,6 +75,8 @@ pub(crate) trait Scenario: Sized {
     fn binaries(plan: &Self::Plan) -> Vec<String>;
     /// Runs it on `servers` (short names), in order (`all --servers`).
     fn set_servers(plan: &mut Self::Plan, servers: &[String]);
+    /// Runs each of its figures `n` times (`all --repeats`).
+    fn set_repeats(plan: &mut Self::Plan, n: usize);
     /// The servers it loads that the harness does not start.
     fn targets(_plan: &Self::Plan) -> &[Target] {
         &[]
@@ -198,6 +200,13 @@ macro_rules! scenarios {
                 }
             }
 
+            /// Runs each of its figures `n` times.
+            fn set_repeats(&mut self, n: usize) {
+                match self {
+                    $(Planned::$kind(p) => <$module::$kind as Scenario>::set_repeats(p, n),)+
+                }
+            }
+
             /// The reference servers can join it.
             fn references(&self) -> bool {
                 match self {
@@ -310,14 +319,23 @@ pub struct Plan {
 
 impl Plan {
     /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
-    /// [`crate::plan::SERVERS`]).
-    pub fn all(common: Common, quick: bool, servers: Option<Vec<String>>) -> Self {
+    /// [`crate::plan::SERVERS`]), each figure run `repeats` times (default: each scenario's
+    /// own).
+    pub fn all(
+        common: Common,
+        quick: bool,
+        servers: Option<Vec<String>>,
+        repeats: Option<usize>,
+    ) -> Self {
         let scenarios = Kind::ALL
             .iter()
             .map(|kind| {
                 let mut scenario = kind.defaults(quick);
                 if let Some(servers) = &servers {
                     scenario.set_servers(servers);
+                }
+                if let Some(n) = repeats {
+                    scenario.set_repeats(n);
                 }
                 scenario
             })
@@ -721,7 +739,7 @@ mod tests {
 
     #[test]
     fn all_is_every_scenario_on_the_chosen_servers() {
-        let plan = Plan::all(Common::default(), true, Some(vec!["hyper".into()]));
+        let plan = Plan::all(Common::default(), true, Some(vec!["hyper".into()]), None);
         let names: Vec<_> = plan.scenarios.iter().map(|s| s.kind().name()).collect();
         assert_eq!(
             names,
@@ -746,7 +764,7 @@ mod tests {
                 ..ladder::Plan::defaults(true)
             })
         );
-        let full = Plan::all(Common::default(), false, None);
+        let full = Plan::all(Common::default(), false, None, None);
         assert_eq!(full.binaries(), ["actix", "axum", "hyper"]);
         assert_eq!(
             full.scenarios[3],

@@ -49,6 +49,10 @@ impl Scenario for Business {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.measure.repeats = n;
+    }
+
     fn place(plan: &Plan) -> Placement {
         plan.place
     }

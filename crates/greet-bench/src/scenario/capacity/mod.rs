@@ -53,6 +53,10 @@ impl Scenario for Capacity {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.repeats = n;
+    }
+
     fn targets(plan: &Plan) -> &[Target] {
         &plan.foreign.targets
     }

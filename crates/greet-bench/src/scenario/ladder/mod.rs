@@ -54,6 +54,10 @@ impl Scenario for Ladder {
         plan.servers = servers.iter().map(|s| ServerSpec::new(s)).collect();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.repeats = n;
+    }
+
     fn targets(plan: &Plan) -> &[Target] {
         &plan.foreign.targets
     }

@@ -48,6 +48,10 @@ impl Scenario for Loops {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.repeats = n;
+    }
+
     fn targets(plan: &Plan) -> &[Target] {
         &plan.foreign.targets
     }

@@ -47,6 +47,10 @@ impl Scenario for Protocols {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.measure.repeats = n;
+    }
+
     const OWN_PROTOCOLS: bool = true;
     const STREAMS_LIST: bool = true;
 

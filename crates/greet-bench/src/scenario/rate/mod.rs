@@ -51,6 +51,10 @@ impl Scenario for Rate {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.repeats = n;
+    }
+
     fn targets(plan: &Plan) -> &[Target] {
         &plan.foreign.targets
     }

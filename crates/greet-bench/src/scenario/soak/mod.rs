@@ -50,6 +50,10 @@ impl Scenario for Soak {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.repeats = n;
+    }
+
     fn targets(plan: &Plan) -> &[Target] {
         &plan.foreign.targets
     }

@@ -49,6 +49,10 @@ impl Scenario for Sweep {
         plan.servers = servers.to_vec();
     }
 
+    fn set_repeats(plan: &mut Plan, n: usize) {
+        plan.measure.repeats = n;
+    }
+
     async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
         run::run(harness, plan, book).await
     }
