@@ -95,6 +95,8 @@ struct EventLoop {
     conns: Vec<Option<Conn>>,
     free: Vec<usize>,
     clock: Clock,
+    /// What each read lands in, zeroed once.
+    scratch: Vec<u8>,
 }
 
 impl EventLoop {
@@ -105,6 +107,7 @@ impl EventLoop {
             conns: Vec::new(),
             free: Vec::new(),
             clock: Clock::new(),
+            scratch: vec![0; 16 * 1024],
         }
     }
 
@@ -144,7 +147,9 @@ impl EventLoop {
                 self.conns.push(None);
                 self.conns.len() - 1
             });
-            let interest = Interest::READABLE | Interest::WRITABLE;
+            // Readable only: a writable edge after every answer would wake the loop twice a
+            // request. A connection whose answers do not fit the socket asks for it too.
+            let interest = Interest::READABLE;
             if self
                 .poll
                 .registry()
@@ -162,7 +167,24 @@ impl EventLoop {
         let Some(conn) = self.conns.get_mut(slot).and_then(Option::as_mut) else {
             return;
         };
-        if !conn.ready(self.clock.date()) {
+        let open = match conn.ready(&mut self.scratch, self.clock.date()) {
+            Some(blocked) if blocked != conn.blocked => {
+                conn.blocked = blocked;
+                let interest = if blocked {
+                    Interest::READABLE | Interest::WRITABLE
+                } else {
+                    Interest::READABLE
+                };
+                let token = Token(FIRST + slot);
+                self.poll
+                    .registry()
+                    .reregister(&mut conn.stream, token, interest)
+                    .is_ok()
+            }
+            Some(_) => true,
+            None => false,
+        };
+        if !open {
             if let Some(mut conn) = self.conns[slot].take() {
                 let _ = self.poll.registry().deregister(&mut conn.stream);
             }
@@ -205,6 +227,8 @@ struct Conn {
     output: Vec<u8>,
     written: usize,
     close: bool,
+    /// Its answers did not all fit the socket: it waits to be writable too.
+    blocked: bool,
 }
 
 impl Conn {
@@ -215,20 +239,27 @@ impl Conn {
             output: Vec::with_capacity(4096),
             written: 0,
             close: false,
+            blocked: false,
         }
     }
 
-    /// Reads what there is, answers every complete request, writes; false when the
-    /// connection is done.
-    fn ready(&mut self, date: &[u8]) -> bool {
-        let mut buf = [0u8; 16 * 1024];
+    /// Reads what there is (through `buf`), answers every complete request, writes: whether
+    /// answers wait for the socket to take them, or none when the connection is done.
+    fn ready(&mut self, buf: &mut [u8], date: &[u8]) -> Option<bool> {
         loop {
-            match self.stream.read(&mut buf) {
-                Ok(0) => return false,
-                Ok(n) => self.input.extend_from_slice(&buf[..n]),
+            match self.stream.read(buf) {
+                Ok(0) => return None,
+                Ok(n) => {
+                    self.input.extend_from_slice(&buf[..n]);
+                    // A read that did not fill the buffer emptied the socket: what comes
+                    // later raises a new edge, so no read is spent on learning it is empty.
+                    if n < buf.len() {
+                        break;
+                    }
+                }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return false,
+                Err(_) => return None,
             }
         }
         let mut used = 0;
@@ -249,21 +280,21 @@ impl Conn {
         self.flush()
     }
 
-    /// Writes what is pending; false when it is all written and the connection closes, or
-    /// the peer is gone.
-    fn flush(&mut self) -> bool {
+    /// Writes what is pending: whether some of it waits for the socket, or none when it is
+    /// all written and the connection closes, or the peer is gone.
+    fn flush(&mut self) -> Option<bool> {
         while self.written < self.output.len() {
             match self.stream.write(&self.output[self.written..]) {
-                Ok(0) => return false,
+                Ok(0) => return None,
                 Ok(n) => self.written += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Some(true),
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return false,
+                Err(_) => return None,
             }
         }
         self.output.clear();
         self.written = 0;
-        !self.close
+        (!self.close).then_some(false)
     }
 }
 
@@ -295,10 +326,9 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
     for header in request.headers.iter() {
         let name = header.name;
         if name.eq_ignore_ascii_case("connection") {
-            let value = String::from_utf8_lossy(header.value).to_ascii_lowercase();
-            if value.contains("close") {
+            if has_token(header.value, b"close") {
                 close = true;
-            } else if value.contains("keep-alive") {
+            } else if has_token(header.value, b"keep-alive") {
                 close = false;
             }
         } else if name.eq_ignore_ascii_case("content-length") {
@@ -355,6 +385,13 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
         bytes: head + length,
         close,
     }
+}
+
+/// Whether `value` holds `token`, in any case.
+fn has_token(value: &[u8], token: &[u8]) -> bool {
+    value
+        .windows(token.len())
+        .any(|w| w.eq_ignore_ascii_case(token))
 }
 
 /// The answers that never change but for their date, in [`PREBUILT`]'s order.

@@ -102,6 +102,35 @@ fn pipelined_requests_are_answered_in_order_then_close_closes() {
     assert_eq!(all.matches("connection: close").count(), 1);
 }
 
+/// Answers that do not fit the socket wait for it: a client that sends 100,000 pipelined
+/// requests before reading any answer gets every one, in order.
+#[test]
+fn a_client_that_reads_late_gets_every_answer() {
+    let server = floor();
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let n = 100_000;
+    let mut batch = "GET /json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(n - 1);
+    batch += "GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let writer = {
+        let mut stream = stream.try_clone().unwrap();
+        std::thread::spawn(move || stream.write_all(batch.as_bytes()))
+    };
+    // Let the answers pile up in the server before the first read.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut all = String::new();
+    stream.read_to_string(&mut all).expect("the server closes");
+    writer.join().unwrap().unwrap();
+    assert_eq!(all.matches("HTTP/1.1 200 OK").count(), n);
+    assert!(
+        all.ends_with("Hello, World!"),
+        "{}",
+        &all[all.len() - 100..]
+    );
+}
+
 #[test]
 fn garbage_is_a_400_and_a_closed_connection() {
     let server = floor();
