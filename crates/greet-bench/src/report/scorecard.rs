@@ -136,6 +136,11 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
         .filter(|e| !e.values.is_empty() && e.values.iter().all(|v| v.is_finite()))
         .partition(|e| reference_role(&e.server).is_some());
     let higher = row.metric.higher_is_better();
+    // Where less is better, zero is nothing measured (a level too short for a CPU tick).
+    let references: Vec<Entry> = references
+        .into_iter()
+        .filter(|e| higher || median(&e.values) > 0.0)
+        .collect();
     let medians: Vec<f64> = entries.iter().map(|e| median(&e.values)).collect();
     // Best first: the order of the cells' indices by their medians.
     let mut order: Vec<usize> = (0..entries.len()).collect();
@@ -576,6 +581,13 @@ mod tests {
         );
         assert!((r.cell("greet-a").unwrap().of_floor.unwrap() - 0.25).abs() < 1e-9);
         assert_eq!(r.cell("greet-a").unwrap().mark, Mark::Alone);
+        // A floor with no CPU measured is no floor.
+        let unmeasured = row(
+            Metric::CpuPerRequest,
+            &[("greet-a", &[40.0], false), ("greet-floor", &[0.0], false)],
+        );
+        assert!(unmeasured.references.is_empty());
+        assert_eq!(unmeasured.cell("greet-a").unwrap().of_floor, None);
 
         let card = Scorecard {
             servers: vec!["greet-a".into()],

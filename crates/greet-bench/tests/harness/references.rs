@@ -104,6 +104,14 @@ fn the_floor_and_nginx_take_json_and_plaintext_in_techempower() {
         .cells
         .iter()
         .any(|c| c.server == "greet-hyper" && c.test == "db"));
+    // "% of best" is of the best server's, a reference's share standing beside it.
+    for test in ["json", "plaintext"] {
+        let hyper = te
+            .cells
+            .iter()
+            .find(|c| c.server == "greet-hyper" && c.test == test);
+        assert_eq!(hyper.map(|c| c.share_of_best), Some(1.0), "{test}");
+    }
     assert_references_stand_apart(&results, "techempower");
 }
 

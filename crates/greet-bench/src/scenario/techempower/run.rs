@@ -233,10 +233,12 @@ fn summarise(section: &mut Section) {
             .map(|c| (c.store.clone(), c.test.clone())),
     );
     for (store, test) in keys {
+        // The best server's, never a reference's: the floor's share is then above 100%.
         let best = section
             .cells
             .iter()
             .filter(|c| c.store == store && c.test == test)
+            .filter(|c| plan::reference_role(&c.server).is_none())
             .map(|c| c.requests_per_s.median)
             .fold(0.0, f64::max);
         let mut samples = Vec::new();
