@@ -137,6 +137,7 @@ fn scorecard(out: &mut String, card: &Scorecard) {
         );
         for s in card.servers.iter().chain(&card.references) {
             match row.cell(s) {
+                None if card.references.contains(s) => out.push_str("<td></td>"),
                 None => out.push_str("<td>n/a</td>"),
                 Some(c) => {
                     let class = serde_json::to_value(c.mark)
