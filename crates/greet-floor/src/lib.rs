@@ -274,7 +274,9 @@ impl Conn {
         }
         self.input.drain(..used);
         if !self.close && self.input.len() > MAX_HEAD {
-            PREBUILT[Fixed::TooLarge as usize].write(&mut self.output, date, Head::Close, false);
+            Fixed::TooLarge
+                .prebuilt()
+                .write(&mut self.output, date, Head::Close, false);
             self.close = true;
         }
         self.flush()
@@ -313,7 +315,9 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
         Ok(httparse::Status::Complete(head)) => head,
         Ok(httparse::Status::Partial) => return Parsed::Partial,
         Err(_) => {
-            PREBUILT[Fixed::BadRequest as usize].write(out, date, Head::Close, false);
+            Fixed::BadRequest
+                .prebuilt()
+                .write(out, date, Head::Close, false);
             return Parsed::Answered {
                 bytes: input.len(),
                 close: true,
@@ -346,7 +350,9 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
     let how = if close { Head::Close } else { Head::KeepAlive };
     if chunked {
         // Bodies whose end this server cannot find: refused, and the connection closed.
-        PREBUILT[Fixed::BadRequest as usize].write(out, date, Head::Close, false);
+        Fixed::BadRequest
+            .prebuilt()
+            .write(out, date, Head::Close, false);
         return Parsed::Answered {
             bytes: input.len(),
             close: true,
@@ -371,14 +377,15 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
         _ => Some(Fixed::NotFound),
     };
     match fixed {
-        Some(fixed) => PREBUILT[fixed as usize].write(out, date, how, bare),
+        Some(fixed) => fixed.prebuilt().write(out, date, how, bare),
+        // Only the body is made per request: the head is the greeting's, or a 400's.
         None => {
-            let (status, body) = match greet_core::name::name_from_query(query) {
-                Ok(name) => ("200 OK", greet_core::greeting::greeting(&name)),
-                Err(err) => ("400 Bad Request", err.to_string()),
+            let (head, body) = match greet_core::name::name_from_query(query) {
+                Ok(name) => (Fixed::Greeting, greet_core::greeting::greeting(&name)),
+                Err(err) => (Fixed::BadRequest, err.to_string()),
             };
-            Answer::new(status, greet_core::CONTENT_TYPE, body.as_bytes(), None)
-                .write(out, date, how, bare)
+            let answer = head.prebuilt();
+            answer.write_body(out, date, how, body.as_bytes(), bare);
         }
     }
     Parsed::Answered {
@@ -394,9 +401,11 @@ fn has_token(value: &[u8], token: &[u8]) -> bool {
         .any(|w| w.eq_ignore_ascii_case(token))
 }
 
-/// The answers that never change but for their date, in [`PREBUILT`]'s order.
+/// The answers that never change but for their date (the greeting's head, whose body is
+/// drawn per request, among them), in [`FIXED`]'s order.
 #[derive(Debug, Clone, Copy)]
 enum Fixed {
+    Greeting,
     Health,
     Plaintext,
     Json,
@@ -406,7 +415,8 @@ enum Fixed {
     TooLarge,
 }
 
-const FIXED: [Fixed; 7] = [
+const FIXED: [Fixed; 8] = [
+    Fixed::Greeting,
     Fixed::Health,
     Fixed::Plaintext,
     Fixed::Json,
@@ -416,14 +426,28 @@ const FIXED: [Fixed; 7] = [
     Fixed::TooLarge,
 ];
 
+// `Fixed::prebuilt` finds each answer at its discriminant.
+const _: () = {
+    let mut i = 0;
+    while i < FIXED.len() {
+        assert!(FIXED[i] as usize == i);
+        i += 1;
+    }
+};
+
 /// Every fixed answer's bytes, built once: a request adds only the date.
-static PREBUILT: std::sync::LazyLock<Vec<Answer>> =
-    std::sync::LazyLock::new(|| FIXED.map(Fixed::answer).into());
+static PREBUILT: std::sync::LazyLock<[Answer; FIXED.len()]> =
+    std::sync::LazyLock::new(|| FIXED.map(Fixed::answer));
 
 impl Fixed {
+    fn prebuilt(self) -> &'static Answer {
+        &PREBUILT[self as usize]
+    }
+
     fn answer(self) -> Answer {
         let text = greet_core::CONTENT_TYPE;
         let (status, content_type, body): (_, _, &[u8]) = match self {
+            Self::Greeting => ("200 OK", text, b""),
             Self::Health => ("200 OK", text, b"ok"),
             Self::Plaintext => ("200 OK", text, b"Hello, World!"),
             Self::Json => (
@@ -445,39 +469,59 @@ impl Fixed {
     }
 }
 
-/// An answer as bytes: what comes before the date, the headers after it (its length
-/// included), and its body.
+/// An answer as bytes: what comes before the date, the headers after it with its own
+/// body's length, and that body.
 struct Answer {
     before: Vec<u8>,
     after: Vec<u8>,
+    /// `after` without its `content-length`, for another body.
+    head_only: usize,
     body: Vec<u8>,
 }
 
 impl Answer {
     fn new(status: &str, content_type: &str, body: &[u8], allow: Option<&str>) -> Self {
-        let length = body.len();
-        let mut after = format!("\r\ncontent-type: {content_type}\r\ncontent-length: {length}");
+        let mut after = format!("\r\ncontent-type: {content_type}");
         if let Some(allow) = allow {
             after += &format!("\r\nallow: {allow}");
         }
+        let head_only = after.len();
+        after += &format!("\r\ncontent-length: {}", body.len());
         Self {
             before: format!("HTTP/1.1 {status}\r\nserver: {NAME}\r\ndate: ").into_bytes(),
             after: after.into_bytes(),
+            head_only,
             body: body.to_vec(),
         }
     }
 
     /// Appends it to `out`: its head with `date`, and its body unless `bare` (HEAD).
     fn write(&self, out: &mut Vec<u8>, date: &[u8], how: Head, bare: bool) {
+        self.start(out, date, &self.after);
+        Self::finish(out, how, &self.body, bare);
+    }
+
+    /// Appends its head with `date` and `body`'s length, then `body` unless `bare`.
+    fn write_body(&self, out: &mut Vec<u8>, date: &[u8], how: Head, body: &[u8], bare: bool) {
+        self.start(out, date, &self.after[..self.head_only]);
+        // Into the buffer itself: no allocation for the digits.
+        let _ = write!(out, "\r\ncontent-length: {}", body.len());
+        Self::finish(out, how, body, bare);
+    }
+
+    fn start(&self, out: &mut Vec<u8>, date: &[u8], after: &[u8]) {
         out.extend_from_slice(&self.before);
         out.extend_from_slice(date);
-        out.extend_from_slice(&self.after);
+        out.extend_from_slice(after);
+    }
+
+    fn finish(out: &mut Vec<u8>, how: Head, body: &[u8], bare: bool) {
         if how == Head::Close {
             out.extend_from_slice(b"\r\nconnection: close");
         }
         out.extend_from_slice(b"\r\n\r\n");
         if !bare {
-            out.extend_from_slice(&self.body);
+            out.extend_from_slice(body);
         }
     }
 }
