@@ -18,7 +18,7 @@
 //! - the loops, one per shape: `fresh` (one request per fresh connection, the clock started
 //!   before connect, the ladder's), `sessions` (keep-alive virtual users, the closed-loop
 //!   scenarios', on one connection each or a new one every N requests) and `paced` (open loop on a [`Schedule`], each request timed from its
-//!   intended send: no coordinated omission; counted per second too, as [`Window`]s; one
+//!   intended send: no coordinated omission; counted per quarter second too, as [`Window`]s; one
 //!   thread around one epoll, `paced::event`, with an engine per protocol, `paced::http1` and
 //!   `paced::http2`, over a cleartext or TLS `paced::stream`);
 //! - `workers`: what every loop does with its workers: a panic inside an attempt counted as
@@ -64,7 +64,7 @@ pub use count::{ErrorKind, Opened, Outcome, Tally, SPECTRUM};
 pub use expect::{Check, Expect};
 pub use figures::{AgentRun, Connect, Figures, Handshakes, Latency};
 pub use message::{Header, RequestBody};
-pub use paced::{PacedTally, Window, LATE};
+pub use paced::{PacedTally, Window, LATE, WINDOW};
 pub use run::{run, Counted};
 pub use schedule::{Schedule, Stage};
 pub use shard::{gather_reports, merge, run_shard, Report, Shard};

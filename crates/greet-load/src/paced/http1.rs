@@ -361,7 +361,7 @@ mod tests {
     }
 
     /// Kept-alive answers, plain and chunked: every one valid, on connections kept open, and
-    /// each second's requests counted in its window.
+    /// each quarter second's requests counted in its window, four to a second.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn answers_are_read_on_kept_alive_connections() {
         for chunked in [false, true] {
@@ -370,11 +370,16 @@ mod tests {
             assert_eq!((f.requests, f.success_rate), (600, 100.0), "{f:?}");
             assert!(f.connects <= 4, "kept alive: {f:?}");
             let offered: Vec<u64> = tally
-                .windows
+                .seconds()
                 .iter()
                 .map(|w| w.corrected.requests())
                 .collect();
             assert_eq!(offered[..2], [400, 200], "{offered:?}");
+            let quarters: Vec<u64> = tally.windows[..6]
+                .iter()
+                .map(|w| w.corrected.requests())
+                .collect();
+            assert_eq!(quarters, [100; 6], "a quarter second a window");
             let answered: u64 = tally.windows.iter().map(|w| w.completed).sum();
             assert_eq!(answered, 600);
         }

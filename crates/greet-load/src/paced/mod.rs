@@ -26,6 +26,11 @@ pub const LATE: Duration = Duration::from_millis(1);
 /// The schedule's shortest sleep: past 10,000 requests a second they are sent in batches.
 const SLEEP_AT_LEAST: Duration = Duration::from_micros(100);
 
+/// The length of a [`Window`]: a quarter second, fine enough that a stall of the machine
+/// breaks one or two of a level's windows while a queue building in the server breaks every
+/// one after it; four make a second ([`PacedTally::seconds`]).
+pub const WINDOW: Duration = Duration::from_millis(250);
+
 /// What an open-loop load did.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct PacedTally {
@@ -44,20 +49,20 @@ pub struct PacedTally {
     pub busy_max: usize,
     /// The first intended send to the last answer.
     pub span: Duration,
-    /// Each second of the schedule, from its start: a ramp's time series.
+    /// Each [`WINDOW`] of the schedule, from its start: a level's or a ramp's time series.
     #[serde(default)]
     pub windows: Vec<Window>,
 }
 
-/// One second of an open-loop load.
+/// One [`WINDOW`] of an open-loop load.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Window {
-    /// The requests intended in this second, their latency from the intended send: how many
+    /// The requests intended in this window, their latency from the intended send: how many
     /// were offered, and how they fared.
     pub corrected: Tally,
     /// Of those, sent [`LATE`] or later.
     pub late: u64,
-    /// Requests answered (or failed) in this second, whenever they were due: the rate the
+    /// Requests answered (or failed) in this window, whenever they were due: the rate the
     /// server achieved.
     pub completed: u64,
 }
@@ -70,7 +75,7 @@ impl Window {
     }
 }
 
-/// Merges `from` into `into`, second by second.
+/// Merges `from` into `into`, window by window.
 pub(crate) fn merge_windows(into: &mut Vec<Window>, from: &[Window]) {
     if into.len() < from.len() {
         into.resize_with(from.len(), Window::default);
@@ -80,9 +85,9 @@ pub(crate) fn merge_windows(into: &mut Vec<Window>, from: &[Window]) {
     }
 }
 
-/// The window of second `at`, made when it is the first of it.
+/// The window `at` falls in, made when it is the first of it.
 fn window(windows: &mut Vec<Window>, at: Duration) -> &mut Window {
-    let i = at.as_secs() as usize;
+    let i = (at.as_nanos() / WINDOW.as_nanos()) as usize;
     if windows.len() <= i {
         windows.resize_with(i + 1, Window::default);
     }
@@ -109,9 +114,9 @@ impl PacedTally {
             });
         }
         self.corrected.push(attempt);
-        let second = window(&mut self.windows, intended.saturating_duration_since(start));
-        second.corrected.push(attempt);
-        second.late += u64::from(late);
+        let due = window(&mut self.windows, intended.saturating_duration_since(start));
+        due.corrected.push(attempt);
+        due.late += u64::from(late);
         window(&mut self.windows, now.saturating_duration_since(start)).completed += 1;
     }
 
@@ -125,6 +130,19 @@ impl PacedTally {
         self.span += other.span;
         self.corrected.elapsed += other.corrected.elapsed;
         merge_windows(&mut self.windows, &other.windows);
+    }
+
+    /// Its windows merged second by second: a ramp's time series as tables and charts show it.
+    pub fn seconds(&self) -> Vec<Window> {
+        let per_second = (Duration::from_secs(1).as_nanos() / WINDOW.as_nanos()) as usize;
+        self.windows
+            .chunks(per_second)
+            .map(|quarters| {
+                let mut second = Window::default();
+                quarters.iter().for_each(|q| second.merge(q));
+                second
+            })
+            .collect()
     }
 
     /// Requests answered (or failed) per second of the load: what the server let through.

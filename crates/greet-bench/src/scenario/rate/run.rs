@@ -147,7 +147,7 @@ async fn run_subject(
                     ),
                 );
                 if schedule.constant_rate().is_none() {
-                    for (second, w) in tally.windows.iter().enumerate() {
+                    for (second, w) in tally.seconds().iter().enumerate() {
                         harness.say(name, &format!("{endpoint} {label} {second}s: {}", said(w)));
                     }
                 }
@@ -187,7 +187,7 @@ fn level_of(
     let repeats = runs.len().max(1) as f64;
     let windows = if ramped {
         merged
-            .windows
+            .seconds()
             .iter()
             .enumerate()
             .map(|(at, w)| RateWindow::of(at, w, repeats))
