@@ -25,17 +25,26 @@ use super::Harness;
 pub(crate) enum Subject {
     /// A server of the workspace (or a JVM peer), by short name.
     Server(String),
+    /// A server named again in the same list (`--servers hyper,hyper`), by short name and
+    /// its place among those of that name (2 for the second): measured as a server of its
+    /// own, an A/A check of the scenario's noise.
+    Again(String, usize),
     /// A server someone else started.
     Target(Target),
 }
 
 impl Subject {
-    /// The servers of a scenario, then its targets.
+    /// The servers of a scenario, then its targets; a server named twice is measured twice.
     pub(crate) fn all(servers: &[String], foreign: &Foreign) -> Vec<Subject> {
         servers
             .iter()
-            .cloned()
-            .map(Self::Server)
+            .enumerate()
+            .map(
+                |(i, short)| match servers[..i].iter().filter(|s| *s == short).count() {
+                    0 => Self::Server(short.clone()),
+                    before => Self::Again(short.clone(), before + 1),
+                },
+            )
             .chain(foreign.targets.iter().cloned().map(Self::Target))
             .collect()
     }
@@ -43,15 +52,16 @@ impl Subject {
     /// How it is verified: see [`Contract::for_server`]; a target as `foreign` says.
     pub(crate) fn contract(&self, foreign: &Foreign) -> Contract {
         match self {
-            Self::Server(short) => Contract::for_server(short),
+            Self::Server(short) | Self::Again(short, _) => Contract::for_server(short),
             Self::Target(_) => foreign.contract,
         }
     }
 
-    /// Its name in the tables.
+    /// Its name in the tables: `greet-hyper`, the second of them `greet-hyper#2`.
     pub(crate) fn name(&self) -> String {
         match self {
             Self::Server(short) => package(short),
+            Self::Again(short, n) => format!("{}#{n}", package(short)),
             Self::Target(t) => t.name.clone(),
         }
     }
@@ -208,7 +218,7 @@ impl Harness {
         let check = Check::for_request(start.target, headers, body, &start.foreign.expect);
         let name = start.subject.name();
         match start.subject {
-            Subject::Server(short) => {
+            Subject::Server(short) | Subject::Again(short, _) => {
                 if !start.checked {
                     let checked = self
                         .launch(place, start, short, start.args.to_vec())

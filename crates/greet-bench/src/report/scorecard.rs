@@ -5,7 +5,7 @@
 
 use crate::plan::{reference_role, Metric};
 use crate::results::{Cell, Mark, Run, ScoreRow, Scorecard};
-use crate::stats::mann_whitney::{fewest_runs, test, Verdict};
+use crate::stats::mann_whitney::{fewest_runs, resolve, test, Verdict};
 use crate::stats::median;
 
 use super::Sections;
@@ -34,6 +34,9 @@ pub(crate) struct Entry {
     pub(crate) capped: bool,
     /// The server's CPU per request, microseconds, where measured.
     pub(crate) cpu_us: Option<f64>,
+    /// Figures closer than this share of each other are one figure (a capacity search's
+    /// last bracket); 0 where every difference counts.
+    pub(crate) resolution: f64,
 }
 
 impl Entry {
@@ -44,6 +47,7 @@ impl Entry {
             values,
             capped: false,
             cpu_us: None,
+            resolution: 0.0,
         }
     }
 
@@ -170,7 +174,10 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
             if i == best {
                 return Mark::Alone;
             }
-            match mark_of(test(&e.values, &entries[best].values).1, Mark::Behind) {
+            let verdict = test(&e.values, &entries[best].values).1;
+            let ratio = median(&e.values) / medians[best];
+            let resolution = e.resolution.max(entries[best].resolution);
+            match mark_of(resolve(verdict, ratio, resolution), Mark::Behind) {
                 // A capped figure behind the best could be higher: no verdict.
                 Mark::Behind if e.capped => Mark::Capped,
                 mark => mark,

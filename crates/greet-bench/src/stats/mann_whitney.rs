@@ -101,6 +101,14 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// The comparison of figures that cannot be told apart closer than `resolution` (a share
+    /// of the figure: a capacity search's last bracket): a difference within it is within
+    /// the noise, whatever p says of runs that came out on two grids.
+    pub fn resolved(self, resolution: f64) -> Self {
+        let verdict = resolve(self.verdict, self.ratio, resolution);
+        Self { verdict, ..self }
+    }
+
     /// Compares the samples `a` and `b` of `figure` of the two named things.
     pub fn new(figure: Figure, a_name: &str, a: &[f64], b_name: &str, b: &[f64]) -> Self {
         let (p_value, verdict) = test(a, b);
@@ -159,6 +167,14 @@ pub fn test(a: &[f64], b: &[f64]) -> (f64, Verdict) {
         Verdict::WithinNoise
     };
     (p, verdict)
+}
+
+/// `verdict` on medians `ratio` apart, when figures closer than `resolution` are one figure.
+pub fn resolve(verdict: Verdict, ratio: f64, resolution: f64) -> Verdict {
+    match verdict {
+        Verdict::Different if (ratio - 1.0).abs() <= resolution => Verdict::WithinNoise,
+        verdict => verdict,
+    }
 }
 
 /// U of `a`: pairs where the `a` value is larger, ties counting one half.

@@ -244,3 +244,78 @@ fn two_agents_find_the_capacity_one_agent_finds() {
         assert_eq!(step.success_rate, 100.0, "{step:?}");
     }
 }
+
+/// The same server twice (`--servers hyper,hyper`) is measured as two, the second named
+/// `greet-hyper#2`: behind the 50 ms delay both are bound at 320 a second, so their four
+/// searches each must find the same knee, within 10% of each other, and the comparison between
+/// them must call it within the noise. A search that a stall could move would fail this.
+#[test]
+fn the_same_server_twice_is_within_the_noise() {
+    let out = out_dir("capacity-a-a");
+    bench_ok(&[
+        "capacity",
+        "--quick",
+        "--quiet",
+        "--servers",
+        "hyper,hyper",
+        "--delay-ms",
+        "50",
+        "--connections",
+        "16",
+        "--slo",
+        "p99<80ms",
+        "--ramp",
+        "2s",
+        "--duration",
+        "1s",
+        "--steps",
+        "3",
+        "--repeats",
+        "4",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let capacity = results(&out.join("results.json"))
+        .sections
+        .capacity
+        .expect("capacity");
+    let csv = std::fs::read_to_string(out.join("capacity.csv")).expect("capacity.csv");
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(
+        capacity.header.failures.is_empty(),
+        "{:?}",
+        capacity.header.failures
+    );
+    let names: Vec<&str> = capacity.servers.iter().map(|s| s.server.as_str()).collect();
+    assert_eq!(names, ["greet-hyper", "greet-hyper#2"]);
+    let [a, b] = [&capacity.servers[0], &capacity.servers[1]];
+    for s in [a, b] {
+        assert_eq!(s.searches.len(), 4, "{s:?}");
+        assert!(
+            (250.0..=345.0).contains(&s.capacity_rps) && !s.at_top,
+            "the server's 320/s: {s:?}"
+        );
+        let (low, high) = s.spread().expect("a spread");
+        assert!(
+            low <= 1.0 && high >= 1.0,
+            "around the capacity: {low} {high}"
+        );
+    }
+    let ratio = a.capacity_rps / b.capacity_rps;
+    assert!((0.9..=1.1).contains(&ratio), "{a:?}\n{b:?}");
+    let compared = capacity
+        .comparisons
+        .iter()
+        .find(|c| c.figure == greet_bench::stats::mann_whitney::Figure::CapacityRps)
+        .expect("the two compared");
+    assert_eq!(
+        (compared.a.as_str(), compared.b.as_str()),
+        ("greet-hyper /greetings", "greet-hyper#2 /greetings")
+    );
+    assert_eq!(
+        compared.verdict,
+        greet_bench::stats::mann_whitney::Verdict::WithinNoise,
+        "{compared:?}"
+    );
+    assert!(csv.contains("\ngreet-hyper#2,/greetings,"), "{csv}");
+}

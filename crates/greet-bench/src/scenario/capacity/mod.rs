@@ -3,6 +3,7 @@
 
 mod charts;
 mod flags;
+mod judge;
 mod plan;
 mod run;
 mod section;
@@ -32,6 +33,7 @@ pub(crate) struct Capacity;
 impl Scenario for Capacity {
     const NAME: &'static str = "capacity";
     const REFERENCES: bool = true;
+    const AGAIN: bool = true;
     const TITLE: &'static str =
         "Capacity (open loop: the highest rate held within a latency objective)";
     const INTERLEAVED: bool = false;
@@ -100,6 +102,7 @@ impl report::Section for Section {
                 .map(|v| format!("{v:.0}"))
                 .collect::<Vec<_>>()
                 .join(" "),
+            spread: table::spread(s.spread()),
             probe_rps: s.probe_rps,
             top_rps: s.top_rps,
             ramp_knee_rps: s.ramp_knee_rps,
@@ -143,6 +146,7 @@ impl report::Section for Section {
                     Entry {
                         capped: s.at_top,
                         cpu_us: (!cpu.is_empty()).then(|| median(&cpu)),
+                        resolution: s.resolution(),
                         ..Entry::new(&s.server, s.searches.clone())
                     }
                 })
@@ -169,6 +173,7 @@ struct CapacityRow<'a> {
     capacity_rps: f64,
     at_top: bool,
     searches: String,
+    spread: String,
     probe_rps: f64,
     top_rps: f64,
     ramp_knee_rps: Option<f64>,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{us_per_request_at, Header, RateWindow, Spectrum, Transport};
+use crate::results::{us_per_request_at, Header, Machine, RateWindow, Spectrum, Transport};
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
 /// around the knee; a level holds when every answer is valid, at most
@@ -103,6 +103,23 @@ pub struct CapacityStep {
     /// Why not, when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke: Option<String>,
+    /// Only its last quarter seconds broke: it was run again, and the next step is that run.
+    #[serde(default)]
+    pub unsure: bool,
+    /// It is the second run of a level that was unsure: its verdict is final.
+    #[serde(default)]
+    pub again: bool,
+    /// Its quarter seconds (those in which requests were due).
+    #[serde(default)]
+    pub quarters: usize,
+    /// Those that broke the objective, counted from 0: in a level that held, the stalls it
+    /// was excused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_quarters: Vec<usize>,
+    /// What else the machine did meanwhile (steal, others' CPU), where the harness's host ran
+    /// the load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
     /// Valid responses, percent.
     pub success_rate: f64,
     /// Requests sent a millisecond or more late.
@@ -125,6 +142,14 @@ fn one() -> usize {
 }
 
 impl CapacityServer {
+    /// How far its searches spread around its capacity: the lowest and the highest as
+    /// fractions of it, below 1 and above (`0.92, 1.05`); none without a capacity.
+    pub fn spread(&self) -> Option<(f64, f64)> {
+        let lowest = self.searches.iter().copied().reduce(f64::min)?;
+        let highest = self.searches.iter().copied().reduce(f64::max)?;
+        (self.capacity_rps > 0.0).then(|| (lowest / self.capacity_rps, highest / self.capacity_rps))
+    }
+
     /// Each search's server CPU per request at the highest level it held, microseconds; none
     /// unless every search has it.
     pub fn server_us_each(&self) -> Vec<f64> {
@@ -139,6 +164,27 @@ impl CapacityServer {
             })
             .collect();
         each.unwrap_or_default()
+    }
+
+    /// How close two capacities can be and still be told apart: over its searches, the
+    /// widest last bracket, the lowest level that broke above the capacity found as a share
+    /// of it, less one (0.02: the search could not tell its capacity from 2% more). A
+    /// search that held to the top has no bracket.
+    pub fn resolution(&self) -> f64 {
+        (1..=self.searches.len())
+            .zip(&self.searches)
+            .filter_map(|(search, &found)| {
+                let above = self
+                    .steps
+                    .iter()
+                    .filter(|s| s.search == search && !s.held && !s.unsure)
+                    .map(|s| s.target_rps)
+                    .filter(|&rate| rate > found)
+                    .reduce(f64::min)?;
+                (found > 0.0).then(|| above / found - 1.0)
+            })
+            .reduce(f64::max)
+            .unwrap_or(0.0)
     }
 
     /// What it was measured on: the endpoint, and over more than one stream to a connection,

@@ -27,6 +27,7 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
                     .map(|v| format!("{v:.0}"))
                     .collect::<Vec<_>>()
                     .join(" "),
+                spread(s.spread()),
                 format!("{:.0}", s.probe_rps),
                 opt(s.ramp_knee_rps, 0),
                 ms(s.at_half.as_ref()),
@@ -56,6 +57,7 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
             "Endpoint",
             "Capacity(req/s)",
             "Searches",
+            "Spread",
             "Closed-loop probe",
             "Ramp knee",
             "p50 / p99 at 50%",
@@ -68,11 +70,19 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
     );
     table.notes.push(
         ">= : held up to the top of the search (1.2 times the probe, or what the client can \
-         pace): the capacity is at least this; us/req: CPU microseconds per request at the \
+         pace): the capacity is at least this; Spread: the lowest and highest search from the \
+         capacity; us/req: CPU microseconds per request at the \
          highest level held"
             .to_owned(),
     );
     table.notes.extend(comparison_notes(&capacity.comparisons));
     table.notes.extend(failure_notes(&capacity.header.failures));
     vec![table]
+}
+
+/// The searches' spread around the capacity, in percent (`-8% +5%`).
+pub(super) fn spread(spread: Option<(f64, f64)>) -> String {
+    spread.map_or("-".to_owned(), |(low, high)| {
+        format!("{:+.0}% {:+.0}%", (low - 1.0) * 100.0, (high - 1.0) * 100.0)
+    })
 }

@@ -33,6 +33,7 @@ pub(crate) struct Rate;
 
 impl Scenario for Rate {
     const NAME: &'static str = "rate";
+    const AGAIN: bool = true;
     const TITLE: &'static str = "Rate (open loop: latency at a fixed request rate)";
     const INTERLEAVED: bool = false;
     const KEEP_ALIVE: bool = false;

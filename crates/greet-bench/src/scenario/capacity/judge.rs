@@ -1,0 +1,205 @@
+//! When a level holds: judged on its quarter seconds, so that one stall of a shared machine
+//! cannot break it while a queue building in the server always does.
+//!
+//! A level's requests are counted by the quarter second they were due in
+//! ([`greet_load::WINDOW`]). A stall (the hypervisor taking a CPU away, a wake-up late by
+//! milliseconds) delays the requests due during it and shortly after: it breaks one or two
+//! quarters, and the ones after it hold again. A server past its capacity falls further
+//! behind with every request: once a quarter breaks, every one after it breaks too, to the
+//! level's end. So a level:
+//!
+//! - **breaks** on any invalid answer, or when more than a quarter of its quarters broke the
+//!   objective (a queue that built for the last quarter of the level at least), or when its
+//!   broken quarters do not all end before its last (the queue is still there at the end);
+//! - **holds** when every quarter held, or when the few that broke (a quarter of them at
+//!   most) were followed by ones that held again: those are excused, and recorded;
+//! - is **run again**, once, when the only ones that broke are its last, a quarter of them at
+//!   most: a stall at the end and a queue that began late look alike, and a second run tells
+//!   them apart (a queue breaks it again; a stall seldom strikes the same place twice).
+
+use greet_load::Window;
+
+use crate::results::{RateRun, Spectrum};
+
+use super::Slo;
+
+/// The most requests a holding level may send later than the objective's bound: judged as
+/// the sends' lag at p99 against the bound.
+pub(super) const LATE_SHARE_MAX: f64 = 0.01;
+
+/// Of a level's quarters, the share that may break and be excused: a quarter of them, two of
+/// a 2 s level's eight. A queue that breaks more than that built over the level's last
+/// half-second or longer.
+const EXCUSED_SHARE: f64 = 0.25;
+
+/// What a level came to.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Verdict {
+    /// It held the objective.
+    Held,
+    /// It broke it, and why.
+    Broke(String),
+    /// Only its last quarters broke: a stall or a queue, which a second run tells.
+    Unsure(String),
+}
+
+/// A level's verdict, and which of its quarters broke the objective.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Judged {
+    /// What it came to.
+    pub verdict: Verdict,
+    /// The quarters that broke, counted from 0.
+    pub broken: Vec<usize>,
+    /// Its quarters, those in which requests were due.
+    pub quarters: usize,
+}
+
+/// Judges a level from its quarter-second `windows` and its whole `run` (its sends' lag at
+/// p99, `lag_p99_ms`, says whether the client or the server fell behind).
+pub(super) fn level(windows: &[Window], run: &RateRun, lag_p99_ms: f64, slo: &Slo) -> Judged {
+    let quarters: Vec<(f64, f64)> = windows
+        .iter()
+        .filter(|w| w.corrected.requests() > 0)
+        .map(|w| {
+            let figures = w.corrected.figures();
+            let latency = Spectrum::of(&w.corrected).at(slo.percentile);
+            (figures.success_rate, latency)
+        })
+        .collect();
+    let broken: Vec<usize> = quarters
+        .iter()
+        .enumerate()
+        .filter(|(_, &(ok, ms))| judge(ok, 0.0, ms, slo).is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let n = quarters.len();
+    let verdict = verdict(run, lag_p99_ms, slo, &broken, n);
+    Judged {
+        verdict,
+        broken,
+        quarters: n,
+    }
+}
+
+/// The rule of the module's docs, on the quarters that `broken` names of `n`.
+fn verdict(run: &RateRun, lag_p99_ms: f64, slo: &Slo, broken: &[usize], n: usize) -> Verdict {
+    let whole = judge(
+        run.success_rate,
+        lag_p99_ms,
+        run.latency_ms.at(slo.percentile),
+        slo,
+    );
+    if run.success_rate < 100.0 {
+        return Verdict::Broke(whole.unwrap_or_default());
+    }
+    if broken.is_empty() {
+        return Verdict::Held;
+    }
+    let excusable = (n as f64 * EXCUSED_SHARE).floor() as usize;
+    // The broken quarters that run to the level's end.
+    let tail = broken
+        .iter()
+        .rev()
+        .zip((0..n).rev())
+        .take_while(|(b, i)| b == &i)
+        .count();
+    let why = || {
+        let of = format!("{} of {n} quarter seconds", broken.len());
+        match whole {
+            Some(why) => format!("{why}; {of}"),
+            None => format!("{slo} broken in {of}"),
+        }
+    };
+    if broken.len() > excusable {
+        Verdict::Broke(why())
+    } else if tail == 0 {
+        Verdict::Held
+    } else if tail == broken.len() {
+        Verdict::Unsure(why())
+    } else {
+        Verdict::Broke(why())
+    }
+}
+
+/// Why figures break `slo`, if they do: any invalid answer; more than 1%
+/// ([`LATE_SHARE_MAX`]) of the requests sent later than its bound (the sends' lag at p99
+/// past it); its percentile past its bound.
+pub(super) fn judge(
+    success_rate: f64,
+    lag_p99_ms: f64,
+    latency_ms: f64,
+    slo: &Slo,
+) -> Option<String> {
+    if success_rate < 100.0 {
+        Some(format!("{success_rate:.2}% valid"))
+    } else if lag_p99_ms > slo.ms {
+        Some(format!(
+            "over 1% sent more than {} ms late (lag p99 {lag_p99_ms:.3} ms)",
+            slo.ms
+        ))
+    } else if latency_ms > slo.ms {
+        Some(format!("{slo}: {latency_ms:.3} ms"))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(success_rate: f64, p99: f64) -> RateRun {
+        RateRun {
+            success_rate,
+            latency_ms: Spectrum {
+                p99,
+                ..Spectrum::default()
+            },
+            ..RateRun::default()
+        }
+    }
+
+    fn on(broken: &[usize], n: usize) -> Verdict {
+        verdict(&run(100.0, 9.0), 0.1, &Slo::DEFAULT, broken, n)
+    }
+
+    #[test]
+    fn a_level_holds_only_valid_on_time_and_within_the_objective() {
+        let slo = Slo::DEFAULT;
+        assert_eq!(judge(100.0, 4.9, 4.9, &slo), None);
+        assert!(judge(99.9, 0.1, 1.0, &slo)
+            .unwrap()
+            .contains("99.90% valid"));
+        assert!(judge(100.0, 5.2, 1.0, &slo)
+            .unwrap()
+            .contains("more than 5 ms late"));
+        assert!(judge(100.0, 0.1, 5.1, &slo)
+            .unwrap()
+            .contains("p99<5ms: 5.100 ms"));
+    }
+
+    #[test]
+    fn a_stall_that_passes_is_excused_and_a_queue_is_not() {
+        assert_eq!(on(&[], 8), Verdict::Held);
+        // One stall, or two, followed by quarters that held again.
+        assert_eq!(on(&[2], 8), Verdict::Held);
+        assert_eq!(on(&[0, 5], 8), Verdict::Held);
+        // A queue from the middle on: every quarter after its first broke.
+        assert!(matches!(on(&[4, 5, 6, 7], 8), Verdict::Broke(_)));
+        assert!(matches!(on(&[1, 2, 3], 8), Verdict::Broke(_)));
+        // Broken to the end, with a stall before: no second chance.
+        assert!(matches!(on(&[2, 7], 8), Verdict::Broke(_)));
+        // Only the last quarters: a stall at the end or a queue begun late.
+        let unsure = on(&[6, 7], 8);
+        assert!(matches!(&unsure, Verdict::Unsure(why) if why.contains("2 of 8 quarter")));
+        assert!(matches!(on(&[7], 8), Verdict::Unsure(_)));
+        // A level of 300 ms (--quick) has two quarters and excuses none.
+        assert!(matches!(on(&[0], 2), Verdict::Broke(_)));
+    }
+
+    #[test]
+    fn an_invalid_answer_breaks_a_level_whatever_its_quarters() {
+        let v = verdict(&run(99.5, 1.0), 0.1, &Slo::DEFAULT, &[], 8);
+        assert!(matches!(&v, Verdict::Broke(why) if why.contains("99.50% valid")));
+    }
+}
