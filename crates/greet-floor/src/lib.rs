@@ -307,6 +307,17 @@ enum Parsed {
     Partial,
 }
 
+/// A 400 for what `input` holds, into `out`: the rest of it dropped, the connection closed.
+fn refused(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
+    Fixed::BadRequest
+        .prebuilt()
+        .write(out, date, Head::Close, false);
+    Parsed::Answered {
+        bytes: input.len(),
+        close: true,
+    }
+}
+
 /// Answers the request at the start of `input` into `out`.
 fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
     let mut headers = [httparse::EMPTY_HEADER; 32];
@@ -314,15 +325,7 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
     let head = match request.parse(input) {
         Ok(httparse::Status::Complete(head)) => head,
         Ok(httparse::Status::Partial) => return Parsed::Partial,
-        Err(_) => {
-            Fixed::BadRequest
-                .prebuilt()
-                .write(out, date, Head::Close, false);
-            return Parsed::Answered {
-                bytes: input.len(),
-                close: true,
-            };
-        }
+        Err(_) => return refused(input, out, date),
     };
     let mut close = request.version == Some(0);
     let mut length = 0usize;
@@ -350,13 +353,7 @@ fn answer(input: &[u8], out: &mut Vec<u8>, date: &[u8]) -> Parsed {
     let how = if close { Head::Close } else { Head::KeepAlive };
     if chunked {
         // Bodies whose end this server cannot find: refused, and the connection closed.
-        Fixed::BadRequest
-            .prebuilt()
-            .write(out, date, Head::Close, false);
-        return Parsed::Answered {
-            bytes: input.len(),
-            close: true,
-        };
+        return refused(input, out, date);
     }
     if input.len() < head + length {
         return Parsed::Partial;

@@ -108,12 +108,17 @@ fn two_agents_split_a_ramp_and_count_each_second_once() {
 /// Capacity of hyper behind a 50 ms delay on 16 connections, judged at p99 < 80 ms, with a
 /// 2 s ramp and bisections of 3 one-second levels, and `extra` flags, into `out`.
 fn capacity_behind_the_delay(out: &std::path::Path, extra: &[&str]) {
+    capacity_of_behind_the_delay("hyper", out, extra);
+}
+
+/// [`capacity_behind_the_delay`] of `servers`.
+fn capacity_of_behind_the_delay(servers: &str, out: &std::path::Path, extra: &[&str]) {
     let mut args = vec![
         "capacity",
         "--quick",
         "--quiet",
         "--servers",
-        "hyper",
+        servers,
         "--delay-ms",
         "50",
         "--connections",
@@ -252,29 +257,7 @@ fn two_agents_find_the_capacity_one_agent_finds() {
 #[test]
 fn the_same_server_twice_is_within_the_noise() {
     let out = out_dir("capacity-a-a");
-    bench_ok(&[
-        "capacity",
-        "--quick",
-        "--quiet",
-        "--servers",
-        "hyper,hyper",
-        "--delay-ms",
-        "50",
-        "--connections",
-        "16",
-        "--slo",
-        "p99<80ms",
-        "--ramp",
-        "2s",
-        "--duration",
-        "1s",
-        "--steps",
-        "3",
-        "--repeats",
-        "4",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
+    capacity_of_behind_the_delay("hyper,hyper", &out, &["--repeats", "4"]);
     let capacity = results(&out.join("results.json"))
         .sections
         .capacity
