@@ -124,9 +124,27 @@ impl Machine {
     /// CPU's time taken away is more than the run-to-run noise the verdicts allow for.
     pub const HEAVY_STEAL_PCT: f64 = 10.0;
 
+    /// Other programs' CPU from this share up marks a level as run on a busy machine: the
+    /// harness's own sampling and the kernel stay under 7% here, a build takes 60%.
+    pub const BUSY_OTHERS_PCT: f64 = 10.0;
+
     /// Whether the hypervisor took enough to disturb the level.
     pub fn heavy_steal(&self) -> bool {
         self.steal_pct >= Self::HEAVY_STEAL_PCT
+    }
+
+    /// What disturbed the level, if anything did: heavy steal, or other programs busy on the
+    /// CPUs the server and the load generator share.
+    pub fn disturbance(&self) -> Option<String> {
+        if self.heavy_steal() {
+            return Some(format!(
+                "the hypervisor took {:.0}% of the CPUs",
+                self.steal_pct
+            ));
+        }
+        self.others_pct
+            .filter(|&others| others >= Self::BUSY_OTHERS_PCT)
+            .map(|others| format!("other programs used {others:.0}% of the CPUs"))
     }
 
     /// With what neither the server (`server_pct`, percent of one CPU) nor the load
@@ -419,6 +437,26 @@ mod tests {
             agents: Vec::new(),
             machine: None,
         }
+    }
+
+    #[test]
+    fn a_machine_is_disturbed_by_steal_or_by_other_programs() {
+        let machine = |steal_pct, others_pct| Machine {
+            cpus: 2,
+            steal_pct,
+            busy_pct: 90.0,
+            others_pct,
+        };
+        assert_eq!(machine(0.3, Some(6.7)).disturbance(), None);
+        assert_eq!(machine(0.3, None).disturbance(), None);
+        assert_eq!(
+            machine(0.0, Some(62.0)).disturbance().as_deref(),
+            Some("other programs used 62% of the CPUs")
+        );
+        assert_eq!(
+            machine(12.0, Some(62.0)).disturbance().as_deref(),
+            Some("the hypervisor took 12% of the CPUs")
+        );
     }
 
     #[test]
