@@ -36,7 +36,7 @@ impl Scenario for Capacity {
     const AGAIN: bool = true;
     const TITLE: &'static str =
         "Capacity (open loop: the highest rate held within a latency objective)";
-    const INTERLEAVED: bool = false;
+    const INTERLEAVED: bool = true;
     const STREAMS_LIST: bool = true;
     const KEEP_ALIVE: bool = false;
 

@@ -62,6 +62,11 @@ pub struct CapacityServer {
     pub client_max_rps: f64,
     /// Where the ramp ended: 1.2 times the probe's rate, or the client's maximum if lower.
     pub top_rps: f64,
+    /// The highest rate a search may run: the client's limit where the harness paces (the
+    /// closed-loop probe, latency-bound on its connections, may fall short of what the server
+    /// holds open-loop), else the ramp's top.
+    #[serde(default)]
+    pub ceiling_rps: f64,
     /// The ramp, second by second.
     pub ramp: Vec<RateWindow>,
     /// The rate offered in the last second of the ramp that held (none when none did).
@@ -71,8 +76,8 @@ pub struct CapacityServer {
     /// The capacity at the objective: the median of [`Self::searches`] (of an even number,
     /// the lower middle one: always a rate a search ran and held).
     pub capacity_rps: f64,
-    /// The search held up to the top: the capacity is at least this much, and the client's
-    /// limit or the probe's, not the server's, ended it.
+    /// The searches held up to the ceiling: the capacity is at least this much, and the
+    /// client's limit (or on agents, the ramp's top), not the server's, ended it.
     pub at_top: bool,
     /// Every level the bisections ran, in order.
     pub steps: Vec<CapacityStep>,
@@ -106,9 +111,14 @@ pub struct CapacityStep {
     /// Only its last quarter seconds broke: it was run again, and the next step is that run.
     #[serde(default)]
     pub unsure: bool,
-    /// It is the second run of a level that was unsure: its verdict is final.
+    /// It is a level run again: after one that was unsure, or one that broke on a disturbed
+    /// machine.
     #[serde(default)]
     pub again: bool,
+    /// What disturbed the machine meanwhile, when something did (steal, other programs'
+    /// CPU): a level that broke so is run again, up to three times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbed: Option<String>,
     /// Its quarter seconds (those in which requests were due).
     #[serde(default)]
     pub quarters: usize,
@@ -185,6 +195,22 @@ impl CapacityServer {
             })
             .reduce(f64::max)
             .unwrap_or(0.0)
+    }
+
+    /// Its levels whose last run broke on a disturbed machine: verdicts that may be the
+    /// machine's rather than the server's.
+    pub fn disturbed_verdicts(&self) -> usize {
+        let run_again = self
+            .steps
+            .iter()
+            .skip(1)
+            .map(|next| next.again)
+            .chain([false]);
+        self.steps
+            .iter()
+            .zip(run_again)
+            .filter(|(s, again)| !again && !s.held && s.disturbed.is_some())
+            .count()
     }
 
     /// What it was measured on: the endpoint, and over more than one stream to a connection,

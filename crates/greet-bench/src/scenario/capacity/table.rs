@@ -69,12 +69,22 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
         vec![rows],
     );
     table.notes.push(
-        ">= : held up to the top of the search (1.2 times the probe, or what the client can \
-         pace): the capacity is at least this; Spread: the lowest and highest search from the \
-         capacity; us/req: CPU microseconds per request at the \
-         highest level held"
+        ">= : held up to the top of the search (what the client can pace; on agents, 1.2 \
+         times the probe): the capacity is at least this; Spread: the lowest and highest search \
+         from the capacity; us/req: CPU microseconds per request at the highest level held"
             .to_owned(),
     );
+    for s in &capacity.servers {
+        let disturbed = s.disturbed_verdicts();
+        if disturbed > 0 {
+            table.notes.push(format!(
+                "{} {}: {disturbed} level(s) broke on a disturbed machine even when run again \
+                 (steal, or other programs on the CPUs): its searches may be low",
+                s.server,
+                s.case()
+            ));
+        }
+    }
     table.notes.extend(comparison_notes(&capacity.comparisons));
     table.notes.extend(failure_notes(&capacity.header.failures));
     vec![table]
