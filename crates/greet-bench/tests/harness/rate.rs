@@ -87,10 +87,12 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
         .filter(|r| r.metric == Metric::CpuPerRequest)
         .collect();
     assert!(!rows.is_empty(), "{:?}", results.scorecard);
-    assert!(rows
-        .iter()
-        .flat_map(|r| &r.cells)
-        .all(|c| c.mark == Mark::TooFewRuns && c.share > 0.0 && c.share <= 1.0));
+    assert!(
+        rows.iter()
+            .flat_map(|r| &r.cells)
+            .all(|c| c.mark == Mark::TooFewRuns && c.share > 0.0 && c.share <= 1.0),
+        "{rows:#?}"
+    );
     assert!(
         results
             .scorecard
