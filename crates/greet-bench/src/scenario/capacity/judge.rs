@@ -48,8 +48,8 @@ pub(super) enum Verdict {
     Held,
     /// It broke it, and why.
     Broke(String),
-    /// Only its last quarters broke, or more than may be excused broke and the rate held
-    /// again after them: a stall or a queue, which a second run tells.
+    /// Its last quarters broke (a quarter of all at most), or more than may be excused broke
+    /// and the rate held again after them: a stall or a queue, which a second run tells.
     Unsure(String),
 }
 

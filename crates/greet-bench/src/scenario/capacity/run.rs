@@ -169,7 +169,10 @@ async fn run_round(
             case: blank.case(),
         };
         let mut record = match before {
-            Some(record) => record,
+            Some(record) => {
+                level.warm_up(&record).await?;
+                record
+            }
             None => level.scout(blank).await?,
         };
         level.next_search(round, &mut record).await?;
@@ -266,6 +269,20 @@ impl Level<'_> {
             ),
         );
         Ok(record)
+    }
+
+    /// A level at half the ramp's knee, not judged: a server started afresh for a later round
+    /// (a JVM's code not yet compiled, its pools empty) is warmed as the first round's was by
+    /// its probe and ramp.
+    async fn warm_up(&mut self, record: &CapacityServer) -> Result<()> {
+        let knee = record.ramp_knee_rps.unwrap_or(record.top_rps * RAMP_FROM);
+        let schedule = Schedule::constant(
+            (knee * 0.5).max(1.0),
+            self.plan.duration,
+            self.plan.connections,
+        )
+        .with_streams(self.streams);
+        self.run(schedule, "warm-up").await.map(|_| ())
     }
 
     /// `round`'s search of `record`, and what follows from every search so far: the
@@ -409,7 +426,7 @@ impl Level<'_> {
 
     /// Whether a level of search `search` at `rate` held, its runs recorded in `steps`. A
     /// level that broke while the machine was busy with something else is run again, after a
-    /// pause, up to [`DISTURBED_AGAIN`] times; one whose last quarters alone broke, once.
+    /// pause, up to [`DISTURBED_AGAIN`] times; one the judge was unsure of, once.
     async fn holds(
         &mut self,
         search: usize,
@@ -432,7 +449,7 @@ impl Level<'_> {
     }
 
     /// A level of search `search` at `rate`, judged; `again` when it is a run again, and
-    /// `unsure_left` when a verdict of its last quarters alone may still be run again.
+    /// `unsure_left` when a verdict the judge is unsure of may still be run again.
     async fn step(
         &mut self,
         search: usize,
@@ -505,16 +522,22 @@ impl Default for Again {
 
 impl Again {
     /// Whether the level whose run was `step` is run again, and the pause before it: a
-    /// disturbed machine is given [`QUIET`] to settle first.
+    /// disturbed machine is given [`QUIET`] to settle first. An invalid answer is the
+    /// server's, whatever the machine did: that level stands.
     fn after(&mut self, step: &CapacityStep) -> Option<std::time::Duration> {
-        if step.held {
+        let pause = if step.disturbed.is_some() {
+            QUIET
+        } else {
+            std::time::Duration::ZERO
+        };
+        if step.held || step.success_rate < 100.0 {
             None
         } else if step.disturbed.is_some() && self.disturbed > 0 {
             self.disturbed -= 1;
-            Some(QUIET)
+            Some(pause)
         } else if step.unsure && self.unsure > 0 {
             self.unsure -= 1;
-            Some(std::time::Duration::ZERO)
+            Some(pause)
         } else {
             None
         }
@@ -590,6 +613,7 @@ mod tests {
         let broke = |disturbed: bool, unsure: bool| CapacityStep {
             disturbed: disturbed.then(|| "other programs used 62% of the CPUs".to_owned()),
             unsure,
+            success_rate: 100.0,
             ..CapacityStep::default()
         };
         let mut left = Again::default();
@@ -597,11 +621,8 @@ mod tests {
             assert_eq!(left.after(&broke(true, true)), Some(QUIET));
         }
         // Disturbed still, after three runs again: as any level that broke, but for the one
-        // run again its end may have.
-        assert_eq!(
-            left.after(&broke(true, true)),
-            Some(std::time::Duration::ZERO)
-        );
+        // run again the judge's doubt may have.
+        assert_eq!(left.after(&broke(true, true)), Some(QUIET));
         assert_eq!(left.after(&broke(true, false)), None);
 
         let mut left = Again::default();
@@ -617,6 +638,15 @@ mod tests {
             ..CapacityStep::default()
         };
         assert_eq!(Again::default().after(&held), None, "what held stands");
+        let invalid = CapacityStep {
+            success_rate: 99.5,
+            ..broke(true, false)
+        };
+        assert_eq!(
+            Again::default().after(&invalid),
+            None,
+            "an invalid answer stands"
+        );
     }
 
     #[test]

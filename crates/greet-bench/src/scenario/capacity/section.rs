@@ -108,7 +108,8 @@ pub struct CapacityStep {
     /// Why not, when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke: Option<String>,
-    /// Only its last quarter seconds broke: it was run again, and the next step is that run.
+    /// The judge was unsure of it (its last quarters broke, or the rate held again after a
+    /// break too long to excuse): it was run again, and the next step is that run.
     #[serde(default)]
     pub unsure: bool,
     /// It is a level run again: after one that was unsure, or one that broke on a disturbed
