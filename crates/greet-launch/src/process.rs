@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sched::{sched_setaffinity, CpuSet};
@@ -22,6 +22,10 @@ use nix::unistd::Pid;
 
 /// Lines of a server's stderr kept for error messages.
 const KEPT_LINES: usize = 200;
+
+/// How long a process that has exited may take to have its last lines read: the pipe stays
+/// open past that only if a process it started still holds it.
+const LAST_WORDS: Duration = Duration::from_secs(2);
 
 /// How to start a server binary.
 #[derive(Debug, Clone)]
@@ -154,6 +158,7 @@ impl Launch {
                 Err(RecvTimeoutError::Timeout) => {
                     let _ = child.kill();
                     let _ = child.wait();
+                    log.wait_closed(LAST_WORDS);
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         format!(
@@ -294,7 +299,11 @@ impl ServerProcess {
 
     /// How it ended, if it has.
     pub fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        let status = self.child.try_wait().ok().flatten();
+        if status.is_some() {
+            self.log.wait_closed(LAST_WORDS);
+        }
+        status
     }
 
     /// Waits up to `timeout` for it to exit.
@@ -302,6 +311,7 @@ impl ServerProcess {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait()? {
+                self.log.wait_closed(LAST_WORDS);
                 return Ok(Some(status));
             }
             if Instant::now() >= deadline {
@@ -313,7 +323,7 @@ impl ServerProcess {
 
     /// SIGTERM, then up to `grace` for a graceful exit, then SIGKILL.
     pub fn stop(&mut self, grace: Duration) -> io::Result<ExitStatus> {
-        if let Some(status) = self.child.try_wait()? {
+        if let Some(status) = self.exited() {
             return Ok(status);
         }
         let _ = self.signal(Signal::SIGTERM);
@@ -321,7 +331,9 @@ impl ServerProcess {
             return Ok(status);
         }
         self.child.kill()?;
-        self.child.wait()
+        let status = self.child.wait()?;
+        self.log.wait_closed(LAST_WORDS);
+        Ok(status)
     }
 
     /// Every line it wrote to stderr (the last 200), one per line.
@@ -343,7 +355,21 @@ impl Drop for ServerProcess {
 
 /// The last lines a server wrote, collected by a thread of their own.
 #[derive(Debug, Clone, Default)]
-pub struct Log(Arc<Mutex<VecDeque<String>>>);
+pub struct Log(Arc<Shared>);
+
+#[derive(Debug, Default)]
+struct Shared {
+    lines: Mutex<Lines>,
+    /// Told when the pipe closes.
+    closed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Lines {
+    kept: VecDeque<String>,
+    /// The pipe reached its end: every line is in.
+    closed: bool,
+}
 
 impl Log {
     /// Reads `pipe` line by line until it closes, keeping the last lines and sending every
@@ -356,7 +382,7 @@ impl Log {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                 let addr = listening_addr(&line);
                 {
-                    let mut kept = lines.lock();
+                    let kept = &mut lines.lock().kept;
                     if kept.len() == KEPT_LINES {
                         kept.pop_front();
                     }
@@ -366,22 +392,34 @@ impl Log {
                     let _ = found.send(addr);
                 }
             }
+            lines.lock().closed = true;
+            lines.0.closed.notify_all();
         });
         (log, addresses)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<String>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Lines> {
+        self.0.lines.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits up to `timeout` for the pipe to close, so that a process that has exited has
+    /// had its last lines read: its exit status can be seen before they are.
+    pub fn wait_closed(&self, timeout: Duration) {
+        let lines = self.lock();
+        let _ = self
+            .0
+            .closed
+            .wait_timeout_while(lines, timeout, |lines| !lines.closed);
     }
 
     /// Every kept line, one per line.
     pub fn all(&self) -> String {
-        self.lock().iter().map(|l| format!("{l}\n")).collect()
+        self.lock().kept.iter().map(|l| format!("{l}\n")).collect()
     }
 
     /// The last `lines` lines, joined with ` | `.
     pub fn tail(&self, lines: usize) -> String {
-        let kept = self.lock();
+        let kept = &self.lock().kept;
         let skip = kept.len().saturating_sub(lines);
         kept.iter()
             .skip(skip)
@@ -472,6 +510,11 @@ mod tests {
                     "echo \"x listening addr=127.0.0.1:9\" >&2; exec sleep 30",
                 ),
                 ("silent", "exec sleep 5"),
+                (
+                    "talks-then-exits",
+                    "echo \"x listening addr=127.0.0.1:9\" >&2; sleep 0.1; \
+                     seq 1 100000 >&2; echo last words >&2; exit 3",
+                ),
             ] {
                 let path = dir.join(name);
                 std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -506,6 +549,27 @@ mod tests {
         assert!(server.stderr().contains("listening"));
         let status = server.stop(Duration::from_secs(2)).expect("stops");
         assert!(!status.success(), "sleep dies of SIGTERM: {status}");
+    }
+
+    /// A process can be seen to have exited while the pipe still holds what it wrote last
+    /// (here up to a pipe's 64 KiB of numbers): its last words are read before its end is
+    /// told.
+    #[test]
+    fn a_program_that_exits_is_told_with_its_last_words() {
+        let bin = script("talks-then-exits");
+        for _ in 0..3 {
+            let mut server = Launch::new(&bin).start().expect("starts");
+            let status = server
+                .wait_timeout(Duration::from_secs(10))
+                .unwrap()
+                .expect("it exits");
+            assert_eq!(status.code(), Some(3));
+            assert!(
+                server.stderr_tail(1).contains("last words"),
+                "{}",
+                server.stderr_tail(2)
+            );
+        }
     }
 
     #[test]
