@@ -106,6 +106,9 @@ pub(crate) struct Swarm {
     pub(crate) local_node_state: String,
     /// Whether this engine manages the swarm.
     pub(crate) control_available: bool,
+    /// How many nodes it has.
+    #[serde(default)]
+    pub(crate) nodes: u64,
 }
 
 /// `docker info`'s swarm.

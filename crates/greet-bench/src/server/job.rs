@@ -37,6 +37,7 @@ pub(crate) async fn run(
         "service",
         "create",
         "--detach",
+        "--no-resolve-image",
         "--name",
         JOB,
         "--mode",

@@ -110,9 +110,12 @@ pub(crate) fn preflight_stores() -> Result<()> {
     )
 }
 
-/// `images` are there, and stack `stack` (with its `network`) is not.
+/// `images` are there, and stack `stack` (with its `network`) is not. Only a one-node
+/// swarm's images are this engine's: on a larger one each node holds its own (or pulls them),
+/// and a task whose image its node lacks fails, naming that node.
 fn check_free(stack: &str, network: &str, images: &[String]) -> Result<()> {
-    if let Some(image) = images.iter().find(|i| !docker::has_image(i)) {
+    let one_node = docker::swarm().map_or(true, |s| s.nodes <= 1);
+    if let Some(image) = images.iter().find(|i| one_node && !docker::has_image(i)) {
         bail!("image {image} not found: build the images with docker/build-offline.sh");
     }
     if docker::stack_has_services(stack)? || docker::has_network(network) {
@@ -227,9 +230,12 @@ fn remove(stack: &str, network: &str) {
 fn deploy(stack: &str, file: &StackFile) -> Result<()> {
     let path = std::env::temp_dir().join(format!("{stack}-{}.yaml", std::process::id()));
     std::fs::write(&path, file.yaml()).context("cannot write the stack file")?;
+    // The images are the nodes' own: asking a registry for each would only wait on it.
     let deployed = docker(&[
         "stack",
         "deploy",
+        "--resolve-image",
+        "never",
         "--compose-file",
         &path.to_string_lossy(),
         stack,
@@ -258,9 +264,12 @@ fn running_task(service: &str, what: &str, started: Instant) -> Result<Running> 
         let task = docker::tasks(service)?.into_iter().next();
         match task {
             Some(task) if task.state() == "Running" => break task,
-            Some(task) if task.state() == "Failed" || task.state() == "Rejected" => {
-                bail!("{what}'s task {}: {}", task.current_state, task.error)
-            }
+            Some(task) if task.state() == "Failed" || task.state() == "Rejected" => bail!(
+                "{what}'s task on node {}: {}: {}",
+                task.node,
+                task.current_state,
+                task.error
+            ),
             seen if started.elapsed() > SCHEDULE_TIMEOUT => bail!(
                 "{what}'s task not running within {SCHEDULE_TIMEOUT:?} ({})",
                 seen.map_or("no task".to_owned(), |t| format!(
@@ -298,6 +307,7 @@ fn watch_beside(stack: &str, name: &str, task: &Running) -> Result<EngineStats> 
         "service",
         "create",
         "--detach",
+        "--no-resolve-image",
         "--name",
         name,
         "--restart-condition",

@@ -14,7 +14,7 @@ use greet_bench::results::{Mode, Run, SampledBy};
 use greet_bench::Results;
 
 /// One stack per swarm: these tests take turns.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+pub(crate) static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn docker(args: &[&str]) -> Output {
     Command::new("docker")

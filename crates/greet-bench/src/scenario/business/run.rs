@@ -218,6 +218,7 @@ async fn run_repeat(
             let (run, store_run) = (loaded.run(), loaded.stores);
             up.ensure_alive()?;
             let cell = &mut book.section().cells[index];
+            cell.node = up.node();
             cell.runs.push(run);
             cell.store_runs.extend(store_run);
             let r = Repeated::of(&cell.runs);

@@ -73,6 +73,9 @@ pub struct BusinessCell {
     pub endpoint: String,
     /// The thread and pool settings.
     pub setting: PoolSetting,
+    /// On a swarm: the node the server's task ran on (its last repeat's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// Throughput over the runs, valid responses per second.
     pub requests_per_s: Summary,
     /// Valid responses, percent, over all runs.
