@@ -4,6 +4,7 @@
 mod common;
 
 mod agents;
+mod bed;
 mod build_once;
 mod business;
 mod cli;

@@ -1,0 +1,296 @@
+//! `--swarm` across three engines: docker/swarm-bed.sh brings up three Docker engines on this
+//! host, each in namespaces of its own, joined in one swarm and labelled so that the load
+//! (node1, the manager, beside the harness), the server (node2) and the stores (node3) each
+//! have a node. The harness runs in node1's network namespace and reaches the others over the
+//! bed's switch; the tasks talk over the swarm's overlays. `#[ignore]`d: it needs root, a
+//! Docker engine, iproute2, util-linux and the images (`cargo test -- --include-ignored` runs
+//! it, as CI does).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{bin_dir_args, out_dir, results, BENCH};
+use crate::swarm::ONE_AT_A_TIME;
+use greet_bench::results::SampledBy;
+use greet_bench::Results;
+
+/// What every node holds: the server's stack and the agents' job (and the watch tasks).
+const IMAGES: [&str; 2] = ["greet-hyper:latest", "greet-agent:latest"];
+/// And for business, the stores' stack.
+const STORE_IMAGES: [&str; 2] = ["postgres:15", "redis:7"];
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docker/swarm-bed.sh")
+}
+
+fn bed(args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg(script())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash runs")
+}
+
+fn said(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Three engines in one swarm for the test's length, removed when dropped.
+struct Bed;
+
+impl Bed {
+    /// Up, with `images` on every node.
+    fn up(images: &[&str]) -> Self {
+        let root = Command::new("id").arg("-u").output().expect("id runs");
+        assert_eq!(
+            String::from_utf8_lossy(&root.stdout).trim(),
+            "0",
+            "the bed needs root: it makes namespaces and starts engines"
+        );
+        for &image in images {
+            let there = Command::new("docker")
+                .args(["image", "inspect", image])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(there, "no {image} image: bash docker/build-offline.sh");
+        }
+        let up = bed(&["up"]);
+        assert!(up.status.success(), "{}", said(&up));
+        // From here the drop takes it down, whatever fails.
+        let bed = Self;
+        let load = self::bed(&[&["load"], images].concat());
+        assert!(load.status.success(), "{}", said(&load));
+        bed
+    }
+
+    /// `greet-bench SCENARIO --quiet --swarm --agents 2 --servers hyper ARGS` from beside the
+    /// manager.
+    fn bench(&self, scenario: &str, args: &[&str], out: &Path) -> Output {
+        Command::new("bash")
+            .arg(script())
+            .args(["run", BENCH, scenario])
+            .args(["--quiet", "--swarm", "--agents", "2", "--servers", "hyper"])
+            .args(args)
+            .args(["--out", out.to_str().expect("utf-8 path")])
+            .args(bin_dir_args())
+            .stdin(Stdio::null())
+            .output()
+            .expect("bash runs")
+    }
+
+    fn ok(&self, scenario: &str, args: &[&str]) -> Results {
+        let out = out_dir(&format!("bed-{scenario}"));
+        let run = self.bench(scenario, args, &out);
+        assert!(run.status.success(), "{scenario}: {}", said(&run));
+        results(&out.join("results.json"))
+    }
+}
+
+impl Drop for Bed {
+    fn drop(&mut self) {
+        let down = bed(&["down"]);
+        if !std::thread::panicking() {
+            assert!(down.status.success(), "{}", said(&down));
+        }
+    }
+}
+
+/// Where the server ran and where each agent did: node2, and node1 for both.
+fn placed(what: &str, server: Option<&str>, agents: &[Option<String>]) {
+    assert_eq!(server, Some("node2"), "{what}: the server's node");
+    assert_eq!(agents.len(), 2, "{what}: {agents:?}");
+    assert!(
+        agents.iter().all(|a| a.as_deref() == Some("node1")),
+        "{what}: the agents' nodes {agents:?}"
+    );
+}
+
+#[test]
+#[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
+fn ladder_rate_and_business_cross_three_nodes_and_leave_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let started = Instant::now();
+    let bed = Bed::up(&[IMAGES, STORE_IMAGES].concat());
+    let up = started.elapsed();
+
+    let ladder = bed
+        .ok("ladder", &["--concurrency", "100,300", "--delay-ms", "200"])
+        .sections
+        .ladder
+        .expect("ladder");
+    let server = &ladder.servers[0];
+    for level in &server.levels {
+        let run = &level.run;
+        assert_eq!(run.load.success_rate, 100.0, "{:?}", run.load);
+        assert_eq!(
+            run.load.requests, level.concurrency as u64,
+            "{:?}",
+            run.load
+        );
+        let agents: Vec<_> = run.agents.iter().map(|a| a.node.clone()).collect();
+        placed("ladder", server.node.as_deref(), &agents);
+        // Its process is not the manager's engine's: the watch task's figures are the
+        // server's, not beside /proc's.
+        let server = &run.server;
+        assert_eq!(server.from, Some(SampledBy::Watch), "{server:?}");
+        assert!(
+            server.cpu_max_pct.is_some_and(|c| c > 0.0)
+                && server.rss_max_mib.is_some_and(|m| m > 0.5),
+            "watched on node2: {server:?}"
+        );
+    }
+
+    let rate = bed
+        .ok("rate", &["--quick", "--rates", "1000", "--duration", "1s"])
+        .sections
+        .rate
+        .expect("rate");
+    let level = &rate.servers[0].levels[0];
+    assert_eq!(
+        (level.requests, level.success_rate),
+        (1000, 100.0),
+        "{level:?}"
+    );
+    let agents: Vec<_> = level.runs[0]
+        .agents
+        .iter()
+        .map(|a| a.node.clone())
+        .collect();
+    placed("rate", rate.servers[0].node.as_deref(), &agents);
+
+    let business = bed
+        .ok(
+            "business",
+            &[
+                "--quick",
+                "--stores",
+                "postgres",
+                "--endpoints",
+                "/db",
+                "--db-pools",
+                "4",
+                "--repeats",
+                "1",
+                "--duration",
+                "1s",
+            ],
+        )
+        .sections
+        .business
+        .expect("business");
+    assert!(
+        business
+            .store_notes
+            .iter()
+            .any(|n| n.contains("on nodes node3")),
+        "the stores on node3: {:?}",
+        business.store_notes
+    );
+    let cell = &business.cells[0];
+    let run = &cell.runs[0];
+    assert_eq!(run.load.success_rate, 100.0, "{:?}", run.load);
+    assert!(run.load.requests > 10, "{:?}", run.load);
+    let agents: Vec<_> = run.agents.iter().map(|a| a.node.clone()).collect();
+    placed("business", cell.node.as_deref(), &agents);
+
+    let took = started.elapsed();
+    drop(bed);
+    eprintln!(
+        "three nodes: up and images in {up:?}, ladder, rate and business by {took:?}, down in {:?}",
+        started.elapsed() - took
+    );
+    assert_nothing_left();
+}
+
+#[test]
+#[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
+fn an_agent_killed_on_its_node_is_named_and_the_bed_goes_down_clean() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bed = Bed::up(&IMAGES);
+    let killer = std::thread::spawn(|| {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while Instant::now() < deadline {
+            let ps = self::bed(&[
+                "node",
+                "1",
+                "ps",
+                "--quiet",
+                "--filter",
+                "label=com.docker.swarm.service.name=greet-bench_load",
+            ]);
+            let ids = String::from_utf8_lossy(&ps.stdout).to_string();
+            if let Some(id) = ids.split_whitespace().next() {
+                // Once it runs its share: the level's requests are in flight.
+                std::thread::sleep(Duration::from_secs(6));
+                return self::bed(&["node", "1", "kill", id]).status.success();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    });
+    let out = out_dir("bed-killed");
+    let run = bed.bench(
+        "ladder",
+        &["--concurrency", "50", "--delay-ms", "5000"],
+        &out,
+    );
+    assert!(
+        killer.join().expect("killer"),
+        "no agent task was seen to kill"
+    );
+    let said = said(&run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(said.contains("agent task greet-bench_load."), "{said}");
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
+    let services = bed_services();
+    assert_eq!(services, "", "left deployed after a failed run");
+    drop(bed);
+    assert_nothing_left();
+}
+
+/// The services still deployed on the bed's swarm.
+fn bed_services() -> String {
+    String::from_utf8_lossy(&bed(&["node", "1", "service", "ls", "--quiet"]).stdout)
+        .trim()
+        .to_owned()
+}
+
+/// No namespace, state directory or control group of the bed's is left on this host.
+fn assert_nothing_left() {
+    let namespaces = Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .expect("ip runs");
+    let namespaces = String::from_utf8_lossy(&namespaces.stdout);
+    assert!(
+        !namespaces.contains("greet-bed-"),
+        "namespaces left: {namespaces}"
+    );
+    assert!(!Path::new("/var/lib/greet-bed").exists(), "state left");
+    let groups = Command::new("find")
+        .args(["/sys/fs/cgroup", "-maxdepth", "3", "-name", "greet-bed-*"])
+        .output()
+        .expect("find runs");
+    assert_eq!(
+        String::from_utf8_lossy(&groups.stdout).trim(),
+        "",
+        "control groups left"
+    );
+}
