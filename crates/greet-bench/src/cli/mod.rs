@@ -161,7 +161,8 @@ enum Command {
     ///
     /// The same flags as the greet-agent binary a cluster runs: waits for --start-at, sends
     /// its share (fresh connections, --keep-alive users, or an open-loop --rate), and prints
-    /// its whole tally as one line of JSON on stdout (exit 0 however many requests failed)
+    /// its whole tally as JSON on stdout, in lines of at most 4 KiB (exit 0 however many
+    /// requests failed)
     Agent(ShardArgs),
     /// Merge agents' reports into one level
     ///

@@ -2,7 +2,10 @@
 //! fields it reads of what comes back, as typed values.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde::de::DeserializeOwned;
@@ -21,6 +24,48 @@ pub(crate) fn docker(args: &[&str]) -> Result<String> {
         let stderr = String::from_utf8_lossy(&out.stderr);
         bail!("docker {}: {}", args.first().unwrap_or(&""), stderr.trim())
     }
+}
+
+/// `docker service logs --raw SERVICE`, read until `wanted` lines are `done`, or for
+/// `timeout`: what came back by then. The command can hang after its last line
+/// (docker/cli#4678, seen here on a job whose tasks had completed), so it is stopped once the
+/// lines the caller waits for are in rather than waited for.
+pub(crate) fn service_logs_until(
+    service: &str,
+    done: fn(&str) -> bool,
+    wanted: usize,
+    timeout: Duration,
+) -> Result<String> {
+    let mut child = Command::new("docker")
+        .args(["service", "logs", "--raw", service])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("cannot run docker")?;
+    let pipe = child.stdout.take().context("no pipe from docker")?;
+    let (lines, read) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(std::io::Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + timeout;
+    let (mut text, mut seen) = (String::new(), 0);
+    while seen < wanted {
+        let Ok(line) = read.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            // Its end, or the time is up: the caller judges what came.
+            break;
+        };
+        seen += usize::from(done(&line));
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok(text)
 }
 
 /// `docker args…` whose stdout is one JSON value (`inspect`, `--format '{{json .}}'`).

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use greet_load::local::AgentFailed;
-use greet_load::shard::{gather_reports, index_of_slot, unix_ms, START_LATE};
+use greet_load::shard::{ends_a_report, gather_reports, index_of_slot, unix_ms, START_LATE};
 use greet_load::{Report, Shard};
 
 use super::docker::{self, docker};
@@ -14,6 +14,8 @@ use super::swarm::{AGENT_IMAGE, NETWORK, STACK};
 
 /// The swarm job's service, removed after each load (and with the stack).
 const JOB: &str = "greet-bench_load";
+/// How long the job's logs may take to bring every report once its tasks are done.
+const REPORTS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `shard` (its index ignored) as a replicated job of `agents` tasks of the agents' image
 /// on the stack's network (constrained to `constraint`'s nodes when given), starting together
@@ -94,7 +96,8 @@ pub(crate) async fn run(
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    let logs = docker(&["service", "logs", "--raw", JOB]).context("the agents' logs")?;
+    let logs = docker::service_logs_until(JOB, ends_a_report, agents, REPORTS_TIMEOUT)
+        .context("the agents' logs")?;
     let reports = gather_reports(&logs)?;
     if let Some(r) = reports.iter().find(|r| r.agents != agents) {
         bail!(

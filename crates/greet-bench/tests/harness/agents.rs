@@ -318,7 +318,12 @@ fn merge_takes_a_whole_level_or_refuses_it() {
             cpu_s: 0.05,
             counted: Counted::Closed(tally),
         };
-        format!("greet-load.{}.abc@node | {}\n", index + 1, report.line())
+        // As `kubectl logs --prefix` shows them: a source before each of its lines.
+        report
+            .lines()
+            .lines()
+            .map(|l| format!("greet-load.{}.abc@node | {l}\n", index + 1))
+            .collect::<String>()
     };
     let logs = dir.join("logs.txt");
     std::fs::write(&logs, format!("starting\n{}{}", line(1, 220), line(0, 210))).unwrap();

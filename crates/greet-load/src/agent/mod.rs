@@ -49,7 +49,7 @@ pub fn load(program: &str, args: &ShardArgs) -> ExitCode {
     };
     match report {
         Ok(report) => {
-            println!("{}", report.line());
+            println!("{}", report.lines());
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -62,7 +62,7 @@ pub fn load(program: &str, args: &ShardArgs) -> ExitCode {
 const ABOUT: &str = "\
 A load agent: runs its share of one level against a server (fresh connections, keep-alive \
 users, or an open-loop rate), starting at a shared instant, and prints everything it counted \
-as one line of JSON for the coordinator to merge; or, with `watch`, prints a container's CPU, \
+as JSON (lines of at most 4 KiB) for the coordinator to merge; or, with `watch`, prints a container's CPU, \
 memory and tasks from its control group.";
 
 /// `greet-agent`'s command line.

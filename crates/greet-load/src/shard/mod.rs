@@ -5,8 +5,9 @@
 //!   ([`unix_ms`]), a time limit; which agent a swarm task is ([`index_of_slot`]);
 //! - `run`: the agent's side ([`run_shard`], after [`reach`]): wait for the start, run its
 //!   share, and hand back one [`Report`];
-//! - `report`: the report, printed as a line of JSON after [`REPORT_PREFIX`] (a process's
-//!   output, a container's log) and read back ([`parse_report`]); [`gather_reports`]: every
+//! - `report`: the report, printed as JSON in lines of at most 4 KiB after [`REPORT_PREFIX`]
+//!   (a process's output, a container's log: log pipelines split longer lines) and read back
+//!   ([`parse_report`]); [`gather_reports`]: every
 //!   agent's report in a level's output, checked to be one whole level; [`merge`]: their
 //!   tallies as one, exactly (every request counted once, latencies from the agents'
 //!   histograms, not from their percentiles), each agent's figures beside.
@@ -19,7 +20,9 @@
 mod report;
 mod run;
 
-pub use report::{gather_reports, merge, parse_report, Report, ReportsError, REPORT_PREFIX};
+pub use report::{
+    ends_a_report, gather_reports, merge, parse_report, Report, ReportsError, REPORT_PREFIX,
+};
 pub use run::{reach, run_shard, ShardError};
 
 use std::fmt;

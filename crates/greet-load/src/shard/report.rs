@@ -1,8 +1,9 @@
-//! What an agent hands back ([`Report`]), as the line it prints ([`Report::line`], after
-//! [`REPORT_PREFIX`]) and read back ([`parse_report`]); every agent's report in a level's
+//! What an agent hands back ([`Report`]), as the lines it prints ([`Report::lines`], each
+//! after [`REPORT_PREFIX`]) and read back ([`parse_report`]); every agent's report in a level's
 //! output, checked to be one whole level ([`gather_reports`]); and their tallies merged into
 //! the level's ([`merge`]).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
@@ -13,8 +14,13 @@ use crate::figures::AgentRun;
 use crate::paced::{merge_windows, PacedTally};
 use crate::run::Counted;
 
-/// What starts an agent's report line on its stdout.
+/// What starts each line of an agent's report on its stdout.
 pub const REPORT_PREFIX: &str = "greet-load-report ";
+
+/// Bytes of JSON on one report line at most. A report with its histograms runs to hundreds
+/// of KB, and log pipelines split longer lines: Docker's and Kubernetes' at 16 KiB, and a
+/// swarm's logs from another node hand the pieces back as lines of their own.
+const PART_BYTES: usize = 4096;
 
 /// What an agent hands back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,18 +45,106 @@ pub struct Report {
 }
 
 impl Report {
-    /// Its line on the agent's stdout: [`REPORT_PREFIX`], then the report as JSON.
-    pub fn line(&self) -> String {
+    /// Its lines on the agent's stdout, in order, joined by newlines: each is
+    /// [`REPORT_PREFIX`], the agent's index, the part's number and how many there are
+    /// (`0 2/5`), then that part of the report as JSON.
+    pub fn lines(&self) -> String {
         // A report is plain numbers and maps: it always serializes.
         let json = serde_json::to_string(self).unwrap_or_default();
-        format!("{REPORT_PREFIX}{json}")
+        let mut parts = Vec::new();
+        let mut rest = json.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(PART_BYTES);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (part, after) = rest.split_at(cut);
+            parts.push(part);
+            rest = after;
+        }
+        let of = parts.len();
+        parts
+            .iter()
+            .enumerate()
+            .map(|(k, part)| format!("{REPORT_PREFIX}{} {}/{of} {part}", self.index, k + 1))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
+}
+
+/// Whether `line` (a log line, with anything before [`REPORT_PREFIX`]) holds the last part of
+/// a report: how a reader of logs knows an agent's report is all in.
+pub fn ends_a_report(line: &str) -> bool {
+    line.find(REPORT_PREFIX)
+        .and_then(|at| part_of(&line[at + REPORT_PREFIX.len()..]))
+        .is_some_and(|(_, k, of, _)| k == of)
+}
+
+/// A report line's index, part number, parts and JSON, after the prefix.
+fn part_of(rest: &str) -> Option<(usize, usize, usize, &str)> {
+    let mut words = rest.splitn(3, ' ');
+    let index = words.next()?.parse().ok()?;
+    let (k, of) = words.next()?.split_once('/')?;
+    let (k, of) = (k.parse().ok()?, of.parse().ok()?);
+    (1..=of)
+        .contains(&k)
+        .then_some((index, k, of, words.next()?))
+}
+
+/// Every report in `output`, put together from its lines: each with the line its last part
+/// was on. Agents' lines may be interleaved; one agent's come in its order.
+fn assemble(output: &str) -> Result<Vec<(usize, Report)>, ReportsError> {
+    // Per agent: the next part expected, of how many, and the JSON so far.
+    let mut open: BTreeMap<usize, (usize, usize, String)> = BTreeMap::new();
+    let mut done = Vec::new();
+    for (n, line) in output.lines().enumerate() {
+        let Some(at) = line.find(REPORT_PREFIX) else {
+            continue;
+        };
+        let torn = ReportsError::Torn { line: n + 1 };
+        let Some((index, k, of, json)) = part_of(&line[at + REPORT_PREFIX.len()..]) else {
+            return Err(torn);
+        };
+        if k == 1 && open.contains_key(&index) {
+            return Err(torn);
+        }
+        let entry = open.entry(index).or_insert((1, of, String::new()));
+        if (entry.0, entry.1) != (k, of) {
+            return Err(torn);
+        }
+        entry.0 += 1;
+        entry.1 = of;
+        entry.2.push_str(json);
+        if k == of {
+            let (_, _, json) = open.remove(&index).unwrap_or_default();
+            let report: Report =
+                serde_json::from_str(&json).map_err(|source| ReportsError::Unreadable {
+                    line: n + 1,
+                    source,
+                })?;
+            if report.index != index {
+                return Err(torn);
+            }
+            done.push((n + 1, report));
+        }
+    }
+    if !open.is_empty() {
+        return Err(ReportsError::Torn {
+            line: output.lines().count(),
+        });
+    }
+    Ok(done)
 }
 
 /// Why reports are not one whole level.
 #[derive(Debug)]
 pub enum ReportsError {
-    /// A report line that does not parse.
+    /// A report whose lines are out of order, missing or not report lines.
+    Torn {
+        /// The line number in the output where that shows, from 1.
+        line: usize,
+    },
+    /// A report that does not parse.
     Unreadable {
         /// Its line number in the output, from 1.
         line: usize,
@@ -96,11 +190,12 @@ pub enum ReportsError {
 impl fmt::Display for ReportsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Torn { line } => write!(
+                f,
+                "line {line}: a report whose parts are out of order or missing"
+            ),
             Self::Unreadable { line, source } => {
-                write!(
-                    f,
-                    "line {line}: a report line that does not parse ({source})"
-                )
+                write!(f, "line {line}: a report that does not parse ({source})")
             }
             Self::None => write!(f, "no agent report (lines starting {REPORT_PREFIX:?})"),
             Self::TwoLevels {
@@ -133,19 +228,8 @@ impl std::error::Error for ReportsError {}
 /// to be one whole level: agents 0 to N-1 each exactly once, all told the same N. A missing
 /// or repeated agent is an error: merging the rest would count a smaller level as whole.
 pub fn gather_reports(output: &str) -> Result<Vec<Report>, ReportsError> {
-    let mut reports: Vec<Report> = Vec::new();
-    for (n, line) in output.lines().enumerate() {
-        // `docker service logs` and `kubectl logs --prefix` put a source before the line.
-        let Some(at) = line.find(REPORT_PREFIX) else {
-            continue;
-        };
-        let json = &line[at + REPORT_PREFIX.len()..];
-        let report = serde_json::from_str(json).map_err(|source| ReportsError::Unreadable {
-            line: n + 1,
-            source,
-        })?;
-        reports.push(report);
-    }
+    // `docker service logs` and `kubectl logs --prefix` put a source before each line.
+    let mut reports: Vec<Report> = assemble(output)?.into_iter().map(|(_, r)| r).collect();
     let Some(agents) = reports.first().map(|r| r.agents) else {
         return Err(ReportsError::None);
     };
@@ -179,13 +263,17 @@ pub fn gather_reports(output: &str) -> Result<Vec<Report>, ReportsError> {
     Ok(reports)
 }
 
-/// The report in one agent's output: the last line that starts with [`REPORT_PREFIX`].
-pub fn parse_report(output: &str) -> Option<Result<Report, serde_json::Error>> {
-    let line = output
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix(REPORT_PREFIX))?;
-    Some(serde_json::from_str(line))
+/// The report in one agent's output (its last, if several): none where it printed none.
+pub fn parse_report(output: &str) -> Option<Result<Report, ReportsError>> {
+    if !output.lines().any(|l| l.contains(REPORT_PREFIX)) {
+        return None;
+    }
+    Some(assemble(output).and_then(|all| {
+        all.into_iter()
+            .last()
+            .map(|(_, r)| r)
+            .ok_or(ReportsError::None)
+    }))
 }
 
 /// The shards' counts as one, and each agent's own figures beside: every count summed, the
@@ -267,23 +355,70 @@ mod tests {
     fn a_level_is_merged_whole_or_not_at_all() {
         let logs = format!(
             "greet_load.2.x@node | {}\nnoise\ngreet_load.1.y@node | {}\n",
-            report(1, 2).line(),
-            report(0, 2).line()
+            report(1, 2).lines(),
+            report(0, 2).lines()
         );
         let reports = gather_reports(&logs).expect("both agents");
         assert_eq!(reports.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 1]);
-        let missing = gather_reports(&report(0, 3).line())
+        let missing = gather_reports(&report(0, 3).lines())
             .unwrap_err()
             .to_string();
         assert!(missing.contains("agent 1 of 3 did not report"), "{missing}");
-        let twice = format!("{}\n{}", report(0, 1).line(), report(0, 1).line());
+        let twice = format!("{}\n{}", report(0, 1).lines(), report(0, 1).lines());
         assert!(gather_reports(&twice)
             .unwrap_err()
             .to_string()
             .contains("2 times"));
-        let mixed = format!("{}\n{}", report(0, 2).line(), report(1, 3).line());
+        let mixed = format!("{}\n{}", report(0, 2).lines(), report(1, 3).lines());
         assert!(gather_reports(&mixed).is_err());
         assert!(gather_reports("nothing").is_err());
+    }
+
+    /// A report of many distinct latencies: tens of KB of histogram buckets.
+    fn big(index: usize, agents: usize) -> Report {
+        let mut tally = Tally::default();
+        for us in 0..20_000 {
+            tally.push(Outcome::Ok {
+                latency: Duration::from_micros(100 + us * 37),
+                connect: None,
+                bytes: 0,
+            });
+        }
+        Report {
+            counted: Counted::Closed(tally),
+            ..report(index, agents)
+        }
+    }
+
+    /// Log pipelines cut lines at 16 KiB: a report goes out in parts well under that, and
+    /// comes back whole from agents' lines interleaved, and torn when a part is missing.
+    #[test]
+    fn a_big_report_goes_in_short_lines_and_comes_back_whole() {
+        let (a, b) = (big(0, 2).lines(), big(1, 2).lines());
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+        assert!(a.len() > 3, "{} lines", a.len());
+        assert!(a.iter().all(|l| l.len() <= PART_BYTES + 40), "short lines");
+        assert_eq!(
+            a.iter().map(|l| ends_a_report(l)).collect::<Vec<_>>(),
+            (1..=a.len()).map(|k| k == a.len()).collect::<Vec<_>>()
+        );
+        let mut mixed = Vec::new();
+        for k in 0..a.len().max(b.len()) {
+            mixed.extend(a.get(k).map(|l| format!("load.1.x@node1 | {l}")));
+            mixed.extend(b.get(k).map(|l| format!("load.2.y@node3 | {l}")));
+        }
+        let reports = gather_reports(&mixed.join("\n")).expect("both whole");
+        assert_eq!(
+            reports[1].counted.tally().requests(),
+            big(1, 2).counted.tally().requests()
+        );
+        let mut torn = a.clone();
+        torn.remove(1);
+        let err = gather_reports(&torn.join("\n")).unwrap_err().to_string();
+        assert!(err.contains("line 2: a report whose parts"), "{err}");
+        let cut_short = a[..a.len() - 1].join("\n");
+        assert!(gather_reports(&cut_short).is_err());
+        assert!(parse_report(&cut_short).is_some_and(|r| r.is_err()));
     }
 
     #[test]
@@ -314,7 +449,7 @@ mod tests {
         assert!((elapsed - 1.2).abs() < 1e-6, "{elapsed}");
         assert_eq!(agents.len(), 2);
         assert!((agents[1].start_skew_ms - 1.0).abs() < 1e-9);
-        let text = format!("{}\n", report(1, 0.0, 9).line());
+        let text = format!("{}\n", report(1, 0.0, 9).lines());
         let parsed = parse_report(&format!("noise\n{text}"))
             .expect("a report line")
             .expect("parses");
