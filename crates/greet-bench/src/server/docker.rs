@@ -26,14 +26,13 @@ pub(crate) fn docker(args: &[&str]) -> Result<String> {
     }
 }
 
-/// `docker service logs --raw SERVICE`, read until `wanted` lines are `done`, or for
-/// `timeout`: what came back by then. The command can hang after its last line
-/// (docker/cli#4678, seen here on a job whose tasks had completed), so it is stopped once the
-/// lines the caller waits for are in rather than waited for.
+/// `docker service logs --raw SERVICE` (or a task's ID), read until what came is `done`, or
+/// for `timeout`: what came back by then. The command can stall, before or after its last
+/// line (docker/cli#4678, moby/moby#38640; seen here on a job whose tasks had completed), so
+/// it is stopped once what the caller waits for is in rather than waited for.
 pub(crate) fn service_logs_until(
     service: &str,
-    done: fn(&str) -> bool,
-    wanted: usize,
+    done: impl Fn(&str) -> bool,
     timeout: Duration,
 ) -> Result<String> {
     let mut child = Command::new("docker")
@@ -53,13 +52,12 @@ pub(crate) fn service_logs_until(
         }
     });
     let deadline = Instant::now() + timeout;
-    let (mut text, mut seen) = (String::new(), 0);
-    while seen < wanted {
+    let mut text = String::new();
+    while !done(&text) {
         let Ok(line) = read.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
             // Its end, or the time is up: the caller judges what came.
             break;
         };
-        seen += usize::from(done(&line));
         text.push_str(&line);
         text.push('\n');
     }

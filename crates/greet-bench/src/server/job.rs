@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use greet_load::local::AgentFailed;
-use greet_load::shard::{ends_a_report, gather_reports, index_of_slot, unix_ms, START_LATE};
+use greet_load::shard::{gather_reports, index_of_slot, report_in, unix_ms, START_LATE};
 use greet_load::{Report, Shard};
 
 use super::docker::{self, docker};
@@ -68,7 +68,7 @@ pub(crate) async fn run(
     let _job = Job;
     docker(&create).context("cannot create the agents' job")?;
     let deadline = Instant::now() + lead + START_LATE + shard.time_limit();
-    let nodes = loop {
+    let (nodes, logs) = loop {
         let tasks = docker::tasks(JOB)?;
         if let Some(t) = tasks.iter().find(|t| t.failed()) {
             bail!(
@@ -83,21 +83,28 @@ pub(crate) async fn run(
         if complete == agents {
             // Task `greet-bench_load.SLOT` is agent `index_of_slot(SLOT)`.
             let mut nodes = vec![String::new(); agents];
+            let mut logs = String::new();
             for t in &tasks {
                 let slot = t.name.rsplit('.').next().unwrap_or_default();
-                if let Some(node) = nodes.get_mut(index_of_slot(slot)) {
+                let index = index_of_slot(slot);
+                if let Some(node) = nodes.get_mut(index) {
                     node.clone_from(&t.node);
                 }
+                // Task by task: a whole job's logs stall more often (moby/moby#38640).
+                logs += &docker::service_logs_until(
+                    &t.id,
+                    |logs| report_in(logs, index),
+                    REPORTS_TIMEOUT,
+                )
+                .context("the agents' logs")?;
             }
-            break nodes;
+            break (nodes, logs);
         }
         if Instant::now() > deadline {
             bail!("{complete} of {agents} agents done when the load's time was up");
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    let logs = docker::service_logs_until(JOB, ends_a_report, agents, REPORTS_TIMEOUT)
-        .context("the agents' logs")?;
     let reports = gather_reports(&logs)?;
     if let Some(r) = reports.iter().find(|r| r.agents != agents) {
         bail!(

@@ -21,7 +21,8 @@ mod report;
 mod run;
 
 pub use report::{
-    ends_a_report, gather_reports, merge, parse_report, Report, ReportsError, REPORT_PREFIX,
+    all_reports_in, gather_reports, merge, parse_report, report_in, Report, ReportsError,
+    REPORT_PREFIX,
 };
 pub use run::{reach, run_shard, ShardError};
 

@@ -72,12 +72,32 @@ impl Report {
     }
 }
 
-/// Whether `line` (a log line, with anything before [`REPORT_PREFIX`]) holds the last part of
-/// a report: how a reader of logs knows an agent's report is all in.
-pub fn ends_a_report(line: &str) -> bool {
-    line.find(REPORT_PREFIX)
-        .and_then(|at| part_of(&line[at + REPORT_PREFIX.len()..]))
-        .is_some_and(|(_, k, of, _)| k == of)
+/// Whether `output` (logs, with anything before [`REPORT_PREFIX`] on a line) holds every part
+/// of a report from each of agents 0 to `agents` - 1, in whatever order: how a reader of logs
+/// knows it has them all, without parsing them.
+pub fn all_reports_in(output: &str, agents: usize) -> bool {
+    reports_in(output, 0..agents)
+}
+
+/// Whether `output` holds every part of agent `index`'s report, as [`all_reports_in`].
+pub fn report_in(output: &str, index: usize) -> bool {
+    reports_in(output, [index])
+}
+
+fn reports_in(output: &str, indices: impl IntoIterator<Item = usize>) -> bool {
+    let mut seen: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+    for line in output.lines() {
+        let part = line
+            .find(REPORT_PREFIX)
+            .and_then(|at| part_of(&line[at + REPORT_PREFIX.len()..]));
+        if let Some((index, _, of, _)) = part {
+            let (parts, _) = seen.entry(index).or_insert((0, of));
+            *parts += 1;
+        }
+    }
+    indices
+        .into_iter()
+        .all(|i| seen.get(&i).is_some_and(|&(parts, of)| parts >= of))
 }
 
 /// A report line's index, part number, parts and JSON, after the prefix.
@@ -91,49 +111,51 @@ fn part_of(rest: &str) -> Option<(usize, usize, usize, &str)> {
         .then_some((index, k, of, words.next()?))
 }
 
-/// Every report in `output`, put together from its lines: each with the line its last part
-/// was on. Agents' lines may be interleaved; one agent's come in its order.
-fn assemble(output: &str) -> Result<Vec<(usize, Report)>, ReportsError> {
-    // Per agent: the next part expected, of how many, and the JSON so far.
-    let mut open: BTreeMap<usize, (usize, usize, String)> = BTreeMap::new();
-    let mut done = Vec::new();
+/// Every report in `output`, put together from its lines, in agent order. Lines may come in
+/// any order (a swarm's logs do not keep one task's in order): each part says whose it is and
+/// where it goes. A part seen twice starts the agent's second report (the caller refuses an
+/// agent that reported twice); a part missing tears its report.
+fn assemble(output: &str) -> Result<Vec<Report>, ReportsError> {
+    // Per agent, per report of it, per part: how many parts, the JSON, and its line.
+    type Parts<'a> = BTreeMap<usize, (usize, &'a str, usize)>;
+    let mut parts: BTreeMap<usize, Vec<Parts<'_>>> = BTreeMap::new();
     for (n, line) in output.lines().enumerate() {
         let Some(at) = line.find(REPORT_PREFIX) else {
             continue;
         };
-        let torn = ReportsError::Torn { line: n + 1 };
         let Some((index, k, of, json)) = part_of(&line[at + REPORT_PREFIX.len()..]) else {
-            return Err(torn);
+            return Err(ReportsError::Torn { line: n + 1 });
         };
-        if k == 1 && open.contains_key(&index) {
-            return Err(torn);
-        }
-        let entry = open.entry(index).or_insert((1, of, String::new()));
-        if (entry.0, entry.1) != (k, of) {
-            return Err(torn);
-        }
-        entry.0 += 1;
-        entry.1 = of;
-        entry.2.push_str(json);
-        if k == of {
-            let (_, _, json) = open.remove(&index).unwrap_or_default();
-            let report: Report =
-                serde_json::from_str(&json).map_err(|source| ReportsError::Unreadable {
-                    line: n + 1,
-                    source,
-                })?;
-            if report.index != index {
-                return Err(torn);
+        let copies = parts.entry(index).or_default();
+        match copies.iter_mut().find(|c| !c.contains_key(&k)) {
+            Some(copy) => {
+                copy.insert(k, (of, json, n + 1));
             }
-            done.push((n + 1, report));
+            None => copies.push(BTreeMap::from([(k, (of, json, n + 1))])),
         }
     }
-    if !open.is_empty() {
-        return Err(ReportsError::Torn {
-            line: output.lines().count(),
-        });
+    let mut reports = Vec::new();
+    for (index, agent) in parts
+        .into_iter()
+        .flat_map(|(index, copies)| copies.into_iter().map(move |c| (index, c)))
+    {
+        let last = agent.values().map(|&(_, _, line)| line).max().unwrap_or(0);
+        let of = agent.values().map(|&(of, _, _)| of).max().unwrap_or(0);
+        let whole = agent.len() == of
+            && agent.keys().copied().eq(1..=of)
+            && agent.values().all(|&(o, _, _)| o == of);
+        if !whole {
+            return Err(ReportsError::Torn { line: last });
+        }
+        let json: String = agent.values().map(|&(_, json, _)| json).collect();
+        let report: Report = serde_json::from_str(&json)
+            .map_err(|source| ReportsError::Unreadable { line: last, source })?;
+        if report.index != index {
+            return Err(ReportsError::Torn { line: last });
+        }
+        reports.push(report);
     }
-    Ok(done)
+    Ok(reports)
 }
 
 /// Why reports are not one whole level.
@@ -229,7 +251,7 @@ impl std::error::Error for ReportsError {}
 /// or repeated agent is an error: merging the rest would count a smaller level as whole.
 pub fn gather_reports(output: &str) -> Result<Vec<Report>, ReportsError> {
     // `docker service logs` and `kubectl logs --prefix` put a source before each line.
-    let mut reports: Vec<Report> = assemble(output)?.into_iter().map(|(_, r)| r).collect();
+    let mut reports = assemble(output)?;
     let Some(agents) = reports.first().map(|r| r.agents) else {
         return Err(ReportsError::None);
     };
@@ -268,12 +290,7 @@ pub fn parse_report(output: &str) -> Option<Result<Report, ReportsError>> {
     if !output.lines().any(|l| l.contains(REPORT_PREFIX)) {
         return None;
     }
-    Some(assemble(output).and_then(|all| {
-        all.into_iter()
-            .last()
-            .map(|(_, r)| r)
-            .ok_or(ReportsError::None)
-    }))
+    Some(assemble(output).and_then(|all| all.into_iter().last().ok_or(ReportsError::None)))
 }
 
 /// The shards' counts as one, and each agent's own figures beside: every count summed, the
@@ -398,15 +415,16 @@ mod tests {
         let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
         assert!(a.len() > 3, "{} lines", a.len());
         assert!(a.iter().all(|l| l.len() <= PART_BYTES + 40), "short lines");
-        assert_eq!(
-            a.iter().map(|l| ends_a_report(l)).collect::<Vec<_>>(),
-            (1..=a.len()).map(|k| k == a.len()).collect::<Vec<_>>()
-        );
         let mut mixed = Vec::new();
         for k in 0..a.len().max(b.len()) {
             mixed.extend(a.get(k).map(|l| format!("load.1.x@node1 | {l}")));
             mixed.extend(b.get(k).map(|l| format!("load.2.y@node3 | {l}")));
         }
+        // In any order: a swarm's logs do not keep one task's lines in order.
+        mixed.reverse();
+        mixed.swap(0, 3);
+        assert!(all_reports_in(&mixed.join("\n"), 2));
+        assert!(!all_reports_in(&mixed[1..].join("\n"), 2));
         let reports = gather_reports(&mixed.join("\n")).expect("both whole");
         assert_eq!(
             reports[1].counted.tally().requests(),
@@ -415,7 +433,7 @@ mod tests {
         let mut torn = a.clone();
         torn.remove(1);
         let err = gather_reports(&torn.join("\n")).unwrap_err().to_string();
-        assert!(err.contains("line 2: a report whose parts"), "{err}");
+        assert!(err.contains("a report whose parts"), "{err}");
         let cut_short = a[..a.len() - 1].join("\n");
         assert!(gather_reports(&cut_short).is_err());
         assert!(parse_report(&cut_short).is_some_and(|r| r.is_err()));
