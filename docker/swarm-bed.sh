@@ -73,7 +73,8 @@ up() {
   local driver
   driver=$(docker info --format '{{.Driver}}' 2>/dev/null) || die "this host's engine does not answer"
   mkdir -p "$BED"
-  trap 'say "up failed: removing what it made"; down; exit 1' ERR
+  # However up fails (a command, or a check that gives up), what it made goes.
+  trap 'status=$?; if [ "$status" != 0 ]; then say "up failed: removing what it made"; down; fi' EXIT
   local started=$SECONDS
 
   ip netns add "$SWITCH"
@@ -119,6 +120,8 @@ EOF
   for i in $(seq 1 "$n"); do
     local tries=0
     until on "$i" info >/dev/null 2>&1; do
+      kill -0 "$(cat "$BED/node$i/sh.pid")" 2>/dev/null \
+        || { tail -5 "$BED/node$i/dockerd.log" >&2; die "node$i's engine exited"; }
       tries=$((tries + 1))
       [ "$tries" -lt 300 ] || { tail -5 "$BED/node$i/dockerd.log" >&2; die "node$i's engine did not answer within 30 s"; }
       sleep 0.1
@@ -137,7 +140,7 @@ EOF
     [ "$i" = 3 ] && role=store
     on 1 node update --label-add "greet.role=$role" "node$i" >/dev/null
   done
-  trap - ERR
+  trap - EXIT
   say "$n nodes up in $((SECONDS - started)) s: node1 (manager, load), node2 (server), node3 (store)"
 }
 
