@@ -42,6 +42,40 @@ fn two_agents(flags: &[&str], more: &[&str]) -> Vec<greet_load::Report> {
     gather_reports(&logs).expect("both agents reported")
 }
 
+/// A removed swarm task or a stopped container is sent SIGTERM, and an agent there is its
+/// container's first process, which has no default action for it: the agent ends at once on
+/// its own, waiting for a server or loading one.
+#[test]
+fn sigterm_or_sigint_ends_an_agent_at_once() {
+    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+        // Port 1 answers nobody: the agent waits for its /health.
+        let child = Command::new(AGENT)
+            .args([
+                "--url",
+                "http://127.0.0.1:1/greetings",
+                "--concurrency",
+                "1",
+            ])
+            .args(["--wait", "60s"])
+            .spawn()
+            .expect("greet-agent runs");
+        std::thread::sleep(Duration::from_millis(300));
+        let sent = std::time::Instant::now();
+        let kill = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(kill.success());
+        let out = child.wait_with_output().expect("greet-agent ends");
+        assert_eq!(out.status.code(), Some(code), "{signal}: {out:?}");
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "{signal}: ended {:?} after it",
+            sent.elapsed()
+        );
+    }
+}
+
 #[test]
 fn two_agents_run_their_shares_and_merge_into_the_level() {
     let server = spawn(greet_hyper::run, quick()).expect("greet-hyper starts");

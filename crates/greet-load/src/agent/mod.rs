@@ -59,6 +59,26 @@ pub fn load(program: &str, args: &ShardArgs) -> ExitCode {
     }
 }
 
+/// Ends the process at once on SIGTERM or SIGINT, with 128 + its number. A container's first
+/// process has no default action for either: without this, `docker stop`, or the removal of
+/// the service an agent or watch task belongs to, waits out the grace period (10 s) and kills.
+/// Called before any other thread starts, so that every thread inherits the blocked set and
+/// only the waiting one takes them.
+fn exit_on_signals() {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGTERM);
+    set.add(Signal::SIGINT);
+    if set.thread_block().is_err() {
+        return;
+    }
+    std::thread::spawn(move || {
+        if let Ok(signal) = set.wait() {
+            std::process::exit(128 + signal as i32);
+        }
+    });
+}
+
 const ABOUT: &str = "\
 A load agent: runs its share of one level against a server (fresh connections, keep-alive \
 users, or an open-loop rate), starting at a shared instant, and prints everything it counted \
@@ -106,6 +126,7 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    exit_on_signals();
     match (cli.command, cli.shard) {
         (
             Some(Command::Watch {
