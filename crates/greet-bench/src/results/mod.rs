@@ -284,6 +284,15 @@ pub struct Cpus {
     pub stores: Vec<usize>,
 }
 
+/// On a swarm: the node a store's task ran on, as the engine placed it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct StoreNode {
+    /// The store's service: `postgres`, `redis`.
+    pub service: String,
+    /// Its node.
+    pub node: String,
+}
+
 /// A server that failed in a scenario (start-up, contract check, died mid-run, unclean
 /// exit), and why. What it measured before failing stays in its section.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -12,7 +12,7 @@ use greet_server::ServerFlag;
 use greet_store::{CacheKind, DatabaseUrl, RedisUrl, StoreKind};
 
 use crate::plan::{Placement, Store};
-use crate::results::Sampled;
+use crate::results::{Sampled, StoreNode};
 use crate::sample::{self, Sampler};
 
 use super::stores::{DATABASE_URL, REDIS_URL};
@@ -43,7 +43,12 @@ impl Ready {
             (_, Some(stack)) => format!(
                 "{}: PostgreSQL and Redis as swarm stack {STORES_STACK} (on nodes {})",
                 self.name,
-                stack.nodes().join(", ")
+                stack
+                    .nodes()
+                    .iter()
+                    .map(|n| n.node.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             (Some((pg, redis)), None) => format!(
                 "{}: PostgreSQL ({}) and Redis ({}) started by the harness on loopback, on the \
@@ -112,6 +117,8 @@ pub(crate) struct Prepared {
     pub(crate) skipped: Vec<&'static str>,
     /// The stores that failed: name and why.
     pub(crate) failed: Vec<(&'static str, anyhow::Error)>,
+    /// On a swarm: the node each deployed store ran on.
+    pub(crate) nodes: Vec<StoreNode>,
 }
 
 /// Every store of `stores` as [`prepare`] makes it, a skipped one said on stderr in one line
@@ -127,6 +134,9 @@ pub(crate) async fn prepare_all(
         match prepare(store, cpus, place).await {
             Ok(ready) => {
                 prepared.notes.push(ready.note(cpus));
+                prepared
+                    .nodes
+                    .extend(ready.stack.iter().flat_map(Stores::nodes));
                 prepared.ready.push(ready);
             }
             Err(err) if err.is::<Skipped>() => {

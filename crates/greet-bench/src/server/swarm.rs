@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::results::StoreNode;
 use crate::sample::EngineStats;
 
 use super::container::visible;
@@ -131,8 +132,8 @@ fn check_free(stack: &str, network: &str, images: &[String]) -> Result<()> {
 /// (the run's end, a failure, Ctrl-C).
 #[derive(Debug)]
 pub(crate) struct Stores {
-    /// Each store's watch, and the node it runs on.
-    pub(crate) watched: Vec<(String, EngineStats)>,
+    /// Each store's service and node, and its watch.
+    pub(crate) watched: Vec<(StoreNode, EngineStats)>,
 }
 
 impl Stores {
@@ -149,14 +150,18 @@ impl Stores {
             let task = running_task(&service, name, started)?;
             let watch = format!("{STORES_STACK}_watch-{name}");
             let stats = watch_beside(STORES_STACK, &watch, &task)?;
-            stores.watched.push((task.node, stats));
+            let placed = StoreNode {
+                service: name.to_owned(),
+                node: task.node,
+            };
+            stores.watched.push((placed, stats));
         }
         Ok(stores)
     }
 
-    /// The nodes the stores run on, PostgreSQL's first.
-    pub(crate) fn nodes(&self) -> Vec<&str> {
-        self.watched.iter().map(|(n, _)| n.as_str()).collect()
+    /// Where each store runs, PostgreSQL first.
+    pub(crate) fn nodes(&self) -> Vec<StoreNode> {
+        self.watched.iter().map(|(n, _)| n.clone()).collect()
     }
 }
 

@@ -64,6 +64,7 @@ pub(super) async fn run(
         provision::prepare_all("business", &plan.stores, harness.store_cpus(), plan.place).await;
     let business = book.section();
     business.store_notes = prepared.notes;
+    business.store_nodes = prepared.nodes;
     business
         .stores
         .retain(|s| !prepared.skipped.contains(&s.as_str()));

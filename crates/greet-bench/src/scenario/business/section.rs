@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::{Gain, Header, Run, Sampled, Transport};
+use crate::results::{Gain, Header, Run, Sampled, StoreNode, Transport};
 
 /// The business scenario: each server's store-bound endpoints (`/db`, `/queries`,
 /// `/business`) against its own ceiling (`/health`) on the same server, on each store, over
@@ -32,6 +32,9 @@ pub struct Section {
     pub default: PoolSetting,
     /// How the database and cache servers were run, per store.
     pub store_notes: Vec<String>,
+    /// On a swarm: the node each store ran on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub store_nodes: Vec<StoreNode>,
     /// One entry per server, store, endpoint and setting.
     pub cells: Vec<BusinessCell>,
     /// Per server, store and store-bound endpoint at the default setting: its throughput as a

@@ -54,6 +54,7 @@ pub(super) async fn run(
         provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.place).await;
     let te = book.section();
     te.store_notes = prepared.notes;
+    te.store_nodes = prepared.nodes;
     te.stores.retain(|s| {
         wanted.iter().any(|w| w.name() == s) && !prepared.skipped.contains(&s.as_str())
     });

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::stats::mann_whitney::Comparison;
 use crate::stats::Summary;
 
-use crate::results::{Header, Run, Transport};
+use crate::results::{Header, Run, StoreNode, Transport};
 
 /// The store of the tests that use none (json, plaintext).
 pub const NO_STORE: &str = "none";
@@ -32,6 +32,9 @@ pub struct Section {
     pub stores: Vec<String>,
     /// How the database servers were run, per store, or why a store was skipped.
     pub store_notes: Vec<String>,
+    /// On a swarm: the node each store ran on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub store_nodes: Vec<StoreNode>,
     /// One entry per server, store and test (json and plaintext under store `none`).
     pub cells: Vec<TechEmpowerCell>,
     /// Per store and test, every pair of servers on their runs' throughput.
