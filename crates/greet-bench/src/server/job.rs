@@ -1,6 +1,10 @@
-//! The load's agents as a replicated job on a Docker Swarm: created from the agents' image on
-//! the stack's network, its tasks polled until every one is done, their reports read from the
-//! job's logs, and the job removed however the load ends.
+//! The load's agents as a job on a Docker Swarm: a replicated service of the agents' image on
+//! the stack's network that never restarts a task, its tasks polled until every one is done,
+//! their reports read from their logs, and the service removed however the load ends.
+//!
+//! Not a `replicated-job`: on Engine 20.10 removing one leaves its tasks running to their end
+//! and their containers behind (moby/moby#42789, #44312), which then hold the stack's network,
+//! so that a run cut short (Ctrl-C, a failed agent, a lost node) could not remove its stack.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -43,10 +47,8 @@ pub(crate) async fn run(
         "--name",
         JOB,
         "--mode",
-        "replicated-job",
+        "replicated",
         "--replicas",
-        &replicas,
-        "--max-concurrent",
         &replicas,
         "--restart-condition",
         "none",
@@ -54,7 +56,7 @@ pub(crate) async fn run(
         NETWORK,
         "--label",
         &label,
-        // Each task's slot is its index (see `index_of_slot`).
+        // Each task's slot, from 1, is its index (see `index_of_slot`).
         "--env",
         "GREET_AGENT_SLOT={{.Task.Slot}}",
     ];
@@ -86,7 +88,8 @@ pub(crate) async fn run(
             let mut logs = String::new();
             for t in &tasks {
                 let slot = t.name.rsplit('.').next().unwrap_or_default();
-                let index = index_of_slot(slot);
+                let index = index_of_slot(slot)
+                    .with_context(|| format!("agent task {} has no slot", t.name))?;
                 if let Some(node) = nodes.get_mut(index) {
                     node.clone_from(&t.node);
                 }

@@ -205,8 +205,8 @@ pub struct ShardArgs {
     )]
     pub index: usize,
 
-    /// A swarm job's task slot, instead of --index: a job's slots are 0 to N-1, and swarm
-    /// writes slot 0 as the node's ID, so anything but a number is agent 0
+    /// A swarm task's slot, instead of --index: the agents' replicated service numbers its
+    /// tasks from 1, so slot S is agent S-1
     #[arg(
         long,
         value_name = "SLOT",
@@ -258,6 +258,8 @@ pub enum BadFlags {
     KeepAliveStop,
     /// `--websocket` over HTTP/2 (RFC 8441's extended CONNECT is not spoken).
     WebSocketOverHttp2(Protocol),
+    /// A `--slot` that is not a number from 1.
+    Slot(String),
 }
 
 impl fmt::Display for BadFlags {
@@ -272,6 +274,10 @@ impl fmt::Display for BadFlags {
                 f,
                 "--websocket does not go with --protocol {protocol}: a WebSocket opens over \
                  http1 or https"
+            ),
+            Self::Slot(slot) => write!(
+                f,
+                "--slot {slot:?} is not a swarm task's slot: a number from 1"
             ),
             Self::KeepAliveStop => f.write_str(
                 "--keep-alive needs one of --duration, --requests and --each: when the users \
@@ -333,7 +339,10 @@ impl ShardArgs {
             websocket: self.websocket,
             timeout: self.timeout,
             work,
-            index: self.slot.as_deref().map_or(self.index, index_of_slot),
+            index: match self.slot.as_deref() {
+                Some(slot) => index_of_slot(slot).ok_or_else(|| BadFlags::Slot(slot.to_owned()))?,
+                None => self.index,
+            },
             agents: self.agents,
             start_at_ms: self.start_at.unwrap_or_else(|| unix_ms(SystemTime::now())),
         })
@@ -479,7 +488,7 @@ mod tests {
     }
 
     /// A cluster's replicas share the level's flags and find their own index: a swarm task
-    /// from its slot (which swarm writes as the node's ID for slot 0).
+    /// from its slot, numbered from 1; anything else is refused.
     #[test]
     fn a_replica_finds_its_index_in_its_slot() {
         let shard = Shard {
@@ -496,7 +505,7 @@ mod tests {
             agents: 3,
             start_at_ms: 1_700_000_000_000,
         };
-        for (slot, index) in [("2", 2), ("0", 0), ("x7k3q9node", 0)] {
+        for (slot, index) in [("3", 2), ("1", 0)] {
             let mut flags = shard.level_flags();
             let start_at = shard.start_at_ms.to_string();
             flags.extend(owned(&["--slot", slot, "--start-at", start_at.as_str()]));
@@ -505,6 +514,11 @@ mod tests {
                 ..shard.clone()
             };
             assert_eq!(parse(&flags), replica);
+        }
+        for slot in ["0", "x7k3q9node", ""] {
+            let mut flags = shard.level_flags();
+            flags.extend(owned(&["--slot", slot]));
+            assert_eq!(read(&flags), Ok(Err(BadFlags::Slot(slot.to_owned()))));
         }
     }
 

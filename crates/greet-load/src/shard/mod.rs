@@ -161,11 +161,10 @@ pub fn unix_ms(t: SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The agent index of a replicated job's task slot: a job's slots are 0 to N-1 (a
-/// replicated service's start at 1), and swarm writes slot 0 in templates and task names
-/// as the node's ID (seen on Engine 20.10): a number is its index, anything else 0.
-pub fn index_of_slot(slot: &str) -> usize {
-    slot.trim().parse().unwrap_or(0)
+/// The agent index of a swarm task's slot: the agents run as a replicated service, whose
+/// slots are 1 to N (none for anything else).
+pub fn index_of_slot(slot: &str) -> Option<usize> {
+    slot.trim().parse::<usize>().ok()?.checked_sub(1)
 }
 
 #[cfg(test)]
