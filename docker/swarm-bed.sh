@@ -10,6 +10,9 @@
 #                                       DOCKER_HOST at its engine): greet-bench --swarm ...
 #   docker/swarm-bed.sh node I ARGS...  the docker CLI against node I's engine
 #   docker/swarm-bed.sh status          the swarm's nodes, as the manager sees them
+#   docker/swarm-bed.sh cut I           cut node I off the switch (a node lost, as the
+#                                       others see it; its engine and tasks go on)
+#   docker/swarm-bed.sh mend I          plug node I back in
 #   docker/swarm-bed.sh down            remove everything, even after an up that failed halfway
 #
 # Roles, as node labels (greet.role): node1, the manager, where `run` runs, is a load node;
@@ -171,6 +174,13 @@ status() {
   on 1 node ls --format '{{.Hostname}} {{.Status}} {{.Availability}} {{.ManagerStatus}}'
 }
 
+# Takes node $2's link on the switch $1 (down or up).
+link() {
+  [[ ${2:-} =~ ^[0-9]+$ ]] || die "cut|mend I: I is a node's number"
+  [ -S "$BED/node$2/docker.sock" ] || die "no node$2: 'swarm-bed.sh up' first"
+  ip -n "$SWITCH" link set "n$2" "$1"
+}
+
 # Stops what runs in namespace $1: TERM, up to $2 tenths of a second, then KILL.
 stop_ns() {
   local ns=$1 tenths=$2 pids
@@ -223,7 +233,9 @@ case "${1:-}" in
   run) shift; run "$@" ;;
   node) shift; node "$@" ;;
   status) status ;;
-  -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' ;;
-  "") say "a command: up, load, run, node, status or down (-h for help)"; exit 2 ;;
-  *) say "unknown command '$1': up, load, run, node, status or down (-h for help)"; exit 2 ;;
+  cut) link down "${2:-}"; say "node${2} cut off" ;;
+  mend) link up "${2:-}"; say "node${2} plugged back in" ;;
+  -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' ;;
+  "") say "a command: up, load, run, node, status, cut, mend or down (-h for help)"; exit 2 ;;
+  *) say "unknown command '$1': up, load, run, node, status, cut, mend or down (-h for help)"; exit 2 ;;
 esac

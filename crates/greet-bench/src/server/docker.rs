@@ -192,8 +192,21 @@ pub(crate) struct NodeDescription {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub(crate) struct NodeStatus {
+    /// `ready`, `down`, `unknown` or `disconnected`, as the managers last heard.
+    #[serde(default)]
+    pub(crate) state: String,
+    /// Why, when it is not ready (`heartbeat failure`).
+    #[serde(default)]
+    pub(crate) message: String,
     /// The address the swarm reaches it at.
     pub(crate) addr: String,
+}
+
+impl Node {
+    /// Whether the managers hear from it.
+    pub(crate) fn ready(&self) -> bool {
+        self.status.state == "ready"
+    }
 }
 
 /// Every node of the swarm.
@@ -249,6 +262,21 @@ pub(crate) fn tasks(service: &str) -> Result<Vec<Task>> {
         "{{json .}}",
         service,
     ])
+}
+
+/// The tasks of stack `stack` meant to be running (none when it is not deployed).
+pub(crate) fn stack_tasks(stack: &str) -> Vec<Task> {
+    json_lines(&[
+        "stack",
+        "ps",
+        "--no-trunc",
+        "--filter",
+        "desired-state=running",
+        "--format",
+        "{{json .}}",
+        stack,
+    ])
+    .unwrap_or_default()
 }
 
 /// Where a service's task runs, as `docker inspect TASK` shows it.
@@ -334,6 +362,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(node.spec.labels["greet.role"], "server");
+        assert!(node.ready());
+        let lost: Node = serde_json::from_str(
+            r#"{"ID":"n2","Spec":{"Labels":{}},"Description":{"Hostname":"node2"},"Status":{"State":"down","Message":"heartbeat failure","Addr":"198.18.0.12"}}"#,
+        )
+        .unwrap();
+        assert!(!lost.ready() && lost.status.message == "heartbeat failure");
         let placed: Placed = serde_json::from_str(
             r#"{"ID":"t","NodeID":"n1","Status":{"State":"running","ContainerStatus":{"ContainerID":"c1","PID":7}}}"#,
         )

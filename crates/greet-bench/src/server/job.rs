@@ -14,18 +14,21 @@ use greet_load::shard::{gather_reports, index_of_slot, report_in, unix_ms, START
 use greet_load::{Report, Shard};
 
 use super::docker::{self, docker};
-use super::swarm::{AGENT_IMAGE, NETWORK, STACK};
+use super::swarm::{InUse, AGENT_IMAGE, NETWORK, STACK};
 
 /// The swarm job's service, removed after each load (and with the stack).
 const JOB: &str = "greet-bench_load";
 /// How long the job's logs may take to bring every report once its tasks are done.
 const REPORTS_TIMEOUT: Duration = Duration::from_secs(30);
+/// The nodes' states are read once in this many looks at the tasks (200 ms apart).
+const NODES_EVERY: u32 = 5;
 
-/// Runs `shard` (its index ignored) as a replicated job of `agents` tasks of the agents' image
+/// Runs `shard` (its index ignored) as a run-once service of `agents` tasks of the agents' image
 /// on the stack's network (constrained to `constraint`'s nodes when given), starting together
 /// at its start; returns their reports in index order and the node each ran on. A task that
-/// fails, is rejected, or is not done in time, and a report missing or late, fail the load,
-/// named. The job is removed however this ends.
+/// fails, is rejected, or is not done in time, a node holding the run's tasks that the
+/// managers lose, and a report missing or late, fail the load, named. The job is removed
+/// however this ends.
 pub(crate) async fn run(
     shard: &Shard,
     agents: usize,
@@ -67,11 +70,18 @@ pub(crate) async fn run(
     let mut flags = shard.level_flags();
     flags.extend(["--start-at".to_owned(), start_at_ms.to_string()]);
     create.extend(flags.iter().map(String::as_str));
+    let in_use = InUse::now();
     let _job = Job;
     docker(&create).context("cannot create the agents' job")?;
     let deadline = Instant::now() + lead + START_LATE + shard.time_limit();
+    let mut looks = 0u32;
     let (nodes, logs) = loop {
         let tasks = docker::tasks(JOB)?;
+        looks += 1;
+        if looks.is_multiple_of(NODES_EVERY) {
+            // A lost node's tasks may still say Running: only its state tells.
+            in_use.check(&tasks)?;
+        }
         if let Some(t) = tasks.iter().find(|t| t.failed()) {
             bail!(
                 "agent task {} on {}: {} {}",

@@ -78,6 +78,54 @@ impl Nodes {
     }
 }
 
+/// The nodes a load depends on, and what of the run's each holds: the stacks' tasks (the
+/// server, the stores, their watches) as the load starts, and the load's agents as they go.
+#[derive(Debug, Default)]
+pub(crate) struct InUse {
+    /// Each running task's node and name.
+    tasks: Vec<(String, String)>,
+}
+
+impl InUse {
+    /// The tasks of the server's and the stores' stacks, now.
+    pub(crate) fn now() -> Self {
+        let tasks = [STACK, STORES_STACK]
+            .into_iter()
+            .flat_map(docker::stack_tasks)
+            .map(|t| (t.node, t.name))
+            .collect();
+        Self { tasks }
+    }
+
+    /// An error naming the first node, among those holding the stacks' tasks or `agents`,
+    /// that the managers no longer hear from, and what of the run's was on it.
+    pub(crate) fn check(&self, agents: &[docker::Task]) -> Result<()> {
+        let held: Vec<(&str, &str)> = self
+            .tasks
+            .iter()
+            .map(|(node, task)| (node.as_str(), task.as_str()))
+            .chain(agents.iter().map(|t| (t.node.as_str(), t.name.as_str())))
+            .collect();
+        for node in docker::nodes()? {
+            let name = &node.description.hostname;
+            let on: Vec<&str> = held
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|&(_, task)| task)
+                .collect();
+            if !node.ready() && !on.is_empty() {
+                bail!(
+                    "node {name} was lost mid-load ({}: {}), with {} on it",
+                    node.status.state,
+                    node.status.message,
+                    on.join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Checks, for a run of servers `shorts` (and `targets` given or not), that the engine
 /// manages a swarm, that the servers' and the agents' images are there, and that no stack of
 /// ours is deployed: each a one-line error saying what to do.

@@ -186,14 +186,12 @@ fn ladder_rate_and_business_cross_three_nodes_and_leave_nothing() {
         .sections
         .business
         .expect("business");
-    assert!(
-        business
-            .store_notes
-            .iter()
-            .any(|n| n.contains("on nodes node3")),
-        "the stores on node3: {:?}",
-        business.store_notes
-    );
+    let stores: Vec<(&str, &str)> = business
+        .store_nodes
+        .iter()
+        .map(|s| (s.service.as_str(), s.node.as_str()))
+        .collect();
+    assert_eq!(stores, [("postgres", "node3"), ("redis", "node3")]);
     let cell = &business.cells[0];
     let run = &cell.runs[0];
     assert_eq!(run.load.success_rate, 100.0, "{:?}", run.load);
@@ -215,26 +213,19 @@ fn ladder_rate_and_business_cross_three_nodes_and_leave_nothing() {
 fn an_agent_killed_on_its_node_is_named_and_the_bed_goes_down_clean() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let bed = Bed::up(&IMAGES);
-    let killer = std::thread::spawn(|| {
-        let deadline = Instant::now() + Duration::from_secs(90);
-        while Instant::now() < deadline {
-            let ps = self::bed(&[
-                "node",
-                "1",
-                "ps",
-                "--quiet",
-                "--filter",
-                "label=com.docker.swarm.service.name=greet-bench_load",
-            ]);
-            let ids = String::from_utf8_lossy(&ps.stdout).to_string();
-            if let Some(id) = ids.split_whitespace().next() {
-                // Once it runs its share: the level's requests are in flight.
-                std::thread::sleep(Duration::from_secs(6));
-                return self::bed(&["node", "1", "kill", id]).status.success();
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        false
+    let killer = once_agents_run(|| {
+        let ps = self::bed(&[
+            "node",
+            "1",
+            "ps",
+            "--quiet",
+            "--filter",
+            "label=com.docker.swarm.service.name=greet-bench_load",
+        ]);
+        let ids = String::from_utf8_lossy(&ps.stdout).to_string();
+        ids.split_whitespace()
+            .next()
+            .is_some_and(|id| self::bed(&["node", "1", "kill", id]).status.success())
     });
     let out = out_dir("bed-killed");
     let run = bed.bench(
@@ -265,11 +256,155 @@ fn an_agent_killed_on_its_node_is_named_and_the_bed_goes_down_clean() {
     assert_nothing_left();
 }
 
-/// The services still deployed on the bed's swarm.
+/// Runs `then` on a thread of its own once an agent container runs on node1 and has run its
+/// share for a while (the agents start 5 s after their job: the level's requests are then in
+/// flight); false when none was seen within 90 s.
+fn once_agents_run(then: impl FnOnce() -> bool + Send + 'static) -> std::thread::JoinHandle<bool> {
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while Instant::now() < deadline {
+            let ps = bed(&[
+                "node",
+                "1",
+                "ps",
+                "--quiet",
+                "--filter",
+                "label=com.docker.swarm.service.name=greet-bench_load",
+            ]);
+            if !String::from_utf8_lossy(&ps.stdout).trim().is_empty() {
+                std::thread::sleep(Duration::from_secs(6));
+                return then();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    })
+}
+
+#[test]
+#[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
+fn a_node_lost_mid_load_is_named_and_what_it_held_goes_once_it_is_back() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bed = Bed::up(&IMAGES);
+    // The server's node, cut off the switch: its engine and its tasks go on, unheard.
+    let cutter = once_agents_run(|| self::bed(&["cut", "2"]).status.success());
+    let out = out_dir("bed-node-lost");
+    let started = Instant::now();
+    let run = bed.bench(
+        "ladder",
+        &["--concurrency", "50", "--delay-ms", "5000"],
+        &out,
+    );
+    let took = started.elapsed();
+    assert!(cutter.join().expect("cutter"), "no agent task was seen");
+    let said = said(&run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("node node2 was lost mid-load") && said.contains("greet-bench_server.1"),
+        "{said}"
+    );
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
+    assert_eq!(bed_services(), "", "left deployed after a lost node");
+    // Back on the switch, the node hears that its tasks were removed, and removes them.
+    assert!(self::bed(&["mend", "2"]).status.success());
+    let back = Instant::now();
+    let left = until_empty(2, Duration::from_secs(90));
+    assert_eq!(
+        left,
+        "",
+        "node2 still runs containers {:?} after it came back",
+        back.elapsed()
+    );
+    eprintln!(
+        "node2 lost: the run ended {took:?} after it started; its containers gone {:?} after it \
+         was back",
+        back.elapsed()
+    );
+    drop(bed);
+    assert_nothing_left();
+}
+
+#[test]
+#[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
+fn ctrl_c_mid_level_removes_what_ran_on_every_node() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bed = Bed::up(&IMAGES);
+    let out = out_dir("bed-ctrl-c");
+    let child = Command::new("bash")
+        .arg(script())
+        .args(["run", BENCH, "ladder"])
+        .args(["--quiet", "--swarm", "--agents", "2", "--servers", "hyper"])
+        .args(["--concurrency", "50", "--delay-ms", "5000"])
+        .args(["--out", out.to_str().expect("utf-8 path")])
+        .args(bin_dir_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash runs");
+    // `run` execs the harness in node1's network namespace: the child is greet-bench.
+    let pid = child.id().to_string();
+    let interrupter = once_agents_run(move || {
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    let run = child.wait_with_output().expect("greet-bench ends");
+    assert!(
+        interrupter.join().expect("interrupter"),
+        "no agent task was seen"
+    );
+    let said = said(&run);
+    assert_eq!(run.status.code(), Some(130), "{said}");
+    let results = results(&out.join("results.json"));
+    let incomplete = results.incomplete.expect("marked incomplete");
+    assert_eq!(incomplete.signal, "SIGINT");
+    assert_eq!(bed_services(), "", "left deployed after Ctrl-C");
+    for node in ["1", "2", "3"] {
+        let left = until_empty(node.parse().expect("a number"), Duration::from_secs(30));
+        assert_eq!(left, "", "node{node} still runs containers after Ctrl-C");
+    }
+    drop(bed);
+    assert_nothing_left();
+}
+
+/// Node `node`'s containers, once none is left or `limit` has passed.
+fn until_empty(node: usize, limit: Duration) -> String {
+    let deadline = Instant::now() + limit;
+    loop {
+        let ps = bed(&["node", &node.to_string(), "ps", "--all", "--quiet"]);
+        let left = String::from_utf8_lossy(&ps.stdout).trim().to_owned();
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// The services still deployed on the bed's swarm, and the networks of the run's stacks.
 fn bed_services() -> String {
-    String::from_utf8_lossy(&bed(&["node", "1", "service", "ls", "--quiet"]).stdout)
-        .trim()
-        .to_owned()
+    let text = |args: &[&str]| String::from_utf8_lossy(&bed(args).stdout).trim().to_owned();
+    let services = text(&["node", "1", "service", "ls", "--quiet"]);
+    let networks = text(&[
+        "node",
+        "1",
+        "network",
+        "ls",
+        "--quiet",
+        "--filter",
+        "name=greet-bench",
+    ]);
+    format!("{services} {networks}").trim().to_owned()
 }
 
 /// No namespace, state directory or control group of the bed's is left on this host.
