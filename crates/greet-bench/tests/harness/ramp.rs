@@ -236,6 +236,13 @@ fn two_agents_find_the_capacity_one_agent_finds() {
     for step in hyper.steps.iter().filter(|s| s.held) {
         assert_eq!(step.success_rate, 100.0, "{step:?}");
     }
+    // Every level keeps each agent's own share, which adds up to the level.
+    for step in &hyper.steps {
+        let indexes: Vec<usize> = step.agents.iter().map(|a| a.index).collect();
+        assert_eq!(indexes, [0, 1], "{step:?}");
+        let requests: u64 = step.agents.iter().map(|a| a.requests).sum();
+        assert_eq!(requests, step.requests, "{step:?}");
+    }
 }
 
 /// The same server twice (`--servers hyper,hyper`) is measured as two, the second named

@@ -479,6 +479,7 @@ impl Level<'_> {
         };
         self.harness
             .say(self.name, &format!("{} {label}: {said}", self.case));
+        let split = CapacityStep::split_as(&run);
         Ok(CapacityStep {
             search,
             target_rps: rate,
@@ -498,6 +499,7 @@ impl Level<'_> {
             latency_ms: run.latency_ms,
             client_cpu_pct: run.client_cpu_pct,
             server_cpu_pct: run.server.cpu_avg_pct,
+            ..split
         })
     }
 }

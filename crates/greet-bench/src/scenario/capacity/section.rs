@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::mann_whitney::Comparison;
 
-use crate::results::{us_per_request_at, Header, Machine, RateWindow, Spectrum, Transport};
+use crate::results::{
+    us_per_request_at, AgentRun, Header, Machine, RateRun, RateWindow, Spectrum, Transport,
+};
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
 /// around the knee; a level holds when every answer is valid, at most
@@ -146,10 +148,25 @@ pub struct CapacityStep {
     pub client_cpu_pct: f64,
     /// The server's mean CPU, percent of one CPU, where it was sampled.
     pub server_cpu_pct: Option<f64>,
+    /// Each agent's own figures and node, when the level was split over several
+    /// (`--agents`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<AgentRun>,
 }
 
 fn one() -> usize {
     1
+}
+
+impl CapacityStep {
+    /// A step with only what `run` says of how its load was split (each agent's figures,
+    /// when there were several): where a load runs is the harness's to know, not the run's.
+    pub(crate) fn split_as(run: &RateRun) -> Self {
+        Self {
+            agents: run.agents.clone(),
+            ..Self::default()
+        }
+    }
 }
 
 impl CapacityServer {
