@@ -264,19 +264,15 @@ pub(crate) fn tasks(service: &str) -> Result<Vec<Task>> {
     ])
 }
 
-/// The tasks of stack `stack` meant to be running (none when it is not deployed).
-pub(crate) fn stack_tasks(stack: &str) -> Vec<Task> {
-    json_lines(&[
-        "stack",
-        "ps",
-        "--no-trunc",
-        "--filter",
-        "desired-state=running",
-        "--format",
-        "{{json .}}",
-        stack,
-    ])
-    .unwrap_or_default()
+/// The tasks of stack `stack` the managers still hold, those meant to be running only when
+/// `running` (none when it is not deployed).
+pub(crate) fn stack_tasks(stack: &str, running: bool) -> Vec<Task> {
+    let mut args = vec!["stack", "ps", "--no-trunc", "--format", "{{json .}}"];
+    if running {
+        args.extend(["--filter", "desired-state=running"]);
+    }
+    args.push(stack);
+    json_lines(&args).unwrap_or_default()
 }
 
 /// Where a service's task runs, as `docker inspect TASK` shows it.
