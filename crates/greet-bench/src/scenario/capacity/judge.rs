@@ -1,5 +1,6 @@
 //! When a level holds: judged on its quarter seconds, so that one stall of a shared machine
-//! cannot break it while a queue building in the server always does.
+//! cannot break it while a queue building in the server always does; and when one that broke
+//! is run again ([`Again`]).
 //!
 //! A level's requests are counted by the quarter second they were due in
 //! ([`greet_load::WINDOW`]). A stall (the hypervisor taking a CPU away, a wake-up late by
@@ -26,7 +27,7 @@ use greet_load::Window;
 
 use crate::results::{RateRun, Spectrum};
 
-use super::Slo;
+use super::{CapacityStep, Slo};
 
 /// The most requests a holding level may send later than the objective's bound: judged as
 /// the sends' lag at p99 against the bound.
@@ -154,6 +155,55 @@ pub(super) fn judge(
     }
 }
 
+/// The most times a level that broke on a disturbed machine
+/// ([`crate::results::Machine::disturbance`]) is run again: a build that takes the CPUs for
+/// minutes then costs a level four runs, and its verdict is recorded as disturbed.
+pub(super) const DISTURBED_AGAIN: usize = 3;
+/// The pause before a disturbed level is run again.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The runs again a level has left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Again {
+    /// After a run that broke on a disturbed machine.
+    disturbed: usize,
+    /// After a run whose last quarters alone broke.
+    pub(super) unsure: usize,
+}
+
+impl Default for Again {
+    fn default() -> Self {
+        Self {
+            disturbed: DISTURBED_AGAIN,
+            unsure: 1,
+        }
+    }
+}
+
+impl Again {
+    /// Whether the level whose run was `step` is run again, and the pause before it: a
+    /// disturbed machine is given [`QUIET`] to settle first. An invalid answer is the
+    /// server's, whatever the machine did: that level stands.
+    pub(super) fn after(&mut self, step: &CapacityStep) -> Option<std::time::Duration> {
+        let pause = if step.disturbed.is_some() {
+            QUIET
+        } else {
+            std::time::Duration::ZERO
+        };
+        if step.held || step.success_rate < 100.0 {
+            None
+        } else if step.disturbed.is_some() && self.disturbed > 0 {
+            self.disturbed -= 1;
+            Some(pause)
+        } else if step.unsure && self.unsure > 0 {
+            self.unsure -= 1;
+            Some(pause)
+        } else {
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,5 +276,46 @@ mod tests {
     fn an_invalid_answer_breaks_a_level_whatever_its_quarters() {
         let v = verdict(&run(99.5, 1.0), 0.1, &Slo::DEFAULT, &[], 8);
         assert!(matches!(&v, Verdict::Broke(why) if why.contains("99.50% valid")));
+    }
+
+    #[test]
+    fn a_level_broken_on_a_busy_machine_runs_again_and_a_stall_at_its_end_once() {
+        let broke = |disturbed: bool, unsure: bool| CapacityStep {
+            disturbed: disturbed.then(|| "other programs used 62% of the CPUs".to_owned()),
+            unsure,
+            success_rate: 100.0,
+            ..CapacityStep::default()
+        };
+        let mut left = Again::default();
+        for _ in 0..DISTURBED_AGAIN {
+            assert_eq!(left.after(&broke(true, true)), Some(QUIET));
+        }
+        // Disturbed still, after three runs again: as any level that broke, but for the one
+        // run again the judge's doubt may have.
+        assert_eq!(left.after(&broke(true, true)), Some(QUIET));
+        assert_eq!(left.after(&broke(true, false)), None);
+
+        let mut left = Again::default();
+        assert_eq!(left.after(&broke(false, false)), None, "a queue stands");
+        assert_eq!(
+            left.after(&broke(false, true)),
+            Some(std::time::Duration::ZERO)
+        );
+        assert_eq!(left.after(&broke(false, true)), None, "once only");
+        let held = CapacityStep {
+            held: true,
+            disturbed: Some("the hypervisor took 12% of the CPUs".to_owned()),
+            ..CapacityStep::default()
+        };
+        assert_eq!(Again::default().after(&held), None, "what held stands");
+        let invalid = CapacityStep {
+            success_rate: 99.5,
+            ..broke(true, false)
+        };
+        assert_eq!(
+            Again::default().after(&invalid),
+            None,
+            "an invalid answer stands"
+        );
     }
 }

@@ -47,7 +47,7 @@ use crate::scenario::Book;
 use crate::stats::distinct;
 use crate::stats::mann_whitney::{self, Figure};
 
-use super::judge::{self, judge, Verdict, LATE_SHARE_MAX};
+use super::judge::{self, judge, Again, Verdict, LATE_SHARE_MAX};
 use super::{Capacity, CapacityServer, CapacityStep, Plan, Section, Slo};
 /// The ramp starts at this fraction of its top.
 const RAMP_FROM: f64 = 0.05;
@@ -61,12 +61,6 @@ const MOVES: usize = 5;
 /// The most times a search moves down past a floor that broke: to a thirty-fifth of the ramp's
 /// knee, where a server that holds nothing is not worth the search.
 const DOWN: usize = 10;
-/// The most times a level that broke on a disturbed machine
-/// ([`crate::results::Machine::disturbance`]) is run again: a build that takes the CPUs for
-/// minutes then costs a level four runs, and its verdict is recorded as disturbed.
-const DISTURBED_AGAIN: usize = 3;
-/// The pause before a disturbed level is run again.
-const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Runs capacity: each search a round over every server in turn.
 pub(super) async fn run(
@@ -426,7 +420,7 @@ impl Level<'_> {
 
     /// Whether a level of search `search` at `rate` held, its runs recorded in `steps`. A
     /// level that broke while the machine was busy with something else is run again, after a
-    /// pause, up to [`DISTURBED_AGAIN`] times; one the judge was unsure of, once.
+    /// pause, up to [`judge::DISTURBED_AGAIN`] times; one the judge was unsure of, once.
     async fn holds(
         &mut self,
         search: usize,
@@ -504,48 +498,6 @@ impl Level<'_> {
     }
 }
 
-/// The runs again a level has left.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Again {
-    /// After a run that broke on a disturbed machine.
-    disturbed: usize,
-    /// After a run whose last quarters alone broke.
-    unsure: usize,
-}
-
-impl Default for Again {
-    fn default() -> Self {
-        Self {
-            disturbed: DISTURBED_AGAIN,
-            unsure: 1,
-        }
-    }
-}
-
-impl Again {
-    /// Whether the level whose run was `step` is run again, and the pause before it: a
-    /// disturbed machine is given [`QUIET`] to settle first. An invalid answer is the
-    /// server's, whatever the machine did: that level stands.
-    fn after(&mut self, step: &CapacityStep) -> Option<std::time::Duration> {
-        let pause = if step.disturbed.is_some() {
-            QUIET
-        } else {
-            std::time::Duration::ZERO
-        };
-        if step.held || step.success_rate < 100.0 {
-            None
-        } else if step.disturbed.is_some() && self.disturbed > 0 {
-            self.disturbed -= 1;
-            Some(pause)
-        } else if step.unsure && self.unsure > 0 {
-            self.unsure -= 1;
-            Some(pause)
-        } else {
-            None
-        }
-    }
-}
-
 /// The ramp's seconds, those in which requests were due.
 fn seconds(windows: &[greet_load::Window]) -> Vec<RateWindow> {
     windows
@@ -608,47 +560,6 @@ mod tests {
         assert_eq!(lower_median(&[4.0, 1.0, 3.0, 2.0]), 2.0);
         assert_eq!(lower_median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(lower_median(&[]), 0.0);
-    }
-
-    #[test]
-    fn a_level_broken_on_a_busy_machine_runs_again_and_a_stall_at_its_end_once() {
-        let broke = |disturbed: bool, unsure: bool| CapacityStep {
-            disturbed: disturbed.then(|| "other programs used 62% of the CPUs".to_owned()),
-            unsure,
-            success_rate: 100.0,
-            ..CapacityStep::default()
-        };
-        let mut left = Again::default();
-        for _ in 0..DISTURBED_AGAIN {
-            assert_eq!(left.after(&broke(true, true)), Some(QUIET));
-        }
-        // Disturbed still, after three runs again: as any level that broke, but for the one
-        // run again the judge's doubt may have.
-        assert_eq!(left.after(&broke(true, true)), Some(QUIET));
-        assert_eq!(left.after(&broke(true, false)), None);
-
-        let mut left = Again::default();
-        assert_eq!(left.after(&broke(false, false)), None, "a queue stands");
-        assert_eq!(
-            left.after(&broke(false, true)),
-            Some(std::time::Duration::ZERO)
-        );
-        assert_eq!(left.after(&broke(false, true)), None, "once only");
-        let held = CapacityStep {
-            held: true,
-            disturbed: Some("the hypervisor took 12% of the CPUs".to_owned()),
-            ..CapacityStep::default()
-        };
-        assert_eq!(Again::default().after(&held), None, "what held stands");
-        let invalid = CapacityStep {
-            success_rate: 99.5,
-            ..broke(true, false)
-        };
-        assert_eq!(
-            Again::default().after(&invalid),
-            None,
-            "an invalid answer stands"
-        );
     }
 
     #[test]
