@@ -5,7 +5,9 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_one_line_error, bench_ok, bin_dir_args, out_dir, results, BENCH};
+use crate::common::{
+    assert_one_line_error, bench_ok, bin_dir_args, ladder_failed_once, out_dir, results, BENCH,
+};
 use greet_bench::results::Run;
 
 /// The level of one agents run: hyper, 300 concurrent requests, 200 ms delay.
@@ -264,26 +266,7 @@ fn a_killed_agent_fails_its_level_by_name() {
     };
     assert!(killed);
     let output = run.wait_with_output().expect("greet-bench ends");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
-    let said = format!("{stdout}{stderr}");
-    assert!(
-        said.contains("agent 1 of 2") && said.contains("killed by signal 9"),
-        "{said}"
-    );
-    let ladder = results(&out.join("results.json"))
-        .sections
-        .ladder
-        .expect("ladder");
-    assert_eq!(
-        ladder.header.failures.len(),
-        1,
-        "{:?}",
-        ladder.header.failures
-    );
+    let ladder = ladder_failed_once(&output, &out, &["agent 1 of 2", "killed by signal 9"]);
     assert!(
         ladder.servers[0].levels.is_empty(),
         "no level figures from a lost agent: {:?}",

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{bin_dir_args, out_dir, results, BENCH};
+use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, said, BENCH};
 use crate::swarm::ONE_AT_A_TIME;
 use greet_bench::results::SampledBy;
 use greet_bench::Results;
@@ -31,14 +31,6 @@ fn bed(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("bash runs")
-}
-
-fn said(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// Three engines in one swarm for the test's length, removed when dropped.
@@ -237,19 +229,7 @@ fn an_agent_killed_on_its_node_is_named_and_the_bed_goes_down_clean() {
         killer.join().expect("killer"),
         "no agent task was seen to kill"
     );
-    let said = said(&run);
-    assert_eq!(run.status.code(), Some(1), "{said}");
-    assert!(said.contains("agent task greet-bench_load."), "{said}");
-    let ladder = results(&out.join("results.json"))
-        .sections
-        .ladder
-        .expect("ladder");
-    assert_eq!(
-        ladder.header.failures.len(),
-        1,
-        "{:?}",
-        ladder.header.failures
-    );
+    ladder_failed_once(&run, &out, &["agent task greet-bench_load."]);
     let services = bed_services();
     assert_eq!(services, "", "left deployed after a failed run");
     drop(bed);
@@ -297,21 +277,10 @@ fn a_node_lost_mid_load_is_named_and_what_it_held_goes_once_it_is_back() {
     );
     let took = started.elapsed();
     assert!(cutter.join().expect("cutter"), "no agent task was seen");
-    let said = said(&run);
-    assert_eq!(run.status.code(), Some(1), "{said}");
-    assert!(
-        said.contains("node node2 was lost mid-load") && said.contains("greet-bench_server.1"),
-        "{said}"
-    );
-    let ladder = results(&out.join("results.json"))
-        .sections
-        .ladder
-        .expect("ladder");
-    assert_eq!(
-        ladder.header.failures.len(),
-        1,
-        "{:?}",
-        ladder.header.failures
+    ladder_failed_once(
+        &run,
+        &out,
+        &["node node2 was lost mid-load", "greet-bench_server.1"],
     );
     assert_eq!(bed_services(), "", "left deployed after a lost node");
     // Back on the switch, the node hears that its tasks were removed, and removes them.

@@ -57,6 +57,40 @@ pub(crate) fn packages() -> Vec<String> {
     SERVERS.iter().map(|s| package(s)).collect()
 }
 
+/// What a run printed: its stdout, then its stderr.
+pub(crate) fn said(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The ladder of a run that failed one server: it exited 1 saying each of `naming`, and its
+/// results.json in `out` holds that one failure.
+pub(crate) fn ladder_failed_once(
+    run: &Output,
+    out: &Path,
+    naming: &[&str],
+) -> greet_bench::scenario::ladder::Section {
+    let said = said(run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    for words in naming {
+        assert!(said.contains(words), "{words:?} not said: {said}");
+    }
+    let ladder = results(&out.join("results.json"))
+        .sections
+        .ladder
+        .expect("ladder");
+    assert_eq!(
+        ladder.header.failures.len(),
+        1,
+        "{:?}",
+        ladder.header.failures
+    );
+    ladder
+}
+
 /// `results.json` of a run, read into the harness's types.
 pub(crate) fn results(path: &Path) -> Results {
     let text = std::fs::read_to_string(path).expect("results.json");

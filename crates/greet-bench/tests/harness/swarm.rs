@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::common::{bin_dir_args, out_dir, results, BENCH};
+use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, BENCH};
 use greet_bench::results::{Mode, Run, SampledBy};
 use greet_bench::Results;
 
@@ -349,23 +349,7 @@ fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
         killer.join().expect("killer"),
         "no agent task was seen to kill"
     );
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_eq!(run.status.code(), Some(1), "{said}");
-    assert!(said.contains("agent task greet-bench_load."), "{said}");
-    let ladder = results(&out.join("results.json"))
-        .sections
-        .ladder
-        .expect("ladder");
-    assert_eq!(
-        ladder.header.failures.len(),
-        1,
-        "{:?}",
-        ladder.header.failures
-    );
+    ladder_failed_once(&run, &out, &["agent task greet-bench_load."]);
     assert_eq!(left_behind(), "", "left behind after a failed run");
 }
 
