@@ -1,6 +1,6 @@
 //! A load's shard handed to agents where the [`Placement`] puts them: processes of this
 //! program on this machine (`greet-bench agent`, `greet_load::local`), or the replicas of a
-//! replicated job on a Docker Swarm (`crate::server::job`).
+//! run-once service on a Docker Swarm (`crate::server::job`).
 //! Either way they start at one instant and their reports come back whole, or the load fails.
 
 use std::net::SocketAddr;
