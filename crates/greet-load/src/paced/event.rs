@@ -47,6 +47,10 @@ pub(super) trait Engine<'a> {
 /// every finished request goes to.
 pub(super) struct Slots<'a> {
     free: Vec<usize>,
+    /// When each slot was last freed.
+    freed: Vec<Instant>,
+    /// Of the request on each slot, how late the client itself sent it.
+    own: Vec<Duration>,
     busy: usize,
     tally: PacedTally,
     start: Instant,
@@ -62,6 +66,8 @@ impl<'a> Slots<'a> {
     pub(super) fn new(n: usize, done: &'a AtomicUsize) -> Self {
         Self {
             free: (0..n).rev().collect(),
+            freed: vec![Instant::now(); n],
+            own: vec![Duration::ZERO; n],
             busy: 0,
             tally: PacedTally::default(),
             start: Instant::now(),
@@ -71,10 +77,14 @@ impl<'a> Slots<'a> {
         }
     }
 
-    fn take(&mut self) -> Option<usize> {
+    /// A free slot for the request due at `due`, which goes out now. The client's own part
+    /// of its lateness runs from the later of `due` and the moment the slot was freed: what
+    /// came before, it waited on the server.
+    fn take(&mut self, due: Instant) -> Option<usize> {
         let s = self.free.pop()?;
         self.busy += 1;
         self.tally.busy_max = self.tally.busy_max.max(self.busy);
+        self.own[s] = Instant::now().saturating_duration_since(due.max(self.freed[s]));
         Some(s)
     }
 
@@ -87,13 +97,14 @@ impl<'a> Slots<'a> {
         connect: Option<Opened>,
         result: Result<u64, ErrorKind>,
     ) {
+        let now = Instant::now();
         self.busy -= 1;
         self.free.push(s);
+        self.freed[s] = now;
         if self.warming {
             self.warmed.extend(connect);
             return;
         }
-        let now = Instant::now();
         let attempt = match result {
             Ok(bytes) => Outcome::Ok {
                 latency: now.saturating_duration_since(intended),
@@ -102,7 +113,8 @@ impl<'a> Slots<'a> {
             },
             Err(kind) => Outcome::Failed { kind, connect },
         };
-        self.tally.count(self.start, [intended, sent, now], attempt);
+        self.tally
+            .count(self.start, [intended, sent, now], self.own[s], attempt);
         self.done.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -114,7 +126,8 @@ impl<'a> Slots<'a> {
                 connect: None,
             };
             let now = Instant::now();
-            self.tally.count(self.start, [due, now, now], failed);
+            let late = now.saturating_duration_since(due);
+            self.tally.count(self.start, [due, now, now], late, failed);
             self.done.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -148,7 +161,7 @@ pub(super) fn drive<'a, E: Engine<'a>>(
             if due > now {
                 break;
             }
-            let Some(s) = engine.slots().take() else {
+            let Some(s) = engine.slots().take(due) else {
                 break;
             };
             intended.next();
@@ -222,7 +235,7 @@ fn warm<'a, E: Engine<'a>>(engine: &mut E, events: &mut Events) {
     engine.slots().warming = true;
     let now = Instant::now();
     // Every slot once: a send that fails at once (no descriptor left) frees its slot again.
-    let all: Vec<usize> = std::iter::from_fn(|| engine.slots().take()).collect();
+    let all: Vec<usize> = std::iter::from_fn(|| engine.slots().take(now)).collect();
     for s in all {
         engine.send(s, now, now);
     }
@@ -329,6 +342,38 @@ mod tests {
         fn ready(&mut self, _: Token, _: bool, _: bool) {}
         fn expire(&mut self, _: Instant) {}
         fn abandon(&mut self) {}
+    }
+
+    /// A request's lag is split where its slot came free: before, it waited on the server
+    /// (every connection busy with its answers); after, on the client. One due before its
+    /// slot came free counts only the time since as the client's own; one due after it, its
+    /// whole lag.
+    #[test]
+    fn the_client_owns_only_the_lag_after_a_slot_came_free() {
+        let done = AtomicUsize::new(0);
+        let mut slots = Slots::new(1, &done);
+        // Two requests due now: the first holds the one slot for 20 ms, the second is taken
+        // 5 ms after it came free.
+        let due = Instant::now();
+        let s = slots.take(due).expect("a free slot");
+        std::thread::sleep(Duration::from_millis(20));
+        slots.finish(s, (due, due), None, Ok(0));
+        std::thread::sleep(Duration::from_millis(5));
+        let lag = due.elapsed();
+        let s = slots.take(due).expect("a free slot");
+        let own = slots.own[s];
+        assert!(own >= Duration::from_millis(5), "{own:?}");
+        assert!(own + Duration::from_millis(20) <= lag, "{own:?} of {lag:?}");
+        // Due once it was free again, and taken 10 ms late: all of it.
+        slots.finish(s, (due, due), None, Ok(0));
+        let late = Instant::now();
+        std::thread::sleep(Duration::from_millis(10));
+        let s = slots.take(late).expect("a free slot");
+        assert!(
+            slots.own[s] >= Duration::from_millis(10),
+            "{:?}",
+            slots.own[s]
+        );
     }
 
     /// Sends that fail at once free their slot at once: the warm-up still tries each slot

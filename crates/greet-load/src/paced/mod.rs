@@ -44,6 +44,11 @@ pub struct PacedTally {
     pub lag: Tally,
     /// Requests sent [`LATE`] or later.
     pub late: u64,
+    /// How late the client itself sent each request: from the later of its intended time and
+    /// the moment the slot it went on was free, to its send. The rest of its lag was spent
+    /// waiting for a slot, on the server.
+    #[serde(default)]
+    pub own_lag: Tally,
     /// Most requests in flight at once: connections busy over HTTP/1.1, streams (and
     /// requests held for one) over HTTP/2.
     pub busy_max: usize,
@@ -62,6 +67,11 @@ pub struct Window {
     pub corrected: Tally,
     /// Of those, sent [`LATE`] or later.
     pub late: u64,
+    /// The same requests' latency less the client's own lateness ([`PacedTally::own_lag`]):
+    /// from when a slot was free for each, the part of the corrected latency that is the
+    /// server's (its answer, and the wait for a connection it had not yet freed).
+    #[serde(default)]
+    pub charged: Tally,
     /// Requests answered (or failed) in this window, whenever they were due: the rate the
     /// server achieved.
     pub completed: u64,
@@ -70,6 +80,7 @@ pub struct Window {
 impl Window {
     fn merge(&mut self, other: &Window) {
         self.corrected.merge(&other.corrected);
+        self.charged.merge(&other.charged);
         self.late += other.late;
         self.completed += other.completed;
     }
@@ -96,14 +107,22 @@ fn window(windows: &mut Vec<Window>, at: Duration) -> &mut Window {
 
 impl PacedTally {
     /// Counts one request of a schedule that started at `start`: due at `intended`, sent at
-    /// `sent`, answered (or failed) at `now`.
-    fn count(&mut self, start: Instant, [intended, sent, now]: [Instant; 3], attempt: Outcome) {
+    /// `sent`, answered (or failed) at `now`; `own` of its lag was the client's own.
+    fn count(
+        &mut self,
+        start: Instant,
+        [intended, sent, now]: [Instant; 3],
+        own: Duration,
+        attempt: Outcome,
+    ) {
         let lag = sent.saturating_duration_since(intended);
-        self.lag.push(Outcome::Ok {
-            latency: lag,
+        let waited = |latency| Outcome::Ok {
+            latency,
             connect: None,
             bytes: 0,
-        });
+        };
+        self.lag.push(waited(lag));
+        self.own_lag.push(waited(own));
         let late = lag >= LATE;
         self.late += u64::from(late);
         if let Outcome::Ok { bytes, .. } = attempt {
@@ -116,6 +135,18 @@ impl PacedTally {
         self.corrected.push(attempt);
         let due = window(&mut self.windows, intended.saturating_duration_since(start));
         due.corrected.push(attempt);
+        due.charged.push(match attempt {
+            Outcome::Ok {
+                latency,
+                connect,
+                bytes,
+            } => Outcome::Ok {
+                latency: latency.saturating_sub(own),
+                connect,
+                bytes,
+            },
+            failed => failed,
+        });
         due.late += u64::from(late);
         window(&mut self.windows, now.saturating_duration_since(start)).completed += 1;
     }
@@ -125,6 +156,7 @@ impl PacedTally {
         self.corrected.merge(&other.corrected);
         self.service.merge(&other.service);
         self.lag.merge(&other.lag);
+        self.own_lag.merge(&other.own_lag);
         self.late += other.late;
         self.busy_max = self.busy_max.max(other.busy_max);
         self.span += other.span;
@@ -251,7 +283,10 @@ async fn tasks(load: &Load, schedule: &Schedule, done: Arc<AtomicUsize>) -> Pace
                     {
                         conn.close().await;
                     }
-                    tally.count(start, [intended, sent, Instant::now()], attempt);
+                    // Whether a connection was free for it before it was taken is not known
+                    // here: the whole lag counts as the server's.
+                    let times = [intended, sent, Instant::now()];
+                    tally.count(start, times, Duration::ZERO, attempt);
                     busy.fetch_sub(1, Ordering::Relaxed);
                     done.fetch_add(1, Ordering::Relaxed);
                 }
