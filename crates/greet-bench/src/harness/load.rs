@@ -17,6 +17,7 @@ use crate::plan::Placement;
 use greet_probe::procfs::{self, MachineTicks};
 
 use crate::results::{Machine, RateRun, Run, Sampled, Spectrum};
+use crate::sample::pulse::Pulse;
 use crate::sample::{self, EngineStats, Maxima, Sampler};
 use crate::server::provision::{Ready, StoreSampling};
 use crate::server::Server;
@@ -295,6 +296,7 @@ pub(crate) struct Observer<'a> {
     engine: Option<&'a EngineStats>,
     from: Instant,
     machine: Option<MachineTicks>,
+    pulse: Pulse,
 }
 
 impl<'a> Observer<'a> {
@@ -309,6 +311,7 @@ impl<'a> Observer<'a> {
             engine: server.and_then(Server::engine),
             from,
             machine: procfs::machine_ticks(),
+            pulse: Pulse::start(),
         }
     }
 
@@ -316,7 +319,9 @@ impl<'a> Observer<'a> {
     /// the reading that covers its end: the engine reads about once a second).
     pub(crate) async fn stop(self) -> Observed {
         let maxima = self.proc.map(Sampler::stop);
-        let machine = sample::machine(self.machine, procfs::machine_ticks());
+        let pace_us = self.pulse.stop();
+        let machine = sample::machine(self.machine, procfs::machine_ticks())
+            .map(|m| Machine { pace_us, ..m });
         let engine = match self.engine {
             Some(stats) => Some(stats.window_covered(self.from, Instant::now()).await),
             None => None,

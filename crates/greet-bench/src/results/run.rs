@@ -117,6 +117,10 @@ pub struct Machine {
     /// time, where both were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub others_pct: Option<f64>,
+    /// Its pace: the CPU time a fixed piece of kernel work took on its CPUs, median over the
+    /// load, microseconds ([`crate::sample::pulse`]). Higher is slower.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_us: Option<f64>,
 }
 
 impl Machine {
@@ -446,6 +450,7 @@ mod tests {
             steal_pct,
             busy_pct: 90.0,
             others_pct,
+            pace_us: None,
         };
         assert_eq!(machine(0.3, Some(6.7)).disturbance(), None);
         assert_eq!(machine(0.3, None).disturbance(), None);

@@ -3,10 +3,12 @@
 //! - [`engine`]: a container from outside it, about once a second: the Docker engine's stats,
 //!   or the log of a watch task beside it on its node;
 //! - [`machine`]: the whole machine over a load, from two readings of /proc/stat: its steal,
-//!   and what else ran.
+//!   and what else ran;
+//! - [`pulse`]: the machine's pace, a fixed piece of kernel work timed on each CPU.
 
 pub(crate) mod engine;
 pub(crate) mod proc;
+pub(crate) mod pulse;
 
 pub(crate) use engine::EngineStats;
 pub(crate) use proc::{read, Maxima, Sampler};
@@ -39,5 +41,6 @@ pub(crate) fn machine(from: Option<MachineTicks>, to: Option<MachineTicks>) -> O
         steal_pct: share(from.steal, to.steal),
         busy_pct: share(from.busy, to.busy),
         others_pct: None,
+        pace_us: None,
     })
 }
