@@ -119,8 +119,8 @@ enum Command {
     ///
     /// The highest open-loop rate held within --slo (p99<5ms by default), every answer valid
     /// and at most 1% sent late: a closed-loop probe, an open-loop ramp to past it (where the
-    /// objective first breaks is the knee), then bisections around the knee, whose capacities
-    /// the servers are compared on
+    /// objective first breaks is the knee), then searches that settle around the knee, whose
+    /// capacities the servers are compared on
     Capacity(capacity::Flags),
     /// Keep-alive throughput over HTTP/1.1, h2c, HTTPS and h2
     ///

@@ -191,6 +191,13 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
             "{step:?}"
         );
     }
+    // Each search ran with the machine's pace timed.
+    assert_eq!(hyper.paces_us.len(), hyper.searches.len(), "{hyper:?}");
+    assert!(
+        hyper.paces_us.iter().all(|&us| us > 10.0),
+        "{:?}",
+        hyper.paces_us
+    );
     let half = hyper.at_half.as_ref().expect("measured at half");
     assert!(half.p50 >= 50.0 && half.p50 < 60.0, "{half:?}");
     assert!(
@@ -256,7 +263,7 @@ fn the_same_server_twice_is_within_the_noise() {
     let said = capacity_of_behind_the_delay("hyper,hyper", &out, &["--repeats", "4"]);
     let turns: Vec<&str> = said
         .lines()
-        .filter(|l| l.contains(" of 4 held up to "))
+        .filter(|l| l.contains(" of 4 settled at "))
         .filter_map(|l| l.split(": ").nth(1))
         .collect();
     assert_eq!(

@@ -36,16 +36,16 @@ pub(crate) struct Flags {
     ramp: Option<Duration>,
 
     #[arg(long, value_parser = parse_duration,
-          help = help("How long each level of a bisection runs",
+          help = help("How long each level of a search runs",
                       format!("{}s", Plan::DURATION.as_secs()), millis(Plan::QUICK_DURATION)))]
     duration: Option<Duration>,
 
     #[arg(long, value_parser = parse_repeats,
-          help = help("Levels per bisection", Plan::STEPS, Plan::QUICK_STEPS))]
+          help = help("Levels of each search's staircase, once its bracket is halved to two 4% steps; their rates (and the next one's) average to the search's capacity", Plan::STEPS, Plan::QUICK_STEPS))]
     steps: Option<usize>,
 
     #[arg(long, value_parser = parse_repeats,
-          help = help("Bisections per server and endpoint; 4 or more can tell servers apart",
+          help = help("Searches per server and endpoint; 4 or more can tell servers apart",
                       Plan::REPEATS, Plan::QUICK_REPEATS))]
     repeats: Option<usize>,
 

@@ -3,7 +3,9 @@
 //! is run again ([`Again`]).
 //!
 //! A level's requests are counted by the quarter second they were due in
-//! ([`greet_load::WINDOW`]). A stall (the hypervisor taking a CPU away, a wake-up late by
+//! ([`greet_load::WINDOW`]), each quarter judged on its requests' latency less the client's
+//! own lateness ([`greet_load::Window::charged`]): a request the client was slow to send
+//! with a connection free is not the server's. A stall (the hypervisor taking a CPU away, a wake-up late by
 //! milliseconds) delays the requests due during it and shortly after: it breaks one or two
 //! quarters, and the ones after it hold again. A server past its capacity falls further
 //! behind with every request: once a quarter breaks, every one after it breaks too, to the
@@ -70,10 +72,10 @@ pub(super) struct Judged {
 pub(super) fn level(windows: &[Window], run: &RateRun, lag_p99_ms: f64, slo: &Slo) -> Judged {
     let quarters: Vec<(f64, f64)> = windows
         .iter()
-        .filter(|w| w.corrected.requests() > 0)
+        .filter(|w| w.charged.requests() > 0)
         .map(|w| {
-            let figures = w.corrected.figures();
-            let latency = Spectrum::of(&w.corrected).at(slo.percentile);
+            let figures = w.charged.figures();
+            let latency = Spectrum::of(&w.charged).at(slo.percentile);
             (figures.success_rate, latency)
         })
         .collect();

@@ -1,5 +1,5 @@
 //! Capacity: per server and endpoint, the highest open-loop rate it holds within a latency
-//! objective, found by a closed-loop probe, an open-loop ramp and bisections around its knee.
+//! objective, found by a closed-loop probe, an open-loop ramp and searches around its knee.
 
 mod charts;
 mod flags;
@@ -103,6 +103,10 @@ impl report::Section for Section {
                 .collect::<Vec<_>>()
                 .join(" "),
             spread: table::spread(s.spread()),
+            paces_us: (s.paces_us.iter())
+                .map(|v| format!("{v:.0}"))
+                .collect::<Vec<_>>()
+                .join(" "),
             probe_rps: s.probe_rps,
             top_rps: s.top_rps,
             ceiling_rps: s.ceiling_rps,
@@ -121,7 +125,7 @@ impl report::Section for Section {
         self.servers
             .iter()
             .flat_map(|s| {
-                // Each bisection's capacity: the highest rate it held, a second.
+                // Each search's capacity: the rate its staircase settled on, a second.
                 let place = match s.streams {
                     1 => "capacity".to_owned(),
                     n => format!("capacity, {n} streams"),
@@ -175,6 +179,7 @@ struct CapacityRow<'a> {
     at_top: bool,
     searches: String,
     spread: String,
+    paces_us: String,
     probe_rps: f64,
     top_rps: f64,
     ceiling_rps: f64,

@@ -1,5 +1,5 @@
 //! The capacity plan: per server and endpoint, the highest open-loop rate held within a
-//! service-level objective, found by a ramp and a bisection around its knee.
+//! service-level objective, found by a ramp and searches around its knee.
 
 use std::fmt;
 use std::time::Duration;
@@ -51,8 +51,9 @@ impl fmt::Display for Slo {
 }
 
 /// Capacity: per server and endpoint, a closed-loop probe, an open-loop ramp to past the
-/// probe's rate (where the objective first breaks is the knee), then `repeats` bisections of
-/// `steps` levels each around the knee; the highest rate held is the capacity.
+/// probe's rate (where the objective first breaks is the knee), then `repeats` searches
+/// around the knee, each ending in a staircase of `steps` levels; the median of the rates
+/// they settle on is the capacity.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     /// Servers, in order.
@@ -65,11 +66,11 @@ pub struct Plan {
     pub slo: Slo,
     /// How long the ramp runs.
     pub ramp: Duration,
-    /// How long each level of a bisection runs.
+    /// How long each level of a search runs.
     pub duration: Duration,
-    /// Levels per bisection.
+    /// Levels of each search's staircase.
     pub steps: usize,
-    /// Bisections: their capacities are what servers are compared on.
+    /// Searches: their capacities are what servers are compared on.
     pub repeats: usize,
     /// How long the closed-loop probe runs.
     pub probe: Duration,
@@ -86,18 +87,18 @@ impl Plan {
     pub const RAMP: Duration = Duration::from_secs(10);
     /// `--quick` ramp.
     pub const QUICK_RAMP: Duration = Duration::from_secs(1);
-    /// A bisection level's length.
+    /// A search level's length.
     pub const DURATION: Duration = Duration::from_secs(2);
     /// `--quick` level.
     pub const QUICK_DURATION: Duration = Duration::from_millis(300);
-    /// Levels per bisection: the last halves a window of ±30% around the knee five times,
-    /// to within 2% of it.
+    /// Levels of each search's staircase: five 4% steps from the halved bracket, the rates
+    /// of which (and of the next) average to the search's capacity.
     pub const STEPS: usize = 5;
     /// `--quick` steps.
     pub const QUICK_STEPS: usize = 2;
-    /// Bisections: 4 a side is the fewest Mann-Whitney can tell apart at 0.05.
+    /// Searches: 4 a side is the fewest Mann-Whitney can tell apart at 0.05.
     pub const REPEATS: usize = 4;
-    /// `--quick` bisections.
+    /// `--quick` searches.
     pub const QUICK_REPEATS: usize = 1;
 
     /// The defaults, or the `--quick` sizes.

@@ -3,10 +3,11 @@
 //! probe's rate to 1.2 times it (or the client's limit, if lower) finds where the objective
 //! first breaks, second by second; then each of `repeats` searches brackets the knee, a rate
 //! that held under a rate that broke, from a window of ±30% around the ramp's knee moved up
-//! or down until it does, and halves that bracket `steps` times with constant levels: its
-//! highest level that held is its capacity. Servers are compared on those capacities
-//! (Mann-Whitney). At half and 90% of the median capacity the latency is measured once more;
-//! at the highest level held, the CPU each side spent per request.
+//! or down until it does, halves that bracket to two steps of 4%, and runs `steps` constant
+//! levels as a staircase from there: the rate it settles on is its capacity. Servers are
+//! compared on those capacities (Mann-Whitney). At half and 90% of the median capacity the
+//! latency is measured once more; at the highest level held under it, the CPU each side
+//! spent per request.
 //!
 //! The searches go in rounds that take the servers in turn (A B C A B C), each on a server
 //! started afresh: the first round probes and ramps each server before its first search, the
@@ -44,8 +45,8 @@ use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{paced_run, probe, Probed, CLIENT_BOUND_PCT};
 use crate::results::{Header, RateRun, RateWindow, Spectrum};
 use crate::scenario::Book;
-use crate::stats::distinct;
 use crate::stats::mann_whitney::{self, Figure};
+use crate::stats::{distinct, median};
 
 use super::judge::{self, judge, Again, Verdict, LATE_SHARE_MAX};
 use super::{Capacity, CapacityServer, CapacityStep, Plan, Section, Slo};
@@ -61,6 +62,12 @@ const MOVES: usize = 5;
 /// The most times a search moves down past a floor that broke: to a thirty-fifth of the ramp's
 /// knee, where a server that holds nothing is not worth the search.
 const DOWN: usize = 10;
+/// The staircase's step: a level that held is followed by one this much higher, one that
+/// broke by one this much lower. About the width of the band in which a server at its knee
+/// holds a 2 s level in some runs and not in others (axum held 61,846/s once and broke it
+/// once, held 59,611/s twice and broke 62,964/s twice): a step as wide as the band crosses
+/// it in one level, a narrower one only wanders in it.
+const STEP: f64 = 0.04;
 
 /// Runs capacity: each search a round over every server in turn.
 pub(super) async fn run(
@@ -194,15 +201,13 @@ fn top_of(probed: f64, client_max: f64, here: bool, client_bound: bool) -> f64 {
     }
 }
 
-/// The lower median: of an even number, the lower of the two middle values, so that the
-/// capacity is always a rate a search ran and held.
-fn lower_median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted
-        .get(sorted.len().saturating_sub(1) / 2)
-        .copied()
-        .unwrap_or(0.0)
+/// The geometric mean of `rates` (0 when empty): a staircase's steps are ratios, the same up
+/// as down.
+fn geometric_mean(rates: &[f64]) -> f64 {
+    if rates.is_empty() {
+        return 0.0;
+    }
+    (rates.iter().map(|r| r.ln()).sum::<f64>() / rates.len() as f64).exp()
 }
 
 /// What every level of one server and endpoint shares.
@@ -280,7 +285,7 @@ impl Level<'_> {
     }
 
     /// `round`'s search of `record`, and what follows from every search so far: the
-    /// capacity, and the CPU per request at the highest level held; in the last round, the
+    /// capacity, and the CPU per request at the highest level held under it; in the last round, the
     /// latency at half and 90% of the capacity.
     async fn next_search(&mut self, round: &Round<'_>, record: &mut CapacityServer) -> Result<()> {
         let (plan, name, case) = (self.plan, self.name, self.case.clone());
@@ -289,12 +294,22 @@ impl Level<'_> {
             .search(round.search, knee, record.ceiling_rps, &mut record.steps)
             .await?;
         record.searches.push(found);
-        record.capacity_rps = lower_median(&record.searches);
+        record.capacity_rps = median(&record.searches);
+        let paces: Vec<f64> = (record.steps.iter())
+            .filter(|s| s.search == round.search)
+            .filter_map(|s| s.machine.and_then(|m| m.pace_us))
+            .collect();
+        if paces.is_empty() {
+            record.paces_us.clear();
+        } else if record.paces_us.len() + 1 == record.searches.len() {
+            record.paces_us.push(median(&paces));
+        }
         record.at_top = record.capacity_rps >= record.ceiling_rps * 0.999;
+        let capacity = record.capacity_rps;
         if let Some(at_knee) = record
             .steps
             .iter()
-            .filter(|s| s.held)
+            .filter(|s| s.held && s.target_rps <= capacity)
             .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))
         {
             let per_request = |pct: f64| pct / 100.0 / at_knee.achieved_rps.max(1.0) * 1e6;
@@ -305,7 +320,7 @@ impl Level<'_> {
         self.harness.say(
             name,
             &format!(
-                "{case}: search {} of {} held up to {found:.0}/s",
+                "{case}: search {} of {} settled at {found:.0}/s",
                 round.search, plan.repeats
             ),
         );
@@ -366,12 +381,22 @@ impl Level<'_> {
         Ok(ran)
     }
 
-    /// Search `search` from the ramp's `knee`, under `ceiling`: its highest level that held.
-    /// It first brackets the capacity: from the knee's window of ±[`WINDOW`], the top is
+    /// Search `search` from the ramp's `knee`, under `ceiling`: the rate its staircase settles
+    /// on. It first brackets the capacity: from the knee's window of ±[`WINDOW`], the top is
     /// run, and while it holds the window moves up (the ramp's seconds are short and may
     /// break early); when it broke, the floor is run, and while it breaks the window moves
-    /// down. Then each of the plan's steps halves the bracket, so that a level broken by
-    /// chance costs one step's precision, never a fall to a fraction of the knee.
+    /// down. It halves the bracket until it is two [`STEP`]s wide, then runs the plan's steps
+    /// as a staircase from its middle (up a step after a level that held, down one after a
+    /// level that broke): the geometric mean of the staircase's rates, and of the rate it
+    /// would run next, is the search's capacity. A level that held reaches the ceiling, and
+    /// the capacity is the ceiling (at least that much).
+    ///
+    /// Near its knee a server holds a level in some runs and not in others, and a bisection
+    /// kept its first verdict there for good: one level broken by chance cost it the rest of
+    /// the band, and its highest level held landed anywhere in the band (axum's four at
+    /// 61,846, 41,337, 77,494 and 59,611/s in one run). The staircase walks back from such a
+    /// verdict, and settles where the server holds as often as not (Dixon and Mood's
+    /// up-and-down method).
     async fn search(
         &mut self,
         search: usize,
@@ -407,15 +432,30 @@ impl Level<'_> {
             }
         }
         // `low` held, `high` broke.
-        for _ in 0..self.plan.steps {
-            let rate = (low + high) / 2.0;
+        while high / low > (1.0 + STEP).powi(2) {
+            let rate = (low * high).sqrt();
             if self.holds(search, rate, steps).await? {
                 low = rate;
             } else {
                 high = rate;
             }
         }
-        Ok(low)
+        let mut rate = (low * high).sqrt();
+        let mut ran = Vec::with_capacity(self.plan.steps + 1);
+        for _ in 0..self.plan.steps {
+            ran.push(rate);
+            let held = self.holds(search, rate, steps).await?;
+            if held && rate >= ceiling {
+                return Ok(ceiling);
+            }
+            rate = if held {
+                (rate * (1.0 + STEP)).min(ceiling)
+            } else {
+                rate / (1.0 + STEP)
+            };
+        }
+        ran.push(rate);
+        Ok(geometric_mean(&ran))
     }
 
     /// Whether a level of search `search` at `rate` held, its runs recorded in `steps`. A
@@ -489,6 +529,7 @@ impl Level<'_> {
             success_rate: run.success_rate,
             late: run.late,
             lag_p99_ms: lag.p99,
+            own_lag_p99_ms: Spectrum::of(&tally.own_lag).p99,
             requests,
             latency_ms: run.latency_ms,
             client_cpu_pct: run.client_cpu_pct,
@@ -513,7 +554,7 @@ fn broke(w: &RateWindow, slo: &Slo) -> Option<String> {
     judge(w.success_rate, 0.0, w.latency_ms.at(slo.percentile), slo)
 }
 
-/// Every pair of servers per endpoint (and streams), on their bisections' capacities.
+/// Every pair of servers per endpoint (and streams), on their searches' capacities.
 pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Comparison> {
     let mut out = Vec::new();
     for case in distinct(servers.iter().map(CapacityServer::case)) {
@@ -556,10 +597,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_capacity_is_a_rate_a_search_held() {
-        assert_eq!(lower_median(&[4.0, 1.0, 3.0, 2.0]), 2.0);
-        assert_eq!(lower_median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(lower_median(&[]), 0.0);
+    fn a_staircase_settles_on_the_geometric_mean_of_its_rates() {
+        let up = 100.0 * (1.0 + STEP);
+        let mean = geometric_mean(&[100.0, up, 100.0, up]);
+        assert!((mean - (100.0 * up).sqrt()).abs() < 1e-9, "{mean}");
+        assert_eq!(geometric_mean(&[]), 0.0);
     }
 
     #[test]

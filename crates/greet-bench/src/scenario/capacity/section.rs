@@ -9,8 +9,8 @@ use crate::results::{
     us_per_request_at, AgentRun, Header, Machine, RateRun, RateWindow, Spectrum, Transport,
 };
 
-/// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then bisections
-/// around the knee; a level holds when every answer is valid, at most
+/// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then searches
+/// around the knee, each a bracket halved and a staircase; a level holds when every answer is valid, at most
 /// [`Section::late_share_max`] of its requests went out late, and the objective's percentile
 /// of the latency from the intended send is within its bound.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -33,15 +33,15 @@ pub struct Section {
     pub late_share_max: f64,
     /// The ramp's length, seconds.
     pub ramp_s: f64,
-    /// Each bisection level's length, seconds.
+    /// Each search level's length, seconds.
     pub duration_s: f64,
-    /// Levels per bisection.
+    /// Levels of each search's staircase.
     pub steps: usize,
     /// Keep-alive connections.
     pub connections: usize,
     /// One entry per server and endpoint.
     pub servers: Vec<CapacityServer>,
-    /// Every pair of servers per endpoint, on the bisections' capacities.
+    /// Every pair of servers per endpoint, on the searches' capacities.
     pub comparisons: Vec<Comparison>,
     /// What every section has: the repeats, the failures.
     #[serde(flatten)]
@@ -73,15 +73,20 @@ pub struct CapacityServer {
     pub ramp: Vec<RateWindow>,
     /// The rate offered in the last second of the ramp that held (none when none did).
     pub ramp_knee_rps: Option<f64>,
-    /// Each bisection's capacity: its highest level that held.
+    /// Each search's capacity: the rate its staircase settled on (the ceiling, when a level
+    /// there held).
     pub searches: Vec<f64>,
-    /// The capacity at the objective: the median of [`Self::searches`] (of an even number,
-    /// the lower middle one: always a rate a search ran and held).
+    /// The capacity at the objective: the median of [`Self::searches`].
     pub capacity_rps: f64,
+    /// Each search's pace: the machine's ([`Machine::pace_us`]), median over its levels,
+    /// microseconds; empty unless every search has one. Higher is slower: where the searches
+    /// spread, it says whether the machine drifted under them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paces_us: Vec<f64>,
     /// The searches held up to the ceiling: the capacity is at least this much, and the
     /// client's limit (or on agents, the ramp's top), not the server's, ended it.
     pub at_top: bool,
-    /// Every level the bisections ran, in order.
+    /// Every level the searches ran, in order.
     pub steps: Vec<CapacityStep>,
     /// At half the capacity: the latency from the intended send.
     pub at_half: Option<Spectrum>,
@@ -96,10 +101,10 @@ pub struct CapacityServer {
     pub node: Option<String>,
 }
 
-/// One level of a bisection.
+/// One level of a search.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct CapacityStep {
-    /// The bisection it belongs to, from 1.
+    /// The search it belongs to, from 1.
     pub search: usize,
     /// Requests a second, the schedule's.
     pub target_rps: f64,
@@ -140,6 +145,10 @@ pub struct CapacityStep {
     /// How late the sends were at p99, milliseconds: over the objective's bound, more than 1%
     /// went out later than it allows.
     pub lag_p99_ms: f64,
+    /// Of that lag, the client's own at p99, milliseconds: how late it sent requests for
+    /// which a connection was free.
+    #[serde(default)]
+    pub own_lag_p99_ms: f64,
     /// Requests sent.
     pub requests: u64,
     /// The latency from the intended send.
@@ -178,15 +187,16 @@ impl CapacityServer {
         (self.capacity_rps > 0.0).then(|| (lowest / self.capacity_rps, highest / self.capacity_rps))
     }
 
-    /// Each search's server CPU per request at the highest level it held, microseconds; none
-    /// unless every search has it.
+    /// Each search's server CPU per request at the highest level it held under its capacity,
+    /// microseconds; none unless every search has it.
     pub fn server_us_each(&self) -> Vec<f64> {
         let each: Option<Vec<f64>> = (1..=self.searches.len())
-            .map(|search| {
+            .zip(&self.searches)
+            .map(|(search, &found)| {
                 let top = self
                     .steps
                     .iter()
-                    .filter(|s| s.search == search && s.held)
+                    .filter(|s| s.search == search && s.held && s.target_rps <= found)
                     .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))?;
                 us_per_request_at(top.server_cpu_pct?, top.achieved_rps)
             })

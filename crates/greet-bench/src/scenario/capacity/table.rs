@@ -28,6 +28,14 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
                     .collect::<Vec<_>>()
                     .join(" "),
                 spread(s.spread()),
+                if s.paces_us.is_empty() {
+                    "-".to_owned()
+                } else {
+                    (s.paces_us.iter())
+                        .map(|v| format!("{v:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
                 format!("{:.0}", s.probe_rps),
                 opt(s.ramp_knee_rps, 0),
                 ms(s.at_half.as_ref()),
@@ -41,7 +49,7 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
     let mut table = Table::new(
         format!(
             "Capacity at {} (every answer valid, at most {:.0}% sent later than it allows), a {:.0} s ramp then {} \
-             bisection(s) of {} levels of {:.1} s, {} connections, delay {} ms, --workers {}",
+             search(es), each a staircase of {} levels of {:.1} s, {} connections, delay {} ms, --workers {}",
             capacity.slo,
             capacity.late_share_max * 100.0,
             capacity.ramp_s,
@@ -58,6 +66,7 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
             "Capacity(req/s)",
             "Searches",
             "Spread",
+            "Paces (us)",
             "Closed-loop probe",
             "Ramp knee",
             "p50 / p99 at 50%",
@@ -71,7 +80,8 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
     table.notes.push(
         ">= : held up to the top of the search (what the client can pace; on agents, 1.2 \
          times the probe): the capacity is at least this; Spread: the lowest and highest search \
-         from the capacity; us/req: CPU microseconds per request at the highest level held"
+         from the capacity; Paces: how long the machine took meanwhile for a fixed piece of \
+         kernel work, each search's median (higher is slower); us/req: CPU microseconds per request at the highest level held under the capacity"
             .to_owned(),
     );
     for s in &capacity.servers {
