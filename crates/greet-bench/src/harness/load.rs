@@ -259,9 +259,11 @@ impl Harness {
             wire: wire.clone(),
             work: ask.work.clone(),
         };
-        let (cpu, at) = (own_cpu(), Instant::now());
+        let (cpu, pulse, at) = (own_cpu(), observer.pulse_s(), Instant::now());
         let counted = greet_load::run(&load, done).await;
-        let (client_cpu_s, span_s) = (own_cpu() - cpu, at.elapsed().as_secs_f64());
+        // The pulse's units run in this process too, and are not the load generator's.
+        let pulse = observer.pulse_s() - pulse;
+        let (client_cpu_s, span_s) = (own_cpu() - cpu - pulse, at.elapsed().as_secs_f64());
         bar.finish();
         let observed = observer.stop().await;
         let stores = match stores {
@@ -313,6 +315,11 @@ impl<'a> Observer<'a> {
             machine: procfs::machine_ticks(),
             pulse: Pulse::start(),
         }
+    }
+
+    /// The CPU time the machine's pulse took so far, seconds.
+    pub(crate) fn pulse_s(&self) -> f64 {
+        self.pulse.spent_s()
     }
 
     /// Stops: what /proc saw, and the engine's figures over the load (waiting up to 2.5 s for

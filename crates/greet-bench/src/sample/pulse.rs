@@ -13,7 +13,9 @@
 //! period, under 0.2% of each CPU.
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -31,29 +33,40 @@ const EVERY: Duration = Duration::from_millis(250);
 #[derive(Debug)]
 pub(crate) struct Pulse {
     threads: Vec<(mpsc::Sender<()>, JoinHandle<Vec<f64>>)>,
+    /// The CPU time its units took so far, nanoseconds: the harness's own CPU, which is not
+    /// the load generator's.
+    spent_ns: Arc<AtomicU64>,
 }
 
 impl Pulse {
     /// Starts a thread on each CPU this process may run on; none where the affinity cannot be
     /// read or set.
     pub(crate) fn start() -> Self {
+        let spent_ns = Arc::new(AtomicU64::new(0));
         let Ok(allowed) = sched_getaffinity(Pid::from_raw(0)) else {
             return Self {
                 threads: Vec::new(),
+                spent_ns,
             };
         };
         let threads = (0..CpuSet::count())
             .filter(|&cpu| allowed.is_set(cpu).unwrap_or(false))
             .filter_map(|cpu| {
                 let (stop, stopped) = mpsc::channel();
+                let spent = Arc::clone(&spent_ns);
                 let thread = std::thread::Builder::new()
                     .name(format!("pulse-{cpu}"))
-                    .spawn(move || beat(cpu, &stopped))
+                    .spawn(move || beat(cpu, &stopped, &spent))
                     .ok()?;
                 Some((stop, thread))
             })
             .collect();
-        Self { threads }
+        Self { threads, spent_ns }
+    }
+
+    /// The CPU time its units took so far, seconds.
+    pub(crate) fn spent_s(&self) -> f64 {
+        self.spent_ns.load(Ordering::Relaxed) as f64 / 1e9
     }
 
     /// Stops: the median time the unit took over every CPU, microseconds (none when no unit
@@ -68,8 +81,9 @@ impl Pulse {
     }
 }
 
-/// On `cpu`, a unit every [`EVERY`] until told to stop: each unit's CPU time, microseconds.
-fn beat(cpu: usize, stopped: &mpsc::Receiver<()>) -> Vec<f64> {
+/// On `cpu`, a unit every [`EVERY`] until told to stop: each unit's CPU time, microseconds,
+/// also added to `spent` (nanoseconds).
+fn beat(cpu: usize, stopped: &mpsc::Receiver<()>, spent: &AtomicU64) -> Vec<f64> {
     let mut on = CpuSet::new();
     if on.set(cpu).is_err() || sched_setaffinity(Pid::from_raw(0), &on).is_err() {
         return Vec::new();
@@ -80,6 +94,7 @@ fn beat(cpu: usize, stopped: &mpsc::Receiver<()>) -> Vec<f64> {
     let mut took = Vec::new();
     loop {
         if let Some(us) = unit(&mut reader, &mut writer) {
+            spent.fetch_add((us * 1e3) as u64, Ordering::Relaxed);
             took.push(us);
         }
         match stopped.recv_timeout(EVERY) {
@@ -117,6 +132,8 @@ mod tests {
         let pulse = Pulse::start();
         assert!(!pulse.threads.is_empty(), "a thread per CPU");
         std::thread::sleep(Duration::from_millis(50));
+        let spent = pulse.spent_s();
+        assert!(spent > 0.0 && spent < 0.1, "{spent} s");
         let us = pulse.stop().expect("timed");
         assert!(us > 10.0 && us < 100_000.0, "{us} µs");
     }
