@@ -118,7 +118,8 @@ pub struct Machine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub others_pct: Option<f64>,
     /// Its pace: the CPU time a fixed piece of kernel work took on its CPUs, median over the
-    /// load, microseconds ([`crate::sample::pulse`]). Higher is slower.
+    /// load, microseconds: 500 one-byte round trips through a pipe, every 250 ms on each
+    /// CPU. Higher is slower.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace_us: Option<f64>,
 }
