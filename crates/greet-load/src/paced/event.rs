@@ -77,14 +77,14 @@ impl<'a> Slots<'a> {
         }
     }
 
-    /// A free slot for the request due at `due`, which goes out now. The client's own part
+    /// A free slot for the request due at `due`, which goes out `now`. The client's own part
     /// of its lateness runs from the later of `due` and the moment the slot was freed: what
     /// came before, it waited on the server.
-    fn take(&mut self, due: Instant) -> Option<usize> {
+    fn take(&mut self, due: Instant, now: Instant) -> Option<usize> {
         let s = self.free.pop()?;
         self.busy += 1;
         self.tally.busy_max = self.tally.busy_max.max(self.busy);
-        self.own[s] = Instant::now().saturating_duration_since(due.max(self.freed[s]));
+        self.own[s] = now.saturating_duration_since(due.max(self.freed[s]));
         Some(s)
     }
 
@@ -161,11 +161,12 @@ pub(super) fn drive<'a, E: Engine<'a>>(
             if due > now {
                 break;
             }
-            let Some(s) = engine.slots().take(due) else {
+            let at = Instant::now();
+            let Some(s) = engine.slots().take(due, at) else {
                 break;
             };
             intended.next();
-            engine.send(s, due, Instant::now());
+            engine.send(s, due, at);
             sent = true;
         }
         if sent {
@@ -235,7 +236,7 @@ fn warm<'a, E: Engine<'a>>(engine: &mut E, events: &mut Events) {
     engine.slots().warming = true;
     let now = Instant::now();
     // Every slot once: a send that fails at once (no descriptor left) frees its slot again.
-    let all: Vec<usize> = std::iter::from_fn(|| engine.slots().take(now)).collect();
+    let all: Vec<usize> = std::iter::from_fn(|| engine.slots().take(now, now)).collect();
     for s in all {
         engine.send(s, now, now);
     }
@@ -355,12 +356,12 @@ mod tests {
         // Two requests due now: the first holds the one slot for 20 ms, the second is taken
         // 5 ms after it came free.
         let due = Instant::now();
-        let s = slots.take(due).expect("a free slot");
+        let s = slots.take(due, Instant::now()).expect("a free slot");
         std::thread::sleep(Duration::from_millis(20));
         slots.finish(s, (due, due), None, Ok(0));
         std::thread::sleep(Duration::from_millis(5));
         let lag = due.elapsed();
-        let s = slots.take(due).expect("a free slot");
+        let s = slots.take(due, Instant::now()).expect("a free slot");
         let own = slots.own[s];
         assert!(own >= Duration::from_millis(5), "{own:?}");
         assert!(own + Duration::from_millis(20) <= lag, "{own:?} of {lag:?}");
@@ -368,7 +369,7 @@ mod tests {
         slots.finish(s, (due, due), None, Ok(0));
         let late = Instant::now();
         std::thread::sleep(Duration::from_millis(10));
-        let s = slots.take(late).expect("a free slot");
+        let s = slots.take(late, Instant::now()).expect("a free slot");
         assert!(
             slots.own[s] >= Duration::from_millis(10),
             "{:?}",
