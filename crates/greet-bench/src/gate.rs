@@ -81,7 +81,7 @@ mod tests {
             scenario: "a".into(),
             server: server.into(),
             endpoint: Some("/greetings".into()),
-            place: "c=2700".into(),
+            cell: "c=2700".into(),
             metric,
             values: values.to_vec(),
         }

@@ -16,24 +16,29 @@
 //! where it runs, the harness's own process, agents here or a swarm job, is the plan's
 //! [`plan::Placement`], which the harness reads and no scenario does.
 //!
-//! **A scenario is one folder**, `scenario/<name>/`: its plan, flags, run, section of
-//! results.json, tables and charts, behind one small trait (`scenario::Scenario`); the list
-//! of scenarios is written once, in `scenario/mod.rs`, and with the shared run skeleton and
-//! the shared section header. The layers below keep only what every scenario shares.
+//! **A scenario is one folder**, `scenario/<name>/`: what it is (`mod.rs`: what it says of
+//! itself, its plan and defaults), its own flags (`flags.rs`), its run (`run.rs`) and its
+//! report (`report.rs`: its section of results.json, tables, charts, CSV, figures, scorecard
+//! rows), built with one kit (`scenario/kit.rs`: the `Scenario` trait, the run skeleton and
+//! the `Book` it records into). The list of scenarios is one line each, in `scenario/mod.rs`;
+//! the command line's subcommands, `all`, results.json's sections and the report's order come
+//! from it. What every scenario's plan holds, [`plan::Base`], and its one flag group are
+//! written once. The layers below keep only what every scenario shares.
 //!
 //! Only what the tests and the binary use is public (the plans and sections, the results, the
 //! statistics, the command line's `main`); the rest is the crate's own. Layout, one job a
 //! module; dependencies point down this list, never up (a test, `tests/harness/layering.rs`,
 //! holds them to it, and within each directory module too):
-//! - [`cli`]: the commands and their exit codes; it runs nothing itself;
-//! - `run`: one run from plan to report (servers found once, CPUs split, Ctrl-C, the
-//!   baseline and the thresholds at the end);
+//! - [`cli`]: the commands and their exit codes, made from the list of scenarios; it runs
+//!   nothing itself;
+//! - `run`: one run from its [`scenario::Agenda`] to report (servers found once, CPUs split,
+//!   Ctrl-C, the baseline and the thresholds at the end);
 //! - `tools`: the small programs: `compare`, `check` (running servers against the contract),
 //!   `merge` (agents' reports as one level), `kube` (one level as manifests);
 //! - `gate`: `--threshold`s held to a run's figures or a comparison's ratios; `diff`: the
 //!   run-to-run comparison, two runs' figures paired, NEW/OLD with verdicts, and how it
 //!   prints;
-//! - [`scenario`]: the scenarios, one folder each, their list, [`Results`], the run skeleton;
+//! - [`scenario`]: the scenarios, one folder each, their list, [`Results`], the kit;
 //! - `open_loop`: what the open-loop scenarios share: the closed-loop probe, the client's
 //!   limit, one paced run;
 //! - `harness`: `Harness`, what scenarios share: bring a server up where the placement says
@@ -47,15 +52,35 @@
 //! - `sample`: a server seen while loaded: /proc (`proc`), or a container's stats from the
 //!   engine or a watch task beside it (`engine`);
 //! - `report`: the output formats as primitives (tables, CSV, SVG charts, one HTML page),
-//!   `write_all` over every section a run has, and `points`, every figure of a run, flat
-//!   (scenario, server, place, metric, runs), for thresholds and comparisons;
-//! - `flags`: the flags several scenarios share, and flag values (with each scenario's
-//!   `flags.rs` and `cli`, the only code that sees clap);
+//!   `write_all` over every section a run has through `report::Render`, and `points`, every
+//!   figure of a run, flat (scenario, server, cell, metric, values), for thresholds and
+//!   comparisons;
+//! - `flags`: the base's flag group, the flags several scenarios share, and flag values (with
+//!   each scenario's `flags.rs` and `cli`, the only code that sees clap);
 //! - [`results`]: the envelope of `results.json` and its reader, and what every section
-//!   records: one [`results::Run`] per load, a [`results::Header`];
+//!   records: one [`results::Trial`] per load, a [`results::Frame`];
 //! - [`stats`]: medians, summaries, percentages, and whether two samples differ beyond
 //!   run-to-run noise (`stats::mann_whitney`);
 //! - [`plan`]: what every scenario's plan shares, as plain values.
+//!
+//! One name for one thing:
+//! - **run**: one invocation of greet-bench, one folder of results; its [`scenario::Agenda`]
+//!   is the shared settings and the scenarios it runs;
+//! - **scenario**: one experiment (`ladder`, `rate`, …); its **plan** (`<scenario>::Plan`) is
+//!   its settings, built on a [`plan::Base`]; its **section** (`<scenario>::Section`) is its
+//!   part of results.json;
+//! - **trial** ([`results::Trial`]): one load against one server, what the client and the
+//!   sampler saw; results.json lists a cell's trials as its `runs`;
+//! - **repeat**: one more trial of every cell (`--repeats`); a **cell** is where in a scenario
+//!   a figure was measured (`c=2700`, `4x1000`, a setting), a **point** one figure there;
+//! - **target**: a server the harness did not start (`--target`); a request's **path** is
+//!   the endpoint it loads;
+//! - **placement** ([`plan::Placement`]): where the load runs (the harness, local agents, a
+//!   swarm); nothing else is called a place;
+//! - **connections**: a keep-alive load's connections (`--connections`); the ladder's
+//!   **concurrency** is its fresh connections at once, one request each;
+//! - **verdict** ([`stats::mann_whitney::Verdict`]): whether two samples differ; a run
+//!   **ends** (`run::Ending`) and a capacity level has an **outcome**.
 
 pub mod cli;
 mod diff;

@@ -11,16 +11,6 @@ use crate::harness::{Ask, Harness, Up};
 use crate::plan::{Foreign, Placement, Protocol};
 use crate::results::RateRun;
 
-/// How long the closed-loop probe runs.
-pub(crate) const PROBE: Duration = Duration::from_secs(2);
-/// `--quick` probe.
-pub(crate) const QUICK_PROBE: Duration = Duration::from_millis(300);
-/// Connections: at 90% of a one-core server's capacity (~100k/s) and ~0.5 ms a request,
-/// about 45 are busy at once; 64 leave the lower levels never waiting for one.
-pub(crate) const CONNECTIONS: usize = 64;
-/// `--quick` connections.
-pub(crate) const QUICK_CONNECTIONS: usize = 16;
-
 /// The load generator is trusted up to this fraction of the rate its CPU would allow at the
 /// probe's cost per request, over cleartext HTTP/1.1: there pacing costs about 0.85 of the
 /// probe's closed loop a request (hyper's `/health` at its capacity, one core each: 8.0–8.3 µs

@@ -63,83 +63,28 @@ const FIRST: &[&str] = &["servers", "repeats", "quick", "out"];
 /// The flags of keep-alive users, which a scenario without them does not show.
 const KEEP_ALIVE_ONLY: &[&str] = &["pipeline", "requests-per-connection"];
 
-/// Two or three examples per scenario, under its help.
-const EXAMPLES: &[(&str, &str)] = &[
-    (
-        "ladder",
-        "greet-bench --quick                           a smoke-sized ladder, seconds once built
-  greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and verdicts
-  greet-bench --servers axum,axum:/greetings/blocking   async against a thread pool",
-    ),
-    (
-        "loops",
-        "greet-bench loops --quick                     three runs of each shape
-  greet-bench loops --shapes 100x1000 --repeats 8",
-    ),
-    (
-        "soak",
-        "greet-bench soak --duration 10s --concurrency 200
-  greet-bench soak --header 'accept-encoding: gzip' --endpoints /fortunes",
-    ),
-    (
-        "sweep",
-        "greet-bench sweep --quick
-  greet-bench sweep --workers 1,2 --blocking-threads 2,200",
-    ),
-    (
-        "business",
-        "greet-bench business --quick                  on SQLite, nothing to install
-  greet-bench business --stores postgres        on PostgreSQL + Redis, started by the harness",
-    ),
-    (
-        "rate",
-        "greet-bench rate --rates 10k,50k --repeats 4  latency and CPU per request at fixed rates
-  greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, second by second",
-    ),
-    (
-        "capacity",
-        "greet-bench capacity --slo 'p99<5ms'          the highest rate each server holds
-  greet-bench capacity --protocol h2c --streams 1,10",
-    ),
-    (
-        "protocols",
-        "greet-bench protocols --quick
-  greet-bench protocols --streams 1,10          HTTP/2 with 1 and 10 streams a connection",
-    ),
-    (
-        "techempower",
-        "greet-bench techempower --tests json,plaintext
-  greet-bench techempower --stores postgres     the database tests on PostgreSQL",
-    ),
-    (
-        "workloads",
-        "greet-bench workloads --quick
-  greet-bench workloads --profiles baseline,compressed --repeats 8",
-    ),
-    (
-        "all",
-        "greet-bench all --quick                       every scenario at smoke size
-  greet-bench all --servers hyper               every scenario on one server",
-    ),
+/// `all`'s examples, under its help (each scenario's are its own: `About::examples`).
+const ALL_EXAMPLES: &[&str] = &[
+    "greet-bench all --quick                       every scenario at smoke size",
+    "greet-bench all --servers hyper               every scenario on one server",
 ];
 
 /// The command line's commands with their help shaped: shared flags grouped, `-h` short,
 /// examples under each scenario.
 pub(super) fn shape(root: Command) -> Command {
-    own(root, Some(Kind::ALL[0]), "ladder").mut_subcommands(|sub| {
+    own(root, Some(Kind::ALL[0])).mut_subcommands(|sub| {
         let name = sub.get_name().to_owned();
-        let kind = Kind::ALL.iter().copied().find(|k| k.name() == name);
-        if kind.is_some() || name == "all" {
-            own(sub, kind, &name)
-        } else {
-            sub
+        match Kind::named(&name) {
+            Some(kind) => own(sub, Some(kind)),
+            None if name == super::ALL => own(sub, None),
+            None => sub,
         }
     })
 }
 
 /// One scenario's command (`kind`; none for `all`) shaped, its examples under it.
-fn own(cmd: Command, kind: Option<Kind>, name: &str) -> Command {
-    let keep_alive = kind.is_none_or(Kind::keep_alive);
+fn own(cmd: Command, kind: Option<Kind>) -> Command {
+    let keep_alive = kind.is_none_or(|k| k.about().keep_alive);
     let cmd = cmd.mut_args(|arg| {
         let long = arg.get_long().unwrap_or_default().to_owned();
         let arg = short(arg);
@@ -159,10 +104,8 @@ fn own(cmd: Command, kind: Option<Kind>, name: &str) -> Command {
             arg
         }
     });
-    match EXAMPLES.iter().find(|(n, _)| *n == name) {
-        Some((_, examples)) => cmd.after_help(format!("Examples:\n  {examples}")),
-        None => cmd,
-    }
+    let examples = kind.map_or(ALL_EXAMPLES, |k| k.about().examples);
+    cmd.after_help(format!("Examples:\n  {}", examples.join("\n  ")))
 }
 
 /// `arg` with a one-clause help for `-h`: its help up to the first `;`, ` (` or `, e.g.`,
@@ -203,7 +146,7 @@ pub(super) fn elsewhere(root: &Command, err: &clap::Error, args: &[String]) -> O
         .iter()
         .skip(1)
         .find(|a| !a.starts_with('-') && root.find_subcommand(a.as_str()).is_some())
-        .map_or("ladder", String::as_str);
+        .map_or(Kind::ALL[0].name(), String::as_str);
     let takers: Vec<&str> = root
         .get_subcommands()
         .filter(|sub| sub.get_name() != used)

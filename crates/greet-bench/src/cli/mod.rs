@@ -1,11 +1,13 @@
-//! The command line: flags in, a [`Plan`] out (every default applied, from each scenario's
-//! plan, whose constants the help text quotes too), then the outcome as an exit code. It runs
-//! nothing itself: a run goes to `crate::run`, each other command to its module in
-//! `crate::tools`.
+//! The command line: flags in, an [`Agenda`] out (every default applied, from each
+//! scenario's plan, whose constants the help text quotes too), then the outcome as an exit
+//! code. It runs nothing itself: a run goes to `crate::run`, each other command to its module
+//! in `crate::tools`.
 //!
-//! Each scenario's flags are in its folder (`scenario::<name>::Flags`), the flags several
-//! share in `crate::flags`; `args` holds those of `compare`, `merge`, `kubernetes` and
-//! `check`. With those, the only code that sees clap.
+//! Its subcommands are made from the list of scenarios (`scenario::Kind::ALL`), each from what
+//! the scenario says of itself and its flags: the base's group (`crate::flags::BaseArgs`), its
+//! own (`scenario::<name>::Flags`) and the run's (`crate::flags::CommonArgs`); the first is
+//! the default, its flags the root's. `args` holds the flags of `compare`, `merge`,
+//! `kubernetes`, `report` and `check`. With those, the only code that sees clap.
 
 mod args;
 mod help;
@@ -13,17 +15,14 @@ mod help;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
 use greet_load::agent::ShardArgs;
 
 use crate::diff as compare;
-use crate::flags::{CommonArgs, ServersArgs};
-use crate::plan::{self, Common};
-use crate::run::{self, Verdict};
-use crate::scenario::{
-    business, capacity, ladder, loops, protocols, rate, soak, sweep, techempower, workloads, Kind,
-    Plan, Planned,
-};
+use crate::flags::{help1, list, parse_repeats, parse_short, BaseArgs, CommonArgs, Own};
+use crate::plan::{self, Based, Common};
+use crate::run::{self, Ending};
+use crate::scenario::{Agenda, Kind, Listed, Visit};
 use crate::tools::{self, kube, merge, Outcome};
 
 use args::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs, ReportArgs};
@@ -35,26 +34,8 @@ Examples:
   greet-bench                   the original experiment; `all` runs every scenario
   greet-bench rate -h           a scenario's own flags (--help: every flag, grouped)";
 
-/// Under `--help`.
-const EXAMPLES: &str = "\
-Examples:
-  greet-bench                                   the original experiment on axum, actix-web, hyper
-  greet-bench all                               every scenario, one report (about 20 minutes)
-  greet-bench --servers axum,axum:/greetings/blocking   async against a 200-thread pool
-  greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and whether servers differ
-  greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start
-  greet-bench rate --rates 10k,50k              latency at fixed request rates (open loop)
-  greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, reported second by second
-  greet-bench capacity --slo 'p99<5ms'          the highest rate each server holds within it
-  greet-bench business --stores postgres        /db, /queries, /business on PostgreSQL + Redis
-  greet-bench techempower --tests fortunes      TechEmpower's tests (all seven by default)
-  greet-bench --agents 2                        each level split over two agent processes
-  greet-bench loops --help                      a scenario's own flags
-  greet-bench check http://127.0.0.1:8081       verify a running server against the contract
-  greet-bench --repeats 5 --save-baseline main  keep this run as baseline main (results/baselines)
-  greet-bench --repeats 5 --baseline main --threshold 'total<1.10x'   against it; exit 3 if slower
-  greet-bench compare results/A results/B       two runs: ratios and verdicts (--format md|json)
-
+/// What every run can end with.
+const EXIT_CODES: &str = "\
 Exit codes:
   0  every server measured (and every --threshold held)
   1  the run failed: a server failed, or the run could not be made (whatever the thresholds)
@@ -62,91 +43,48 @@ Exit codes:
   3  a --threshold was breached
   130, 143  interrupted (SIGINT, SIGTERM); what was measured is kept, marked incomplete";
 
-/// Compares axum, actix-web and hyper under identical load, as the Greetings API experiment
-/// compared Spring Boot's servers
-///
-/// Reproduces the Greetings API experiments (Spring Boot's Tomcat / Jetty / Undertow) for
-/// the axum, actix-web and hyper servers: the ladder of 100, 300, 900 and 2700 concurrent
-/// requests by default, or another scenario, or all of them, each run ending with a
-/// scorecard. Results go to results/TIMESTAMP/: results.json, CSVs, SVG charts and
-/// report.html.
-#[derive(Debug, Parser)]
-#[command(name = "greet-bench", version, args_conflicts_with_subcommands = true)]
-pub(crate) struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-    #[command(flatten)]
-    ladder: ladder::Flags,
+/// What `greet-bench -h` says first.
+const ABOUT: &str = "Compares axum, actix-web and hyper under identical load, as the Greetings \
+                     API experiment compared Spring Boot's servers";
+
+/// What `greet-bench --help` says first.
+const LONG_ABOUT: &str = "Compares axum, actix-web and hyper under identical load, as the \
+    Greetings API experiment compared Spring Boot's servers\n\nReproduces the Greetings API \
+    experiments (Spring Boot's Tomcat / Jetty / Undertow) for the axum, actix-web and hyper \
+    servers: the ladder of 100, 300, 900 and 2700 concurrent requests by default, or another \
+    scenario, or all of them, each run ending with a scorecard. Results go to \
+    results/TIMESTAMP/: results.json, CSVs, SVG charts and report.html.";
+
+/// Under `--help`: a few ways in, the default scenario's examples and the first of every
+/// other's, the tools, the exit codes.
+fn examples() -> String {
+    let mut lines: Vec<&str> = vec![
+        "greet-bench                                   the original experiment on axum, actix-web, hyper",
+        "greet-bench all                               every scenario, one report (about 20 minutes)",
+    ];
+    lines.extend(Kind::ALL[0].about().examples);
+    lines.extend([
+        "greet-bench --target mine=http://127.0.0.1:9000       a server the harness did not start",
+        "greet-bench --agents 2                        each level split over two agent processes",
+    ]);
+    lines.extend(
+        Kind::ALL[1..]
+            .iter()
+            .filter_map(|k| k.about().examples.first()),
+    );
+    lines.extend([
+        "greet-bench loops --help                      a scenario's own flags",
+        "greet-bench check http://127.0.0.1:8081       verify a running server against the contract",
+        "greet-bench --repeats 5 --save-baseline main  keep this run as baseline main (results/baselines)",
+        "greet-bench --repeats 5 --baseline main --threshold 'total<1.10x'   against it; exit 3 if slower",
+        "greet-bench compare results/A results/B       two runs: ratios and verdicts (--format md|json)",
+    ]);
+    format!("Examples:\n  {}\n\n{EXIT_CODES}", lines.join("\n  "))
 }
 
+/// The commands that are not scenarios.
 #[derive(Debug, Subcommand)]
-enum Command {
-    /// The original experiment (the default): fresh connections at 100 to 2700 at once
-    ///
-    /// Each server in turn, started, verified, loaded at each concurrency level (one request
-    /// per fresh connection), sampled, stopped
-    Ladder(ladder::Flags),
-    /// The JMeter experiment: keep-alive users in loops, zero delay
-    ///
-    /// T users each sending L requests back to back over keep-alive, zero delay, repeated;
-    /// throughput per run, medians, and whether servers differ
-    Loops(loops::Flags),
-    /// The siege / ab experiment: keep-alive load for a time, counting threads
-    ///
-    /// Load for a duration (or a count) at each concurrency on the async and the blocking
-    /// endpoint, zero delay, counting the server's threads
-    Soak(soak::Flags),
-    /// The tuning experiment: --workers and --blocking-threads grids
-    ///
-    /// Zero-delay load on the ceiling (/health) and greeting endpoints over a grid of
-    /// --workers and, on the blocking endpoint, --blocking-threads; the best setting per
-    /// server and its gain over the default
-    Sweep(sweep::Flags),
-    /// Store-bound endpoints on SQLite and PostgreSQL + Redis
-    ///
-    /// Each server's store-bound endpoints (/db, /queries, /business) against its own ceiling
-    /// (/health), on SQLite and on PostgreSQL + Redis (started by the harness), over --workers
-    /// and --db-pool grids
-    Business(business::Flags),
-    /// Open loop: latency and CPU per request at fixed request rates
-    ///
-    /// After a closed-loop probe for each server's capacity, levels at fixed request rates
-    /// (fractions of that capacity, or --rates), each request on a schedule and its latency
-    /// counted from its intended send time (no coordinated omission); the server's CPU per
-    /// request at each rate
-    Rate(rate::Flags),
-    /// The highest rate each server holds within a latency objective
-    ///
-    /// The highest open-loop rate held within --slo (p99<5ms by default), every answer valid
-    /// and at most 1% sent late: a closed-loop probe, an open-loop ramp to past it (where the
-    /// objective first breaks is the knee), then searches that settle around the knee, whose
-    /// capacities the servers are compared on
-    Capacity(capacity::Flags),
-    /// Keep-alive throughput over HTTP/1.1, h2c, HTTPS and h2
-    ///
-    /// Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
-    /// over TLS, each a fraction of the same server's HTTP/1.1, and the servers compared on
-    /// those fractions
-    Protocols(protocols::Flags),
-    /// TechEmpower's seven tests, on SQLite and PostgreSQL
-    ///
-    /// TechEmpower's seven tests (json, plaintext pipelined 16 deep, db, queries, fortunes,
-    /// updates, cached-queries), the database ones on SQLite and PostgreSQL: each server's
-    /// keep-alive throughput and latency per test, its share of the best, and verdicts
-    #[command(name = "techempower")]
-    TechEmpower(techempower::Flags),
-    /// HttpArena's profiles: JSON, compression, uploads, static, TLS, WebSocket
-    ///
-    /// What HttpArena scores besides a hello: a keep-alive baseline, short-lived connections,
-    /// a JSON POST, compressed answers, a 20 MB upload, a static file, JSON over TLS and
-    /// WebSocket echo, on every server: throughput and its share of the best, latency, bytes
-    /// per answer, server and client CPU per request, peak memory, verdicts
-    Workloads(workloads::Flags),
-    /// Every scenario, in one run and one report
-    ///
-    /// Every scenario (ladder, loops, soak, sweep, business, rate, capacity, protocols,
-    /// techempower, workloads) with its defaults, in one run and one report
-    All(AllArgs),
+enum Tool {
     /// Compare two runs: NEW/OLD per figure, with verdicts
     ///
     /// Every figure both runs have, NEW/OLD, with a verdict where both sides have runs enough
@@ -163,7 +101,7 @@ enum Command {
     /// its share (fresh connections, --keep-alive users, or an open-loop --rate), and prints
     /// its whole tally as JSON on stdout, in lines of at most 4 KiB (exit 0 however many
     /// requests failed)
-    Agent(ShardArgs),
+    Agent(Box<ShardArgs>),
     /// Merge agents' reports into one level
     ///
     /// The lines the agents printed, from files or stdin (`kubectl logs -l
@@ -182,61 +120,114 @@ enum Command {
     Check(CheckArgs),
 }
 
+/// A scenario's flags on a command: the base's, its own, the run's.
+struct ScenarioArgs(Command);
+
+impl Visit for ScenarioArgs {
+    type Out = Command;
+
+    fn visit<K: Listed>(self) -> Command {
+        let cmd = BaseArgs::<K::Plan>::augment_args(self.0);
+        let cmd = K::Flags::augment_args(cmd);
+        CommonArgs::augment_args(cmd)
+    }
+}
+
+/// A scenario's subcommand, its help from what it says of itself.
+struct ScenarioCommand;
+
+impl Visit for ScenarioCommand {
+    type Out = Command;
+
+    fn visit<K: Listed>(self) -> Command {
+        let about = &K::ABOUT;
+        // After the flags: each group's derive would set its own doc as the command's.
+        ScenarioArgs(Command::new(about.name))
+            .visit::<K>()
+            .about(about.summary)
+            .long_about(format!("{}\n\n{}", about.summary, about.detail))
+    }
+}
+
+/// A run of one scenario, from its command's matches.
+struct ReadPlan<'a>(&'a ArgMatches);
+
+impl Visit for ReadPlan<'_> {
+    type Out = Result<Agenda, clap::Error>;
+
+    fn visit<K: Listed>(self) -> Result<Agenda, clap::Error> {
+        let mut common = CommonArgs::from_arg_matches(self.0)?;
+        let mut plan = K::Plan::defaults(common.quick);
+        BaseArgs::<K::Plan>::from_arg_matches(self.0)?.apply(plan.base_mut());
+        K::Flags::from_arg_matches(self.0)?.apply(&mut plan, &mut common);
+        Ok(Agenda {
+            common: common.plan(),
+            scenarios: vec![K::planned(plan)],
+        })
+    }
+}
+
 /// What the command line asks for.
 #[derive(Debug)]
 enum Action {
     /// A run of scenarios (boxed, as large as it is).
-    Run(Box<Plan>),
-    /// Another command (boxed: it holds every scenario's flags).
-    Tool(Box<Command>),
+    Run(Box<Agenda>),
+    /// Another command.
+    Tool(Box<Tool>),
 }
 
-impl Cli {
-    /// What the command line asks for, every default applied.
-    fn action(self) -> Action {
-        Action::Run(Box::new(match self.command {
-            None => one(self.ladder.plan(), Planned::Ladder),
-            Some(Command::Ladder(args)) => one(args.plan(), Planned::Ladder),
-            Some(Command::Loops(args)) => one(args.plan(), Planned::Loops),
-            Some(Command::Soak(args)) => one(args.plan(), Planned::Soak),
-            Some(Command::Sweep(args)) => one(args.plan(), Planned::Sweep),
-            Some(Command::Business(args)) => one(args.plan(), Planned::Business),
-            Some(Command::Rate(args)) => one(args.plan(), Planned::Rate),
-            Some(Command::Capacity(args)) => one(args.plan(), Planned::Capacity),
-            Some(Command::Protocols(args)) => one(args.plan(), Planned::Protocols),
-            Some(Command::TechEmpower(args)) => one(args.plan(), Planned::TechEmpower),
-            Some(Command::Workloads(args)) => one(args.plan(), Planned::Workloads),
-            Some(Command::All(args)) => args.plan(),
-            Some(tool) => return Action::Tool(Box::new(tool)),
-        }))
+/// What `matches` ask for, every default applied.
+fn action(matches: &ArgMatches) -> Result<Action, clap::Error> {
+    let agenda = match matches.subcommand() {
+        None => Kind::ALL[0].visit(ReadPlan(matches))?,
+        Some((ALL, all)) => AllArgs::from_arg_matches(all)?.agenda(),
+        Some((name, sub)) => match Kind::named(name) {
+            Some(kind) => kind.visit(ReadPlan(sub))?,
+            None => return Ok(Action::Tool(Box::new(Tool::from_arg_matches(matches)?))),
+        },
+    };
+    Ok(Action::Run(Box::new(agenda)))
+}
+
+/// `all`'s subcommand.
+const ALL: &str = "all";
+
+/// The command line's commands: the default scenario's flags on the root, a subcommand a
+/// scenario, `all`, the tools; their help shaped ([`help::shape`]) and the examples under it:
+/// a few under `-h`, all under `--help`.
+fn command() -> Command {
+    let root = Command::new("greet-bench")
+        .version(env!("CARGO_PKG_VERSION"))
+        .args_conflicts_with_subcommands(true);
+    let mut root = Kind::ALL[0].visit(ScenarioArgs(root));
+    for kind in Kind::ALL {
+        root = root.subcommand(kind.visit(ScenarioCommand));
     }
-}
-
-/// A run of one scenario: `plan` as `scenario` wraps it.
-fn one<P>((common, plan): (Common, P), scenario: fn(P) -> Planned) -> Plan {
-    Plan {
-        common,
-        scenarios: vec![scenario(plan)],
-    }
-}
-
-/// The command line's commands, their help shaped ([`help::shape`]) and the examples under
-/// it: a few under `-h`, all under `--help`.
-fn command() -> clap::Command {
-    help::shape(Cli::command())
+    let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    let all = AllArgs::augment_args(Command::new(ALL))
+        .about("Every scenario, in one run and one report")
+        .long_about(format!(
+            "Every scenario, in one run and one report\n\nEvery scenario ({}) with its \
+             defaults, in one run and one report",
+            names.join(", ")
+        ));
+    let root = Tool::augment_subcommands(root.subcommand(all))
+        .about(ABOUT)
+        .long_about(LONG_ABOUT);
+    help::shape(root)
         .after_help(FIRST_EXAMPLES)
-        .after_long_help(EXAMPLES)
+        .after_long_help(examples())
 }
 
 /// The command line parsed, its help shaped ([`help::shape`]); bad usage said in one line,
 /// a flag of another command named as such.
-fn parse() -> Result<Cli, ExitCode> {
+fn parse() -> Result<Action, ExitCode> {
     let args: Vec<String> = std::env::args().collect();
     let root = command();
     let matched = root
         .clone()
         .try_get_matches_from(&args)
-        .and_then(|m| Cli::from_arg_matches(&m));
+        .and_then(|m| action(&m));
     matched.map_err(|err| {
         if !err.use_stderr() {
             let _ = err.print();
@@ -256,39 +247,34 @@ fn parse() -> Result<Cli, ExitCode> {
 pub fn main() -> ExitCode {
     // Clap would call a stray word an unexpected argument; say what it is meant to be.
     if let Some(first) = std::env::args().nth(1) {
-        let known = first == "help"
-            || Cli::command()
-                .get_subcommands()
-                .any(|c| c.get_name() == first);
+        let known = first == "help" || command().find_subcommand(&first).is_some();
         if !first.starts_with('-') && !known {
             let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
             eprintln!(
-                "greet-bench: error: unknown scenario {first:?}: the scenarios are {} (ladder is \
+                "greet-bench: error: unknown scenario {first:?}: the scenarios are {} ({} is \
                  the default) and all; check verifies running servers (see --help)",
-                names.join(", ")
+                names.join(", "),
+                names[0]
             );
             return ExitCode::from(2);
         }
     }
-    let cli = match parse() {
-        Ok(cli) => cli,
+    let agenda = match parse() {
+        Ok(Action::Run(agenda)) => *agenda,
+        Ok(Action::Tool(tool)) => return tool.run(),
         Err(code) => return code,
     };
-    let plan = match cli.action() {
-        Action::Run(plan) => *plan,
-        Action::Tool(tool) => return tool.run(),
-    };
-    if let Err(why) = check_baseline(&plan.common) {
+    if let Err(why) = check_baseline(&agenda.common) {
         return usage(&format!("{why:#}"));
     }
-    if let Err(why) = plan.check_transport() {
+    if let Err(why) = agenda.check_transport() {
         return usage(&why.to_string());
     }
-    match run::run(plan) {
-        Ok(Verdict::AllMeasured) => ExitCode::SUCCESS,
-        Ok(Verdict::SomeFailed) => ExitCode::FAILURE,
-        Ok(Verdict::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
-        Ok(Verdict::ThresholdBreached) => ExitCode::from(3),
+    match run::run(agenda) {
+        Ok(Ending::AllMeasured) => ExitCode::SUCCESS,
+        Ok(Ending::SomeFailed) => ExitCode::FAILURE,
+        Ok(Ending::Interrupted(signal)) => ExitCode::from(signal.exit_code()),
+        Ok(Ending::ThresholdBreached) => ExitCode::from(3),
         Err(err) => {
             eprintln!("greet-bench: error: {err:#}");
             ExitCode::FAILURE
@@ -296,8 +282,8 @@ pub fn main() -> ExitCode {
     }
 }
 
-impl Command {
-    /// Runs a command that is not a scenario, its outcome as an exit code.
+impl Tool {
+    /// Runs it, its outcome as an exit code.
     fn run(self) -> ExitCode {
         let outcome = match self {
             Self::Agent(args) => return greet_load::agent::load("greet-bench agent", &args),
@@ -316,7 +302,6 @@ impl Command {
                 Outcome::Done
             }
             Self::Check(args) => tools::check::run(&args.urls, args.protocol),
-            scenario => unreachable!("{scenario:?} is a scenario, run from its plan"),
         };
         match outcome {
             Outcome::Done => ExitCode::SUCCESS,
@@ -345,10 +330,13 @@ fn check_baseline(common: &Common) -> anyhow::Result<()> {
 /// The settings of `all`.
 #[derive(Debug, Clone, clap::Args)]
 struct AllArgs {
-    #[command(flatten)]
-    servers: ServersArgs,
+    #[arg(long, value_delimiter = ',', value_parser = parse_short,
+          help = help1("Servers, in order; floor (the workspace's reference server) and nginx \
+                        join the scenarios that take references, never ranked",
+                       list(&plan::SERVERS)))]
+    servers: Option<Vec<String>>,
 
-    #[arg(long, value_parser = crate::flags::parse_repeats,
+    #[arg(long, value_parser = parse_repeats,
           help = "Runs of each figure in every scenario; 4 or more can tell a difference from \
                   noise [default: each scenario's own]")]
     repeats: Option<usize>,
@@ -358,14 +346,9 @@ struct AllArgs {
 }
 
 impl AllArgs {
-    fn plan(self) -> Plan {
+    fn agenda(self) -> Agenda {
         let quick = self.common.quick;
-        Plan::all(
-            self.common.plan(),
-            quick,
-            self.servers.given(),
-            self.repeats,
-        )
+        Agenda::all(self.common.plan(), quick, self.servers, self.repeats)
     }
 }
 
@@ -381,21 +364,25 @@ mod tests {
 
     use super::*;
     use crate::flags::parse_duration;
-    use crate::plan::{Bins, Contract, Expect, Measured, Served};
+    use crate::plan::{Bins, Contract, Expect, Measured};
     use crate::scenario::rate::Rates;
     use crate::scenario::soak::SoakBound;
+    use crate::scenario::{business, capacity, ladder, loops, rate, soak, sweep, Planned};
 
-    fn plan(args: &[&str]) -> Plan {
-        match Cli::try_parse_from(std::iter::once("greet-bench").chain(args.iter().copied()))
-            .expect("good flags")
-            .action()
-        {
-            Action::Run(plan) => *plan,
+    fn parsed(args: &[&str]) -> Result<Action, clap::Error> {
+        command()
+            .try_get_matches_from(std::iter::once("greet-bench").chain(args.iter().copied()))
+            .and_then(|m| action(&m))
+    }
+
+    fn plan(args: &[&str]) -> Agenda {
+        match parsed(args).expect("good flags") {
+            Action::Run(agenda) => *agenda,
             Action::Tool(tool) => panic!("a plan, not {tool:?}"),
         }
     }
 
-    fn only(plan: Plan) -> Planned {
+    fn only(plan: Agenda) -> Planned {
         assert_eq!(plan.scenarios.len(), 1);
         plan.scenarios.into_iter().next().expect("one")
     }
@@ -461,17 +448,15 @@ mod tests {
         };
         assert_eq!((capacity.slo.percentile, capacity.slo.ms), (99.9, 20.0));
         assert_eq!(capacity.slo.to_string(), "p999<20ms");
-        assert_eq!(capacity.repeats, 6);
+        assert_eq!(capacity.base.repeats, 6);
         for bad in ["p98<5ms", "p99", "p99<", "p99<fast", "p99>5ms"] {
-            let err = Cli::try_parse_from(["greet-bench", "capacity", "--slo", bad])
-                .expect_err("refused");
+            let err = parsed(&["capacity", "--slo", bad]).expect_err("refused");
             assert!(
                 err.to_string().contains("is not an objective"),
                 "{bad}: {err}"
             );
         }
-        let err = Cli::try_parse_from(["greet-bench", "capacity", "--slo", "p99<5"])
-            .expect_err("a bound without a unit");
+        let err = parsed(&["capacity", "--slo", "p99<5"]).expect_err("a bound without a unit");
         assert!(
             err.to_string()
                 .contains("needs a unit, ms or s (e.g. p99<5ms)"),
@@ -479,7 +464,7 @@ mod tests {
         );
         assert_eq!(
             plan(&["all", "--quick"]),
-            Plan::all(Common::default(), true, None, None)
+            Agenda::all(Common::default(), true, None, None)
         );
         assert_eq!(plan(&[]).common, Common::default());
     }
@@ -498,31 +483,17 @@ mod tests {
         ]);
         assert_eq!(all.scenarios.len(), Kind::ALL.len());
         for scenario in &all.scenarios {
-            let (repeats, servers) = match scenario {
-                Planned::Ladder(p) => (
-                    p.repeats,
-                    p.servers.iter().map(|s| s.short.clone()).collect(),
-                ),
-                Planned::Loops(p) => (p.repeats, p.servers.clone()),
-                Planned::Soak(p) => (p.repeats, p.servers.clone()),
-                Planned::Sweep(p) => (p.measure.repeats, p.servers.clone()),
-                Planned::Business(p) => (p.measure.repeats, p.servers.clone()),
-                Planned::Rate(p) => (p.repeats, p.servers.clone()),
-                Planned::Capacity(p) => (p.repeats, p.servers.clone()),
-                Planned::Protocols(p) => (p.measure.repeats, p.servers.clone()),
-                Planned::TechEmpower(p) => (p.measure.repeats, p.servers.clone()),
-                Planned::Workloads(p) => (p.measure.repeats, p.servers.clone()),
-            };
-            let kind = scenario.kind();
-            assert_eq!(repeats, 3, "{kind:?}");
-            let joins = matches!(kind, Kind::Soak | Kind::Capacity | Kind::TechEmpower);
-            let want: Vec<String> = if joins {
-                vec!["hyper".into(), "floor".into()]
+            let (base, kind) = (scenario.base(), scenario.kind());
+            assert_eq!(base.repeats, 3, "{kind:?}");
+            let want = if kind.about().references {
+                ["hyper", "floor"].as_slice()
             } else {
-                vec!["hyper".into()]
+                ["hyper"].as_slice()
             };
-            assert_eq!(servers, want, "{kind:?}");
+            assert_eq!(base.shorts(), want, "{kind:?}");
         }
+        let joining = Kind::ALL.iter().filter(|k| k.about().references).count();
+        assert!((1..Kind::ALL.len()).contains(&joining), "{joining}");
     }
 
     #[test]
@@ -532,7 +503,7 @@ mod tests {
             panic!("not a ladder")
         };
         assert_eq!(
-            (ladder.levels, ladder.server.delay_ms),
+            (ladder.levels, ladder.base.server.delay_ms),
             (vec![7], ladder::Plan::QUICK_DELAY_MS)
         );
         let Planned::Soak(soak) = only(plan(&["soak", "--requests", "10"])) else {
@@ -544,7 +515,7 @@ mod tests {
         };
         assert_eq!(loops.shapes, [(10, 5), (2, 3)]);
         assert_eq!(
-            (loops.repeats, loops.server.delay_ms),
+            (loops.base.repeats, loops.base.server.delay_ms),
             (loops::Plan::REPEATS, 0)
         );
         let Planned::Soak(soak) = only(plan(&["soak", "--duration", "1.5s"])) else {
@@ -556,8 +527,8 @@ mod tests {
             panic!("not sweep")
         };
         assert_eq!(
-            (sweep.workers, sweep.measure.repeats),
-            (vec![1, 3], sweep::Plan::QUICK_MEASURE.repeats)
+            (sweep.workers, sweep.base.repeats),
+            (vec![1, 3], <sweep::Plan as Measured>::QUICK_REPEATS)
         );
     }
 
@@ -569,19 +540,19 @@ mod tests {
         ])) else {
             panic!("not a ladder")
         };
-        assert_eq!(ladder.servers[1].short, "hyper");
+        assert_eq!(ladder.base.servers[1].short, "hyper");
         assert_eq!(
-            ladder.servers[2].endpoint.as_deref(),
+            ladder.base.servers[2].endpoint.as_deref(),
             Some("/greetings/blocking")
         );
         let Planned::Ladder(ladder) = only(plan(&["--target", "jvm=http://127.0.0.1:9000/"]))
         else {
             panic!("not a ladder")
         };
-        assert!(ladder.servers.is_empty(), "only the target");
-        assert_eq!(ladder.foreign.targets[0].url, "http://127.0.0.1:9000");
+        assert!(ladder.base.servers.is_empty(), "only the target");
+        assert_eq!(ladder.base.foreign.targets[0].url, "http://127.0.0.1:9000");
         assert_eq!(
-            (&ladder.foreign.expect, ladder.foreign.contract),
+            (&ladder.base.foreign.expect, ladder.base.foreign.contract),
             (&Expect::Greeting, Contract::Light)
         );
         let Planned::Soak(soak) = only(plan(&[
@@ -595,9 +566,9 @@ mod tests {
         ])) else {
             panic!("not soak")
         };
-        assert!(soak.servers.is_empty(), "only the target");
-        assert_eq!(soak.foreign.expect, Expect::Pattern("^Hi".into()));
-        assert_eq!(soak.foreign.contract, Contract::Full);
+        assert!(soak.base.servers.is_empty(), "only the target");
+        assert_eq!(soak.base.foreign.expect, Expect::Pattern("^Hi".into()));
+        assert_eq!(soak.base.foreign.contract, Contract::Full);
         let Planned::Loops(loops) = only(plan(&[
             "loops",
             "--servers",
@@ -610,7 +581,7 @@ mod tests {
             panic!("not loops")
         };
         assert_eq!(
-            (loops.servers.len(), &loops.foreign.expect),
+            (loops.base.servers.len(), &loops.base.foreign.expect),
             (1, &Expect::Any)
         );
         let all = plan(&["all", "--servers", "hyper", "--no-pin", "--bin-dir", "/b"]);
@@ -642,7 +613,7 @@ mod tests {
 
     #[test]
     fn the_subcommands_are_the_scenarios_all_and_the_tools() {
-        let subcommands: Vec<String> = Cli::command()
+        let subcommands: Vec<String> = command()
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
             .collect();
@@ -674,23 +645,23 @@ mod tests {
         let Planned::Ladder(ladder) = only(plan(&["--agents", "2"])) else {
             panic!("not a ladder")
         };
-        assert_eq!(ladder.place, Placement::Local(n(2)));
+        assert_eq!(ladder.base.place, Placement::Local(n(2)));
         let Planned::Soak(soak) = only(plan(&["soak", "--swarm"])) else {
             panic!("not soak")
         };
-        assert_eq!(soak.place, Placement::Swarm(n(1)));
+        assert_eq!(soak.base.place, Placement::Swarm(n(1)));
         let Planned::Rate(rate) = only(plan(&["rate", "--swarm", "--agents", "3"])) else {
             panic!("not rate")
         };
-        assert_eq!(rate.place, Placement::Swarm(n(3)));
+        assert_eq!(rate.base.place, Placement::Swarm(n(3)));
         let Planned::Business(business) = only(plan(&["business"])) else {
             panic!("not business")
         };
-        assert_eq!(business.place, Placement::Harness);
-        let both = Cli::try_parse_from(["greet-bench", "--docker", "--swarm"]);
+        assert_eq!(business.base.place, Placement::Harness);
+        let both = parsed(&["--docker", "--swarm"]);
         assert!(both.is_err(), "--docker and --swarm conflict");
         assert!(
-            Cli::try_parse_from(["greet-bench", "loops", "--agents", "2"]).is_err(),
+            parsed(&["loops", "--agents", "2"]).is_err(),
             "loops has no agents"
         );
     }

@@ -1,5 +1,5 @@
 //! The run-to-run comparison (`greet-bench compare OLD NEW`, `--baseline`): every figure
-//! both runs have, paired by scenario, server and place, as the ratio NEW/OLD of their
+//! both runs have, paired by scenario, server and cell, as the ratio NEW/OLD of their
 //! medians with a verdict, and what differs between the runs themselves (machine, CPUs,
 //! kernel, crate versions, each scenario's settings). How a [`Diff`] prints is `render`'s.
 //! (Servers compared with each other within one run are [`crate::stats::mann_whitney`]'s.)
@@ -180,7 +180,7 @@ pub(crate) fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) ->
         } else {
             differing.push(ENDPOINT.to_owned());
             let path = |p: &Point| p.endpoint.clone().unwrap_or_else(|| "-".to_owned());
-            join(Some(&format!("{} → {}", path(o), path(n))), &n.place)
+            join(Some(&format!("{} → {}", path(o), path(n))), &n.cell)
         };
         let comparable = !unlike.contains(&n.scenario.as_str());
         let (old_median, new_median) = (median(&o.values), median(&n.values));
@@ -334,7 +334,7 @@ pub(crate) fn ratios(diff: &Diff, of_runs: OfRuns) -> Vec<Point> {
                 scenario: r.scenario.clone(),
                 server: r.server.clone(),
                 endpoint: None,
-                place: r.at.clone(),
+                cell: r.at.clone(),
                 metric: r.metric,
                 values: vec![ratio],
             })
@@ -374,11 +374,11 @@ mod tests {
         assert_eq!(v(Metric::Total, &fast, &mixed), "no difference shown");
     }
 
-    use crate::results::{Cpus, Header, Level, Meta, Mode, Run, Transport};
-    use crate::scenario::ladder::{self, LadderServer};
+    use crate::results::{Cpus, Frame, Meta, Mode, Transport, Trial};
+    use crate::scenario::ladder::{self, LadderServer, Level};
 
-    fn run(total_s: f64, valid: bool) -> Run {
-        let mut run = Run::default();
+    fn run(total_s: f64, valid: bool) -> Trial {
+        let mut run = Trial::default();
         run.load.requests = 10;
         run.load.total_s = total_s;
         run.load.latency_ms.p99 = total_s * 1e3;
@@ -412,7 +412,7 @@ mod tests {
         let mut results = Results::new(meta);
         results.sections.ladder = Some(ladder::Section {
             transport: Transport::default(),
-            header: Header::new(1),
+            frame: Frame::new(1),
             mode: Mode::Process,
             delay_ms,
             workers: 1,
@@ -510,7 +510,7 @@ mod tests {
         blocking.sections.ladder.as_mut().unwrap().servers[0].endpoint =
             "/greetings/blocking".into();
         let apart = diff(&async_, &blocking, NOISE, &[]).unwrap();
-        assert!(apart.rows.is_empty(), "another path is another place");
+        assert!(apart.rows.is_empty(), "another path is another cell");
         let vary = [ENDPOINT.to_owned()];
         let paired = diff(&async_, &blocking, NOISE, &vary).unwrap();
         let total = paired

@@ -1,8 +1,7 @@
-//! The flags several scenarios take, each declared once and flattened into every scenario
-//! that takes it: the run's own settings ([`CommonArgs`]), the servers' flags
-//! ([`ServerArgs`]), where the load runs ([`PlaceArgs`]), servers the harness did not start
-//! ([`ForeignArgs`]), the servers to run ([`ServersArgs`]), and a grid's measurement
-//! ([`MeasureArgs`]).
+//! The flags several scenarios take, each declared once: the run's own settings
+//! ([`CommonArgs`]), the base's groups (the servers' flags, [`ServerArgs`]; where the load
+//! runs, [`PlaceArgs`]; servers the harness did not start, [`ForeignArgs`]), a grid's
+//! measurement ([`MeasureArgs`]) and the stores ([`StoresArgs`]).
 
 use std::marker::PhantomData;
 use std::path::PathBuf;
@@ -12,15 +11,14 @@ use clap::Args;
 use greet_store::{DatabaseUrl, RedisUrl};
 
 use crate::plan::{
-    self, Bins, Common, Contract, Expect, Foreign, Measure, Measured, Placement, Protocol, Served,
-    ServerSettings, Store, Target, Threshold,
+    self, Based, Bins, Common, Contract, Expect, Foreign, Measure, Measured, Paced, Placement,
+    Protocol, ServerSettings, Store, Target, Threshold,
 };
 
 use super::values::{
-    help, help1, list, millis, parse_agents, parse_any_duration, parse_baseline_name,
-    parse_contract, parse_count, parse_database_url, parse_duration, parse_expect, parse_level,
-    parse_redis_url, parse_repeats, parse_short, parse_store, parse_target, parse_threshold,
-    refuse_target,
+    help, help1, millis, parse_agents, parse_any_duration, parse_baseline_name, parse_contract,
+    parse_count, parse_database_url, parse_duration, parse_expect, parse_level, parse_redis_url,
+    parse_store, parse_target, parse_threshold,
 };
 
 /// Settings every scenario shares: where results go, pinning, building, output, size.
@@ -123,9 +121,10 @@ pub(crate) struct CommonArgs {
 }
 
 impl CommonArgs {
-    /// `--pipeline`, when given.
-    pub(crate) fn pipeline(&self) -> Option<usize> {
-        self.pipeline
+    /// `--pipeline`, when given, taken: the scenario that reads it its own way leaves the
+    /// run's default.
+    pub(crate) fn take_pipeline(&mut self) -> Option<usize> {
+        self.pipeline.take()
     }
 
     pub(crate) fn plan(self) -> Common {
@@ -163,8 +162,9 @@ impl CommonArgs {
 /// The flags the harness passes to every server of a scenario, with that scenario's own
 /// defaults in the help.
 #[derive(Debug, Clone, Args)]
-pub(crate) struct ServerArgs<S: Served + Clone + Send + Sync + 'static> {
-    #[arg(long, help = delay_help(S::DELAY_MS, S::QUICK_DELAY_MS))]
+pub(crate) struct ServerArgs<P: Based + Clone + Send + Sync + 'static> {
+    #[arg(long, help = delay_help(P::defaults(false).base().server.delay_ms,
+                                  P::defaults(true).base().server.delay_ms))]
     delay_ms: Option<u64>,
 
     /// --workers passed to the servers [default: the CPUs each server is pinned to]
@@ -176,7 +176,7 @@ pub(crate) struct ServerArgs<S: Served + Clone + Send + Sync + 'static> {
     blocking_threads: Option<usize>,
 
     #[arg(skip)]
-    scenario: PhantomData<S>,
+    plan: PhantomData<P>,
 }
 
 fn delay_help(normal: u64, quick: u64) -> String {
@@ -188,14 +188,12 @@ fn delay_help(normal: u64, quick: u64) -> String {
     }
 }
 
-impl<S: Served + Clone + Send + Sync + 'static> ServerArgs<S> {
-    /// The scenario's settings, these flags over its defaults (or `--quick` ones).
-    pub(crate) fn settings(self, quick: bool) -> ServerSettings {
-        let mut settings = S::server_settings(quick);
+impl<P: Based + Clone + Send + Sync + 'static> ServerArgs<P> {
+    /// These flags over the scenario's settings (its defaults, or `--quick` ones).
+    pub(crate) fn apply(self, settings: &mut ServerSettings) {
         set(&mut settings.delay_ms, self.delay_ms);
-        settings.workers = self.workers;
+        set(&mut settings.workers, self.workers.map(Some));
         set(&mut settings.blocking_threads, self.blocking_threads);
-        settings
     }
 }
 
@@ -256,40 +254,14 @@ impl ForeignArgs {
     }
 }
 
-/// The servers a scenario runs, by short name.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct ServersArgs {
-    #[arg(long, value_delimiter = ',', value_parser = parse_short,
-          help = help1("Servers, in order; floor (the workspace's reference server) and nginx \
-                        join soak, capacity and techempower as references, never ranked",
-                       list(&plan::SERVERS)))]
-    servers: Option<Vec<String>>,
-}
-
-impl ServersArgs {
-    /// The scenario's own servers: those given, none when only targets are, else every one.
-    pub(crate) fn apply(self, plan: &mut Vec<String>, foreign: &Foreign) {
-        match self.servers {
-            Some(servers) => *plan = servers,
-            None if !foreign.targets.is_empty() => plan.clear(),
-            None => {}
-        }
-    }
-
-    /// The servers given, if any.
-    pub(crate) fn given(self) -> Option<Vec<String>> {
-        self.servers
-    }
-}
-
 /// How each setting of a grid scenario is measured: one flag group for every scenario that
 /// measures a grid, each quoting its own defaults.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct MeasureArgs<S: Measured + Clone + Send + Sync + 'static> {
-    #[arg(long, value_parser = parse_level,
+    #[arg(long, alias = "concurrency", value_parser = parse_level,
           help = help("Keep-alive connections of each load",
-                      S::MEASURE.concurrency, S::QUICK_MEASURE.concurrency))]
-    concurrency: Option<usize>,
+                      S::MEASURE.connections, S::QUICK_MEASURE.connections))]
+    connections: Option<usize>,
 
     #[arg(long, value_parser = parse_duration,
           help = help("Measured part of each load, e.g. 1s, 500ms",
@@ -301,25 +273,38 @@ pub(crate) struct MeasureArgs<S: Measured + Clone + Send + Sync + 'static> {
                       millis(S::MEASURE.warmup), millis(S::QUICK_MEASURE.warmup)))]
     warmup: Option<Duration>,
 
-    #[arg(long, value_parser = parse_repeats,
-          help = help("Runs of each setting, each on a freshly started server; 4 or more can \
-                       tell a difference from noise", S::MEASURE.repeats, S::QUICK_MEASURE.repeats))]
-    repeats: Option<usize>,
-
-    /// Refused: the scenario restarts every server with every setting
-    #[arg(long, hide = true, value_parser = refuse_target)]
-    target: Vec<String>,
-
     #[arg(skip)]
     scenario: PhantomData<S>,
 }
 
 impl<S: Measured + Clone + Send + Sync + 'static> MeasureArgs<S> {
     pub(crate) fn apply(self, measure: &mut Measure) {
-        set(&mut measure.concurrency, self.concurrency);
+        set(&mut measure.connections, self.connections);
         set(&mut measure.duration, self.duration);
         set(&mut measure.warmup, self.warmup);
-        set(&mut measure.repeats, self.repeats);
+    }
+}
+
+/// What an open-loop scenario's levels go over: its probe and its connections.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PacedArgs {
+    #[arg(long, value_parser = parse_duration,
+          help = help("How long the closed-loop probe for the capacity runs (always from the \
+                       harness)", format!("{}s", Paced::DEFAULT.probe.as_secs()),
+                      millis(Paced::QUICK.probe)))]
+    probe: Option<Duration>,
+
+    #[arg(long, value_parser = parse_level,
+          help = help("Requests in flight at most: keep-alive connections, each carrying one at \
+                       a time; over HTTP/2 --streams of them share one",
+                      Paced::DEFAULT.connections, Paced::QUICK.connections))]
+    connections: Option<usize>,
+}
+
+impl PacedArgs {
+    pub(crate) fn apply(self, paced: &mut Paced) {
+        set(&mut paced.probe, self.probe);
+        set(&mut paced.connections, self.connections);
     }
 }
 

@@ -36,14 +36,6 @@ pub(crate) fn millis(d: Duration) -> String {
     format!("{}ms", d.as_millis())
 }
 
-pub(crate) fn refuse_target(_: &str) -> Result<String, String> {
-    Err(
-        "this scenario starts each server afresh with every setting: it cannot load a \
-         --target (ladder, loops, soak and rate can)"
-            .to_owned(),
-    )
-}
-
 pub(crate) fn parse_contract(text: &str) -> Result<Contract, String> {
     match text {
         "light" => Ok(Contract::Light),

@@ -54,12 +54,12 @@ pub(super) fn start_instant(place: Placement) -> SystemTime {
         }
 }
 
-/// The URL the agents load: `target` on the server at `addr`, or, on a swarm, on the stack's
+/// The URL the agents load: `path` on the server at `addr`, or, on a swarm, on the stack's
 /// server by its name on the stack's network.
-pub(super) fn url(place: Placement, addr: SocketAddr, target: &str, protocol: Protocol) -> String {
+pub(super) fn url(place: Placement, addr: SocketAddr, path: &str, protocol: Protocol) -> String {
     match place {
-        Placement::Swarm(_) => url_of(format!("{SERVER_HOST}:8080"), target, protocol),
-        _ => url_of(addr, target, protocol),
+        Placement::Swarm(_) => url_of(format!("{SERVER_HOST}:8080"), path, protocol),
+        _ => url_of(addr, path, protocol),
     }
 }
 

@@ -11,8 +11,8 @@ use greet_load::{check_request, Check, Wire};
 use greet_server::ServerFlag;
 
 use crate::plan::{
-    is_peer, is_reference, package, Containers, Contract, Foreign, Placement, Protocol, Target,
-    ANCHOR,
+    is_peer, is_reference, package, Base, Containers, Contract, Foreign, Placement, Protocol,
+    Target, ANCHOR,
 };
 use crate::results::Mode;
 use crate::sample::{self, mib};
@@ -35,17 +35,18 @@ pub(crate) enum Subject {
 
 impl Subject {
     /// The servers of a scenario, then its targets; a server named twice is measured twice.
-    pub(crate) fn all(servers: &[String], foreign: &Foreign) -> Vec<Subject> {
-        servers
+    pub(crate) fn all(base: &Base) -> Vec<Subject> {
+        let shorts = base.shorts();
+        shorts
             .iter()
             .enumerate()
             .map(
-                |(i, short)| match servers[..i].iter().filter(|s| *s == short).count() {
+                |(i, short)| match shorts[..i].iter().filter(|s| *s == short).count() {
                     0 => Self::Server(short.clone()),
                     before => Self::Again(short.clone(), before + 1),
                 },
             )
-            .chain(foreign.targets.iter().cloned().map(Self::Target))
+            .chain(base.targets().iter().cloned().map(Self::Target))
             .collect()
     }
 
@@ -77,7 +78,7 @@ pub(crate) struct Start<'a> {
     /// What a valid answer is, and how a target is verified.
     pub(crate) foreign: &'a Foreign,
     /// The endpoint the load will GET, which a light check and a protocol check ask for.
-    pub(crate) target: &'a str,
+    pub(crate) path: &'a str,
     /// A server of this subject has passed its whole check in this scenario already: only a
     /// light check of a target is made again.
     pub(crate) checked: bool,
@@ -90,18 +91,18 @@ pub(crate) struct Start<'a> {
 }
 
 impl<'a> Start<'a> {
-    /// `subject` started with `args`, checked before its first load on `target`.
+    /// `subject` started with `args`, checked before its first load on `path`.
     pub(crate) fn new(
         subject: &'a Subject,
         args: &'a [String],
         foreign: &'a Foreign,
-        target: &'a str,
+        path: &'a str,
     ) -> Self {
         Self {
             subject,
             args,
             foreign,
-            target,
+            path,
             checked: false,
             containers: None,
             join: None,
@@ -215,7 +216,7 @@ impl Harness {
         let wire = start.wire.unwrap_or(&self.wire);
         let contract = start.subject.contract(start.foreign);
         let (headers, body) = (&self.common.headers, self.common.body.as_ref());
-        let check = Check::for_request(start.target, headers, body, &start.foreign.expect);
+        let check = Check::for_request(start.path, headers, body, &start.foreign.expect);
         let name = start.subject.name();
         match start.subject {
             Subject::Server(short) | Subject::Again(short, _) => {
@@ -225,14 +226,13 @@ impl Harness {
                         .await?;
                     let base_url = checked.base_url();
                     let at = (checked.addr(), base_url.as_str(), false);
-                    self.verify(&name, contract, at, start.target, &check)
-                        .await?;
+                    self.verify(&name, contract, at, start.path, &check).await?;
                     self.stop(checked).await?;
                 }
                 let args = measured_args(start.args, wire);
                 let server = self.launch(place, start, short, args).await?;
                 let addr = server.addr();
-                self.check_protocol(&name, (addr, wire), start.target, &check)
+                self.check_protocol(&name, (addr, wire), start.path, &check)
                     .await?;
                 Ok(Up {
                     addr,
@@ -243,8 +243,7 @@ impl Harness {
                 let addr = greet_probe::resolve(&t.url).await?;
                 if contract == Contract::Light || !start.checked {
                     let at = (addr, t.url.as_str(), true);
-                    self.verify(&name, contract, at, start.target, &check)
-                        .await?;
+                    self.verify(&name, contract, at, start.path, &check).await?;
                 }
                 Ok(Up { addr, server: None })
             }
@@ -283,7 +282,7 @@ impl Harness {
     }
 
     /// Verifies a server before its load as `contract` says: the whole contract suite at
-    /// `base_url`, or the light check of `target` at `addr`. A process the harness started for
+    /// `base_url`, or the light check of `path` at `addr`. A process the harness started for
     /// the check is in cleartext, and checked over HTTP/1.1; a target (`measured`) is checked
     /// over the load's protocol, and the whole suite, raw HTTP/1.1 in cleartext, cannot run on
     /// it over TLS.
@@ -292,7 +291,7 @@ impl Harness {
         who: &str,
         contract: Contract,
         (addr, base_url, measured): (SocketAddr, &str, bool),
-        target: &str,
+        path: &str,
         check: &Check,
     ) -> Result<()> {
         let cleartext = Wire::default();
@@ -308,25 +307,25 @@ impl Harness {
                     .context("contract check failed")?;
                 self.say(who, "contract check passed");
                 if measured {
-                    self.check_protocol(who, (addr, wire), target, check)
+                    self.check_protocol(who, (addr, wire), path, check)
                         .await?;
                 }
                 Ok(())
             }
             Contract::Light => {
                 let names = ("light check", "light check passed");
-                self.once(who, (addr, wire), target, check, names).await
+                self.once(who, (addr, wire), path, check, names).await
             }
         }
     }
 
     /// Checks, unless `wire` is HTTP/1.1 in cleartext, that a measured server answers
-    /// `target` over its protocol, as `check` says.
+    /// `path` over its protocol, as `check` says.
     async fn check_protocol(
         &self,
         who: &str,
         (addr, wire): (SocketAddr, &Wire),
-        target: &str,
+        path: &str,
         check: &Check,
     ) -> Result<()> {
         if wire.protocol == Protocol::Http1 {
@@ -334,7 +333,7 @@ impl Harness {
         }
         let passed = format!("answers over {}", wire.protocol);
         let names = ("protocol check", passed.as_str());
-        self.once(who, (addr, wire), target, check, names).await
+        self.once(who, (addr, wire), path, check, names).await
     }
 
     /// One request of the load (`GET target`, or a POST of its body) over `wire`, valid as
@@ -344,11 +343,11 @@ impl Harness {
         &self,
         who: &str,
         (addr, wire): (SocketAddr, &Wire),
-        target: &str,
+        path: &str,
         check: &Check,
         (what, passed): (&str, &str),
     ) -> Result<()> {
-        let request = (target, &self.common.headers[..], self.common.body.as_ref());
+        let request = (path, &self.common.headers[..], self.common.body.as_ref());
         check_request(addr, wire, request, check, Duration::from_secs(10))
             .await
             .with_context(|| format!("{what} failed"))?;

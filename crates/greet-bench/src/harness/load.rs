@@ -16,7 +16,7 @@ use greet_load::{
 use crate::plan::Placement;
 use greet_probe::procfs::{self, MachineTicks};
 
-use crate::results::{Machine, RateRun, Run, Sampled, Spectrum};
+use crate::results::{Machine, RateRun, Sampled, Spectrum, Trial};
 use crate::sample::pulse::Pulse;
 use crate::sample::{self, EngineStats, Maxima, Sampler};
 use crate::server::provision::{Ready, StoreSampling};
@@ -30,7 +30,7 @@ use super::{Harness, Up};
 #[derive(Debug, Clone)]
 pub(crate) struct Ask<'a> {
     /// Path and query to GET.
-    pub(crate) target: &'a str,
+    pub(crate) path: &'a str,
     /// What a valid answer is.
     pub(crate) expect: &'a Expect,
     /// The shape and size of the load.
@@ -44,10 +44,10 @@ pub(crate) struct Ask<'a> {
 }
 
 impl<'a> Ask<'a> {
-    /// `work` on `target`, answers judged by `expect`, over the run's protocol.
-    pub(crate) fn new(target: &'a str, expect: &'a Expect, work: Work) -> Self {
+    /// `work` on `path`, answers judged by `expect`, over the run's protocol.
+    pub(crate) fn new(path: &'a str, expect: &'a Expect, work: Work) -> Self {
         Self {
-            target,
+            path,
             expect,
             work,
             wire: None,
@@ -82,7 +82,7 @@ pub(crate) struct Loaded {
 
 impl Loaded {
     /// The run of this load: its figures, the server's, and each agent's.
-    pub(crate) fn run(&self) -> Run {
+    pub(crate) fn run(&self) -> Trial {
         let mut run = self
             .observed
             .run(self.counted.tally().figures(), self.agents.clone());
@@ -187,7 +187,7 @@ impl Harness {
         let start = agents::start_instant(place);
         let (headers, body) = ask.message(self);
         let shard = Shard {
-            url: agents::url(place, up.addr, ask.target, wire.protocol),
+            url: agents::url(place, up.addr, ask.path, wire.protocol),
             expect: ask.expect.clone(),
             headers: headers.to_vec(),
             body: body.cloned(),
@@ -251,10 +251,10 @@ impl Harness {
         let (headers, body) = ask.message(self);
         let load = Load {
             addr: up.addr,
-            target: ask.target.to_owned(),
+            target: ask.path.to_owned(),
             headers: headers.to_vec(),
             body: body.cloned(),
-            check: Check::for_request(ask.target, headers, body, ask.expect),
+            check: Check::for_request(ask.path, headers, body, ask.expect),
             timeout: self.timeout(),
             wire: wire.clone(),
             work: ask.work.clone(),
@@ -363,8 +363,8 @@ impl Observed {
 
     /// A run of `load` (by `agents`, if any): [`Observed::server`], and the engine's figures
     /// beside /proc's.
-    pub(crate) fn run(&self, load: Figures, agents: Vec<AgentRun>) -> Run {
-        Run {
+    pub(crate) fn run(&self, load: Figures, agents: Vec<AgentRun>) -> Trial {
+        Trial {
             load,
             server: self.server(),
             engine: self.maxima.as_ref().and(self.engine.clone()),

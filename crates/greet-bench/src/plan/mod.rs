@@ -1,12 +1,15 @@
-//! What a run is to do, as plain values with every default applied: what every scenario's plan
-//! shares ([`Common`], the servers, targets and their settings, where the load runs, the
-//! stores, the thresholds). Each scenario's own plan is in its folder, with its defaults and
-//! `--quick` sizes, which its flags' help quotes; nothing here sees a flag.
+//! What a run is to do, as plain values with every default applied: the run's shared settings
+//! ([`Common`]), what every scenario's plan is built on ([`Base`]: its servers, targets and
+//! their settings, repeats, where the load runs), the stores, the thresholds. Each scenario's
+//! own plan is in its folder, with its defaults and `--quick` sizes, which its flags' help
+//! quotes; nothing here sees a flag.
 
+mod base;
 mod placement;
 mod store;
 mod threshold;
 
+pub use base::{Base, Based, Takes};
 pub use placement::Placement;
 pub use store::Store;
 pub use threshold::{Metric, OfRuns, Op, Threshold};
@@ -157,27 +160,62 @@ pub enum Bins {
     Dir(PathBuf),
 }
 
-/// How each setting of a grid scenario is measured: keep-alive load on a
-/// freshly started server, warmed up, measured, repeated.
+/// How each setting of a grid scenario is measured: keep-alive load on a freshly started
+/// server, warmed up, then measured (its [`Base::repeats`] times).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Measure {
     /// Keep-alive connections of each load.
-    pub concurrency: usize,
+    pub connections: usize,
     /// Measured part of each load.
     pub duration: Duration,
     /// Unmeasured load before it.
     pub warmup: Duration,
-    /// Runs of each setting, each on a fresh server: 4 a side is the fewest a rank test can
-    /// separate at 0.05.
-    pub repeats: usize,
 }
 
-/// A grid scenario's [`Measure`]: its default and its `--quick` size.
+/// What an open-loop scenario's levels go over: the closed-loop probe that sets their scale,
+/// and the keep-alive connections that carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paced {
+    /// How long the closed-loop probe runs (always from the harness).
+    pub probe: Duration,
+    /// Requests in flight at most: keep-alive connections, each carrying one at a time.
+    pub connections: usize,
+}
+
+impl Paced {
+    /// At 90% of a one-core server's capacity (~100k/s) and ~0.5 ms a request, about 45
+    /// connections are busy at once; 64 leave the lower levels never waiting for one.
+    pub const DEFAULT: Paced = Paced {
+        probe: Duration::from_secs(2),
+        connections: 64,
+    };
+    /// `--quick` sizes.
+    pub const QUICK: Paced = Paced {
+        probe: Duration::from_millis(300),
+        connections: 16,
+    };
+
+    /// The defaults, or the `--quick` sizes.
+    pub fn defaults(quick: bool) -> Self {
+        if quick {
+            Self::QUICK
+        } else {
+            Self::DEFAULT
+        }
+    }
+}
+
+/// A grid scenario's [`Measure`] and repeats: its defaults and its `--quick` sizes.
 pub trait Measured {
     /// The default.
     const MEASURE: Measure;
     /// The `--quick` size.
     const QUICK_MEASURE: Measure;
+    /// Runs of each setting, each on a fresh server: 4 a side is the fewest a rank test can
+    /// separate at 0.05.
+    const REPEATS: usize = 4;
+    /// `--quick` runs of each setting.
+    const QUICK_REPEATS: usize = 2;
 
     /// The default, or the `--quick` size.
     fn measure(quick: bool) -> Measure {
@@ -187,7 +225,23 @@ pub trait Measured {
             Self::MEASURE
         }
     }
+
+    /// A grid scenario's base: the servers with no delay (each setting's own flags are the
+    /// scenario's), its repeats.
+    fn grid(quick: bool) -> Base {
+        let repeats = if quick {
+            Self::QUICK_REPEATS
+        } else {
+            Self::REPEATS
+        };
+        Base::new(ServerSettings::delayed(0), repeats)
+    }
 }
+
+/// What `--repeats` says a grid scenario's repeat is.
+pub const GRID_REPEATS: &str =
+    "Runs of each setting, each on a freshly started server; 4 or more can tell a difference \
+     from noise";
 
 /// A server to start: its short name and, optionally, its own endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,24 +281,6 @@ pub struct ServerSettings {
     pub workers: Option<usize>,
     /// `--blocking-threads`.
     pub blocking_threads: usize,
-}
-
-/// A scenario whose servers take [`ServerSettings`] from the command line: its greeting
-/// delay, and its `--quick` one.
-pub trait Served {
-    /// The delay, milliseconds.
-    const DELAY_MS: u64;
-    /// The `--quick` delay, milliseconds.
-    const QUICK_DELAY_MS: u64;
-
-    /// Its servers' settings by default, or at `--quick` size.
-    fn server_settings(quick: bool) -> ServerSettings {
-        ServerSettings::delayed(if quick {
-            Self::QUICK_DELAY_MS
-        } else {
-            Self::DELAY_MS
-        })
-    }
 }
 
 impl ServerSettings {

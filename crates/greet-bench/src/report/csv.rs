@@ -6,7 +6,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::results::Run;
+use crate::results::Trial;
 
 /// `rows` as CSV text, the header from the row type's fields.
 pub(crate) fn write<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<String> {
@@ -17,7 +17,7 @@ pub(crate) fn write<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<S
     Ok(String::from_utf8(writer.into_inner()?)?)
 }
 
-/// A [`Run`]'s columns.
+/// A [`Trial`]'s columns.
 #[derive(Serialize)]
 pub(crate) struct RunColumns {
     requests: u64,
@@ -47,7 +47,7 @@ pub(crate) struct RunColumns {
 }
 
 impl RunColumns {
-    pub(crate) fn of(run: &Run) -> Self {
+    pub(crate) fn of(run: &Trial) -> Self {
         let (f, s) = (&run.load, &run.server);
         Self {
             requests: f.requests,
@@ -97,7 +97,7 @@ impl<'a> CellKey<'a> {
         server: &'a str,
         endpoint: &'a str,
         setting: String,
-        runs: &'a [Run],
+        runs: &'a [Trial],
     ) -> impl Iterator<Item = (Self, RunColumns)> + 'a {
         runs.iter().enumerate().map(move |(i, r)| {
             let key = CellKey {
@@ -124,7 +124,7 @@ mod tests {
                 setting: "c=10".to_owned(),
                 repeat: 1,
             },
-            RunColumns::of(&Run::default()),
+            RunColumns::of(&Trial::default()),
         )])
         .unwrap();
         let mut lines = text.lines();

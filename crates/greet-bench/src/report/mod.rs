@@ -1,7 +1,7 @@
 //! Everything a run writes, by output format over one data model, as ripgrep's printer is:
 //! [`table`] (the tables, as text), [`csv`], [`charts`] (drawn by [`svg`]) and [`html`] (one
 //! self-contained page). These are primitives: each scenario builds its own tables, charts
-//! and CSV files from them, and shows itself to the report as a [`Section`]. [`write_all`]
+//! and CSV files from them, and shows itself to the report through [`Render`]. [`write_all`]
 //! rewrites every file after every step, so an interrupted run keeps what it measured.
 
 pub(crate) mod charts;
@@ -23,13 +23,13 @@ use points::Point;
 use charts::ChartFile;
 use table::Table;
 
-/// A scenario's section as the report sees it: its tables, charts, CSV files and flat
-/// figures.
-pub(crate) trait Section {
+/// A scenario's section as the report draws it: its tables, charts, CSV files, flat figures
+/// and scorecard rows.
+pub(crate) trait Render {
     /// Its tables, in order.
     fn tables(&self) -> Vec<Table>;
-    /// Its charts: file name and the SVG document.
-    fn charts(&self) -> Vec<(String, String)>;
+    /// Its charts: file name and the chart.
+    fn charts(&self) -> Vec<(String, svg::Drawing)>;
     /// Its CSV files: file name and contents.
     fn csv(&self) -> Result<Vec<(String, String)>>;
     /// Every figure it holds, flat, for thresholds and `compare`; `scenario` is filled in by
@@ -49,7 +49,7 @@ pub(crate) struct Present<'a> {
     /// Its repeats take the servers in turn.
     pub(crate) interleaved: bool,
     /// The section.
-    pub(crate) section: &'a dyn Section,
+    pub(crate) section: &'a dyn Render,
 }
 
 impl std::fmt::Debug for Present<'_> {
@@ -123,11 +123,14 @@ fn write<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>, json: bo
     let charts: Vec<ChartFile> = present
         .iter()
         .flat_map(|p| {
-            p.section.charts().into_iter().map(|(file, svg)| ChartFile {
-                section: p.name,
-                file,
-                svg,
-            })
+            p.section
+                .charts()
+                .into_iter()
+                .map(|(file, chart)| ChartFile {
+                    section: p.name,
+                    file,
+                    svg: chart.render(),
+                })
         })
         .collect();
     files.push((

@@ -1,12 +1,12 @@
-//! Every figure of a run, flat: which scenario, server, endpoint and place (level, shape,
+//! Every figure of a run, flat: which scenario, server, endpoint and cell (level, shape,
 //! setting) measured it, which [`Metric`] it is, and its value in each run. What thresholds
 //! hold to and what `compare` pairs across two runs. Each scenario lists its own
-//! ([`crate::report::Section::points`]); this module holds their shape.
+//! ([`crate::report::Render::points`]); this module holds their shape.
 
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Metric;
-use crate::results::Run;
+use crate::results::Trial;
 
 /// One figure of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,7 +20,7 @@ pub(crate) struct Point {
     pub(crate) endpoint: Option<String>,
     /// Where else in the scenario: `c=2700`, `4x1000`, `postgres --workers 1 --db-pool 4`…;
     /// empty for a server's own figures (start-up, peak memory).
-    pub(crate) place: String,
+    pub(crate) cell: String,
     /// What it measures.
     pub(crate) metric: Metric,
     /// Its value in each run, in the metric's unit.
@@ -30,7 +30,7 @@ pub(crate) struct Point {
 impl Point {
     /// Where it was measured, as the tables name it: `/greetings c=2700`.
     pub(crate) fn at(&self) -> String {
-        join(self.endpoint.as_deref(), &self.place)
+        join(self.endpoint.as_deref(), &self.cell)
     }
 
     /// What identifies it across two runs; without its endpoint where `compare --vary
@@ -40,19 +40,19 @@ impl Point {
             self.scenario.clone(),
             self.server.clone(),
             self.endpoint.clone().filter(|_| endpoint),
-            self.place.clone(),
+            self.cell.clone(),
             self.metric,
         )
     }
 }
 
 impl Point {
-    /// Server `server`'s figures at `(endpoint, place)` (either may be empty), one point a
+    /// Server `server`'s figures at `(endpoint, cell)` (either may be empty), one point a
     /// figure that was measured in every run and is finite; the scenario is named by the
     /// caller ([`crate::report::points`]).
     pub(crate) fn each(
         server: &str,
-        (endpoint, place): (&str, &str),
+        (endpoint, cell): (&str, &str),
         figures: impl IntoIterator<Item = (Metric, Vec<f64>)>,
     ) -> Vec<Point> {
         figures
@@ -62,7 +62,7 @@ impl Point {
                 scenario: String::new(),
                 server: server.to_owned(),
                 endpoint: (!endpoint.is_empty()).then(|| endpoint.to_owned()),
-                place: place.to_owned(),
+                cell: cell.to_owned(),
                 metric,
                 values,
             })
@@ -70,20 +70,20 @@ impl Point {
     }
 }
 
-/// `endpoint place`, either part possibly absent.
-pub(crate) fn join(endpoint: Option<&str>, place: &str) -> String {
+/// `endpoint cell`, either part possibly absent.
+pub(crate) fn join(endpoint: Option<&str>, cell: &str) -> String {
     match endpoint {
-        Some(e) if !place.is_empty() => format!("{e} {place}"),
+        Some(e) if !cell.is_empty() => format!("{e} {cell}"),
         Some(e) => e.to_owned(),
-        None => place.to_owned(),
+        None => cell.to_owned(),
     }
 }
 
 /// What each run of one load says: its total, throughput, latencies, success, and the
 /// server's peak memory and CPU where they were sampled.
-pub(crate) fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
-    let each = |f: &dyn Fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<_>>();
-    let sampled = |f: &dyn Fn(&Run) -> Option<f64>| {
+pub(crate) fn load_figures(runs: &[Trial]) -> Vec<(Metric, Vec<f64>)> {
+    let each = |f: &dyn Fn(&Trial) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+    let sampled = |f: &dyn Fn(&Trial) -> Option<f64>| {
         let values: Vec<f64> = runs.iter().filter_map(f).collect();
         if values.len() == runs.len() {
             values
@@ -93,7 +93,7 @@ pub(crate) fn load_figures(runs: &[Run]) -> Vec<(Metric, Vec<f64>)> {
     };
     // Latencies are of valid responses: a run without one has none (its tally says 0), so a
     // server answering only errors names no latency a threshold could hold as fast.
-    let latency = |f: &dyn Fn(&Run) -> f64| {
+    let latency = |f: &dyn Fn(&Trial) -> f64| {
         if runs.iter().all(|r| r.load.ok() > 0) {
             each(f)
         } else {

@@ -1,10 +1,10 @@
 //! The scorecard, built: each section names its headline figures ([`Row`]s, through
-//! [`crate::report::Section::scorecard`]), and this module ranks the servers on each, gives
+//! [`crate::report::Render::scorecard`]), and this module ranks the servers on each, gives
 //! every cell its verdict against the best by the same test every comparison uses, writes the
 //! words from the verdicts, and prints it.
 
 use crate::plan::{reference_role, Metric};
-use crate::results::{Cell, Mark, Run, ScoreRow, Scorecard};
+use crate::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
 use crate::stats::mann_whitney::{fewest_runs, resolve, test, Verdict};
 use crate::stats::median;
 
@@ -52,8 +52,11 @@ impl Entry {
     }
 
     /// A closed loop's throughput over `runs`, with the server's CPU per request.
-    pub(crate) fn throughput(server: &str, runs: &[Run]) -> Self {
-        let cpu: Vec<f64> = runs.iter().filter_map(Run::server_us_per_request).collect();
+    pub(crate) fn throughput(server: &str, runs: &[Trial]) -> Self {
+        let cpu: Vec<f64> = runs
+            .iter()
+            .filter_map(Trial::server_us_per_request)
+            .collect();
         Self {
             cpu_us: (cpu.len() == runs.len() && !cpu.is_empty()).then(|| median(&cpu)),
             ..Self::new(server, crate::results::throughputs(runs))
@@ -83,7 +86,7 @@ impl Row {
 pub(crate) fn best_each<T>(
     items: &[T],
     server: impl Fn(&T) -> &str,
-    runs: impl Fn(&T) -> &[Run],
+    runs: impl Fn(&T) -> &[Trial],
 ) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     for item in items {

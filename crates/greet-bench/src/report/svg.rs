@@ -1,5 +1,6 @@
-//! Drawing a [`Chart`] as a self-contained SVG document: a grouped bar chart with optional
-//! min–max whiskers, drawn by hand (no dependencies). What to draw is `charts`'s.
+//! Drawing a [`Chart`] (a grouped bar chart with optional min–max whiskers) or a
+//! [`LineChart`] as a self-contained SVG document, by hand (no dependencies). What to draw is
+//! each scenario's, as a [`Drawing`].
 
 use std::fmt::Write as _;
 use std::ops::Sub;
@@ -28,6 +29,45 @@ pub(crate) struct Chart {
     /// Per series, per group: a `[low, high]` range drawn over the bar (min–max of repeats);
     /// empty for none.
     pub(crate) whiskers: Vec<Vec<Option<[f64; 2]>>>,
+}
+
+/// A chart of either kind, as a scenario hands it to the report.
+#[derive(Debug)]
+pub(crate) enum Drawing {
+    /// Grouped bars.
+    Bars(Chart),
+    /// Lines on a logarithmic axis.
+    Lines(LineChart),
+}
+
+impl Drawing {
+    /// The chart as a standalone SVG document.
+    pub(crate) fn render(&self) -> String {
+        match self {
+            Self::Bars(chart) => render(chart),
+            Self::Lines(chart) => render_lines(chart),
+        }
+    }
+}
+
+impl From<Chart> for Drawing {
+    fn from(chart: Chart) -> Self {
+        Self::Bars(chart)
+    }
+}
+
+impl From<LineChart> for Drawing {
+    fn from(chart: LineChart) -> Self {
+        Self::Lines(chart)
+    }
+}
+
+/// `charts`, each as a [`Drawing`].
+pub(crate) fn drawings<C: Into<Drawing>>(charts: Vec<(String, C)>) -> Vec<(String, Drawing)> {
+    charts
+        .into_iter()
+        .map(|(file, chart)| (file, chart.into()))
+        .collect()
 }
 
 /// A chart's document up to its plot: the root element, a white ground, the title centred on

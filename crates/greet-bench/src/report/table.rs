@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::results::{Failure, Gain, Machine, Run};
+use crate::results::{Failure, Gain, Machine, Trial};
 use crate::stats::mann_whitney::{Comparison, Verdict};
 use crate::stats::Summary;
 
@@ -145,7 +145,7 @@ pub(crate) fn grouped(rows: Vec<Vec<String>>, key: usize) -> Vec<Vec<Vec<String>
     groups
 }
 /// Each agent's part of a level split over agents (`--agents`), rows of [`agents_table`].
-pub(crate) fn agent_rows(name: &str, concurrency: usize, run: &Run) -> Vec<Vec<String>> {
+pub(crate) fn agent_rows(name: &str, concurrency: usize, run: &Trial) -> Vec<Vec<String>> {
     run.agents
         .iter()
         .map(|a| {

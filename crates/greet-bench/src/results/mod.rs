@@ -1,16 +1,17 @@
 //! The data model of a run: what `results.json` holds, what every report is drawn from, and
 //! what other tools read back (`schema_version` says which shape they read).
 //!
-//! One shape everywhere: every load, whatever the scenario, is a [`Run`] (what the load
+//! One shape everywhere: every load, whatever the scenario, is a [`Trial`] (what the load
 //! generator saw, [`Figures`], and what the sampler saw of the server, [`Sampled`]); every
 //! scenario has a section of its own holding its settings, its figures and its comparisons,
-//! each (but protocols) with its [`Transport`] and ending with what every section has
-//! ([`Header`]: the repeats, the [`Failure`]s). This module is the envelope ([`Results`], over whatever sections the
-//! scenarios define) and its reader ([`read`]); the sections are each scenario's own.
+//! each (but protocols) with its [`Transport`] and ending with what frames every section
+//! ([`Frame`]: the repeats, the [`Failure`]s). This module is the envelope ([`Results`], over
+//! whatever sections the scenarios define) and its reader ([`read`]); the sections are each
+//! scenario's own.
 
 mod paced;
-mod run;
 mod scorecard;
+mod trial;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,11 +24,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 pub use paced::{RateRun, RateWindow, Spectrum};
-pub use run::{
-    per_request_us, throughputs, us_per_request_at, AgentRun, Connect, Figures, Gain, Handshakes,
-    Latency, Level, Machine, Noise, Repeated, RssFrom, Run, Sampled, SampledBy,
-};
 pub use scorecard::{Cell, Mark, ScoreRow, Scorecard};
+pub use trial::{
+    per_request_us, throughputs, us_per_request_at, AgentRun, Connect, Figures, Gain, Handshakes,
+    Latency, Machine, Noise, Repeated, RssFrom, Sampled, SampledBy, Trial,
+};
 
 /// How the servers were run: processes, containers or a swarm stack.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -43,7 +44,7 @@ pub enum Mode {
 }
 
 /// The shape of `results.json` this harness writes. 2: a section per scenario, under its
-/// name, one [`Run`] for every load, failures listed per section.
+/// name, one [`Trial`] for every load, failures listed per section.
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// The whole of `results.json`: where, when and how the run was made, each scenario's
@@ -112,17 +113,17 @@ pub fn read<S: DeserializeOwned>(path: &Path) -> Result<Results<S>> {
         .with_context(|| format!("{} is not a results.json", file.display()))
 }
 
-/// What every scenario's section has: the runs of each measurement, and the servers that
+/// What frames every scenario's section: the runs of each measurement, and the servers that
 /// failed.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Header {
+pub struct Frame {
     /// Runs of each measurement.
     pub repeats: usize,
     /// Servers that failed.
     pub failures: Vec<Failure>,
 }
 
-impl Header {
+impl Frame {
     /// `repeats` runs of each measurement, no failure yet.
     pub fn new(repeats: usize) -> Self {
         Self {

@@ -5,7 +5,7 @@
 use greet_load::{Tally, SPECTRUM};
 use serde::{Deserialize, Serialize};
 
-use super::run::{us_per_request_at, AgentRun, Machine, Sampled};
+use super::trial::{us_per_request_at, AgentRun, Machine, Sampled};
 
 /// One second of a ramp, its runs merged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

@@ -19,7 +19,7 @@ use crate::harness::Harness;
 use crate::plan::{self, Threshold};
 use crate::report;
 use crate::results::Incomplete;
-use crate::scenario::{Plan, Planned, Results};
+use crate::scenario::{Agenda, Planned, Results};
 use crate::server::{split_cpus, Binaries};
 
 /// Scheduler ticks between looks at the runtime's global queue (tokio's default: 61).
@@ -27,7 +27,7 @@ const GLOBAL_QUEUE_INTERVAL: u32 = 4;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum Ending {
     /// Every server was verified and measured in every scenario.
     AllMeasured,
     /// At least one server failed (start-up, contract check, died, unclean exit).
@@ -38,16 +38,16 @@ pub(crate) enum Verdict {
     ThresholdBreached,
 }
 
-/// Runs `plan`.
-pub(crate) fn run(plan: Plan) -> Result<Verdict> {
-    let Plan { common, scenarios } = plan.clone();
+/// Runs `agenda`.
+pub(crate) fn run(agenda: Agenda) -> Result<Ending> {
+    let Agenda { common, scenarios } = agenda.clone();
     if cfg!(debug_assertions) && !common.quiet {
         eprintln!("greet-bench: warning: built without --release, the load generator may be the bottleneck");
     }
     if scenarios.is_empty() {
         bail!("no scenario to run");
     }
-    let binaries = Binaries::prepare(&common.bins, &plan.binaries(), common.quiet)?;
+    let binaries = Binaries::prepare(&common.bins, &agenda.binaries(), common.quiet)?;
     let cpus = allowed_cpus();
     let (server_cpus, load_cpus) = if common.pin {
         split_cpus(&cpus)
@@ -111,7 +111,7 @@ pub(crate) fn run(plan: Plan) -> Result<Verdict> {
                 harness.out.display()
             );
         }
-        Ok(Verdict::Interrupted(signal))
+        Ok(Ending::Interrupted(signal))
     })
 }
 
@@ -147,7 +147,7 @@ async fn run_all(
     scenarios: &[Planned],
     results: &mut Results,
     started: &AtomicUsize,
-) -> Result<Verdict> {
+) -> Result<Ending> {
     // Nothing is written before a scenario has checked its plan: a run refused at once (no
     // Docker engine, nothing to benchmark) leaves no empty results directory behind.
     let mut all_ok = true;
@@ -203,10 +203,10 @@ async fn run_all(
         eprintln!("greet-bench: {what} in {}", harness.out.display());
     }
     Ok(if !all_ok {
-        Verdict::SomeFailed
+        Ending::SomeFailed
     } else if results.thresholds.iter().any(|t| !t.held) {
-        Verdict::ThresholdBreached
+        Ending::ThresholdBreached
     } else {
-        Verdict::AllMeasured
+        Ending::AllMeasured
     })
 }

@@ -2,120 +2,129 @@
 //! flag no scenario of it takes, a reference or a server named twice where the scenario
 //! cannot take it; each refused in one line.
 
-use crate::plan::Target;
+use crate::plan::{Common, Target};
 
-use super::{Kind, Plan, Planned};
+use super::kit::About;
 
-impl Plan {
-    /// A `--protocol`, `--streams` or `--tls-resume` the run cannot honour, or a target it
-    /// cannot reach over the protocol, as one line.
-    pub fn check_transport(&self) -> Result<(), TransportError> {
-        let common = &self.common;
-        let protocol = common.protocol;
-        // A scenario that measures each protocol itself takes any of them.
-        let varied = self.scenarios.iter().any(Planned::own_protocols);
-        if common.streams_each.len() > 1 {
-            let list = common
-                .streams_each
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(",");
-            if !self.scenarios.iter().all(Planned::streams_list) {
-                return Err(TransportError::StreamsList {
-                    list,
-                    takers: takers(Planned::streams_list, " and "),
-                });
-            }
-            if !protocol.http2() && !varied {
-                return Err(TransportError::StreamsNeedHttp2 {
-                    streams: list,
-                    protocol,
-                });
-            }
+/// One scenario of a run, as the checks read it.
+#[derive(Debug)]
+pub(super) struct Entry<'a> {
+    /// What it says of itself.
+    pub(super) about: &'static About,
+    /// The servers it starts from binaries.
+    pub(super) binaries: Vec<String>,
+    /// The servers it loads that the harness does not start.
+    pub(super) targets: &'a [Target],
+}
+
+/// The first thing `each` scenario of a run, all sharing `common`, cannot honour; `every`
+/// is what every scenario says of itself, to name those that would.
+pub(super) fn transport(
+    common: &Common,
+    each: &[Entry<'_>],
+    every: &[&About],
+) -> Result<(), TransportError> {
+    let protocol = common.protocol;
+    let takers = |property: fn(&About) -> bool, separator: &str| {
+        let names: Vec<&str> = every
+            .iter()
+            .filter(|a| property(a))
+            .map(|a| a.name)
+            .collect();
+        names.join(separator)
+    };
+    let any = |property: fn(&About) -> bool| each.iter().any(|e| property(e.about));
+    // A scenario that measures each protocol itself takes any of them.
+    let varied = any(|a| a.own_protocols);
+    if common.streams_each.len() > 1 {
+        let list = common
+            .streams_each
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        if !each.iter().all(|e| e.about.streams_list) {
+            return Err(TransportError::StreamsList {
+                list,
+                takers: takers(|a| a.streams_list, " and "),
+            });
         }
-        if common.streams > 1 && !protocol.http2() && !varied {
+        if !protocol.http2() && !varied {
             return Err(TransportError::StreamsNeedHttp2 {
-                streams: common.streams.to_string(),
+                streams: list,
                 protocol,
             });
         }
-        if common.tls_resume && !protocol.tls() && !varied {
-            return Err(TransportError::ResumeNeedsTls(protocol));
-        }
-        if let Some(n) = common.requests_per_connection {
-            if !self.scenarios.iter().any(Planned::keep_alive) {
-                return Err(TransportError::NoKeepAlive {
-                    n,
-                    takers: takers(Planned::keep_alive, ", "),
-                });
-            }
-        }
-        if common.pipeline > 1 && !self.scenarios.iter().any(Planned::keep_alive) {
-            return Err(TransportError::NoPipeline {
-                n: common.pipeline,
-                takers: takers(Planned::keep_alive, ", "),
+    }
+    if common.streams > 1 && !protocol.http2() && !varied {
+        return Err(TransportError::StreamsNeedHttp2 {
+            streams: common.streams.to_string(),
+            protocol,
+        });
+    }
+    if common.tls_resume && !protocol.tls() && !varied {
+        return Err(TransportError::ResumeNeedsTls(protocol));
+    }
+    if let Some(n) = common.requests_per_connection {
+        if !any(|a| a.keep_alive) {
+            return Err(TransportError::NoKeepAlive {
+                n,
+                takers: takers(|a| a.keep_alive, ", "),
             });
         }
-        let targets = self.scenarios.iter().flat_map(Planned::targets);
-        if let Some(t) = targets
-            .into_iter()
-            .find(|t| t.url.starts_with("https://") != protocol.tls())
-        {
-            return Err(TransportError::TargetScheme(t.clone(), protocol));
-        }
-        if protocol != crate::plan::Protocol::Http1 {
-            if let Some(peer) = self
-                .binaries()
-                .into_iter()
-                .find(|s| crate::plan::is_peer(s) || crate::plan::is_reference(s))
-            {
-                return Err(TransportError::PeerCleartext(peer, protocol));
-            }
-        }
-        let targets = self.scenarios.iter().any(|p| !p.targets().is_empty());
-        let shorts = self.binaries();
-        if !targets && !shorts.is_empty() && shorts.iter().all(|s| crate::plan::is_reference(s)) {
-            return Err(TransportError::NoContender(shorts.join(",")));
-        }
-        for planned in &self.scenarios {
-            let shorts = planned.binaries();
-            let twice = shorts
-                .iter()
-                .enumerate()
-                .find(|&(i, short)| shorts[..i].contains(short));
-            if let Some((_, server)) = twice.filter(|_| !planned.again()) {
-                return Err(TransportError::Twice {
-                    server: server.clone(),
-                    scenario: planned.kind().name(),
-                    takers: takers(Planned::again, " and "),
-                });
-            }
-            let reference = planned
-                .binaries()
-                .into_iter()
-                .find(|s| crate::plan::is_reference(s));
-            if let Some(reference) = reference.filter(|_| !planned.references()) {
-                return Err(TransportError::NoReferences {
-                    reference,
-                    scenario: planned.kind().name(),
-                    takers: takers(Planned::references, ", "),
-                });
-            }
-        }
-        Ok(())
     }
-}
-
-/// The scenarios that have `property`, by name, joined with `separator`: who takes a flag
-/// another scenario refused.
-fn takers(property: fn(&Planned) -> bool, separator: &str) -> String {
-    let names: Vec<&str> = Kind::ALL
-        .iter()
-        .filter(|k| property(&k.defaults(true)))
-        .map(|k| k.name())
-        .collect();
-    names.join(separator)
+    if common.pipeline > 1 && !any(|a| a.keep_alive) {
+        return Err(TransportError::NoPipeline {
+            n: common.pipeline,
+            takers: takers(|a| a.keep_alive, ", "),
+        });
+    }
+    let targets = each.iter().flat_map(|e| e.targets);
+    if let Some(t) = targets
+        .into_iter()
+        .find(|t| t.url.starts_with("https://") != protocol.tls())
+    {
+        return Err(TransportError::TargetScheme(t.clone(), protocol));
+    }
+    let mut shorts: Vec<&String> = each.iter().flat_map(|e| &e.binaries).collect();
+    shorts.sort_unstable();
+    shorts.dedup();
+    if protocol != crate::plan::Protocol::Http1 {
+        if let Some(peer) = shorts
+            .iter()
+            .find(|s| crate::plan::is_peer(s) || crate::plan::is_reference(s))
+        {
+            return Err(TransportError::PeerCleartext((*peer).clone(), protocol));
+        }
+    }
+    let targets = each.iter().any(|e| !e.targets.is_empty());
+    if !targets && !shorts.is_empty() && shorts.iter().all(|s| crate::plan::is_reference(s)) {
+        let names: Vec<&str> = shorts.iter().map(|s| s.as_str()).collect();
+        return Err(TransportError::NoContender(names.join(",")));
+    }
+    for entry in each {
+        let shorts = &entry.binaries;
+        let twice = shorts
+            .iter()
+            .enumerate()
+            .find(|&(i, short)| shorts[..i].contains(short));
+        if let Some((_, server)) = twice.filter(|_| !entry.about.again) {
+            return Err(TransportError::Twice {
+                server: server.clone(),
+                scenario: entry.about.name,
+                takers: takers(|a| a.again, " and "),
+            });
+        }
+        let reference = shorts.iter().find(|s| crate::plan::is_reference(s));
+        if let Some(reference) = reference.filter(|_| !entry.about.references) {
+            return Err(TransportError::NoReferences {
+                reference: reference.clone(),
+                scenario: entry.about.name,
+                takers: takers(|a| a.references, ", "),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A transport a run cannot honour.

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use crate::report::table::{agent_rows, agents_table, Table};
-use crate::results::{Level, Run};
+use crate::results::Trial;
+use crate::scenario::ladder::Level;
 
 use super::Outcome;
 
@@ -55,7 +56,7 @@ pub(crate) fn level(text: &str) -> Result<Level> {
     let (counted, agents) = greet_load::merge(&reports);
     Ok(Level {
         concurrency: reports.iter().map(|r| r.concurrency).sum(),
-        run: Run {
+        run: Trial {
             load: counted.tally().figures(),
             agents,
             ..Default::default()

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use crate::common::{
     assert_one_line_error, bench_ok, bin_dir_args, ladder_failed_once, out_dir, results, BENCH,
 };
-use greet_bench::results::Run;
+use greet_bench::results::Trial;
 
 /// The level of one agents run: hyper, 300 concurrent requests, 200 ms delay.
-fn level(agents: &str) -> Run {
+fn level(agents: &str) -> Trial {
     let out = out_dir(&format!("agents-{agents}"));
     bench_ok(&[
         "--quiet",
@@ -88,11 +88,7 @@ fn soak_over_two_agents(name: &str, args: &[&str]) -> greet_bench::scenario::soa
         .sections
         .soak
         .expect("soak");
-    assert!(
-        soak.header.failures.is_empty(),
-        "{:?}",
-        soak.header.failures
-    );
+    assert!(soak.frame.failures.is_empty(), "{:?}", soak.frame.failures);
     soak
 }
 
@@ -319,7 +315,7 @@ fn merge_takes_a_whole_level_or_refuses_it() {
         "{}",
         String::from_utf8_lossy(&merged.stderr)
     );
-    let level: greet_bench::results::Level =
+    let level: greet_bench::scenario::ladder::Level =
         serde_json::from_slice(&merged.stdout).expect("a level as JSON");
     assert_eq!((level.concurrency, level.run.load.requests), (300, 300));
     assert_eq!(level.run.agents.len(), 2);
@@ -363,11 +359,7 @@ fn two_agents_split_a_rate_and_count_every_request_once() {
         .sections
         .rate
         .expect("rate");
-    assert!(
-        rate.header.failures.is_empty(),
-        "{:?}",
-        rate.header.failures
-    );
+    assert!(rate.frame.failures.is_empty(), "{:?}", rate.frame.failures);
     let level = &rate.servers[0].levels[0];
     assert_eq!(level.requests, 2000, "{level:?}");
     assert_eq!(level.success_rate, 100.0);

@@ -35,9 +35,9 @@ fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
     assert_eq!(cpus.stores, cpus.load, "{cpus:?}");
     let business = written.sections.business.expect("business");
     assert!(
-        business.header.failures.is_empty(),
+        business.frame.failures.is_empty(),
         "{:?}",
-        business.header.failures
+        business.frame.failures
     );
     assert_eq!(business.stores, STORES);
     let default = business.default;
@@ -174,9 +174,9 @@ fn stores_given_by_url_are_used_as_they_are() {
         .business
         .expect("business");
     assert!(
-        business.header.failures.is_empty(),
+        business.frame.failures.is_empty(),
         "{:?}",
-        business.header.failures
+        business.frame.failures
     );
     assert_eq!(business.stores, ["postgres+redis"]);
     assert_eq!(
@@ -232,9 +232,9 @@ fn default_stores_that_are_not_installed_are_skipped_in_one_line() {
         .expect("business");
     assert_eq!(business.stores, ["sqlite"]);
     assert!(
-        business.header.failures.is_empty(),
+        business.frame.failures.is_empty(),
         "{:?}",
-        business.header.failures
+        business.frame.failures
     );
     assert!(business
         .cells
@@ -276,7 +276,7 @@ fn techempower_without_postgres_skips_it_in_one_line() {
         .techempower
         .expect("techempower");
     assert_eq!(te.stores, ["sqlite"]);
-    assert!(te.header.failures.is_empty(), "{:?}", te.header.failures);
+    assert!(te.frame.failures.is_empty(), "{:?}", te.frame.failures);
     let cells: Vec<(&str, &str)> = te
         .cells
         .iter()

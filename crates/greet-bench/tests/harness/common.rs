@@ -83,10 +83,10 @@ pub(crate) fn ladder_failed_once(
         .ladder
         .expect("ladder");
     assert_eq!(
-        ladder.header.failures.len(),
+        ladder.frame.failures.len(),
         1,
         "{:?}",
-        ladder.header.failures
+        ladder.frame.failures
     );
     ladder
 }

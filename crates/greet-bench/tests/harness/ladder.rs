@@ -67,14 +67,14 @@ fn small_ladder_against_the_three_servers() {
     assert!(meta.cpus.count >= 1);
     assert!(meta.crate_versions.contains_key("axum"));
     assert_eq!(
-        (ladder.delay_ms, ladder.header.repeats, ladder.mode),
+        (ladder.delay_ms, ladder.frame.repeats, ladder.mode),
         (50, 2, Mode::Process)
     );
     assert_eq!(ladder.concurrency, [10, 50]);
     assert!(
-        ladder.header.failures.is_empty(),
+        ladder.frame.failures.is_empty(),
         "{:?}",
-        ladder.header.failures
+        ladder.frame.failures
     );
     let names: Vec<_> = ladder.servers.iter().map(|s| s.name.clone()).collect();
     assert_eq!(names, packages());
@@ -263,8 +263,8 @@ fn a_server_killed_mid_run_is_reported_and_its_results_kept() {
         stderr.contains("greet-hyper") && stderr.contains("exited mid-run"),
         "{stderr}"
     );
-    assert_eq!(ladder.header.failures[0].server, "greet-hyper");
-    assert!(ladder.header.failures[0].error.contains("exited mid-run"));
+    assert_eq!(ladder.frame.failures[0].server, "greet-hyper");
+    assert!(ladder.frame.failures[0].error.contains("exited mid-run"));
     let kept = ladder.servers[0].levels.len();
     assert!((1..4).contains(&kept), "levels kept: {kept}");
     // The run went on with the next server, which completed.
@@ -351,14 +351,14 @@ fn an_unreachable_target_fails_its_check_and_the_run_exits_1() {
         .sections
         .ladder
         .expect("ladder");
-    assert_eq!(ladder.header.failures[0].server, "gone");
-    assert!(ladder.header.failures[0]
+    assert_eq!(ladder.frame.failures[0].server, "gone");
+    assert!(ladder.frame.failures[0]
         .error
         .contains("light check failed"));
     assert!(
-        ladder.header.failures[0].error.len() < 600,
+        ladder.frame.failures[0].error.len() < 600,
         "short: {}",
-        ladder.header.failures[0].error
+        ladder.frame.failures[0].error
     );
     assert!(ladder.servers[0].startup_s.is_none());
     // Nothing measured: one line, no empty tables, no report of empty charts.

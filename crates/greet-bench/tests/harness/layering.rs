@@ -303,9 +303,10 @@ fn scenario_names() -> Vec<String> {
     names
 }
 
-/// A scenario is one folder, the same files in each; the layers below hold only what every
-/// scenario shares (no file of theirs is named after one), and no scenario borrows from
-/// another.
+/// A scenario is one folder: what it is (`mod.rs`), its own flags (`flags.rs`, where clap
+/// stays fenced), its run and its report; the layers below hold only what every scenario
+/// shares (no file of theirs is named after one), no scenario borrows from another, and none
+/// imports the list of scenarios it is on: only the kit (`scenario/kit.rs`).
 #[test]
 fn a_scenario_is_one_folder_and_borrows_from_none() {
     let src = src_of("greet-bench");
@@ -313,7 +314,7 @@ fn a_scenario_is_one_folder_and_borrows_from_none() {
     assert!(names.len() >= 9, "{names:?}");
     for name in &names {
         let folder = src.join("scenario").join(name);
-        for file in ["mod", "plan", "flags", "run", "section", "table", "charts"] {
+        for file in ["mod", "flags", "run", "report"] {
             let path = folder.join(format!("{file}.rs"));
             assert!(path.exists(), "{} is missing", path.display());
         }
@@ -333,6 +334,21 @@ fn a_scenario_is_one_folder_and_borrows_from_none() {
                     );
                 }
             }
+            // Back to the list: `super::super::…`, or `crate::scenario::` but for the kit.
+            let list = code
+                .match_indices("crate::scenario::")
+                .any(|(at, _)| !code[at + "crate::scenario::".len()..].starts_with("kit::"));
+            // A folder's mod.rs is a child of the list: there `super::` is the list itself.
+            let up = code.contains("super::super::")
+                || (file.ends_with("mod.rs")
+                    && code
+                        .match_indices("super::")
+                        .any(|(at, _)| !code[at + "super::".len()..].starts_with("kit::")));
+            assert!(
+                !list && !up,
+                "{} imports the list of scenarios, not the kit",
+                file.display()
+            );
         }
     }
     for layer in ["plan", "results", "report", "harness", "flags", "open_loop"] {
@@ -358,4 +374,51 @@ fn the_reader_finds_uses() {
     let text = "use crate::a::B;\nuse crate::{b, c::D};\nfn f() { crate::e::g(); greet_crate::x(); }\n// crate::z\n#[cfg(test)]\nuse crate::t;";
     let found: Vec<String> = uses(text).into_iter().collect();
     assert_eq!(found, ["a", "b", "c", "e"]);
+}
+
+/// A new scenario is its folder and one line of the list: outside its folder, code names a
+/// scenario only in `scenario/mod.rs`'s `scenarios!` (each module once), and in `merge`, the
+/// tool that makes agents' reports one ladder level. The command line's subcommands, `all`,
+/// the report's order and the sections of results.json all come from the list.
+#[test]
+fn a_scenario_is_named_once_outside_its_folder() {
+    let src = src_of("greet-bench");
+    let names = scenario_names();
+    for name in &names {
+        let folder = src.join("scenario").join(name);
+        let path = format!("{name}::");
+        let mut places = Vec::new();
+        for file in sources(&src)
+            .into_iter()
+            .filter(|f| !f.starts_with(&folder))
+        {
+            let text = std::fs::read_to_string(&file).expect("readable");
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                // `ladder::`, `scenario::ladder::`; not another crate's `greet_x::protocols::`.
+                let named = line.match_indices(&path).any(|(at, _)| {
+                    let before = &line[..at];
+                    !before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                        && (!before.ends_with("::") || before.ends_with("scenario::"))
+                });
+                if named {
+                    let relative = file.strip_prefix(&src).expect("under src");
+                    places.push(relative.display().to_string());
+                }
+            }
+        }
+        let allowed: &[&str] = if name == "ladder" {
+            &["scenario/mod.rs", "tools/merge.rs"]
+        } else {
+            &["scenario/mod.rs"]
+        };
+        assert_eq!(
+            places.iter().filter(|p| *p == "scenario/mod.rs").count(),
+            1,
+            "{name}: one line in the list"
+        );
+        for place in &places {
+            assert!(allowed.contains(&place.as_str()), "{place} names {name}");
+        }
+    }
 }

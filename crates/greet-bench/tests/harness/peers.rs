@@ -33,9 +33,9 @@ fn the_jvm_peers_run_in_the_same_ladder() {
         .ladder
         .expect("ladder");
     assert!(
-        ladder.header.failures.is_empty(),
+        ladder.frame.failures.is_empty(),
         "{:?}",
-        ladder.header.failures
+        ladder.frame.failures
     );
     let names: Vec<_> = ladder.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["greet-hyper", "greet-tomcat", "greet-jetty"]);
@@ -95,8 +95,8 @@ fn without_a_jdk_the_peers_are_skipped_in_one_line_and_the_run_goes_on() {
         .ladder
         .expect("ladder");
     assert_eq!(ladder.servers[0].levels[0].run.load.success_rate, 100.0);
-    assert_eq!(ladder.header.failures.len(), 1);
-    assert!(ladder.header.failures[0]
+    assert_eq!(ladder.frame.failures.len(), 1);
+    assert!(ladder.frame.failures[0]
         .error
         .starts_with("skipped: no JDK"));
     let _ = std::fs::remove_dir_all(&out);

@@ -42,9 +42,9 @@ fn the_ladder_runs_over_every_protocol() {
             (protocol, 1)
         );
         assert!(
-            ladder.header.failures.is_empty(),
+            ladder.frame.failures.is_empty(),
             "{:?}",
-            ladder.header.failures
+            ladder.frame.failures
         );
         let names: Vec<_> = ladder.servers.iter().map(|s| s.name.clone()).collect();
         assert_eq!(names, packages());
@@ -142,9 +142,9 @@ fn http2_users_share_connections_by_streams() {
         ("h2", 4)
     );
     assert!(
-        loops.header.failures.is_empty(),
+        loops.frame.failures.is_empty(),
         "{:?}",
-        loops.header.failures
+        loops.frame.failures
     );
     for server in &loops.shapes[0].servers {
         for run in &server.runs {
@@ -214,9 +214,9 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
         .expect("the protocols section");
     assert_eq!(section.protocols, Protocol::ALL);
     assert!(
-        section.header.failures.is_empty(),
+        section.frame.failures.is_empty(),
         "{:?}",
-        section.header.failures
+        section.frame.failures
     );
     // HTTP/2 at each stream count, the others at one.
     let cases = section.cases();
@@ -224,7 +224,7 @@ fn protocols_quick_measures_every_server_over_every_protocol() {
     assert_eq!(section.cells.len(), 3 * 6, "servers x cases");
     for cell in &section.cells {
         let what = format!("{} {}", cell.server, cell.case());
-        assert_eq!(cell.runs.len(), section.header.repeats, "{what}");
+        assert_eq!(cell.runs.len(), section.frame.repeats, "{what}");
         assert_eq!(cell.success_rate, 100.0, "{what}");
         assert!(cell.requests_per_s.median > 0.0, "{what}");
         let tls = cell.protocol.tls();

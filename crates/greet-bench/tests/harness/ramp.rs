@@ -37,11 +37,7 @@ fn a_ramp_through_the_knee_is_reported_second_by_second() {
             "100,600:3s",
         ],
     );
-    assert!(
-        rate.header.failures.is_empty(),
-        "{:?}",
-        rate.header.failures
-    );
+    assert!(rate.frame.failures.is_empty(), "{:?}", rate.frame.failures);
     let level = &rate.servers[0].levels[0];
     assert_eq!(level.label, "ramp to 600/s");
     assert_eq!(level.requests, 1050, "(100 + 600) / 2 × 3 s");
@@ -86,11 +82,7 @@ fn a_ramp_through_the_knee_is_reported_second_by_second() {
 #[test]
 fn two_agents_split_a_ramp_and_count_each_second_once() {
     let (rate, _, _) = ramp("ramp-agents", &["--ramp", "2k:1s,2k:1s", "--agents", "2"]);
-    assert!(
-        rate.header.failures.is_empty(),
-        "{:?}",
-        rate.header.failures
-    );
+    assert!(rate.frame.failures.is_empty(), "{:?}", rate.frame.failures);
     let level = &rate.servers[0].levels[0];
     assert_eq!(level.requests, 3000, "1000 on the way up, 2000 held");
     assert_eq!(level.success_rate, 100.0, "{level:?}");
@@ -146,9 +138,9 @@ fn capacity_in(out: &std::path::Path) -> greet_bench::scenario::capacity::Sectio
         .expect("capacity");
     let _ = std::fs::remove_dir_all(out);
     assert!(
-        capacity.header.failures.is_empty(),
+        capacity.frame.failures.is_empty(),
         "{:?}",
-        capacity.header.failures
+        capacity.frame.failures
     );
     capacity
 }

@@ -11,11 +11,7 @@ use greet_bench::stats::mann_whitney::Figure;
 fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
     let (stdout, results, html) = scenario("rate", &["rate"]);
     let rate = results.sections.rate.expect("rate");
-    assert!(
-        rate.header.failures.is_empty(),
-        "{:?}",
-        rate.header.failures
-    );
+    assert!(rate.frame.failures.is_empty(), "{:?}", rate.frame.failures);
     assert_eq!(rate.servers.len(), 3);
     for server in &rate.servers {
         let what = &server.server;

@@ -55,11 +55,7 @@ fn assert_references_stand_apart(results: &Results, scenario: &str) {
 fn the_floor_and_nginx_join_soak_on_the_greeting_endpoints() {
     let results = run(&["soak"], "ref-soak");
     let soak = results.sections.soak.as_ref().expect("soak");
-    assert!(
-        soak.header.failures.is_empty(),
-        "{:?}",
-        soak.header.failures
-    );
+    assert!(soak.frame.failures.is_empty(), "{:?}", soak.frame.failures);
     for server in ["greet-floor", "nginx"] {
         let cells: Vec<_> = soak.cells.iter().filter(|c| c.server == server).collect();
         assert_eq!(cells.len(), 4, "{server}: two endpoints at two levels");
@@ -84,7 +80,7 @@ fn the_floor_and_nginx_join_soak_on_the_greeting_endpoints() {
 fn the_floor_and_nginx_take_json_and_plaintext_in_techempower() {
     let results = run(&["techempower"], "ref-te");
     let te = results.sections.techempower.as_ref().expect("techempower");
-    assert!(te.header.failures.is_empty(), "{:?}", te.header.failures);
+    assert!(te.frame.failures.is_empty(), "{:?}", te.frame.failures);
     for server in ["greet-floor", "nginx"] {
         let mut tests: Vec<&str> = te
             .cells
@@ -120,7 +116,7 @@ fn the_floor_and_nginx_take_json_and_plaintext_in_techempower() {
 fn the_floor_and_nginx_have_a_capacity() {
     let results = run(&["capacity"], "ref-cap");
     let cap = results.sections.capacity.as_ref().expect("capacity");
-    assert!(cap.header.failures.is_empty(), "{:?}", cap.header.failures);
+    assert!(cap.frame.failures.is_empty(), "{:?}", cap.frame.failures);
     for server in ["greet-floor", "nginx"] {
         let s = cap
             .servers

@@ -5,7 +5,8 @@
 use std::process::Output;
 
 use crate::common::{assert_balanced, bench, out_dir, packages, results};
-use greet_bench::results::{Mark, Run};
+use greet_bench::results::{Mark, Trial};
+use greet_bench::scenario::Kind;
 use greet_bench::stats::mann_whitney::{Comparison, Figure, Verdict};
 use greet_bench::stats::Summary;
 use greet_bench::Results;
@@ -39,7 +40,7 @@ pub(crate) fn scenario(name: &str, args: &[&str]) -> (String, Results, String) {
 }
 
 /// A keep-alive run: every request answered and validated, a throughput, a latency.
-fn assert_clean_run(run: &Run, what: &str) {
+fn assert_clean_run(run: &Trial, what: &str) {
     let f = &run.load;
     assert!(f.requests > 0, "{what}: {run:?}");
     assert_eq!(f.success_rate, 100.0, "{what}: {run:?}");
@@ -87,11 +88,11 @@ fn loops_quick_measures_every_shape_on_every_server() {
     );
     assert_eq!(results.meta.scenarios, ["loops"]);
     let loops = results.sections.loops.expect("loops");
-    assert_eq!((loops.header.repeats, loops.delay_ms), (3, 0));
+    assert_eq!((loops.frame.repeats, loops.delay_ms), (3, 0));
     assert!(
-        loops.header.failures.is_empty(),
+        loops.frame.failures.is_empty(),
         "{:?}",
-        loops.header.failures
+        loops.frame.failures
     );
     assert_eq!(loops.shapes.len(), 2);
     for shape in &loops.shapes {
@@ -130,11 +131,7 @@ fn soak_quick_counts_threads_on_both_endpoints() {
     let (stdout, results, html) = scenario("soak", &["soak"]);
     let soak = results.sections.soak.expect("soak");
     assert_eq!(soak.duration_s, Some(0.3));
-    assert!(
-        soak.header.failures.is_empty(),
-        "{:?}",
-        soak.header.failures
-    );
+    assert!(soak.frame.failures.is_empty(), "{:?}", soak.frame.failures);
     assert_eq!(soak.cells.len(), 3 * 2 * 2, "servers x endpoints x levels");
     for cell in &soak.cells {
         let what = format!("{} {} c={}", cell.server, cell.endpoint, cell.concurrency);
@@ -179,9 +176,9 @@ fn sweep_quick_finds_a_best_setting_per_server_and_endpoint() {
     let (stdout, results, html) = scenario("sweep", &["sweep"]);
     let sweep = results.sections.sweep.expect("sweep");
     assert!(
-        sweep.header.failures.is_empty(),
+        sweep.frame.failures.is_empty(),
         "{:?}",
-        sweep.header.failures
+        sweep.frame.failures
     );
     assert_eq!(sweep.workers, [1, 2]);
     let default = sweep.default;
@@ -228,21 +225,8 @@ fn sweep_quick_finds_a_best_setting_per_server_and_endpoint() {
 #[test]
 fn all_quick_runs_every_scenario_into_one_report() {
     let (stdout, results, html) = scenario("all", &["all", "--servers", "hyper"]);
-    assert_eq!(
-        results.meta.scenarios,
-        [
-            "ladder",
-            "loops",
-            "soak",
-            "sweep",
-            "business",
-            "rate",
-            "capacity",
-            "protocols",
-            "techempower",
-            "workloads"
-        ]
-    );
+    let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    assert_eq!(results.meta.scenarios, names);
     let ladder = results.sections.ladder.expect("ladder");
     assert_eq!(ladder.servers[0].name, "greet-hyper");
     assert_eq!(ladder.servers[0].levels.len(), 2);
@@ -254,9 +238,9 @@ fn all_quick_runs_every_scenario_into_one_report() {
     assert!(results.sections.rate.is_some() && results.sections.business.is_some());
     let capacity = results.sections.capacity.expect("capacity");
     assert!(
-        capacity.header.failures.is_empty(),
+        capacity.frame.failures.is_empty(),
         "{:?}",
-        capacity.header.failures
+        capacity.frame.failures
     );
     assert!(
         capacity.servers[0].capacity_rps > 0.0,
@@ -267,18 +251,7 @@ fn all_quick_runs_every_scenario_into_one_report() {
     assert_eq!(protocols.cells.len(), 4, "hyper over the four protocols");
     let workloads = results.sections.workloads.expect("workloads");
     assert_eq!(workloads.cells.len(), 8, "hyper on the eight profiles");
-    for id in [
-        "ladder",
-        "loops",
-        "soak",
-        "sweep",
-        "business",
-        "rate",
-        "capacity",
-        "protocols",
-        "techempower",
-        "workloads",
-    ] {
+    for id in &names {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(stdout.contains("Application | numRequests") && stdout.contains("Best setting"));
@@ -324,9 +297,9 @@ fn workloads_quick_runs_every_profile_on_every_server() {
     let (stdout, results, html) = scenario("workloads", &["workloads"]);
     let workloads = results.sections.workloads.expect("workloads");
     assert!(
-        workloads.header.failures.is_empty(),
+        workloads.frame.failures.is_empty(),
         "{:?}",
-        workloads.header.failures
+        workloads.frame.failures
     );
     assert_eq!(workloads.cells.len(), 3 * Profile::ALL.len());
     for cell in &workloads.cells {
@@ -385,7 +358,7 @@ fn workloads_quick_runs_every_profile_on_every_server() {
 /// pipelined, json and plaintext once, each share against the best, every pair compared.
 fn assert_techempower(results: Results, stdout: &str, html: &str, stores: &[&str]) {
     let te = results.sections.techempower.expect("techempower");
-    assert!(te.header.failures.is_empty(), "{:?}", te.header.failures);
+    assert!(te.frame.failures.is_empty(), "{:?}", te.frame.failures);
     assert_eq!(te.stores, stores);
     assert_eq!((te.plaintext_pipeline, te.transport.pipeline), (16, 1));
     let tests = greet_bench::scenario::techempower::Test::ALL;
@@ -406,7 +379,7 @@ fn assert_techempower(results: Results, stdout: &str, html: &str, stores: &[&str
             assert_eq!(cells.len(), 3, "{} {store}: a cell per server", test.name());
             for cell in &cells {
                 let what = format!("{} {} {store}", cell.server, test.name());
-                assert_eq!(cell.target, test.target(20), "{what}");
+                assert_eq!(cell.target, test.path(20), "{what}");
                 assert_eq!(cell.runs.len(), 2, "{what}");
                 for run in &cell.runs {
                     assert_clean_run(run, &what);

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, BENCH};
-use greet_bench::results::{Mode, Run, SampledBy};
+use greet_bench::results::{Mode, SampledBy, Trial};
 use greet_bench::Results;
 
 /// One stack per swarm: these tests take turns.
@@ -138,7 +138,7 @@ fn on_swarm(scenario: &str, args: &[&str]) -> Results {
     results(&out.join("results.json"))
 }
 
-fn level_of(out: &std::path::Path, at: usize) -> Run {
+fn level_of(out: &std::path::Path, at: usize) -> Trial {
     let ladder = results(&out.join("results.json"))
         .sections
         .ladder
@@ -197,7 +197,7 @@ fn two_agents_on_a_swarm_count_every_request_once_and_leave_nothing() {
 
 /// The server was watched by the task beside it: CPU, memory and tasks from its container's
 /// control group, beside /proc's figures (its process is this host's on a one-node swarm).
-fn watched_beside(run: &Run) {
+fn watched_beside(run: &Trial) {
     let engine = run.engine.as_ref().expect("the watch's figures");
     assert_eq!(engine.from, Some(SampledBy::Watch), "{engine:?}");
     assert!(
@@ -278,9 +278,9 @@ fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
     .business
     .expect("business");
     assert!(
-        business.header.failures.is_empty(),
+        business.frame.failures.is_empty(),
         "{:?}",
-        business.header.failures
+        business.frame.failures
     );
     assert!(
         business

@@ -147,8 +147,8 @@ fn foreign_targets_are_checked_lightly_and_loaded_and_a_wrong_one_fails_briefly(
         );
     }
     assert!(ladder.servers[4].levels.is_empty());
-    assert_eq!(ladder.header.failures.len(), 1);
-    assert!(ladder.header.failures[0]
+    assert_eq!(ladder.frame.failures.len(), 1);
+    assert!(ladder.frame.failures[0]
         .error
         .starts_with("light check failed"));
     let _ = std::fs::remove_dir_all(&out);
@@ -276,10 +276,10 @@ fn a_target_that_answers_h2c_with_http1_is_a_failure_not_a_result() {
         .expect("ladder");
     assert_eq!(ladder.transport.protocol.name(), "h2c");
     assert_eq!(
-        ladder.header.failures.len(),
+        ladder.frame.failures.len(),
         1,
         "{:?}",
-        ladder.header.failures
+        ladder.frame.failures
     );
     assert!(ladder.servers.iter().all(|s| s.levels.is_empty()));
 }

@@ -1,22 +1,17 @@
-//! The flags of business's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Business's own flags, as clap reads them, and how they set its plan (its servers, repeats
+//! and placement are the base's: [`crate::flags::BaseArgs`]).
 
 use clap::Args;
 
 use crate::flags::{
-    help, help1, list, parse_count, parse_path, set, CommonArgs, MeasureArgs, PlaceArgs,
-    ServersArgs, StoresArgs,
+    help, help1, list, parse_count, parse_path, set, CommonArgs, MeasureArgs, Own, StoresArgs,
 };
-use crate::plan::Common;
 
-use super::plan::Plan;
+use super::Plan;
 
-/// The settings of a business run.
+/// Business's own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     #[command(flatten)]
     stores: StoresArgs,
 
@@ -37,24 +32,14 @@ pub(crate) struct Flags {
 
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
-
-    #[command(flatten)]
-    place: PlaceArgs,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let mut plan = Plan::defaults(self.common.quick);
-        self.servers.apply(&mut plan.servers, &Default::default());
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         self.stores.apply(&mut plan.stores);
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.workers, self.workers);
         set(&mut plan.db_pools, self.db_pools);
         self.measure.apply(&mut plan.measure);
-        plan.place = self.place.placement();
-        (self.common.plan(), plan)
     }
 }

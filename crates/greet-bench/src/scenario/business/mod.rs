@@ -2,121 +2,131 @@
 //! endpoints against its own ceiling (`/health`), on each store, over grids of `--workers`
 //! and `--db-pool`.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
 
-use anyhow::Result;
+use std::time::Duration;
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::plan::Placement;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{self, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::stats::distinct;
+use crate::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The business scenario."]
+/// The business scenario.
 #[derive(Debug)]
 pub(crate) struct Business;
 
 impl Scenario for Business {
-    const NAME: &'static str = "business";
-    const TITLE: &'static str = "Business (a database and a cache against the ceiling)";
+    const ABOUT: About = About {
+        name: "business",
+        title: "Business (a database and a cache against the ceiling)",
+        summary: "Store-bound endpoints on SQLite and PostgreSQL + Redis",
+        detail: "Each server's store-bound endpoints (/db, /queries, /business) against its own \
+                 ceiling (/health), on SQLite and on PostgreSQL + Redis (started by the \
+                 harness), over --workers and --db-pool grids",
+        examples: &[
+            "greet-bench business --quick                  on SQLite, nothing to install",
+            "greet-bench business --stores postgres        on PostgreSQL + Redis, started by the harness",
+        ],
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
+    fn stores(plan: &Plan) -> &[Store] {
+        &plan.stores
     }
 
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.measure.repeats = n;
-    }
-
-    fn place(plan: &Plan) -> Placement {
-        plan.place
-    }
-
-    fn preflight(harness: &Harness, plan: &Plan) -> Result<()> {
-        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
-        harness.preflight(plan.place, &shorts, false, None)?;
-        crate::server::provision::preflight(&plan.stores, plan.place)
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
+/// Business, the original's fourth experiment: each server's store-bound endpoints against its
+/// own ceiling (`/health`), on each store, over grids of `--workers` and `--db-pool`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds (each measurement runs where its placement says; the
+    /// warm-ups run from the harness).
+    pub base: Base,
+    /// The stores, in order.
+    pub stores: Vec<Store>,
+    /// Paths loaded on each server; `/health` is the ceiling the others are set against.
+    pub endpoints: Vec<String>,
+    /// The `--workers` grid (the default setting is always added).
+    pub workers: Vec<usize>,
+    /// The `--db-pool` grid (the servers' default is always added).
+    pub db_pools: Vec<usize>,
+    /// How each setting is measured.
+    pub measure: Measure,
+}
+
+impl Plan {
+    /// The ceiling, TechEmpower's single and 20-query tests, and the business call (a known
+    /// person, so the greeting is the stored one).
+    pub const ENDPOINTS: [&'static str; 4] = [
+        greet_core::paths::HEALTH,
+        greet_core::paths::DB,
+        "/queries?queries=20",
+        "/business?name=user-00042",
+    ];
+    /// The `--db-pool` grid.
+    pub const DB_POOLS: [usize; 3] = [1, 4, 16];
+    /// `--quick` `--db-pool` grid.
+    pub const QUICK_DB_POOLS: [usize; 1] = [2];
+    /// The servers' default pool.
+    pub const DEFAULT_DB_POOL: usize = greet_store::settings::DEFAULT_POOL.get();
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes {
+        place: true,
+        ..Takes::SERVERS_ONLY
+    };
+    const REPEATS_HELP: &'static str = GRID_REPEATS;
+
+    /// The defaults, or the `--quick` sizes: both stores, the servers started by the harness
+    /// where they are installed.
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Self::grid(quick),
+            stores: Store::defaults(),
+            endpoints: Self::ENDPOINTS.map(String::from).to_vec(),
+            workers: Vec::new(),
+            db_pools: if quick {
+                Self::QUICK_DB_POOLS.to_vec()
+            } else {
+                Self::DB_POOLS.to_vec()
+            },
+            measure: Self::measure(quick),
+        }
     }
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
+    fn base(&self) -> &Base {
+        &self.base
     }
 
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.cells.iter().flat_map(|c| {
-            let setting = format!("{} {}", c.store, c.setting.label());
-            csv::CellKey::rows(&c.server, &c.endpoint, setting, &c.runs)
-        });
-        Ok(vec![("business.csv".to_owned(), csv::write(rows)?)])
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
     }
+}
 
-    fn points(&self) -> Vec<Point> {
-        self.cells
-            .iter()
-            .flat_map(|c| {
-                let place = format!("{} {}", c.store, c.setting.label());
-                Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
-            })
-            .collect()
-    }
-
-    fn scorecard(&self) -> Vec<Row> {
-        distinct(
-            self.cells
-                .iter()
-                .map(|c| (c.store.as_str(), c.endpoint.as_str())),
-        )
-        .into_iter()
-        .map(|(store, endpoint)| {
-            let cells: Vec<_> = self
-                .cells
-                .iter()
-                .filter(|c| c.store == store && c.endpoint == endpoint)
-                .collect();
-            Row::new(
-                format!("{store} {endpoint} throughput, best setting"),
-                Metric::Throughput,
-                scorecard::best_each(&cells, |c| &c.server, |c| &c.runs),
-            )
-        })
-        .collect()
-    }
+impl Measured for Plan {
+    /// The original's 100 connections.
+    const MEASURE: Measure = Measure {
+        connections: 100,
+        duration: Duration::from_millis(500),
+        // Fills the pool and the statement caches.
+        warmup: Duration::from_millis(200),
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        connections: 10,
+        duration: Duration::from_millis(100),
+        warmup: Duration::from_millis(50),
+    };
 }

@@ -19,8 +19,8 @@ use greet_server::ServerFlag;
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{throughputs, Gain, Header, Repeated, Sampled};
-use crate::scenario::Book;
+use crate::results::{throughputs, Gain, Frame, Repeated, Sampled};
+use crate::scenario::kit::Book;
 use crate::server::provision::{self, Ready};
 use crate::stats::mann_whitney::{pairwise, Figure};
 
@@ -37,8 +37,8 @@ pub(super) async fn run(
         workers: harness.workers(None),
         db_pool: Plan::DEFAULT_DB_POOL,
     };
-    let workers = crate::scenario::grid_with(&plan.workers, default.workers);
-    let pools = crate::scenario::grid_with(&plan.db_pools, default.db_pool);
+    let workers = crate::scenario::kit::grid_with(&plan.workers, default.workers);
+    let pools = crate::scenario::kit::grid_with(&plan.db_pools, default.db_pool);
     let settings: Vec<PoolSetting> = workers
         .iter()
         .flat_map(|&w| {
@@ -50,8 +50,8 @@ pub(super) async fn run(
         .collect();
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(plan.measure.repeats),
-        concurrency: plan.measure.concurrency,
+        frame: Frame::new(plan.base.repeats),
+        concurrency: plan.measure.connections,
         duration_s: plan.measure.duration.as_secs_f64(),
         warmup_s: plan.measure.warmup.as_secs_f64(),
         stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
@@ -61,7 +61,7 @@ pub(super) async fn run(
         ..Section::default()
     });
     let prepared =
-        provision::prepare_all("business", &plan.stores, harness.store_cpus(), plan.place).await;
+        provision::prepare_all("business", &plan.stores, harness.store_cpus(), plan.base.place).await;
     let business = book.section();
     business.store_notes = prepared.notes;
     business.store_nodes = prepared.nodes;
@@ -72,7 +72,8 @@ pub(super) async fn run(
         book.fail(name, err);
     }
     let stores = prepared.ready;
-    let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
+    let shorts = plan.base.shorts();
+    let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
     for store in &stores {
         for (_, name) in &servers {
             add_cells(
@@ -87,7 +88,7 @@ pub(super) async fn run(
         // Repeats outermost, then servers, then settings: a slow spell of the machine hits
         // every server and setting alike, where runs of one server back to back would hand
         // the drift to the comparison between servers.
-        for repeat in 1..=plan.measure.repeats {
+        for repeat in 1..=plan.base.repeats {
             for (short, name) in &servers {
                 let one = Server {
                     short,
@@ -180,7 +181,7 @@ async fn run_repeat(
             join: one.store.network(),
             ..Start::new(&subject, &args, &foreign, &plan.endpoints[0])
         };
-        let mut up = harness.bring_up(plan.place, &start).await?;
+        let mut up = harness.bring_up(plan.base.place, &start).await?;
         let cells: Vec<(usize, String)> = book
             .section()
             .cells
@@ -194,7 +195,7 @@ async fn run_repeat(
         for (index, endpoint) in cells {
             let ask = |stop| {
                 let work = Work::Sessions {
-                    users: plan.measure.concurrency,
+                    users: plan.measure.connections,
                     stop,
                     streams: harness.common.streams,
                     pipeline: harness.common.pipeline,
@@ -215,7 +216,7 @@ async fn run_repeat(
                 stores: Some(one.store),
                 ..ask(Stop::After(plan.measure.duration))
             };
-            let loaded = harness.load(plan.place, &up, &measured, label).await?;
+            let loaded = harness.load(plan.base.place, &up, &measured, label).await?;
             let (run, store_run) = (loaded.run(), loaded.stores);
             up.ensure_alive()?;
             let cell = &mut book.section().cells[index];

@@ -1,25 +1,20 @@
-//! The flags of capacity's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Capacity's own flags, as clap reads them, and how they set its plan (its servers,
+//! repeats, targets, server flags and placement are the base's: [`crate::flags::BaseArgs`]).
 
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::flags::{
-    help, help1, millis, parse_duration, parse_level, parse_path, parse_repeats, set, CommonArgs,
-    ForeignArgs, PlaceArgs, ServerArgs, ServersArgs,
+    help, help1, millis, parse_duration, parse_path, parse_repeats, set, CommonArgs, Own,
+    PacedArgs,
 };
-use crate::open_loop;
-use crate::plan::Common;
 
-use super::plan::{Plan, Slo};
+use super::{Plan, Slo};
 
-/// The settings of a capacity run.
+/// Capacity's own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
           help = help1("Paths loaded, one after another on each server", greet_core::paths::GREETINGS))]
     endpoints: Option<Vec<String>>,
@@ -41,53 +36,23 @@ pub(crate) struct Flags {
     duration: Option<Duration>,
 
     #[arg(long, value_parser = parse_repeats,
-          help = help("Levels of each search's staircase, once its bracket is halved to two 4% steps; their rates (and the next one's) average to the search's capacity", Plan::STEPS, Plan::QUICK_STEPS))]
+          help = help("Levels of each search's staircase, once its bracket is halved to two 4% \
+                       steps; their rates (and the next one's) average to the search's capacity",
+                      Plan::STEPS, Plan::QUICK_STEPS))]
     steps: Option<usize>,
 
-    #[arg(long, value_parser = parse_repeats,
-          help = help("Searches per server and endpoint; 4 or more can tell servers apart",
-                      Plan::REPEATS, Plan::QUICK_REPEATS))]
-    repeats: Option<usize>,
-
-    #[arg(long, value_parser = parse_duration,
-          help = help("How long the closed-loop probe runs", format!("{}s", open_loop::PROBE.as_secs()), millis(open_loop::QUICK_PROBE)))]
-    probe: Option<Duration>,
-
-    #[arg(long, value_parser = parse_level,
-          help = help("Requests in flight at most: keep-alive connections, each carrying one at a time; over HTTP/2 --streams of them share one",
-                      open_loop::CONNECTIONS, open_loop::QUICK_CONNECTIONS))]
-    connections: Option<usize>,
-
     #[command(flatten)]
-    server: ServerArgs<Plan>,
-
-    #[command(flatten)]
-    place: PlaceArgs,
-
-    #[command(flatten)]
-    foreign: ForeignArgs,
-
-    #[command(flatten)]
-    common: CommonArgs,
+    paced: PacedArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let quick = self.common.quick;
-        let mut plan = Plan::defaults(quick);
-        plan.foreign = self.foreign.plan();
-        self.servers.apply(&mut plan.servers, &plan.foreign);
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.slo, self.slo);
         set(&mut plan.ramp, self.ramp);
         set(&mut plan.duration, self.duration);
         set(&mut plan.steps, self.steps);
-        set(&mut plan.repeats, self.repeats);
-        set(&mut plan.probe, self.probe);
-        set(&mut plan.connections, self.connections);
-        plan.server = self.server.settings(quick);
-        plan.place = self.place.placement();
-        (self.common.plan(), plan)
+        self.paced.apply(&mut plan.paced);
     }
 }
 

@@ -46,7 +46,7 @@ const RECOVERED: usize = 2;
 
 /// What a level came to.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Verdict {
+pub(super) enum Outcome {
     /// It held the objective.
     Held,
     /// It broke it, and why.
@@ -56,11 +56,11 @@ pub(super) enum Verdict {
     Unsure(String),
 }
 
-/// A level's verdict, and which of its quarters broke the objective.
+/// A level's outcome, and which of its quarters broke the objective.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Judged {
     /// What it came to.
-    pub verdict: Verdict,
+    pub outcome: Outcome,
     /// The quarters that broke, counted from 0.
     pub broken: Vec<usize>,
     /// Its quarters, those in which requests were due.
@@ -86,16 +86,16 @@ pub(super) fn level(windows: &[Window], run: &RateRun, lag_p99_ms: f64, slo: &Sl
         .map(|(i, _)| i)
         .collect();
     let n = quarters.len();
-    let verdict = verdict(run, lag_p99_ms, slo, &broken, n);
+    let outcome = outcome(run, lag_p99_ms, slo, &broken, n);
     Judged {
-        verdict,
+        outcome,
         broken,
         quarters: n,
     }
 }
 
 /// The rule of the module's docs, on the quarters that `broken` names of `n`.
-fn verdict(run: &RateRun, lag_p99_ms: f64, slo: &Slo, broken: &[usize], n: usize) -> Verdict {
+fn outcome(run: &RateRun, lag_p99_ms: f64, slo: &Slo, broken: &[usize], n: usize) -> Outcome {
     let whole = judge(
         run.success_rate,
         lag_p99_ms,
@@ -103,10 +103,10 @@ fn verdict(run: &RateRun, lag_p99_ms: f64, slo: &Slo, broken: &[usize], n: usize
         slo,
     );
     if run.success_rate < 100.0 {
-        return Verdict::Broke(whole.unwrap_or_default());
+        return Outcome::Broke(whole.unwrap_or_default());
     }
     if broken.is_empty() {
-        return Verdict::Held;
+        return Outcome::Held;
     }
     let excusable = (n as f64 * EXCUSED_SHARE).floor() as usize;
     // The broken quarters that run to the level's end.
@@ -127,10 +127,10 @@ fn verdict(run: &RateRun, lag_p99_ms: f64, slo: &Slo, broken: &[usize], n: usize
     let after = broken.last().map_or(n, |&last| n - 1 - last);
     let few = broken.len() <= excusable;
     match (tail, few) {
-        (0, true) => Verdict::Held,
-        (0, false) if after >= RECOVERED => Verdict::Unsure(format!("{}, then held again", why())),
-        (1.., true) => Verdict::Unsure(format!("{}, at its end", why())),
-        _ => Verdict::Broke(why()),
+        (0, true) => Outcome::Held,
+        (0, false) if after >= RECOVERED => Outcome::Unsure(format!("{}, then held again", why())),
+        (1.., true) => Outcome::Unsure(format!("{}, at its end", why())),
+        _ => Outcome::Broke(why()),
     }
 }
 
@@ -221,8 +221,8 @@ mod tests {
         }
     }
 
-    fn on(broken: &[usize], n: usize) -> Verdict {
-        verdict(&run(100.0, 9.0), 0.1, &Slo::DEFAULT, broken, n)
+    fn on(broken: &[usize], n: usize) -> Outcome {
+        outcome(&run(100.0, 9.0), 0.1, &Slo::DEFAULT, broken, n)
     }
 
     #[test]
@@ -242,42 +242,42 @@ mod tests {
 
     #[test]
     fn a_stall_that_passes_is_excused_and_a_queue_is_not() {
-        assert_eq!(on(&[], 8), Verdict::Held);
+        assert_eq!(on(&[], 8), Outcome::Held);
         // One stall, or two, followed by quarters that held again.
-        assert_eq!(on(&[2], 8), Verdict::Held);
-        assert_eq!(on(&[0, 5], 8), Verdict::Held);
+        assert_eq!(on(&[2], 8), Outcome::Held);
+        assert_eq!(on(&[0, 5], 8), Outcome::Held);
         // A queue from the middle on: every quarter after its first broke.
-        assert!(matches!(on(&[4, 5, 6, 7], 8), Verdict::Broke(_)));
+        assert!(matches!(on(&[4, 5, 6, 7], 8), Outcome::Broke(_)));
         assert!(matches!(
             on(&[0, 1, 2, 3, 4, 5, 6, 7], 8),
-            Verdict::Broke(_)
+            Outcome::Broke(_)
         ));
         // Too long to excuse, but the rate held again for half a second: run again.
         let recovered = on(&[3, 4, 5], 8);
         assert!(
-            matches!(&recovered, Verdict::Unsure(why) if why.ends_with("then held again")),
+            matches!(&recovered, Outcome::Unsure(why) if why.ends_with("then held again")),
             "{recovered:?}"
         );
-        assert!(matches!(on(&[1, 2, 3], 8), Verdict::Unsure(_)));
+        assert!(matches!(on(&[1, 2, 3], 8), Outcome::Unsure(_)));
         // Held again for a quarter only: too short to tell from a queue's noise.
-        assert!(matches!(on(&[3, 4, 5, 6], 8), Verdict::Broke(_)));
+        assert!(matches!(on(&[3, 4, 5, 6], 8), Outcome::Broke(_)));
         // Broken at the end, with a stall before: two stalls, or a stall and a late queue.
-        assert!(matches!(on(&[2, 7], 8), Verdict::Unsure(_)));
-        assert!(matches!(on(&[5, 6, 7], 8), Verdict::Broke(_)));
+        assert!(matches!(on(&[2, 7], 8), Outcome::Unsure(_)));
+        assert!(matches!(on(&[5, 6, 7], 8), Outcome::Broke(_)));
         // Only the last quarters: a stall at the end or a queue begun late.
         let unsure = on(&[6, 7], 8);
         assert!(
-            matches!(&unsure, Verdict::Unsure(why) if why.contains("2 of 8 quarter") && why.ends_with("at its end"))
+            matches!(&unsure, Outcome::Unsure(why) if why.contains("2 of 8 quarter") && why.ends_with("at its end"))
         );
-        assert!(matches!(on(&[7], 8), Verdict::Unsure(_)));
+        assert!(matches!(on(&[7], 8), Outcome::Unsure(_)));
         // A level of 300 ms (--quick) has two quarters and excuses none.
-        assert!(matches!(on(&[0], 2), Verdict::Broke(_)));
+        assert!(matches!(on(&[0], 2), Outcome::Broke(_)));
     }
 
     #[test]
     fn an_invalid_answer_breaks_a_level_whatever_its_quarters() {
-        let v = verdict(&run(99.5, 1.0), 0.1, &Slo::DEFAULT, &[], 8);
-        assert!(matches!(&v, Verdict::Broke(why) if why.contains("99.50% valid")));
+        let v = outcome(&run(99.5, 1.0), 0.1, &Slo::DEFAULT, &[], 8);
+        assert!(matches!(&v, Outcome::Broke(why) if why.contains("99.50% valid")));
     }
 
     #[test]

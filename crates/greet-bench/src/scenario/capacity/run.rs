@@ -43,12 +43,12 @@ use greet_load::{Schedule, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{paced_run, probe, Probed, CLIENT_BOUND_PCT};
-use crate::results::{Header, RateRun, RateWindow, Spectrum};
-use crate::scenario::Book;
+use crate::results::{Frame, RateRun, RateWindow, Spectrum};
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{self, Figure};
 use crate::stats::{distinct, median};
 
-use super::judge::{self, judge, Again, Verdict, LATE_SHARE_MAX};
+use super::judge::{self, judge, Again, Outcome, LATE_SHARE_MAX};
 use super::{Capacity, CapacityServer, CapacityStep, Plan, Section, Slo};
 /// The ramp starts at this fraction of its top.
 const RAMP_FROM: f64 = 0.05;
@@ -75,11 +75,11 @@ pub(super) async fn run(
     plan: &Plan,
     book: &mut Book<'_, Capacity>,
 ) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.server);
+    let (args, workers) = harness.server_args(&plan.base.server);
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(plan.repeats),
-        delay_ms: plan.server.delay_ms,
+        frame: Frame::new(plan.base.repeats),
+        delay_ms: plan.base.server.delay_ms,
         workers,
         slo: plan.slo.to_string(),
         slo_percentile: plan.slo.percentile,
@@ -88,11 +88,11 @@ pub(super) async fn run(
         ramp_s: plan.ramp.as_secs_f64(),
         duration_s: plan.duration.as_secs_f64(),
         steps: plan.steps,
-        connections: plan.connections,
+        connections: plan.paced.connections,
         ..Section::default()
     });
-    let subjects = Subject::all(&plan.servers, &plan.foreign);
-    for search in 1..=plan.repeats.max(1) {
+    let subjects = Subject::all(&plan.base);
+    for search in 1..=plan.base.repeats.max(1) {
         for subject in &subjects {
             let name = subject.name();
             let round = Round {
@@ -121,7 +121,7 @@ impl Round<'_> {
     /// Whether it is the last round, which measures the latency below the capacity (the first
     /// probes and ramps).
     fn last(&self, plan: &Plan) -> bool {
-        self.search >= plan.repeats
+        self.search >= plan.base.repeats
     }
 }
 
@@ -136,9 +136,9 @@ async fn run_round(
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
     let start = Start {
         checked: round.search > 1,
-        ..Start::new(round.subject, args, &plan.foreign, first)
+        ..Start::new(round.subject, args, &plan.base.foreign, first)
     };
-    let mut up = harness.bring_up(plan.place, &start).await?;
+    let mut up = harness.bring_up(plan.base.place, &start).await?;
     let streams_each = if harness.transport().protocol.http2() {
         harness.common.streams_each.clone()
     } else {
@@ -236,18 +236,18 @@ impl Level<'_> {
             self.harness,
             self.up,
             (name, self.endpoint),
-            &plan.foreign,
-            (plan.probe, plan.connections, self.streams),
+            &plan.base.foreign,
+            (plan.paced.probe, plan.paced.connections, self.streams),
         )
         .await?;
         let client_bound = client_share * 100.0 >= CLIENT_BOUND_PCT;
-        let here = Harness::loads_here(plan.place);
+        let here = Harness::loads_here(plan.base.place);
         let top = top_of(probed, client_max, here, client_bound);
         record.probe_rps = probed;
         record.client_max_rps = client_max;
         record.top_rps = top;
         record.ceiling_rps = if here { top.max(client_max) } else { top };
-        let ramp = Schedule::ramp(top * RAMP_FROM, &[(top, plan.ramp)], plan.connections)
+        let ramp = Schedule::ramp(top * RAMP_FROM, &[(top, plan.ramp)], plan.paced.connections)
             .with_streams(self.streams);
         let (tally, _) = self.run(ramp, "ramp").await?;
         record.ramp = seconds(&tally.seconds());
@@ -278,7 +278,7 @@ impl Level<'_> {
         let schedule = Schedule::constant(
             (knee * 0.5).max(1.0),
             self.plan.duration,
-            self.plan.connections,
+            self.plan.paced.connections,
         )
         .with_streams(self.streams);
         self.run(schedule, "warm-up").await.map(|_| ())
@@ -321,7 +321,7 @@ impl Level<'_> {
             name,
             &format!(
                 "{case}: search {} of {} settled at {found:.0}/s",
-                round.search, plan.repeats
+                round.search, plan.base.repeats
             ),
         );
         if !round.last(plan) {
@@ -330,7 +330,7 @@ impl Level<'_> {
         for (fraction, at) in [(0.5, &mut record.at_half), (0.9, &mut record.at_ninety)] {
             let rate = record.capacity_rps * fraction;
             if rate >= 1.0 {
-                let schedule = Schedule::constant(rate, plan.duration, plan.connections)
+                let schedule = Schedule::constant(rate, plan.duration, plan.paced.connections)
                     .with_streams(self.streams);
                 let (_, run) = self
                     .run(schedule, &format!("{:.0}%", fraction * 100.0))
@@ -364,20 +364,20 @@ impl Level<'_> {
     ) -> Result<(greet_load::PacedTally, RateRun)> {
         let ask = Ask::new(
             self.endpoint,
-            &self.plan.foreign.expect,
+            &self.plan.base.foreign.expect,
             Work::Paced(schedule),
         );
         let label = format!("{} {} {label}", self.name, self.case);
         let ran = paced_run(
             self.harness,
-            (&*self.up, self.plan.place),
+            (&*self.up, self.plan.base.place),
             &ask,
             label.clone(),
         )
         .await
         .with_context(|| label)?;
         self.up.ensure_alive()?;
-        crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;
+        crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive).await;
         Ok(ran)
     }
 
@@ -491,7 +491,7 @@ impl Level<'_> {
         again: bool,
         unsure_left: bool,
     ) -> Result<CapacityStep> {
-        let schedule = Schedule::constant(rate, self.plan.duration, self.plan.connections)
+        let schedule = Schedule::constant(rate, self.plan.duration, self.plan.paced.connections)
             .with_streams(self.streams);
         let label = format!("{rate:.0}/s{}", if again { " again" } else { "" });
         let (tally, run) = self.run(schedule, &label).await?;
@@ -499,11 +499,11 @@ impl Level<'_> {
         let lag = Spectrum::of(&tally.lag);
         let judged = judge::level(&tally.windows, &run, lag.p99, &self.plan.slo);
         let disturbed = run.machine.and_then(|m| m.disturbance());
-        let (broke, unsure) = match judged.verdict {
-            Verdict::Held => (None, false),
-            Verdict::Broke(why) => (Some(why), false),
-            Verdict::Unsure(why) if unsure_left => (Some(format!("{why}: run again")), true),
-            Verdict::Unsure(why) => (Some(why), false),
+        let (broke, unsure) = match judged.outcome {
+            Outcome::Held => (None, false),
+            Outcome::Broke(why) => (Some(why), false),
+            Outcome::Unsure(why) if unsure_left => (Some(format!("{why}: run again")), true),
+            Outcome::Unsure(why) => (Some(why), false),
         };
         let said = match (&broke, judged.broken.len(), &disturbed) {
             (Some(why), _, Some(busy)) => format!("{why}, while {busy}"),
@@ -571,7 +571,7 @@ pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Compa
                 .map_or(0.0, CapacityServer::resolution)
         };
         out.extend(
-            crate::scenario::contenders_pairwise(Figure::CapacityRps, &samples)
+            crate::scenario::kit::contenders_pairwise(Figure::CapacityRps, &samples)
                 .into_iter()
                 .map(|c| {
                     let r = resolution(&c.a).max(resolution(&c.b));
@@ -584,7 +584,7 @@ pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Compa
             .map(|s| (format!("{} {case}", s.server), s.server_us_each()))
             .filter(|(_, each)| !each.is_empty())
             .collect();
-        out.extend(crate::scenario::contenders_pairwise(
+        out.extend(crate::scenario::kit::contenders_pairwise(
             Figure::ServerUsPerRequest,
             &cpu,
         ));

@@ -53,7 +53,7 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
             capacity.slo,
             capacity.late_share_max * 100.0,
             capacity.ramp_s,
-            capacity.header.repeats,
+            capacity.frame.repeats,
             capacity.steps,
             capacity.duration_s,
             capacity.connections,
@@ -96,7 +96,7 @@ pub(super) fn tables(capacity: &Section) -> Vec<Table> {
         }
     }
     table.notes.extend(comparison_notes(&capacity.comparisons));
-    table.notes.extend(failure_notes(&capacity.header.failures));
+    table.notes.extend(failure_notes(&capacity.frame.failures));
     vec![table]
 }
 

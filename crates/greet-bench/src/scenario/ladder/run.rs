@@ -7,11 +7,11 @@ use greet_load::Work;
 
 use crate::harness::{mode, Ask, Harness, Start, Subject, Up};
 use crate::plan::package;
-use crate::results::{Header, Level, Run};
-use crate::scenario::Book;
+use crate::results::{Frame, Trial};
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{self, Comparison, Figure};
 
-use super::{Ladder, LadderServer, Plan, Section};
+use super::{Ladder, LadderServer, Level, Plan, Section};
 
 /// One server (or target) of the ladder, on its endpoint.
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ struct Entry {
 
 /// The entries to run: each server on its endpoint, then each target.
 fn entries(plan: &Plan) -> Vec<Entry> {
-    let servers = plan.servers.iter().map(|spec| {
+    let servers = plan.base.servers.iter().map(|spec| {
         let (name, endpoint) = match &spec.endpoint {
             Some(endpoint) => (
                 format!("{}:{endpoint}", package(&spec.short)),
@@ -37,7 +37,7 @@ fn entries(plan: &Plan) -> Vec<Entry> {
             subject: Subject::Server(spec.short.clone()),
         }
     });
-    let targets = plan.foreign.targets.iter().map(|target| Entry {
+    let targets = plan.base.foreign.targets.iter().map(|target| Entry {
         name: target.name.clone(),
         endpoint: plan.endpoint.clone(),
         subject: Subject::Target(target.clone()),
@@ -47,14 +47,14 @@ fn entries(plan: &Plan) -> Vec<Entry> {
 
 /// Runs the ladder: each entry in turn, at every level.
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Ladder>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.server);
+    let (args, workers) = harness.server_args(&plan.base.server);
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(plan.repeats),
-        mode: mode(plan.place, plan.containers.as_ref()),
-        delay_ms: plan.server.delay_ms,
+        frame: Frame::new(plan.base.repeats),
+        mode: mode(plan.base.place, plan.containers.as_ref()),
+        delay_ms: plan.base.server.delay_ms,
         workers,
-        blocking_threads: plan.server.blocking_threads,
+        blocking_threads: plan.base.server.blocking_threads,
         concurrency: plan.levels.clone(),
         timeout_s: harness.timeout().as_secs_f64(),
         servers: Vec::new(),
@@ -91,13 +91,13 @@ async fn run_entry(
 ) -> Result<()> {
     let start = Start {
         containers: plan.containers.as_ref(),
-        ..Start::new(&entry.subject, args, &plan.foreign, &entry.endpoint)
+        ..Start::new(&entry.subject, args, &plan.base.foreign, &entry.endpoint)
     };
-    let mut up = harness.bring_up(plan.place, &start).await?;
+    let mut up = harness.bring_up(plan.base.place, &start).await?;
     record_start(harness, entry, &up, current(book));
     for &concurrency in &plan.levels {
         let mut runs = Vec::new();
-        for _ in 0..plan.repeats {
+        for _ in 0..plan.base.repeats {
             let (run, note) = measure(harness, plan, entry, &up, concurrency)
                 .await
                 .with_context(|| format!("concurrency {concurrency}"))?;
@@ -116,7 +116,7 @@ async fn run_entry(
         }
         record_level(book, concurrency, runs);
         book.save()?;
-        crate::scenario::settle(crate::scenario::Leftover::Fresh).await;
+        crate::scenario::kit::settle(crate::scenario::kit::Leftover::Fresh).await;
     }
     harness.release(up).await
 }
@@ -140,11 +140,11 @@ fn record_start(harness: &Harness, entry: &Entry, up: &Up, record: &mut LadderSe
     );
 }
 
-fn record_level(book: &mut Book<'_, Ladder>, concurrency: usize, runs: Vec<Run>) {
+fn record_level(book: &mut Book<'_, Ladder>, concurrency: usize, runs: Vec<Trial>) {
     let record = current(book);
     record.levels.push(Level {
         concurrency,
-        run: Run::median_of(&runs),
+        run: Trial::median_of(&runs),
         runs: if runs.len() > 1 { runs } else { Vec::new() },
     });
     record.fold_maxima();
@@ -158,14 +158,14 @@ async fn measure(
     entry: &Entry,
     up: &Up,
     concurrency: usize,
-) -> Result<(Run, String)> {
+) -> Result<(Trial, String)> {
     let work = Work::Fresh {
         concurrency,
         requests: concurrency,
     };
-    let ask = Ask::new(&entry.endpoint, &plan.foreign.expect, work);
+    let ask = Ask::new(&entry.endpoint, &plan.base.foreign.expect, work);
     let label = format!("{} c={concurrency}", entry.name);
-    let loaded = harness.load(plan.place, up, &ask, label).await?;
+    let loaded = harness.load(plan.base.place, up, &ask, label).await?;
     Ok((loaded.run(), loaded.note()))
 }
 

@@ -2,7 +2,7 @@
 //! extended one with a row per level.
 
 use super::{LadderServer, Section};
-use crate::results::Level;
+use super::Level;
 
 use crate::report::table::{agent_rows, agents_table, comparison_notes, failure_notes, opt, Table};
 
@@ -15,8 +15,8 @@ pub(super) fn tables(ladder: &Section) -> Vec<Table> {
             levels.join(", "),
             ladder.delay_ms,
             ladder.workers,
-            ladder.header.repeats,
-            if ladder.header.repeats > 1 { " (figures are medians)" } else { "" }
+            ladder.frame.repeats,
+            if ladder.frame.repeats > 1 { " (figures are medians)" } else { "" }
         ),
         &[
             "Application",
@@ -44,7 +44,7 @@ pub(super) fn tables(ladder: &Section) -> Vec<Table> {
             ]
         }),
     );
-    original.notes = failure_notes(&ladder.header.failures);
+    original.notes = failure_notes(&ladder.frame.failures);
     let resources = Table::new(
         "Start-up and resources",
         &[
@@ -195,13 +195,13 @@ fn per_level(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Failure, Figures, Header, Mode, Run, Sampled, Transport};
+    use crate::results::{Failure, Figures, Frame, Mode, Trial, Sampled, Transport};
 
     fn ladder_of() -> Section {
         // Figures as the original published them (its req/s came from unrounded totals).
         let level = |c: usize, total_s, slowest_s, fastest_s, average_s, requests_per_s| Level {
             concurrency: c,
-            run: Run {
+            run: Trial {
                 load: Figures {
                     requests: c as u64,
                     success_rate: 100.0,
@@ -229,7 +229,7 @@ mod tests {
             ..LadderServer::default()
         };
         Section {
-            header: Header {
+            frame: Frame {
                 repeats: 1,
                 failures: vec![Failure {
                     server: "greetings-api-undertow".into(),

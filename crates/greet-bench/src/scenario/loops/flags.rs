@@ -1,50 +1,24 @@
-//! The flags of loops's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Loops' own flags, as clap reads them, and how they set its plan (its servers, repeats,
+//! targets and server flags are the base's: [`crate::flags::BaseArgs`]).
 
 use clap::Args;
 
-use crate::flags::{
-    help, help1, parse_repeats, set, CommonArgs, ForeignArgs, ServerArgs, ServersArgs,
-};
-use crate::plan::Common;
+use crate::flags::{help, set, CommonArgs, Own};
 
-use super::plan::Plan;
+use super::Plan;
 
-/// The settings of a loops run.
+/// Loops' own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     #[arg(long, value_delimiter = ',', value_parser = parse_shape,
           help = help("Shapes as USERSxLOOPS, each user sending LOOPS requests back to back on \
                        its own keep-alive connection", shapes(&Plan::SHAPES), shapes(&Plan::QUICK_SHAPES)))]
     shapes: Option<Vec<(usize, usize)>>,
-
-    #[arg(long, value_parser = parse_repeats,
-          help = help1("Runs of each shape per server; 4 or more can tell servers apart", Plan::REPEATS))]
-    repeats: Option<usize>,
-
-    #[command(flatten)]
-    server: ServerArgs<Plan>,
-
-    #[command(flatten)]
-    foreign: ForeignArgs,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let quick = self.common.quick;
-        let mut plan = Plan::defaults(quick);
-        plan.foreign = self.foreign.plan();
-        self.servers.apply(&mut plan.servers, &plan.foreign);
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         set(&mut plan.shapes, self.shapes);
-        set(&mut plan.repeats, self.repeats);
-        plan.server = self.server.settings(quick);
-        (self.common.plan(), plan)
     }
 }
 

@@ -1,62 +1,40 @@
 //! Loops, the JMeter experiment: T users each sending L requests back to back over
 //! keep-alive, zero delay, repeated; throughput per run, medians, and whether servers differ.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
-
-use anyhow::Result;
-use serde::Serialize;
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::plan::Target;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
+use crate::plan::{Base, Based, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The loops scenario."]
+/// The loops scenario.
 #[derive(Debug)]
 pub(crate) struct Loops;
 
 impl Scenario for Loops {
-    const NAME: &'static str = "loops";
-    const TITLE: &'static str = "Loops (the JMeter experiment)";
+    const ABOUT: About = About {
+        name: "loops",
+        title: "Loops (the JMeter experiment)",
+        summary: "The JMeter experiment: keep-alive users in loops, zero delay",
+        detail: "T users each sending L requests back to back over keep-alive, zero delay, \
+                 repeated; throughput per run, medians, and whether servers differ",
+        examples: &[
+            "greet-bench loops --quick                     three runs of each shape",
+            "greet-bench loops --shapes 100x1000 --repeats 8",
+        ],
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
-    }
-
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.repeats = n;
-    }
-
-    fn targets(plan: &Plan) -> &[Target] {
-        &plan.foreign.targets
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 
@@ -65,71 +43,44 @@ impl Scenario for Loops {
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
-    }
-
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.shapes.iter().flat_map(|shape| {
-            shape.servers.iter().flat_map(move |s| {
-                s.runs.iter().enumerate().map(move |(i, r)| {
-                    let key = LoopKey {
-                        users: shape.users,
-                        loops: shape.loops,
-                        server: &s.name,
-                        repeat: i + 1,
-                    };
-                    (key, csv::RunColumns::of(r))
-                })
-            })
-        });
-        Ok(vec![("loops.csv".to_owned(), csv::write(rows)?)])
-    }
-
-    fn points(&self) -> Vec<Point> {
-        self.shapes
-            .iter()
-            .flat_map(|shape| {
-                let place = format!("{}x{}", shape.users, shape.loops);
-                shape
-                    .servers
-                    .iter()
-                    .flat_map(move |s| Point::each(&s.name, ("", &place), load_figures(&s.runs)))
-            })
-            .collect()
-    }
-
-    fn scorecard(&self) -> Vec<Row> {
-        self.shapes
-            .iter()
-            .map(|shape| {
-                Row::new(
-                    format!("{}x{} throughput", shape.users, shape.loops),
-                    Metric::Throughput,
-                    shape
-                        .servers
-                        .iter()
-                        .map(|s| Entry::throughput(&s.name, &s.runs))
-                        .collect(),
-                )
-            })
-            .collect()
-    }
+/// Loops: T users each sending L requests back to back over keep-alive, repeated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds.
+    pub base: Base,
+    /// `(users, loops)` shapes.
+    pub shapes: Vec<(usize, usize)>,
 }
 
-/// The key of a `loops.csv` row.
-#[derive(Serialize)]
-struct LoopKey<'a> {
-    users: usize,
-    loops: usize,
-    server: &'a str,
-    repeat: usize,
+impl Plan {
+    /// The original's shapes: 100 threads × 1000 loops, 1000 threads × 100 loops.
+    pub const SHAPES: [(usize, usize); 2] = [(100, 1000), (1000, 100)];
+    /// `--quick` shapes.
+    pub const QUICK_SHAPES: [(usize, usize); 2] = [(10, 100), (50, 20)];
+    /// Runs of each shape: the original averaged three.
+    pub const REPEATS: usize = 3;
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes::SERVED;
+    const REPEATS_HELP: &'static str = "Runs of each shape per server; 4 or more can tell servers apart";
+
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Base::new(ServerSettings::delayed(0), Self::REPEATS),
+            shapes: if quick {
+                Self::QUICK_SHAPES.to_vec()
+            } else {
+                Self::SHAPES.to_vec()
+            },
+        }
+    }
+
+    fn base(&self) -> &Base {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
+    }
 }

@@ -10,19 +10,19 @@ use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::plan::Placement;
-use crate::results::{throughputs, Header, Repeated};
-use crate::scenario::Book;
+use crate::results::{throughputs, Frame, Repeated};
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{self, Figure};
 
 use super::{LoopServer, LoopShape, Loops, Plan, Section};
 
 /// Runs loops: every shape on every server, a repeat at a time.
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Loops>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.server);
+    let (args, workers) = harness.server_args(&plan.base.server);
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(plan.repeats),
-        delay_ms: plan.server.delay_ms,
+        frame: Frame::new(plan.base.repeats),
+        delay_ms: plan.base.server.delay_ms,
         workers,
         shapes: plan
             .shapes
@@ -34,8 +34,8 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Loop
             })
             .collect(),
     });
-    let subjects = Subject::all(&plan.servers, &plan.foreign);
-    for repeat in 1..=plan.repeats {
+    let subjects = Subject::all(&plan.base);
+    for repeat in 1..=plan.base.repeats {
         for subject in &subjects {
             let name = subject.name();
             let one = Repeat {
@@ -81,10 +81,10 @@ async fn run_repeat(
     book: &mut Book<'_, Loops>,
 ) -> Result<()> {
     let (name, repeat) = (one.name, one.repeat);
-    let target = greet_core::paths::GREETINGS;
+    let path = greet_core::paths::GREETINGS;
     let start = Start {
         checked: repeat > 1,
-        ..Start::new(one.subject, one.args, &plan.foreign, target)
+        ..Start::new(one.subject, one.args, &plan.base.foreign, path)
     };
     let mut up = harness.bring_up(Placement::Harness, &start).await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
@@ -95,7 +95,7 @@ async fn run_repeat(
             pipeline: harness.common.pipeline,
             requests_per_connection: harness.common.requests_per_connection,
         };
-        let ask = Ask::new(target, &plan.foreign.expect, work);
+        let ask = Ask::new(path, &plan.base.foreign.expect, work);
         let label = format!("{name} {users}x{loops} #{repeat}");
         let run = harness
             .load(Placement::Harness, &up, &ask, label)
@@ -124,7 +124,7 @@ async fn run_repeat(
         record.requests_per_s = Repeated::of(&record.runs).requests_per_s;
         book.save()?;
         up.ensure_alive()?;
-        crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;
+        crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive).await;
     }
     harness.release(up).await
 }

@@ -1,42 +1,33 @@
-//! The flags of protocols's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Protocols' own flags, as clap reads them, and how they set its plan (its servers and
+//! repeats are the base's: [`crate::flags::BaseArgs`]).
 
 use clap::Args;
 
-use crate::flags::{CommonArgs, MeasureArgs, ServersArgs};
-use crate::plan::{self, Common};
+use crate::flags::{CommonArgs, MeasureArgs, Own};
+use crate::plan::Protocol;
 
-use super::plan::Plan;
+use super::Plan;
 
-/// The settings of a protocols run.
+/// Protocols' own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     /// Protocols, in order, of http1, h2c, https, h2; http1 is always measured (the others
     /// are fractions of it) [default: http1,h2c,https,h2]
     #[arg(long, value_delimiter = ',', value_name = "PROTOCOLS")]
-    protocols: Option<Vec<plan::Protocol>>,
+    protocols: Option<Vec<Protocol>>,
 
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let mut plan = Plan::defaults(self.common.quick);
-        self.servers.apply(&mut plan.servers, &Default::default());
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         if let Some(mut protocols) = self.protocols {
-            protocols.retain(|p| *p != plan::Protocol::Http1);
+            protocols.retain(|p| *p != Protocol::Http1);
             protocols.dedup();
-            protocols.insert(0, plan::Protocol::Http1);
+            protocols.insert(0, Protocol::Http1);
             plan.protocols = protocols;
         }
         self.measure.apply(&mut plan.measure);
-        (self.common.plan(), plan)
     }
 }

@@ -1,60 +1,45 @@
 //! Protocols: keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and
 //! HTTP/2 over TLS, each a fraction of the same server's HTTP/1.1.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
 
-use anyhow::Result;
+use std::time::Duration;
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::stats::distinct;
+use crate::plan::{Base, Based, Measure, Measured, Protocol, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The protocols scenario."]
+/// The protocols scenario.
 #[derive(Debug)]
 pub(crate) struct Protocols;
 
 impl Scenario for Protocols {
-    const NAME: &'static str = "protocols";
-    const TITLE: &'static str = "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)";
+    const ABOUT: About = About {
+        name: "protocols",
+        title: "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)",
+        summary: "Keep-alive throughput over HTTP/1.1, h2c, HTTPS and h2",
+        detail: "Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and \
+                 HTTP/2 over TLS, each a fraction of the same server's HTTP/1.1, and the servers \
+                 compared on those fractions",
+        examples: &[
+            "greet-bench protocols --quick",
+            "greet-bench protocols --streams 1,10          HTTP/2 with 1 and 10 streams a connection",
+        ],
+        own_protocols: true,
+        streams_list: true,
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
-    }
-
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.measure.repeats = n;
-    }
-
-    const OWN_PROTOCOLS: bool = true;
-    const STREAMS_LIST: bool = true;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 
@@ -63,55 +48,49 @@ impl Scenario for Protocols {
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
+/// Protocols: each server loaded at delay 0 over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
+/// over TLS, each against its own HTTP/1.1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds.
+    pub base: Base,
+    /// Protocols, in order; HTTP/1.1 is always among them (the others are its fractions).
+    pub protocols: Vec<Protocol>,
+    /// How each protocol is measured.
+    pub measure: Measure,
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes::SERVERS_ONLY;
+    const REPEATS_HELP: &'static str = GRID_REPEATS;
+
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Self::grid(quick),
+            protocols: Protocol::ALL.to_vec(),
+            measure: Self::measure(quick),
+        }
     }
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
+    fn base(&self) -> &Base {
+        &self.base
     }
 
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.cells.iter().flat_map(|c| {
-            csv::CellKey::rows(&c.server, greet_core::paths::GREETINGS, c.case(), &c.runs)
-        });
-        Ok(vec![("protocols.csv".to_owned(), csv::write(rows)?)])
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
     }
+}
 
-    fn points(&self) -> Vec<Point> {
-        self.cells
-            .iter()
-            .flat_map(|c| {
-                let place = c.protocol.to_string();
-                let at = (greet_core::paths::GREETINGS, place.as_str());
-                Point::each(&c.server, at, load_figures(&c.runs))
-            })
-            .collect()
-    }
-
-    fn scorecard(&self) -> Vec<Row> {
-        distinct(self.cells.iter().map(|c| (c.protocol, c.streams)))
-            .into_iter()
-            .map(|(protocol, streams)| {
-                let over = if streams > 1 {
-                    format!("{protocol}, {streams} streams")
-                } else {
-                    protocol.to_string()
-                };
-                Row::new(
-                    format!("{over} throughput"),
-                    Metric::Throughput,
-                    self.cells
-                        .iter()
-                        .filter(|c| c.protocol == protocol && c.streams == streams)
-                        .map(|c| Entry::throughput(&c.server, &c.runs))
-                        .collect(),
-                )
-            })
-            .collect()
-    }
+impl Measured for Plan {
+    /// Short, since `all` runs it: 3 servers × 4 protocols × 4 runs of 0.5 s.
+    const MEASURE: Measure = Measure {
+        connections: 50,
+        duration: Duration::from_millis(500),
+        warmup: Duration::from_millis(200),
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        connections: 10,
+        duration: Duration::from_millis(100),
+        warmup: Duration::ZERO,
+    };
 }

@@ -12,11 +12,11 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
-use crate::results::{throughputs, Gain, Header, Repeated};
-use crate::scenario::Book;
+use crate::results::{throughputs, Gain, Frame, Repeated};
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{self, Figure};
 
-use super::section::{case as protocol_case, cases as protocol_cases};
+use super::report::{case as protocol_case, cases as protocol_cases};
 use super::{Plan, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Section};
 
 /// Runs protocols: every server over every case, a repeat at a time.
@@ -26,11 +26,11 @@ pub(super) async fn run(
     book: &mut Book<'_, Protocols>,
 ) -> Result<()> {
     let Measure {
-        concurrency,
+        connections: concurrency,
         duration,
         warmup,
-        repeats,
     } = plan.measure;
+    let repeats = plan.base.repeats;
     let workers = harness.workers(None);
     let cases = protocol_cases(&plan.protocols, &harness.common.streams_each);
     let mut wires = Vec::new();
@@ -39,7 +39,7 @@ pub(super) async fn run(
         wires.push((wire.resuming(harness.common.tls_resume), streams));
     }
     book.open(Section {
-        header: Header::new(repeats),
+        frame: Frame::new(repeats),
         protocols: plan.protocols.clone(),
         streams: harness.common.streams,
         streams_each: harness.common.streams_each.clone(),
@@ -48,9 +48,11 @@ pub(super) async fn run(
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
         cells: plan
+            .base
             .servers
             .iter()
-            .flat_map(|short| {
+            .flat_map(|spec| {
+                let short = &spec.short;
                 cases.iter().map(move |&(protocol, streams)| ProtocolCell {
                     server: package(short),
                     protocol,
@@ -64,7 +66,7 @@ pub(super) async fn run(
     let target = greet_core::paths::GREETINGS;
     let args = server_args(0, workers, BLOCKING_THREADS);
     for repeat in 1..=repeats {
-        for (s, short) in plan.servers.iter().enumerate() {
+        for (s, short) in plan.base.shorts().iter().enumerate() {
             let name = package(short);
             for (p, (wire, streams)) in wires.iter().enumerate() {
                 let case = protocol_case(wire.protocol, *streams);

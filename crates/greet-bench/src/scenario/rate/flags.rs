@@ -1,5 +1,5 @@
-//! The flags of rate's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Rate's own flags, as clap reads them, and how they set its plan (its servers, repeats,
+//! targets, server flags and placement are the base's: [`crate::flags::BaseArgs`]).
 
 use std::time::Duration;
 
@@ -8,20 +8,14 @@ use greet_load::flags::parse_rate;
 use greet_load::schedule::{parse_ramp, Ramp};
 
 use crate::flags::{
-    help, help1, millis, parse_duration, parse_level, parse_path, parse_repeats, set, CommonArgs,
-    ForeignArgs, PlaceArgs, ServerArgs, ServersArgs,
+    help, help1, millis, parse_duration, parse_path, set, CommonArgs, Own, PacedArgs,
 };
-use crate::open_loop;
-use crate::plan::Common;
 
-use super::plan::{Plan, Rates};
+use super::{Plan, Rates};
 
-/// The settings of a rate run.
+/// Rate's own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
           help = help1("Paths loaded, one after another on each server", greet_core::paths::GREETINGS))]
     endpoints: Option<Vec<String>>,
@@ -47,50 +41,18 @@ pub(crate) struct Flags {
           help = help("How long each level runs", format!("{}s", Plan::DURATION.as_secs()), millis(Plan::QUICK_DURATION)))]
     duration: Option<Duration>,
 
-    #[arg(long, value_parser = parse_duration,
-          help = help("How long the closed-loop probe for the capacity runs (always from the \
-                       harness)", format!("{}s", open_loop::PROBE.as_secs()), millis(open_loop::QUICK_PROBE)))]
-    probe: Option<Duration>,
-
-    #[arg(long, value_parser = parse_level,
-          help = help("Requests in flight at most: keep-alive connections, each carrying one at a time; over HTTP/2 --streams of them share one",
-                      open_loop::CONNECTIONS, open_loop::QUICK_CONNECTIONS))]
-    connections: Option<usize>,
-
-    #[arg(long, value_parser = parse_repeats,
-          help = help1("Runs of each level; 4 or more can tell servers apart on p99", 1))]
-    repeats: Option<usize>,
-
     #[command(flatten)]
-    server: ServerArgs<Plan>,
-
-    #[command(flatten)]
-    place: PlaceArgs,
-
-    #[command(flatten)]
-    foreign: ForeignArgs,
-
-    #[command(flatten)]
-    common: CommonArgs,
+    paced: PacedArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let quick = self.common.quick;
-        let mut plan = Plan::defaults(quick);
-        plan.foreign = self.foreign.plan();
-        self.servers.apply(&mut plan.servers, &plan.foreign);
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.rates, self.of_capacity.map(Rates::OfCapacity));
         set(&mut plan.rates, self.rates.map(Rates::Fixed));
         set(&mut plan.rates, self.ramp.map(Rates::Ramp));
         set(&mut plan.duration, self.duration);
-        set(&mut plan.probe, self.probe);
-        set(&mut plan.connections, self.connections);
-        set(&mut plan.repeats, self.repeats);
-        plan.server = self.server.settings(quick);
-        plan.place = self.place.placement();
-        (self.common.plan(), plan)
+        self.paced.apply(&mut plan.paced);
     }
 }
 

@@ -2,69 +2,50 @@
 //! then levels at fixed request rates (fractions of that capacity, or given), each request on
 //! a fixed schedule and its latency counted from its intended send time.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
 mod table;
 
-use anyhow::Result;
-use serde::Serialize;
+use std::time::Duration;
+
+use greet_load::schedule::Ramp;
 
 use crate::harness::Harness;
-use crate::plan::{Metric, Placement, Target};
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::results::RateRun;
-use crate::stats::distinct;
+use crate::plan::{Base, Based, Paced, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
 /// The rate scenario.
 #[derive(Debug)]
 pub(crate) struct Rate;
 
 impl Scenario for Rate {
-    const NAME: &'static str = "rate";
-    const AGAIN: bool = true;
-    const TITLE: &'static str = "Rate (open loop: latency at a fixed request rate)";
-    const INTERLEAVED: bool = false;
-    const KEEP_ALIVE: bool = false;
+    const ABOUT: About = About {
+        name: "rate",
+        title: "Rate (open loop: latency at a fixed request rate)",
+        summary: "Open loop: latency and CPU per request at fixed request rates",
+        detail: "After a closed-loop probe for each server's capacity, levels at fixed request \
+                 rates (fractions of that capacity, or --rates), each request on a schedule and \
+                 its latency counted from its intended send time (no coordinated omission); the \
+                 server's CPU per request at each rate",
+        examples: &[
+            "greet-bench rate --rates 10k,50k --repeats 4  latency and CPU per request at fixed rates",
+            "greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, second by second",
+        ],
+        again: true,
+        interleaved: false,
+        keep_alive: false,
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
-    }
-
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.repeats = n;
-    }
-
-    fn targets(plan: &Plan) -> &[Target] {
-        &plan.foreign.targets
-    }
-
-    fn place(plan: &Plan) -> Placement {
-        plan.place
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 
@@ -73,196 +54,72 @@ impl Scenario for Rate {
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
-    }
+/// The target rates of an open-loop run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rates {
+    /// Fractions of each server's capacity, as its closed-loop probe measured it.
+    OfCapacity(Vec<f64>),
+    /// Requests a second, the same for every server.
+    Fixed(Vec<f64>),
+    /// One level on a ramp, the same for every server: the target rate over time.
+    Ramp(Ramp),
+}
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render_lines(&chart)))
-            .collect()
-    }
+/// Rate: open-loop load, each request on a fixed schedule, latency counted from its intended
+/// send time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds (the levels are paced where its placement says; the
+    /// probe runs from the harness).
+    pub base: Base,
+    /// Paths loaded, one after another on each server.
+    pub endpoints: Vec<String>,
+    /// The levels.
+    pub rates: Rates,
+    /// How long each level runs (a ramp's own stages say how long it runs).
+    pub duration: Duration,
+    /// The probe, and the connections of the probe and each level.
+    pub paced: Paced,
+}
 
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let mut out = Vec::new();
-        let rows = self.servers.iter().flat_map(|s| {
-            s.levels.iter().map(move |l| RateRow {
-                server: &s.server,
-                endpoint: &s.endpoint,
-                level: &l.label,
-                target_rps: l.target_rps,
-                achieved_rps: l.achieved_rps,
-                over_capacity: l.over_capacity,
-                refused: l.refused.as_deref(),
-                requests: l.requests,
-                success_rate: l.success_rate,
-                p50_ms: l.latency_ms.p50,
-                p90_ms: l.latency_ms.p90,
-                p99_ms: l.latency_ms.p99,
-                p999_ms: l.latency_ms.p999,
-                p9999_ms: l.latency_ms.p9999,
-                max_ms: l.latency_ms.max,
-                service_p50_ms: l.service_ms.p50,
-                service_p99_ms: l.service_ms.p99,
-                late: l.late,
-                busy_max: l.busy_max,
-                client_cpu_pct: l.client_cpu_pct,
-                server_cpu_avg_pct: l.server.cpu_avg_pct,
-                server_us_per_request: l.server_us_per_request(),
-                steal_pct: l.machine().map(|m| m.steal_pct),
-            })
-        });
-        out.push(("rate.csv".to_owned(), csv::write(rows)?));
-        let seconds: Vec<_> = self
-            .servers
-            .iter()
-            .flat_map(|s| {
-                s.levels.iter().flat_map(move |l| {
-                    l.windows.iter().map(move |w| RampRow {
-                        server: &s.server,
-                        endpoint: &s.endpoint,
-                        level: &l.label,
-                        at_s: w.at_s,
-                        offered_rps: w.offered_rps,
-                        achieved_rps: w.achieved_rps,
-                        late: w.late,
-                        success_rate: w.success_rate,
-                        p50_ms: w.latency_ms.p50,
-                        p99_ms: w.latency_ms.p99,
-                        p999_ms: w.latency_ms.p999,
-                        max_ms: w.latency_ms.max,
-                    })
-                })
-            })
-            .collect();
-        if !seconds.is_empty() {
-            out.push(("rate-ramp.csv".to_owned(), csv::write(seconds)?));
-        }
-        Ok(out)
-    }
+impl Plan {
+    /// Fractions of the capacity: from idle to just past saturation.
+    pub const FRACTIONS: [f64; 7] = [0.10, 0.25, 0.50, 0.75, 0.90, 1.00, 1.10];
+    /// `--quick` fractions.
+    pub const QUICK_FRACTIONS: [f64; 3] = [0.25, 0.75, 1.10];
+    /// Each level's length.
+    pub const DURATION: Duration = Duration::from_secs(5);
+    /// `--quick` length.
+    pub const QUICK_DURATION: Duration = Duration::from_millis(500);
+}
 
-    fn points(&self) -> Vec<Point> {
-        let mut out = Vec::new();
-        for s in &self.servers {
-            for level in s.levels.iter().filter(|l| l.refused.is_none()) {
-                let runs = |f: fn(&RateRun) -> f64| level.runs.iter().map(f).collect::<Vec<_>>();
-                let figures = [
-                    // Valid answers a second, as everywhere else.
-                    (
-                        Metric::Throughput,
-                        runs(|r| r.achieved_rps * r.success_rate / 100.0),
-                    ),
-                    (Metric::P50, runs(|r| r.latency_ms.p50)),
-                    (Metric::P99, runs(|r| r.latency_ms.p99)),
-                    (Metric::P999, runs(|r| r.latency_ms.p999)),
-                    (Metric::Success, runs(|r| r.success_rate)),
-                    (Metric::CpuPerRequest, level.server_us_each()),
-                ];
-                out.extend(Point::each(&s.server, (&s.endpoint, &level.label), figures));
-            }
-        }
-        out
-    }
+impl Based for Plan {
+    const TAKES: Takes = Takes::ANYWHERE;
+    const REPEATS_HELP: &'static str = "Runs of each level; 4 or more can tell servers apart on p99";
 
-    fn scorecard(&self) -> Vec<Row> {
-        let mut out = Vec::new();
-        let keys = distinct(self.servers.iter().flat_map(|s| {
-            s.levels
-                .iter()
-                .filter(|l| l.refused.is_none())
-                .map(move |l| (s.endpoint.as_str(), l.label.as_str()))
-        }));
-        for (endpoint, label) in keys {
-            let levels: Vec<(&str, &RateLevel)> = self
-                .servers
-                .iter()
-                .filter(|s| s.endpoint == endpoint)
-                .filter_map(|s| {
-                    let l = s
-                        .levels
-                        .iter()
-                        .find(|l| l.label == label && l.refused.is_none())?;
-                    Some((s.server.as_str(), l))
-                })
-                .collect();
-            // A fraction is of each server's own capacity: not one rate for all.
-            let at = if label.ends_with('%') {
-                format!("{label} of its capacity")
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Base::new(ServerSettings::delayed(0), 1),
+            endpoints: vec![greet_core::paths::GREETINGS.to_owned()],
+            rates: Rates::OfCapacity(if quick {
+                Self::QUICK_FRACTIONS.to_vec()
             } else {
-                label.to_owned()
-            };
-            out.push(Row::new(
-                format!("{endpoint} at {at}: CPU per request"),
-                Metric::CpuPerRequest,
-                levels
-                    .iter()
-                    .map(|(s, l)| Entry::new(s, l.server_us_each()))
-                    .collect(),
-            ));
-            out.push(Row::new(
-                format!("{endpoint} at {at}: p99"),
-                Metric::P99,
-                levels
-                    .iter()
-                    .map(|(s, l)| {
-                        // A latency is of valid answers: a run without one has none.
-                        let answered = l.runs.iter().all(|r| r.success_rate > 0.0);
-                        let p99 = l.runs.iter().map(|r| r.latency_ms.p99);
-                        Entry {
-                            cpu_us: l.server_us_per_request(),
-                            ..Entry::new(s, if answered { p99.collect() } else { Vec::new() })
-                        }
-                    })
-                    .collect(),
-            ));
+                Self::FRACTIONS.to_vec()
+            }),
+            duration: if quick {
+                Self::QUICK_DURATION
+            } else {
+                Self::DURATION
+            },
+            paced: Paced::defaults(quick),
         }
-        out
     }
-}
 
-/// A row of `rate.csv`.
-#[derive(Serialize)]
-struct RateRow<'a> {
-    server: &'a str,
-    endpoint: &'a str,
-    level: &'a str,
-    target_rps: f64,
-    achieved_rps: f64,
-    over_capacity: bool,
-    refused: Option<&'a str>,
-    requests: u64,
-    success_rate: f64,
-    p50_ms: f64,
-    p90_ms: f64,
-    p99_ms: f64,
-    p999_ms: f64,
-    p9999_ms: f64,
-    max_ms: f64,
-    service_p50_ms: f64,
-    service_p99_ms: f64,
-    late: u64,
-    busy_max: usize,
-    client_cpu_pct: f64,
-    server_cpu_avg_pct: Option<f64>,
-    server_us_per_request: Option<f64>,
-    steal_pct: Option<f64>,
-}
+    fn base(&self) -> &Base {
+        &self.base
+    }
 
-/// A row of `rate-ramp.csv`: one second of a ramp.
-#[derive(Serialize)]
-struct RampRow<'a> {
-    server: &'a str,
-    endpoint: &'a str,
-    level: &'a str,
-    at_s: u64,
-    offered_rps: f64,
-    achieved_rps: f64,
-    late: u64,
-    success_rate: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-    p999_ms: f64,
-    max_ms: f64,
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
+    }
 }

@@ -9,8 +9,8 @@ use greet_load::{PacedTally, Schedule, Work, LATE, SPECTRUM};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{beyond_the_client, paced_run, probe, Probed, CLIENT_BOUND_PCT};
-use crate::results::{Header, RateRun, RateWindow, Sampled, Spectrum};
-use crate::scenario::Book;
+use crate::results::{Frame, RateRun, RateWindow, Sampled, Spectrum};
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{self, Comparison, Figure};
 use crate::stats::{distinct, median};
 
@@ -20,25 +20,25 @@ use super::{Plan, Rate, RateLevel, RateServer, Rates, Section};
 pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
 /// Runs rate: every endpoint of every server in turn.
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Rate>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.server);
+    let (args, workers) = harness.server_args(&plan.base.server);
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(plan.repeats),
-        delay_ms: plan.server.delay_ms,
+        frame: Frame::new(plan.base.repeats),
+        delay_ms: plan.base.server.delay_ms,
         workers,
         duration_s: match &plan.rates {
             Rates::Ramp(ramp) => ramp.duration(),
             _ => plan.duration,
         }
         .as_secs_f64(),
-        probe_s: plan.probe.as_secs_f64(),
-        connections: plan.connections,
+        probe_s: plan.paced.probe.as_secs_f64(),
+        connections: plan.paced.connections,
         late_ms: LATE.as_secs_f64() * 1000.0,
         over_capacity_below: OVER_CAPACITY_BELOW,
         client_bound_pct: CLIENT_BOUND_PCT,
         ..Section::default()
     });
-    for subject in Subject::all(&plan.servers, &plan.foreign) {
+    for subject in Subject::all(&plan.base) {
         let name = subject.name();
         book.once(&name, async |book| {
             run_subject(harness, plan, &subject, &name, &args, book).await
@@ -57,8 +57,8 @@ async fn run_subject(
     book: &mut Book<'_, Rate>,
 ) -> Result<()> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
-    let start = Start::new(subject, args, &plan.foreign, first);
-    let mut up = harness.bring_up(plan.place, &start).await?;
+    let start = Start::new(subject, args, &plan.base.foreign, first);
+    let mut up = harness.bring_up(plan.base.place, &start).await?;
     let load_cpus = harness.load_cpu_count();
     for endpoint in &plan.endpoints {
         let Probed {
@@ -69,8 +69,8 @@ async fn run_subject(
             harness,
             &up,
             (name, endpoint),
-            &plan.foreign,
-            (plan.probe, plan.connections, harness.common.streams),
+            &plan.base.foreign,
+            (plan.paced.probe, plan.paced.connections, harness.common.streams),
         )
         .await?;
         let mut record = RateServer {
@@ -84,7 +84,7 @@ async fn run_subject(
         };
         let streams = harness.common.streams;
         let constant =
-            |rate| Schedule::constant(rate, plan.duration, plan.connections).with_streams(streams);
+            |rate| Schedule::constant(rate, plan.duration, plan.paced.connections).with_streams(streams);
         let schedules: Vec<(String, Schedule)> = match &plan.rates {
             Rates::OfCapacity(fractions) => fractions
                 .iter()
@@ -95,7 +95,7 @@ async fn run_subject(
                 .map(|r| (format!("{r:.0}/s"), constant(*r)))
                 .collect(),
             Rates::Ramp(ramp) => {
-                let ramp = Schedule::ramp(ramp.start, &ramp.stages, plan.connections)
+                let ramp = Schedule::ramp(ramp.start, &ramp.stages, plan.paced.connections)
                     .with_streams(streams);
                 vec![(format!("ramp to {:.0}/s", ramp.peak_rate()), ramp)]
             }
@@ -112,7 +112,7 @@ async fn run_subject(
                 });
                 continue;
             }
-            let here = Harness::loads_here(plan.place);
+            let here = Harness::loads_here(plan.base.place);
             if let Some(why) = beyond_the_client(peak, client_max, load_cpus, here) {
                 harness.say(name, &format!("{endpoint} {label}: refused: {why}"));
                 record.levels.push(RateLevel {
@@ -125,15 +125,15 @@ async fn run_subject(
             }
             let ask = Ask::new(
                 endpoint,
-                &plan.foreign.expect,
+                &plan.base.foreign.expect,
                 Work::Paced(schedule.clone()),
             );
             let mut merged = PacedTally::default();
             let mut runs = Vec::new();
-            for repeat in 1..=plan.repeats {
+            for repeat in 1..=plan.base.repeats {
                 let (tally, run) = paced_run(
                     harness,
-                    (&up, plan.place),
+                    (&up, plan.base.place),
                     &ask,
                     format!("{name} {endpoint} {label} #{repeat}"),
                 )
@@ -154,7 +154,7 @@ async fn run_subject(
                 merged.merge(&tally);
                 runs.push(run);
                 up.ensure_alive()?;
-                crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;
+                crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive).await;
             }
             let ramped = schedule.constant_rate().is_none();
             record

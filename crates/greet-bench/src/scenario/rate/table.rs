@@ -167,13 +167,13 @@ pub(super) fn tables(rate: &Section) -> Vec<Table> {
              disturbed level)",
             Machine::HEAVY_STEAL_PCT
         ));
-        if rate.header.repeats < 4 {
+        if rate.frame.repeats < 4 {
             last.notes.push(format!(
                 "{} run(s) per level: no verdicts (--repeats 4 or more to tell servers apart)",
-                rate.header.repeats
+                rate.frame.repeats
             ));
         }
-        last.notes.extend(failure_notes(&rate.header.failures));
+        last.notes.extend(failure_notes(&rate.frame.failures));
     }
     let groups: Vec<Vec<Vec<String>>> = rate
         .servers

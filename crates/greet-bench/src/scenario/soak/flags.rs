@@ -1,28 +1,24 @@
-//! The flags of soak's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Soak's own flags, as clap reads them, and how they set its plan (its servers, repeats,
+//! targets, server flags and placement are the base's: [`crate::flags::BaseArgs`]).
 
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::flags::{
-    help, help1, list, millis, parse_duration, parse_level, parse_path, parse_positive,
-    parse_repeats, set, CommonArgs, ForeignArgs, PlaceArgs, ServerArgs, ServersArgs,
+    help, help1, list, millis, parse_duration, parse_level, parse_path, parse_positive, set,
+    CommonArgs, Own,
 };
-use crate::plan::Common;
 
-use super::plan::{Plan, SoakBound};
+use super::{Plan, SoakBound};
 
-/// The settings of a soak run.
+/// Soak's own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
-    #[arg(long, value_delimiter = ',', value_parser = parse_level,
-          help = help("Connections, one level after another on the same server process",
-                      list(&Plan::LEVELS), list(&Plan::QUICK_LEVELS)))]
-    concurrency: Option<Vec<usize>>,
+    #[arg(long, alias = "concurrency", value_delimiter = ',', value_parser = parse_level,
+          help = help("Keep-alive connections, one level after another on the same server \
+                       process", list(&Plan::LEVELS), list(&Plan::QUICK_LEVELS)))]
+    connections: Option<Vec<usize>>,
 
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
           help = help1("Paths loaded, each on a freshly started server", list(&Plan::ENDPOINTS)))]
@@ -37,36 +33,13 @@ pub(crate) struct Flags {
     /// shared out among them)
     #[arg(long, value_parser = parse_positive)]
     requests: Option<usize>,
-
-    #[arg(long, value_parser = parse_repeats, help = help1("Runs of each level", 1))]
-    repeats: Option<usize>,
-
-    #[command(flatten)]
-    server: ServerArgs<Plan>,
-
-    #[command(flatten)]
-    place: PlaceArgs,
-
-    #[command(flatten)]
-    foreign: ForeignArgs,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let quick = self.common.quick;
-        let mut plan = Plan::defaults(quick);
-        plan.foreign = self.foreign.plan();
-        self.servers.apply(&mut plan.servers, &plan.foreign);
-        set(&mut plan.levels, self.concurrency);
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
+        set(&mut plan.levels, self.connections);
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.bound, self.duration.map(SoakBound::Duration));
         set(&mut plan.bound, self.requests.map(SoakBound::Requests));
-        set(&mut plan.repeats, self.repeats);
-        plan.server = self.server.settings(quick);
-        plan.place = self.place.placement();
-        (self.common.plan(), plan)
     }
 }

@@ -1,68 +1,44 @@
-//! Soak, the siege / ab experiment: at each concurrency, keep-alive load for a duration (or a
-//! request count) on the async and on the blocking endpoint, zero delay, counting the
-//! server's threads.
+//! Soak, the siege / ab experiment: at each number of keep-alive connections, load for a
+//! duration (or a request count) on the async and on the blocking endpoint, zero delay,
+//! counting the server's threads.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
 
-use anyhow::Result;
+use std::time::Duration;
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::plan::{Placement, Target};
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::stats::distinct;
+use crate::plan::{Base, Based, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The soak scenario."]
+/// The soak scenario.
 #[derive(Debug)]
 pub(crate) struct Soak;
 
 impl Scenario for Soak {
-    const NAME: &'static str = "soak";
-    const REFERENCES: bool = true;
-    const TITLE: &'static str = "Soak (the siege / ab experiment)";
+    const ABOUT: About = About {
+        name: "soak",
+        title: "Soak (the siege / ab experiment)",
+        summary: "The siege / ab experiment: keep-alive load for a time, counting threads",
+        detail: "Load for a duration (or a count) at each number of connections on the async \
+                 and the blocking endpoint, zero delay, counting the server's threads",
+        examples: &[
+            "greet-bench soak --duration 10s --connections 200",
+            "greet-bench soak --header 'accept-encoding: gzip' --endpoints /fortunes",
+        ],
+        references: true,
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
-    }
-
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.repeats = n;
-    }
-
-    fn targets(plan: &Plan) -> &[Target] {
-        &plan.foreign.targets
-    }
-
-    fn place(plan: &Plan) -> Placement {
-        plan.place
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 
@@ -71,58 +47,71 @@ impl Scenario for Soak {
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
+/// How long each soak level runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SoakBound {
+    /// For a duration (siege's `-t`).
+    Duration(Duration),
+    /// For a request count (ab's `-n`).
+    Requests(usize),
+}
+
+/// Soak: load for a duration (or a count) at each number of connections, on each endpoint,
+/// counting threads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds.
+    pub base: Base,
+    /// Keep-alive connections, one level after another on one server process.
+    pub levels: Vec<usize>,
+    /// Paths loaded, each on a freshly started server.
+    pub endpoints: Vec<String>,
+    /// How long each level runs.
+    pub bound: SoakBound,
+}
+
+impl Plan {
+    /// The original's connection counts.
+    pub const LEVELS: [usize; 3] = [50, 100, 200];
+    /// `--quick` connection counts.
+    pub const QUICK_LEVELS: [usize; 2] = [10, 20];
+    /// Each level's length unless told otherwise.
+    pub const DURATION: Duration = Duration::from_secs(10);
+    /// `--quick` length.
+    pub const QUICK_DURATION: Duration = Duration::from_millis(300);
+    /// The async endpoint and the thread-per-request one.
+    pub const ENDPOINTS: [&'static str; 2] = [
+        greet_core::paths::GREETINGS,
+        greet_core::paths::GREETINGS_BLOCKING,
+    ];
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes::ANYWHERE;
+    const REPEATS_HELP: &'static str = "Runs of each level";
+
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Base::new(ServerSettings::delayed(0), 1),
+            levels: if quick {
+                Self::QUICK_LEVELS.to_vec()
+            } else {
+                Self::LEVELS.to_vec()
+            },
+            endpoints: Self::ENDPOINTS.map(String::from).to_vec(),
+            bound: SoakBound::Duration(if quick {
+                Self::QUICK_DURATION
+            } else {
+                Self::DURATION
+            }),
+        }
     }
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
+    fn base(&self) -> &Base {
+        &self.base
     }
 
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.cells.iter().flat_map(|c| {
-            csv::CellKey::rows(&c.server, &c.endpoint, c.concurrency.to_string(), &c.runs)
-        });
-        Ok(vec![("soak.csv".to_owned(), csv::write(rows)?)])
-    }
-
-    fn points(&self) -> Vec<Point> {
-        self.cells
-            .iter()
-            .flat_map(|c| {
-                let place = format!("c={}", c.concurrency);
-                Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
-            })
-            .collect()
-    }
-
-    fn scorecard(&self) -> Vec<Row> {
-        // The highest concurrency of each endpoint: where the servers differ most.
-        distinct(self.cells.iter().map(|c| c.endpoint.as_str()))
-            .into_iter()
-            .filter_map(|endpoint| {
-                let top = self
-                    .cells
-                    .iter()
-                    .filter(|c| c.endpoint == endpoint)
-                    .map(|c| c.concurrency)
-                    .max()?;
-                let entries = self
-                    .cells
-                    .iter()
-                    .filter(|c| c.endpoint == endpoint && c.concurrency == top)
-                    .map(|c| Entry::throughput(&c.server, &c.runs))
-                    .collect();
-                Some(Row::new(
-                    format!("{endpoint} c={top} throughput"),
-                    Metric::Throughput,
-                    entries,
-                ))
-            })
-            .collect()
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
     }
 }

@@ -13,9 +13,9 @@ use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::results::{throughputs, Header, Repeated};
+use crate::results::{throughputs, Frame, Repeated};
 use crate::sample;
-use crate::scenario::Book;
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{Comparison, Figure};
 use crate::stats::{distinct, max_of};
 
@@ -23,10 +23,10 @@ use super::{Plan, Section, Soak, SoakBound, SoakCell};
 
 /// Runs soak: every endpoint of every server, a repeat at a time.
 pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Soak>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.server);
+    let (args, workers) = harness.server_args(&plan.base.server);
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(plan.repeats),
+        frame: Frame::new(plan.base.repeats),
         duration_s: match plan.bound {
             SoakBound::Duration(d) => Some(d.as_secs_f64()),
             SoakBound::Requests(_) => None,
@@ -35,13 +35,13 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Soak
             SoakBound::Requests(n) => Some(n),
             SoakBound::Duration(_) => None,
         },
-        delay_ms: plan.server.delay_ms,
+        delay_ms: plan.base.server.delay_ms,
         workers,
-        blocking_threads: plan.server.blocking_threads,
+        blocking_threads: plan.base.server.blocking_threads,
         ..Section::default()
     });
-    let subjects = Subject::all(&plan.servers, &plan.foreign);
-    for repeat in 1..=plan.repeats {
+    let subjects = Subject::all(&plan.base);
+    for repeat in 1..=plan.base.repeats {
         for subject in &subjects {
             let name = subject.name();
             for (i, endpoint) in plan.endpoints.iter().enumerate() {
@@ -82,9 +82,9 @@ async fn run_endpoint(
     // already passed; a target, which is not restarted, is checked once.
     let start = Start {
         checked: !one.check,
-        ..Start::new(one.subject, args, &plan.foreign, one.endpoint)
+        ..Start::new(one.subject, args, &plan.base.foreign, one.endpoint)
     };
-    let mut up = harness.bring_up(plan.place, &start).await?;
+    let mut up = harness.bring_up(plan.base.place, &start).await?;
     let pid = up.pid();
     let threads_at_start = pid.and_then(sample::read).map(|r| r.threads);
     let mut seen: BTreeSet<u32> = pid
@@ -104,10 +104,10 @@ async fn run_endpoint(
             pipeline: harness.common.pipeline,
             requests_per_connection: harness.common.requests_per_connection,
         };
-        let ask = Ask::new(one.endpoint, &plan.foreign.expect, work);
+        let ask = Ask::new(one.endpoint, &plan.base.foreign.expect, work);
         let repeat = one.repeat;
         let label = format!("{} {} c={concurrency}", one.name, one.endpoint);
-        let loaded = harness.load(plan.place, &up, &ask, label).await?;
+        let loaded = harness.load(plan.base.place, &up, &ask, label).await?;
         let (run, maxima) = (loaded.run(), loaded.maxima());
         harness.say(
             one.name,
@@ -158,7 +158,7 @@ async fn run_endpoint(
         cell.bytes_per_answer = r.bytes_per_answer;
         book.save()?;
         up.ensure_alive()?;
-        crate::scenario::settle(crate::scenario::Leftover::KeepAlive).await;
+        crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive).await;
     }
     harness.release(up).await
 }
@@ -178,7 +178,7 @@ pub(super) fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
                     )
                 })
                 .collect();
-            crate::scenario::contenders_pairwise(Figure::RequestsPerS, &samples)
+            crate::scenario::kit::contenders_pairwise(Figure::RequestsPerS, &samples)
         })
         .collect()
 }

@@ -1,21 +1,15 @@
-//! The flags of sweep's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Sweep's own flags, as clap reads them, and how they set its plan (its servers and repeats
+//! are the base's: [`crate::flags::BaseArgs`]).
 
 use clap::Args;
 
-use crate::flags::{
-    help, help1, list, parse_count, parse_path, set, CommonArgs, MeasureArgs, ServersArgs,
-};
-use crate::plan::Common;
+use crate::flags::{help, help1, list, parse_count, parse_path, set, CommonArgs, MeasureArgs, Own};
 
-use super::plan::Plan;
+use super::Plan;
 
-/// The settings of a sweep run.
+/// Sweep's own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     #[arg(long, value_delimiter = ',', value_parser = parse_path,
           help = help1("Paths loaded: /health is the ceiling (no work); /greetings/blocking is \
                         also swept over --blocking-threads", list(&Plan::ENDPOINTS)))]
@@ -33,19 +27,13 @@ pub(crate) struct Flags {
 
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let mut plan = Plan::defaults(self.common.quick);
-        self.servers.apply(&mut plan.servers, &Default::default());
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         set(&mut plan.endpoints, self.endpoints);
         set(&mut plan.workers, self.workers);
         set(&mut plan.blocking_threads, self.blocking_threads);
         self.measure.apply(&mut plan.measure);
-        (self.common.plan(), plan)
     }
 }

@@ -1,108 +1,122 @@
 //! Sweep, the tuning experiment: zero-delay load on the ceiling and the greeting endpoints
-//! over grids of `--workers` and `--blocking-threads`; the best setting per server and its
-//! gain over the default.
+//! over a grid of `--workers` and, on the blocking endpoint, `--blocking-threads`; the best
+//! setting per server and its gain over the default.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
 
-use anyhow::Result;
+use std::time::Duration;
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{self, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::stats::distinct;
+use crate::plan::{Base, Based, Measure, Measured, Takes, BLOCKING_THREADS, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The sweep scenario."]
+/// The sweep scenario.
 #[derive(Debug)]
 pub(crate) struct Sweep;
 
 impl Scenario for Sweep {
-    const NAME: &'static str = "sweep";
-    const TITLE: &'static str = "Sweep (the tuning experiment)";
-    const INTERLEAVED: bool = false;
+    const ABOUT: About = About {
+        name: "sweep",
+        title: "Sweep (the tuning experiment)",
+        summary: "The tuning experiment: --workers and --blocking-threads grids",
+        detail: "Zero-delay load on the ceiling (/health) and greeting endpoints over a grid of \
+                 --workers and, on the blocking endpoint, --blocking-threads; the best setting \
+                 per server and its gain over the default",
+        examples: &[
+            "greet-bench sweep --quick",
+            "greet-bench sweep --workers 1,2 --blocking-threads 2,200",
+        ],
+        interleaved: false,
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
-    }
-
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.measure.repeats = n;
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
+/// Sweep: zero-delay load on the ceiling and the greeting endpoints over thread-count grids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds.
+    pub base: Base,
+    /// Paths loaded; the blocking endpoint is also swept over `blocking_threads`.
+    pub endpoints: Vec<String>,
+    /// The `--workers` grid (the default setting is always added).
+    pub workers: Vec<usize>,
+    /// The `--blocking-threads` grid (the default is always added).
+    pub blocking_threads: Vec<usize>,
+    /// How each setting is measured.
+    pub measure: Measure,
+}
+
+impl Plan {
+    /// The ceiling (no work), the async greeting and the blocking one.
+    pub const ENDPOINTS: [&'static str; 3] = [
+        greet_core::paths::HEALTH,
+        greet_core::paths::GREETINGS,
+        greet_core::paths::GREETINGS_BLOCKING,
+    ];
+    /// The `--workers` grid.
+    pub const WORKERS: [usize; 3] = [1, 2, 4];
+    /// `--quick` `--workers` grid.
+    pub const QUICK_WORKERS: [usize; 2] = [1, 2];
+    /// The `--blocking-threads` grid.
+    pub const BLOCKING_THREADS: [usize; 2] = [2, BLOCKING_THREADS];
+    /// `--quick` `--blocking-threads` grid.
+    pub const QUICK_BLOCKING_THREADS: [usize; 1] = [BLOCKING_THREADS];
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes::SERVERS_ONLY;
+    const REPEATS_HELP: &'static str = GRID_REPEATS;
+
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Self::grid(quick),
+            endpoints: Self::ENDPOINTS.map(String::from).to_vec(),
+            workers: if quick {
+                Self::QUICK_WORKERS.to_vec()
+            } else {
+                Self::WORKERS.to_vec()
+            },
+            blocking_threads: if quick {
+                Self::QUICK_BLOCKING_THREADS.to_vec()
+            } else {
+                Self::BLOCKING_THREADS.to_vec()
+            },
+            measure: Self::measure(quick),
+        }
     }
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
+    fn base(&self) -> &Base {
+        &self.base
     }
 
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self
-            .cells
-            .iter()
-            .flat_map(|c| csv::CellKey::rows(&c.server, &c.endpoint, c.setting.label(), &c.runs));
-        Ok(vec![("sweep.csv".to_owned(), csv::write(rows)?)])
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
     }
+}
 
-    fn points(&self) -> Vec<Point> {
-        self.cells
-            .iter()
-            .flat_map(|c| {
-                let place = c.setting.label();
-                Point::each(&c.server, (&c.endpoint, &place), load_figures(&c.runs))
-            })
-            .collect()
-    }
-
-    fn scorecard(&self) -> Vec<Row> {
-        distinct(self.cells.iter().map(|c| c.endpoint.as_str()))
-            .into_iter()
-            .map(|endpoint| {
-                let cells: Vec<_> = self
-                    .cells
-                    .iter()
-                    .filter(|c| c.endpoint == endpoint)
-                    .collect();
-                Row::new(
-                    format!("{endpoint} throughput, best setting"),
-                    Metric::Throughput,
-                    scorecard::best_each(&cells, |c| &c.server, |c| &c.runs),
-                )
-            })
-            .collect()
-    }
+impl Measured for Plan {
+    /// The original's 100 connections.
+    const MEASURE: Measure = Measure {
+        connections: 100,
+        duration: Duration::from_millis(500),
+        warmup: Duration::from_millis(200),
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        connections: 20,
+        duration: Duration::from_millis(100),
+        warmup: Duration::ZERO,
+    };
 }

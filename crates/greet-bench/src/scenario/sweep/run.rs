@@ -9,8 +9,8 @@ use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
-use crate::results::{Gain, Header, Repeated};
-use crate::scenario::Book;
+use crate::results::{Gain, Frame, Repeated};
+use crate::scenario::kit::Book;
 
 use super::{Plan, Section, Setting, Sweep, SweepBest, SweepCell};
 
@@ -20,17 +20,17 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Swee
         workers: harness.workers(None),
         blocking_threads: Some(BLOCKING_THREADS),
     };
-    let workers = crate::scenario::grid_with(&plan.workers, default.workers);
-    let blocking = crate::scenario::grid_with(&plan.blocking_threads, BLOCKING_THREADS);
+    let workers = crate::scenario::kit::grid_with(&plan.workers, default.workers);
+    let blocking = crate::scenario::kit::grid_with(&plan.blocking_threads, BLOCKING_THREADS);
     let Measure {
-        concurrency,
+        connections: concurrency,
         duration,
         warmup,
-        repeats,
     } = plan.measure;
+    let repeats = plan.base.repeats;
     book.open(Section {
         transport: harness.transport(),
-        header: Header::new(repeats),
+        frame: Frame::new(repeats),
         concurrency,
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
@@ -39,7 +39,7 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Swee
         default,
         ..Section::default()
     });
-    for short in &plan.servers {
+    for short in &plan.base.shorts() {
         let name = package(short);
         let mut checked = false;
         for endpoint in &plan.endpoints {
@@ -68,6 +68,7 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Swee
                 endpoint,
                 settings: &settings,
                 measure: plan.measure,
+                repeats,
             };
             let who = format!("{name} {endpoint}");
             book.once(&who, async |book| {
@@ -99,6 +100,7 @@ struct Endpoint<'a> {
     endpoint: &'a str,
     settings: &'a [Setting],
     measure: Measure,
+    repeats: usize,
 }
 
 async fn run_endpoint(
@@ -116,7 +118,7 @@ async fn run_endpoint(
             ..SweepCell::default()
         });
     }
-    for repeat in 1..=plan.measure.repeats {
+    for repeat in 1..=plan.repeats {
         for (i, setting) in plan.settings.iter().enumerate() {
             let blocking = setting.blocking_threads.unwrap_or(BLOCKING_THREADS);
             let subject = Subject::Server(plan.short.to_owned());
@@ -130,7 +132,7 @@ async fn run_endpoint(
             *checked = true;
             let ask = |stop| {
                 let work = Work::Sessions {
-                    users: plan.measure.concurrency,
+                    users: plan.measure.connections,
                     stop,
                     streams: harness.common.streams,
                     pipeline: harness.common.pipeline,

@@ -1,19 +1,15 @@
-//! The flags of techempower's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! TechEmpower's own flags, as clap reads them, and how they set its plan (its servers,
+//! repeats and placement are the base's: [`crate::flags::BaseArgs`]).
 
 use clap::Args;
 
-use crate::flags::{help1, list, set, CommonArgs, MeasureArgs, PlaceArgs, ServersArgs, StoresArgs};
-use crate::plan::Common;
+use crate::flags::{help1, list, set, CommonArgs, MeasureArgs, Own, StoresArgs};
 
-use super::plan::{Plan, Test};
+use super::{Plan, Test};
 
-/// The settings of a TechEmpower run.
+/// TechEmpower's own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     #[command(flatten)]
     stores: StoresArgs,
 
@@ -29,28 +25,16 @@ pub(crate) struct Flags {
 
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
-
-    #[command(flatten)]
-    place: PlaceArgs,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let mut plan = Plan::defaults(self.common.quick);
-        self.servers.apply(&mut plan.servers, &Default::default());
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, common: &mut CommonArgs) {
         self.stores.apply(&mut plan.stores);
         set(&mut plan.tests, self.tests);
-        plan.rows = self.rows.unwrap_or(plan.rows);
+        set(&mut plan.rows, self.rows);
         // --pipeline is plaintext's depth here; the other tests are not pipelined.
-        plan.pipeline = self.common.pipeline().unwrap_or(plan.pipeline);
+        set(&mut plan.pipeline, common.take_pipeline());
         self.measure.apply(&mut plan.measure);
-        plan.place = self.place.placement();
-        let mut common = self.common.plan();
-        common.pipeline = 1;
-        (common, plan)
     }
 }
 

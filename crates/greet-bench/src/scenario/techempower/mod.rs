@@ -1,123 +1,209 @@
 //! TechEmpower's seven tests (json, plaintext pipelined, db, queries, fortunes, updates,
 //! cached queries) on every server, the database ones on each store.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
 
-use anyhow::Result;
+use std::time::Duration;
+
+use greet_core::paths;
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::plan::Placement;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::stats::distinct;
+use crate::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The techempower scenario."]
+/// The techempower scenario.
 #[derive(Debug)]
 pub(crate) struct TechEmpower;
 
 impl Scenario for TechEmpower {
-    const NAME: &'static str = "techempower";
-    const REFERENCES: bool = true;
-    const TITLE: &'static str = "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, cached queries)";
+    const ABOUT: About = About {
+        name: "techempower",
+        title: "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, \
+                cached queries)",
+        summary: "TechEmpower's seven tests, on SQLite and PostgreSQL",
+        detail: "TechEmpower's seven tests (json, plaintext pipelined 16 deep, db, queries, \
+                 fortunes, updates, cached-queries), the database ones on SQLite and PostgreSQL: \
+                 each server's keep-alive throughput and latency per test, its share of the best, \
+                 and verdicts",
+        examples: &[
+            "greet-bench techempower --tests json,plaintext",
+            "greet-bench techempower --stores postgres     the database tests on PostgreSQL",
+        ],
+        references: true,
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
+    fn stores(plan: &Plan) -> &[Store] {
+        &plan.stores
     }
 
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.measure.repeats = n;
-    }
-
-    fn place(plan: &Plan) -> Placement {
-        plan.place
-    }
-
-    fn preflight(harness: &Harness, plan: &Plan) -> Result<()> {
-        let shorts: Vec<&str> = plan.servers.iter().map(String::as_str).collect();
-        harness.preflight(plan.place, &shorts, false, None)?;
-        crate::server::provision::preflight(&plan.stores, plan.place)
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
+/// One of TechEmpower's seven test types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Test {
+    /// `/json`.
+    Json,
+    /// `/plaintext`, pipelined.
+    Plaintext,
+    /// `/db`: one row.
+    Db,
+    /// `/queries?queries=N`.
+    Queries,
+    /// `/fortunes`.
+    Fortunes,
+    /// `/updates?queries=N`.
+    Updates,
+    /// `/cached-queries?count=N`.
+    CachedQueries,
+}
+
+impl Test {
+    /// Every test, in TechEmpower's order.
+    pub const ALL: [Test; 7] = [
+        Self::Json,
+        Self::Plaintext,
+        Self::Db,
+        Self::Queries,
+        Self::Fortunes,
+        Self::Updates,
+        Self::CachedQueries,
+    ];
+
+    /// Its name, as `--tests` takes it and the tables show it (TechEmpower's own, but for
+    /// `queries` for their `query`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Json => "json",
+            Self::Plaintext => "plaintext",
+            Self::Db => "db",
+            Self::Queries => "queries",
+            Self::Fortunes => "fortunes",
+            Self::Updates => "updates",
+            Self::CachedQueries => "cached-queries",
+        }
     }
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
-            .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
+    /// The test named `name`.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.cells.iter().flat_map(|c| {
-            let setting = format!("{} {}", c.test, c.store);
-            csv::CellKey::rows(&c.server, &c.target, setting, &c.runs)
-        });
-        Ok(vec![("techempower.csv".to_owned(), csv::write(rows)?)])
+    /// Whether it reads the database (and so runs on each store).
+    pub fn uses_store(self) -> bool {
+        !matches!(self, Self::Json | Self::Plaintext)
     }
 
-    fn points(&self) -> Vec<Point> {
-        self.cells
-            .iter()
-            .flat_map(|c| Point::each(&c.server, (&c.target, &c.store), load_figures(&c.runs)))
-            .collect()
+    /// The path and query it loads, `rows` rows for the tests that take a count.
+    pub fn path(self, rows: usize) -> String {
+        match self {
+            Self::Json => paths::JSON.to_owned(),
+            Self::Plaintext => paths::PLAINTEXT.to_owned(),
+            Self::Db => paths::DB.to_owned(),
+            Self::Queries => format!("{}?queries={rows}", paths::QUERIES),
+            Self::Fortunes => paths::FORTUNES.to_owned(),
+            Self::Updates => format!("{}?queries={rows}", paths::UPDATES),
+            Self::CachedQueries => format!("{}?count={rows}", paths::CACHED_QUERIES),
+        }
+    }
+}
+
+/// TechEmpower's tests on every server: keep-alive load at one number of connections per
+/// test, plaintext pipelined, each database test on each store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds (each measurement runs where its placement says; the
+    /// warm-ups run from the harness).
+    pub base: Base,
+    /// The stores the database tests run on, in order (json and plaintext run once).
+    pub stores: Vec<Store>,
+    /// The tests, in order.
+    pub tests: Vec<Test>,
+    /// Rows per request of queries, updates and cached queries.
+    pub rows: usize,
+    /// Requests each plaintext connection has in flight.
+    pub pipeline: usize,
+    /// How each test is measured: keep-alive connections, duration, warm-up.
+    pub measure: Measure,
+}
+
+impl Plan {
+    /// TechEmpower's plaintext depth.
+    pub const PIPELINE: usize = 16;
+    /// Rows per request: the count TechEmpower's published queries and updates tables use.
+    pub const ROWS: usize = 20;
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes {
+        place: true,
+        ..Takes::SERVERS_ONLY
+    };
+    const REPEATS_HELP: &'static str = GRID_REPEATS;
+
+    /// The defaults, or the `--quick` sizes: both stores, PostgreSQL started by the harness
+    /// where it is installed and skipped in one line where not.
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Self::grid(quick),
+            stores: Store::defaults(),
+            tests: Test::ALL.to_vec(),
+            rows: Self::ROWS,
+            pipeline: Self::PIPELINE,
+            measure: Self::measure(quick),
+        }
     }
 
-    fn scorecard(&self) -> Vec<Row> {
-        distinct(
-            self.cells
-                .iter()
-                .map(|c| (c.test.as_str(), c.store.as_str())),
-        )
-        .into_iter()
-        .map(|(test, store)| {
-            let on = if store.is_empty() || store == NO_STORE {
-                String::new()
-            } else {
-                format!(" {store}")
-            };
-            Row::new(
-                format!("{test}{on} throughput"),
-                Metric::Throughput,
-                self.cells
-                    .iter()
-                    .filter(|c| c.test == test && c.store == store)
-                    .map(|c| Entry::throughput(&c.server, &c.runs))
-                    .collect(),
-            )
-        })
-        .collect()
+    fn base(&self) -> &Base {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
+    }
+}
+
+impl Measured for Plan {
+    /// TechEmpower measures 15 s at each of 16–512 connections (plaintext 256–16,384) on
+    /// dedicated machines; here one level that fills two cores, short enough for `all`
+    /// (3 servers × 12 test-store pairs × 4 runs of 1 s, the fewest a rank test separates).
+    const MEASURE: Measure = Measure {
+        connections: 256,
+        duration: Duration::from_secs(1),
+        warmup: Duration::from_millis(300),
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        connections: 16,
+        duration: Duration::from_millis(100),
+        warmup: Duration::from_millis(50),
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_test_has_a_route_and_a_name_that_reads_back() {
+        for test in Test::ALL {
+            assert_eq!(Test::named(test.name()), Some(test));
+            let path = test.path(20);
+            let route = path.split('?').next().unwrap_or_default();
+            assert!(paths::ALL.contains(&route), "{path}");
+        }
+        assert_eq!(Test::CachedQueries.path(5), "/cached-queries?count=5");
+        assert!(!Test::Plaintext.uses_store() && Test::Fortunes.uses_store());
     }
 }

@@ -15,8 +15,8 @@ use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{Header, Repeated, Run, Transport};
-use crate::scenario::Book;
+use crate::results::{Frame, Repeated, Trial, Transport};
+use crate::scenario::kit::Book;
 use crate::server::provision::{self, Ready};
 use crate::stats::mann_whitney::Figure;
 
@@ -35,8 +35,8 @@ pub(super) async fn run(
             pipeline: 1,
             ..harness.transport()
         },
-        header: Header::new(plan.measure.repeats),
-        concurrency: plan.measure.concurrency,
+        frame: Frame::new(plan.base.repeats),
+        concurrency: plan.measure.connections,
         plaintext_pipeline: plan.pipeline,
         rows: plan.rows,
         duration_s: plan.measure.duration.as_secs_f64(),
@@ -51,7 +51,7 @@ pub(super) async fn run(
         &plan.stores[..plan.stores.len().min(1)]
     };
     let prepared =
-        provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.place).await;
+        provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.base.place).await;
     let te = book.section();
     te.store_notes = prepared.notes;
     te.store_nodes = prepared.nodes;
@@ -78,7 +78,8 @@ pub(super) async fn run(
         })
         .filter(|(_, tests): &(_, Vec<Test>)| !tests.is_empty())
         .collect();
-    let servers: Vec<(&String, String)> = plan.servers.iter().map(|s| (s, package(s))).collect();
+    let shorts = plan.base.shorts();
+    let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
     for (store, tests) in &runs {
         for (short, name) in &servers {
             for test in served(short, tests) {
@@ -86,13 +87,13 @@ pub(super) async fn run(
                     server: name.clone(),
                     store: store_of(test, store).to_owned(),
                     test: test.name().to_owned(),
-                    target: test.target(plan.rows),
+                    target: test.path(plan.rows),
                     ..TechEmpowerCell::default()
                 });
             }
         }
     }
-    for repeat in 1..=plan.measure.repeats {
+    for repeat in 1..=plan.base.repeats {
         for (store, tests) in &runs {
             for (short, name) in &servers {
                 let tests = &served(short, tests);
@@ -163,28 +164,28 @@ async fn run_repeat(
     let first = one
         .tests
         .first()
-        .map_or(String::new(), |t| t.target(plan.rows));
+        .map_or(String::new(), |t| t.path(plan.rows));
     let start = Start {
         checked: one.repeat > 1,
         join: one.store.network(),
         ..Start::new(&subject, &args, &foreign, &first)
     };
-    let mut up = harness.bring_up(plan.place, &start).await?;
+    let mut up = harness.bring_up(plan.base.place, &start).await?;
     for test in one.tests {
-        let target = test.target(plan.rows);
+        let path = test.path(plan.rows);
         let pipeline = match test {
             Test::Plaintext => plan.pipeline,
             _ => 1,
         };
         let ask = |stop| {
             let work = Work::Sessions {
-                users: plan.measure.concurrency,
+                users: plan.measure.connections,
                 stop,
                 streams: harness.common.streams,
                 pipeline,
                 requests_per_connection: harness.common.requests_per_connection,
             };
-            Ask::new(&target, &Expect::Greeting, work)
+            Ask::new(&path, &Expect::Greeting, work)
         };
         let label = format!(
             "{} {} {} #{}",
@@ -202,7 +203,7 @@ async fn run_repeat(
             stores: test.uses_store().then_some(one.store),
             ..ask(Stop::After(plan.measure.duration))
         };
-        let loaded = harness.load(plan.place, &up, &measured, label).await?;
+        let loaded = harness.load(plan.base.place, &up, &measured, label).await?;
         let run = loaded.run();
         up.ensure_alive()?;
         let store = store_of(*test, one.store);
@@ -217,7 +218,7 @@ async fn run_repeat(
         cell.requests_per_s = r.requests_per_s;
         cell.success_rate = r.success_rate;
         cell.cpu_avg_pct = r.cpu_avg_pct;
-        let median = Run::median_of(&cell.runs);
+        let median = Trial::median_of(&cell.runs);
         cell.p50_ms = median.load.latency_ms.p50;
         cell.p99_ms = median.load.latency_ms.p99;
     }
@@ -258,7 +259,7 @@ fn summarise(section: &mut Section) {
         }
         section
             .comparisons
-            .extend(crate::scenario::contenders_pairwise(
+            .extend(crate::scenario::kit::contenders_pairwise(
                 Figure::RequestsPerS,
                 &samples,
             ));

@@ -1,19 +1,15 @@
-//! The flags of workloads's subcommand, as clap reads them, and the plan they make (the flags
-//! several scenarios share are flattened from [`crate::flags`]).
+//! Workloads' own flags, as clap reads them, and how they set its plan (its servers and
+//! repeats are the base's: [`crate::flags::BaseArgs`]).
 
 use clap::Args;
 
-use crate::flags::{CommonArgs, MeasureArgs, ServersArgs};
-use crate::plan::Common;
+use crate::flags::{CommonArgs, MeasureArgs, Own};
 
-use super::plan::{Plan, Profile};
+use super::{Plan, Profile};
 
-/// The settings of a workloads run.
+/// Workloads' own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    #[command(flatten)]
-    servers: ServersArgs,
-
     /// Profiles, in order [default: every one]
     #[arg(long, value_delimiter = ',', value_name = "PROFILES")]
     profiles: Option<Vec<Profile>>,
@@ -25,15 +21,10 @@ pub(crate) struct Flags {
 
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
-
-    #[command(flatten)]
-    common: CommonArgs,
 }
 
-impl Flags {
-    pub(crate) fn plan(self) -> (Common, Plan) {
-        let mut plan = Plan::defaults(self.common.quick);
-        self.servers.apply(&mut plan.servers, &Default::default());
+impl Own<Plan> for Flags {
+    fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         if let Some(mut profiles) = self.profiles {
             profiles.dedup();
             plan.profiles = profiles;
@@ -42,6 +33,5 @@ impl Flags {
             plan.upload_bytes = bytes;
         }
         self.measure.apply(&mut plan.measure);
-        (self.common.plan(), plan)
     }
 }

@@ -4,60 +4,53 @@
 //! latency, bytes per answer, the server's CPU per request and the load generator's, and
 //! peak memory; each server's throughput is a share of the profile's best.
 
-mod charts;
 mod flags;
-mod plan;
+mod report;
 mod run;
-mod section;
-mod table;
 
-use anyhow::Result;
+use std::time::Duration;
+
+use greet_core::paths;
+use greet_load::{Header, RequestBody};
+use serde::{Deserialize, Serialize};
 
 use crate::harness::Harness;
-use crate::plan::Metric;
-use crate::report::points::{load_figures, Point};
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::{self, csv, svg};
-use crate::stats::distinct;
+use crate::plan::{Base, Based, Measure, Measured, Protocol, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
-pub use plan::*;
-pub use section::*;
+pub use report::*;
 
-use super::{Book, Scenario};
+use super::kit::{About, Book, Scenario};
 
-#[doc = "The workloads scenario."]
+/// The workloads scenario.
 #[derive(Debug)]
 pub(crate) struct Workloads;
 
 impl Scenario for Workloads {
-    const NAME: &'static str = "workloads";
-    const TITLE: &'static str =
-        "Workloads (baseline, short-lived, POST JSON, compression, upload, static, TLS, WebSocket)";
-    // Each profile sets its own protocol, connections, header fields and body.
-    const OWN_PROTOCOLS: bool = true;
-    const KEEP_ALIVE: bool = false;
+    const ABOUT: About = About {
+        name: "workloads",
+        title: "Workloads (baseline, short-lived, POST JSON, compression, upload, static, TLS, \
+                WebSocket)",
+        summary: "HttpArena's profiles: JSON, compression, uploads, static, TLS, WebSocket",
+        detail: "What HttpArena scores besides a hello: a keep-alive baseline, short-lived \
+                 connections, a JSON POST, compressed answers, a 20 MB upload, a static file, \
+                 JSON over TLS and WebSocket echo, on every server: throughput and its share of \
+                 the best, latency, bytes per answer, server and client CPU per request, peak \
+                 memory, verdicts",
+        examples: &[
+            "greet-bench workloads --quick",
+            "greet-bench workloads --profiles baseline,compressed --repeats 8",
+        ],
+        // Each profile sets its own protocol, connections, header fields and body.
+        own_protocols: true,
+        keep_alive: false,
+        ..About::DEFAULT
+    };
     type Plan = Plan;
+    type Flags = Flags;
     type Section = Section;
 
-    fn defaults(quick: bool) -> Plan {
-        Plan::defaults(quick)
-    }
-
-    fn binaries(plan: &Plan) -> Vec<String> {
-        plan.servers.clone()
-    }
-
-    fn set_servers(plan: &mut Plan, servers: &[String]) {
-        plan.servers = servers.to_vec();
-    }
-
-    fn set_repeats(plan: &mut Plan, n: usize) {
-        plan.measure.repeats = n;
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
     }
 
@@ -66,54 +59,215 @@ impl Scenario for Workloads {
     }
 }
 
-impl report::Section for Section {
-    fn tables(&self) -> Vec<Table> {
-        table::tables(self)
+/// One workload: what each request is, and what it goes over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Profile {
+    /// `GET /greetings?name=Ana` on keep-alive connections: the route itself, zero delay.
+    Baseline,
+    /// The same on connections closed after every 10 requests (HttpArena's short-lived).
+    ShortLived,
+    /// `POST /greetings` with `{"name":"Ana"}`: a JSON body read, a JSON answer.
+    PostJson,
+    /// `GET /fortunes` asking `accept-encoding: gzip, br`: each crate's compression.
+    Compressed,
+    /// `POST /upload` of a body of `--upload-size` (20 MB, HttpArena's), streamed.
+    Upload,
+    /// `GET /static/index.html`: each crate's file server.
+    Static,
+    /// `GET /json` over HTTPS (HTTP/1.1 over TLS, sessions resumed as clients do).
+    JsonTls,
+    /// A WebSocket per user, each request one 64-byte text message echoed.
+    Websocket,
+}
+
+impl Profile {
+    /// Every profile, in the order tables show them.
+    pub const ALL: [Profile; 8] = [
+        Self::Baseline,
+        Self::ShortLived,
+        Self::PostJson,
+        Self::Compressed,
+        Self::Upload,
+        Self::Static,
+        Self::JsonTls,
+        Self::Websocket,
+    ];
+
+    /// Its name, as flags, tables and results.json give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline",
+            Self::ShortLived => "short-lived",
+            Self::PostJson => "post-json",
+            Self::Compressed => "compressed",
+            Self::Upload => "upload",
+            Self::Static => "static",
+            Self::JsonTls => "json-tls",
+            Self::Websocket => "websocket",
+        }
     }
 
-    fn charts(&self) -> Vec<(String, String)> {
-        charts::charts(self)
+    /// The path and query each request asks for.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Baseline | Self::ShortLived => "/greetings?name=Ana",
+            Self::PostJson => paths::GREETINGS,
+            Self::Compressed => paths::FORTUNES,
+            Self::Upload => paths::UPLOAD,
+            Self::Static => "/static/index.html",
+            Self::JsonTls => paths::JSON,
+            Self::Websocket => paths::WS,
+        }
+    }
+
+    /// The header fields each request carries.
+    pub fn headers(self) -> Vec<Header> {
+        let field = match self {
+            Self::PostJson => "content-type: application/json",
+            Self::Compressed => "accept-encoding: gzip, br",
+            _ => return Vec::new(),
+        };
+        vec![field.parse().expect("a valid header field")]
+    }
+
+    /// The body each request sends (a WebSocket's: the message), for an upload of
+    /// `upload_bytes`.
+    pub fn body(self, upload_bytes: u64) -> Option<RequestBody> {
+        match self {
+            Self::PostJson => Some(RequestBody::Text(r#"{"name":"Ana"}"#.to_owned())),
+            Self::Upload => Some(RequestBody::Size(upload_bytes)),
+            Self::Websocket => Some(RequestBody::Text(
+                r#"{"type":"echo","seq":1,"payload":"sixty-four bytes of JSON txt"}"#.to_owned(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// The protocol it goes over.
+    pub fn protocol(self) -> Protocol {
+        match self {
+            Self::JsonTls => Protocol::Https,
+            _ => Protocol::Http1,
+        }
+    }
+
+    /// Whether each connection is a WebSocket, each request a message echoed on it.
+    pub fn websocket(self) -> bool {
+        self == Self::Websocket
+    }
+
+    /// Requests on a connection before the user opens another; none: one for the load.
+    pub fn requests_per_connection(self) -> Option<usize> {
+        (self == Self::ShortLived).then_some(10)
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL
             .into_iter()
-            .map(|(file, chart)| (file, svg::render(&chart)))
-            .collect()
-    }
-
-    fn csv(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.cells.iter().flat_map(|c| {
-            csv::CellKey::rows(
-                &c.server,
-                c.profile.target(),
-                c.profile.to_string(),
-                &c.runs,
-            )
-        });
-        Ok(vec![("workloads.csv".to_owned(), csv::write(rows)?)])
-    }
-
-    fn points(&self) -> Vec<Point> {
-        self.cells
-            .iter()
-            .flat_map(|c| {
-                let at = (c.profile.target(), c.profile.name());
-                Point::each(&c.server, at, load_figures(&c.runs))
+            .find(|p| p.name() == text)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+                format!("{text:?} is no profile: {}", names.join(", "))
             })
-            .collect()
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Workloads: every profile on every server, each on a fresh server, repeats outermost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds.
+    pub base: Base,
+    /// Profiles, in order.
+    pub profiles: Vec<Profile>,
+    /// Each upload's size, bytes.
+    pub upload_bytes: u64,
+    /// How each profile is measured.
+    pub measure: Measure,
+}
+
+impl Plan {
+    /// HttpArena's upload: 20 MB.
+    pub const UPLOAD_BYTES: u64 = 20_000_000;
+    /// `--quick`'s upload.
+    pub const QUICK_UPLOAD_BYTES: u64 = 1 << 20;
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes::SERVERS_ONLY;
+    const REPEATS_HELP: &'static str = GRID_REPEATS;
+
+    fn defaults(quick: bool) -> Self {
+        Self {
+            base: Self::grid(quick),
+            profiles: Profile::ALL.to_vec(),
+            upload_bytes: if quick {
+                Self::QUICK_UPLOAD_BYTES
+            } else {
+                Self::UPLOAD_BYTES
+            },
+            measure: Self::measure(quick),
+        }
     }
 
-    fn scorecard(&self) -> Vec<Row> {
-        distinct(self.cells.iter().map(|c| c.profile))
-            .into_iter()
-            .map(|profile| {
-                Row::new(
-                    format!("{} throughput", profile.name()),
-                    Metric::Throughput,
-                    self.cells
-                        .iter()
-                        .filter(|c| c.profile == profile)
-                        .map(|c| Entry::throughput(&c.server, &c.runs))
-                        .collect(),
-                )
-            })
-            .collect()
+    fn base(&self) -> &Base {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
+    }
+}
+
+impl Measured for Plan {
+    /// 3 servers × 8 profiles × 4 runs (the fewest a rank test decides on) of 1 s after
+    /// 0.25 s, each on a fresh server: about two and a half minutes.
+    const MEASURE: Measure = Measure {
+        connections: 64,
+        duration: Duration::from_secs(1),
+        warmup: Duration::from_millis(250),
+    };
+    const QUICK_MEASURE: Measure = Measure {
+        connections: 8,
+        duration: Duration::from_millis(150),
+        warmup: Duration::ZERO,
+    };
+    const QUICK_REPEATS: usize = 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every profile's request is one the load engine can make and the contract answers:
+    /// its header fields parse, its path is a route, and its WebSocket message is the size
+    /// it says.
+    #[test]
+    fn profiles_make_valid_requests() {
+        for profile in Profile::ALL {
+            let path = profile.path().split('?').next().unwrap_or_default();
+            let routed = paths::ALL.contains(&path) || path.starts_with(paths::STATIC);
+            assert!(routed, "{profile}: {path}");
+            let _ = profile.headers();
+            assert_eq!(profile.to_string().parse(), Ok(profile));
+        }
+        assert!("websockets".parse::<Profile>().is_err());
+        let message = Profile::Websocket.body(0).expect("a message").bytes();
+        assert_eq!(message.len(), 64);
+        assert_eq!(
+            Profile::Upload.body(7).map(|b| b.bytes().len()),
+            Some(7),
+            "the upload's size"
+        );
     }
 }

@@ -9,8 +9,8 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
-use crate::results::{per_request_us, throughputs, Header, Repeated, Run};
-use crate::scenario::Book;
+use crate::results::{per_request_us, throughputs, Frame, Repeated, Trial};
+use crate::scenario::kit::Book;
 use crate::stats::mann_whitney::{self, Figure};
 use crate::stats::{distinct, max_of, median};
 
@@ -23,11 +23,11 @@ pub(super) async fn run(
     book: &mut Book<'_, Workloads>,
 ) -> Result<()> {
     let Measure {
-        concurrency,
+        connections: concurrency,
         duration,
         warmup,
-        repeats,
     } = plan.measure;
+    let repeats = plan.base.repeats;
     let workers = harness.workers(None);
     let mut profiles = Vec::new();
     for &profile in &plan.profiles {
@@ -38,16 +38,18 @@ pub(super) async fn run(
         profiles.push((profile, wire, message));
     }
     book.open(Section {
-        header: Header::new(repeats),
+        frame: Frame::new(repeats),
         workers,
         concurrency,
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
         upload_bytes: plan.upload_bytes,
         cells: plan
+            .base
             .servers
             .iter()
-            .flat_map(|short| {
+            .flat_map(|spec| {
+                let short = &spec.short;
                 let server = package(short);
                 plan.profiles
                     .iter()
@@ -58,10 +60,10 @@ pub(super) async fn run(
     });
     let args = server_args(0, workers, BLOCKING_THREADS);
     for repeat in 1..=repeats {
-        for (s, short) in plan.servers.iter().enumerate() {
+        for (s, short) in plan.base.shorts().iter().enumerate() {
             let name = package(short);
             for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
-                let target = profile.target();
+                let path = profile.path();
                 let subject = Subject::Server(short.clone());
                 let foreign = plan::Foreign::default();
                 book.step(&name, async |book| {
@@ -84,7 +86,7 @@ pub(super) async fn run(
                         Ask {
                             wire: Some(wire),
                             message: Some((headers, body.as_ref())),
-                            ..Ask::new(target, &Expect::Greeting, work)
+                            ..Ask::new(path, &Expect::Greeting, work)
                         }
                     };
                     let label = format!("{name} {profile} #{repeat}");
@@ -123,11 +125,11 @@ pub(super) async fn run(
 /// A cell's figures from its runs.
 fn summarize(cell: &mut WorkloadCell) {
     let r = Repeated::of(&cell.runs);
-    let med = |f: fn(&Run) -> f64| median(&cell.runs.iter().map(f).collect::<Vec<_>>());
+    let med = |f: fn(&Trial) -> f64| median(&cell.runs.iter().map(f).collect::<Vec<_>>());
     let server: Vec<f64> = cell
         .runs
         .iter()
-        .filter_map(Run::server_us_per_request)
+        .filter_map(Trial::server_us_per_request)
         .collect();
     cell.requests_per_s = r.requests_per_s;
     cell.success_rate = r.success_rate;

@@ -1,13 +1,23 @@
-//! The capacity section: per server and endpoint, the highest open-loop rate held within a
-//! latency objective.
+//! capacity's report: its section of results.json, and what is drawn from it: tables, charts,
+//! CSV files, its figures as points and its scorecard rows; its tables are in `table.rs`.
 
 use serde::{Deserialize, Serialize};
-
+use super::table::tables;
 use crate::stats::mann_whitney::Comparison;
-
 use crate::results::{
-    us_per_request_at, AgentRun, Header, Machine, RateRun, RateWindow, Spectrum, Transport,
+    us_per_request_at, AgentRun, Frame, Machine, RateRun, RateWindow, Spectrum, Transport,
 };
+use crate::report::svg::{Line, LineChart, XAxis};
+use crate::stats::distinct;
+use crate::report::charts::slug;
+use anyhow::Result;
+use crate::plan::Metric;
+use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
+use crate::report::table::Table;
+use crate::report::svg::{drawings, Drawing};
+use crate::report::{csv, Render};
+use crate::stats::median;
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then searches
 /// around the knee, each a bracket halved and a staircase; a level holds when every answer is valid, at most
@@ -45,7 +55,7 @@ pub struct Section {
     pub comparisons: Vec<Comparison>,
     /// What every section has: the repeats, the failures.
     #[serde(flatten)]
-    pub header: Header,
+    pub frame: Frame,
 }
 
 /// One server and endpoint of the capacity scenario.
@@ -250,4 +260,177 @@ impl CapacityServer {
             self.endpoint.clone()
         }
     }
+}
+
+/// Per endpoint (and streams), each second of every server's ramp: the objective's latency against the rate
+/// offered in it, a colour per server, with the objective's bound as a flat line: where a
+/// server's line crosses it is its knee.
+pub(super) fn charts(capacity: &Section) -> Vec<(String, LineChart)> {
+    let mut out = Vec::new();
+    let servers = distinct(capacity.servers.iter().map(|s| s.server.clone()));
+    for case in distinct(capacity.servers.iter().map(|s| s.case())) {
+        let mut lines = Vec::new();
+        let mut widest: f64 = 0.0;
+        for (colour, server) in servers.iter().enumerate() {
+            let Some(record) = capacity
+                .servers
+                .iter()
+                .find(|s| &s.server == server && s.case() == case)
+            else {
+                continue;
+            };
+            let mut seconds: Vec<_> = record
+                .ramp
+                .iter()
+                .filter(|w| w.latency_ms.p50 > 0.0)
+                .collect();
+            seconds.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
+            widest = seconds.iter().map(|w| w.offered_rps).fold(widest, f64::max);
+            lines.push(Line {
+                name: format!("{server} {:.1}k/s", record.capacity_rps / 1000.0),
+                points: seconds
+                    .iter()
+                    .map(|w| (w.offered_rps, w.latency_ms.at(capacity.slo_percentile)))
+                    .collect(),
+                colour,
+                dashed: false,
+            });
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        lines.push(Line {
+            name: format!("objective: {}", capacity.slo),
+            points: vec![(0.0, capacity.slo_ms), (widest, capacity.slo_ms)],
+            colour: servers.len(),
+            dashed: true,
+        });
+        out.push((
+            format!("capacity-{}.svg", slug(&case)),
+            LineChart {
+                title: format!(
+                    "The ramp, second by second, against {}: {case}",
+                    capacity.slo
+                ),
+                x_label: "requests/sec offered in the second".into(),
+                y_label: "ms from the intended send (log)".into(),
+                x_axis: XAxis::Linear,
+                lines,
+            },
+        ));
+    }
+    out
+}
+
+impl Render for Section {
+    fn tables(&self) -> Vec<Table> {
+        tables(self)
+    }
+
+    fn charts(&self) -> Vec<(String, Drawing)> {
+        drawings(charts(self))
+    }
+
+    fn csv(&self) -> Result<Vec<(String, String)>> {
+        let rows = self.servers.iter().map(|s| CapacityRow {
+            server: &s.server,
+            endpoint: &s.endpoint,
+            streams: s.streams,
+            slo: &self.slo,
+            capacity_rps: s.capacity_rps,
+            at_top: s.at_top,
+            searches: s
+                .searches
+                .iter()
+                .map(|v| format!("{v:.0}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            spread: super::table::spread(s.spread()),
+            paces_us: (s.paces_us.iter())
+                .map(|v| format!("{v:.0}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            probe_rps: s.probe_rps,
+            top_rps: s.top_rps,
+            ceiling_rps: s.ceiling_rps,
+            ramp_knee_rps: s.ramp_knee_rps,
+            p50_ms_at_half: s.at_half.as_ref().map(|l| l.p50),
+            p99_ms_at_half: s.at_half.as_ref().map(|l| l.p99),
+            p50_ms_at_ninety: s.at_ninety.as_ref().map(|l| l.p50),
+            p99_ms_at_ninety: s.at_ninety.as_ref().map(|l| l.p99),
+            server_us_per_request: s.server_us_per_request,
+            client_us_per_request: s.client_us_per_request,
+        });
+        Ok(vec![("capacity.csv".to_owned(), csv::write(rows)?)])
+    }
+
+    fn points(&self) -> Vec<Point> {
+        self.servers
+            .iter()
+            .flat_map(|s| {
+                // Each search's capacity: the rate its staircase settled on, a second.
+                let cell = match s.streams {
+                    1 => "capacity".to_owned(),
+                    n => format!("capacity, {n} streams"),
+                };
+                let figures = [
+                    (Metric::Throughput, s.searches.clone()),
+                    (Metric::CpuPerRequest, s.server_us_each()),
+                ];
+                Point::each(&s.server, (&s.endpoint, &cell), figures)
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        let mut out = Vec::new();
+        for case in distinct(self.servers.iter().map(CapacityServer::case)) {
+            let of = || self.servers.iter().filter(|s| s.case() == case);
+            out.push(Row::new(
+                format!("{case} capacity at {}", self.slo),
+                Metric::Throughput,
+                of().map(|s| {
+                    let cpu = s.server_us_each();
+                    Entry {
+                        capped: s.at_top,
+                        cpu_us: (!cpu.is_empty()).then(|| median(&cpu)),
+                        resolution: s.resolution(),
+                        ..Entry::new(&s.server, s.searches.clone())
+                    }
+                })
+                .collect(),
+            ));
+            out.push(Row::new(
+                format!("{case} CPU per request at the capacity"),
+                Metric::CpuPerRequest,
+                of().map(|s| Entry::new(&s.server, s.server_us_each()))
+                    .collect(),
+            ));
+        }
+        out
+    }
+}
+
+/// A row of `capacity.csv`.
+#[derive(Serialize)]
+struct CapacityRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    streams: usize,
+    slo: &'a str,
+    capacity_rps: f64,
+    at_top: bool,
+    searches: String,
+    spread: String,
+    paces_us: String,
+    probe_rps: f64,
+    top_rps: f64,
+    ceiling_rps: f64,
+    ramp_knee_rps: Option<f64>,
+    p50_ms_at_half: Option<f64>,
+    p99_ms_at_half: Option<f64>,
+    p50_ms_at_ninety: Option<f64>,
+    p99_ms_at_ninety: Option<f64>,
+    server_us_per_request: Option<f64>,
+    client_us_per_request: Option<f64>,
 }

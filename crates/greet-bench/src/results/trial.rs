@@ -1,4 +1,4 @@
-//! What one load measured ([`Run`]: [`Figures`] and [`Sampled`]), repeats of it, and the gain
+//! What one load measured ([`Trial`]: [`Figures`] and [`Sampled`]), repeats of it, and the gain
 //! of one setting over another.
 
 use std::collections::BTreeMap;
@@ -239,7 +239,7 @@ impl Noise {
 
 /// One load against one server: the unit of every scenario.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Run {
+pub struct Trial {
     /// What the load generator saw.
     #[serde(flatten)]
     pub load: Figures,
@@ -258,7 +258,7 @@ pub struct Run {
     pub machine: Option<Machine>,
 }
 
-impl Run {
+impl Trial {
     /// The server's CPU per request, microseconds: its mean CPU over the load, times the
     /// load's length, over its requests.
     pub fn server_us_per_request(&self) -> Option<f64> {
@@ -268,11 +268,11 @@ impl Run {
 
     /// Repeated runs of one load as one: every figure the median over the runs, errors summed
     /// (and the requests with them), resource maxima the maxima.
-    pub fn median_of(runs: &[Run]) -> Run {
+    pub fn median_of(runs: &[Trial]) -> Trial {
         if runs.len() <= 1 {
             return runs.first().cloned().unwrap_or_default();
         }
-        let med = |f: fn(&Run) -> f64| median(&runs.iter().map(f).collect::<Vec<_>>());
+        let med = |f: fn(&Trial) -> f64| median(&runs.iter().map(f).collect::<Vec<_>>());
         let mut errors = BTreeMap::new();
         for run in runs {
             for (kind, n) in &run.load.errors {
@@ -281,7 +281,7 @@ impl Run {
         }
         let requests: u64 = runs.iter().map(|r| r.load.requests).sum();
         let failed: u64 = errors.values().sum();
-        Run {
+        Trial {
             load: Figures {
                 requests: requests / runs.len() as u64,
                 success_rate: percent(requests - failed.min(requests), requests),
@@ -343,7 +343,7 @@ pub fn us_per_request_at(cpu_pct: f64, rps: f64) -> Option<f64> {
 }
 
 /// Each run's throughput, in order: the sample servers are compared on.
-pub fn throughputs(runs: &[Run]) -> Vec<f64> {
+pub fn throughputs(runs: &[Trial]) -> Vec<f64> {
     runs.iter().map(|r| r.load.requests_per_s).collect()
 }
 
@@ -366,7 +366,7 @@ pub struct Repeated {
 
 impl Repeated {
     /// Sums and medians of `runs`.
-    pub fn of(runs: &[Run]) -> Self {
+    pub fn of(runs: &[Trial]) -> Self {
         let hits = runs.iter().map(|r| r.load.ok()).sum();
         let requests = runs.iter().map(|r| r.load.requests).sum();
         let cpu: Vec<f64> = runs.iter().filter_map(|r| r.server.cpu_avg_pct).collect();
@@ -401,7 +401,7 @@ pub struct Gain {
 impl Gain {
     /// The runs of the best setting (`top`) against the default's (`base`), each named by
     /// its flags.
-    pub fn of(top: (&str, &[Run]), base: (&str, &[Run])) -> Self {
+    pub fn of(top: (&str, &[Trial]), base: (&str, &[Trial])) -> Self {
         let (a, b) = (throughputs(top.1), throughputs(base.1));
         let (top_rps, base_rps) = (median(&a), median(&b));
         Self {
@@ -419,11 +419,10 @@ impl Gain {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Level;
     use super::*;
 
-    fn run(requests: u64, failed: u64, total_s: f64, rps: f64, cpu: Option<f64>) -> Run {
-        Run {
+    fn run(requests: u64, failed: u64, total_s: f64, rps: f64, cpu: Option<f64>) -> Trial {
+        Trial {
             load: Figures {
                 requests,
                 total_s,
@@ -515,7 +514,7 @@ mod tests {
             run(10, 1, 1.0, 10.0, Some(70.0)),
             sampled,
         ];
-        let m = Run::median_of(&runs);
+        let m = Trial::median_of(&runs);
         assert_eq!((m.load.total_s, m.load.requests_per_s), (1.1, 9.0));
         assert_eq!(m.load.errors.get("io"), Some(&3));
         assert_eq!(m.load.requests, 10);
@@ -526,40 +525,6 @@ mod tests {
             Some(RssFrom::Readings),
             "one sampled peak taints"
         );
-        assert_eq!(Run::median_of(&runs[..1]), runs[0]);
+        assert_eq!(Trial::median_of(&runs[..1]), runs[0]);
     }
-
-    #[test]
-    fn the_json_of_a_level_is_flat_and_reads_back() {
-        let level = Level {
-            concurrency: 10,
-            run: run(10, 0, 1.0, 10.0, Some(1.0)),
-            runs: Vec::new(),
-        };
-        let json = serde_json::to_value(&level).unwrap();
-        for key in [
-            "concurrency",
-            "requests",
-            "requests_per_s",
-            "cpu_max_pct",
-            "rss_max_from",
-        ] {
-            assert!(json.get(key).is_some(), "{key} in {json}");
-        }
-        assert!(json.get("runs").is_none(), "no runs list for a single run");
-        assert_eq!(serde_json::from_value::<Level>(json).unwrap(), level);
-    }
-}
-
-/// One level of fresh-connection load on one server (or merged from agents' reports).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Level {
-    /// Requests in flight at once (and requests sent).
-    pub concurrency: usize,
-    /// The level's figures: its one run, or the medians of its runs.
-    #[serde(flatten)]
-    pub run: Run,
-    /// Each run, in order, when the level was repeated.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub runs: Vec<Run>,
 }

@@ -1,0 +1,257 @@
+//! workloads's report: its section of results.json, and what is drawn from it: tables, charts,
+//! CSV files, its figures as points and its scorecard rows.
+
+use serde::{Deserialize, Serialize};
+
+use super::Profile;
+use crate::results::{Frame, Trial};
+use crate::stats::mann_whitney::Comparison;
+use crate::stats::Summary;
+use crate::report::table::{
+    comparison_notes, failure_notes, grouped, opt, spread, too_few_runs, Table,
+};
+use crate::stats::distinct;
+use crate::report::svg::Chart;
+use crate::report::charts::series;
+use anyhow::Result;
+use crate::plan::Metric;
+use crate::report::points::{load_figures, Point};
+use crate::report::scorecard::{Entry, Row};
+use crate::report::svg::{drawings, Drawing};
+use crate::report::{csv, Render};
+
+/// The workloads scenario: every profile on every server, a fresh server per run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Section {
+    /// `--workers` given to the servers.
+    pub workers: usize,
+    /// Users (keep-alive connections, or WebSockets) of each load.
+    pub concurrency: usize,
+    /// Measured part of each run, seconds.
+    pub duration_s: f64,
+    /// Unmeasured load before it, seconds.
+    pub warmup_s: f64,
+    /// Each upload's size, bytes.
+    pub upload_bytes: u64,
+    /// One entry per server and profile.
+    pub cells: Vec<WorkloadCell>,
+    /// Per profile, every pair of servers on their runs' throughputs.
+    pub comparisons: Vec<ProfileComparisons>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub frame: Frame,
+}
+
+/// One server on one profile.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WorkloadCell {
+    /// The server.
+    pub server: String,
+    /// The profile.
+    pub profile: Profile,
+    /// Each run, in order.
+    pub runs: Vec<Trial>,
+    /// The load generator's CPU per request in each run, microseconds.
+    pub client_cpu_us_each: Vec<f64>,
+    /// Throughput over the runs.
+    pub requests_per_s: Summary,
+    /// Its median throughput over the best server's on this profile.
+    pub share_of_best: Option<f64>,
+    /// Valid answers, percent of all runs' requests.
+    pub success_rate: f64,
+    /// Median of the runs' median latency, milliseconds.
+    pub p50_ms: f64,
+    /// Median of the runs' 99th percentile latency, milliseconds.
+    pub p99_ms: f64,
+    /// Median of the runs' bytes per answer, as they came (compressed where they were).
+    pub bytes_per_answer: Option<f64>,
+    /// Median of the runs' server CPU per request (user and system time over the load, over
+    /// its requests), microseconds.
+    pub server_cpu_us: Option<f64>,
+    /// Median of the runs' load generator CPU per request, microseconds.
+    pub client_cpu_us: Option<f64>,
+    /// Highest resident memory of the server in any run, MiB.
+    pub rss_max_mib: Option<f64>,
+}
+
+impl WorkloadCell {
+    /// An empty cell of `server` on `profile`.
+    pub fn new(server: String, profile: Profile) -> Self {
+        Self {
+            server,
+            profile,
+            runs: Vec::new(),
+            client_cpu_us_each: Vec::new(),
+            requests_per_s: Summary::default(),
+            share_of_best: None,
+            success_rate: 0.0,
+            p50_ms: 0.0,
+            p99_ms: 0.0,
+            bytes_per_answer: None,
+            server_cpu_us: None,
+            client_cpu_us: None,
+            rss_max_mib: None,
+        }
+    }
+}
+
+/// The servers compared on one profile.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProfileComparisons {
+    /// The profile.
+    pub profile: Profile,
+    /// Every pair of servers.
+    pub comparisons: Vec<Comparison>,
+}
+
+/// One row per profile and server, profiles in their order.
+pub(super) fn tables(workloads: &Section) -> Vec<Table> {
+    let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
+    let rows = profiles
+        .iter()
+        .flat_map(|&p| workloads.cells.iter().filter(move |c| c.profile == p))
+        .filter(|c| !c.runs.is_empty())
+        .map(|c| {
+            vec![
+                c.profile.to_string(),
+                c.server.clone(),
+                if workloads.frame.repeats > 1 {
+                    spread(&c.requests_per_s)
+                } else {
+                    format!("{:.1}", c.requests_per_s.median)
+                },
+                opt(c.share_of_best, 2),
+                format!("{:.3}", c.p50_ms),
+                format!("{:.3}", c.p99_ms),
+                opt(c.bytes_per_answer, 0),
+                opt(c.server_cpu_us, 1),
+                opt(c.client_cpu_us, 1),
+                opt(c.rss_max_mib, 1),
+                format!("{:.2}", c.success_rate),
+            ]
+        })
+        .collect();
+    let mut table = Table::new(
+        format!(
+            "Workloads: {} users each, {:.2} s measured after {:.2} s warm-up, {} run(s) per \
+             profile on a fresh server, --workers {}, uploads of {} bytes",
+            workloads.concurrency,
+            workloads.duration_s,
+            workloads.warmup_s,
+            workloads.frame.repeats,
+            workloads.workers,
+            workloads.upload_bytes,
+        ),
+        &[
+            "Profile",
+            "Application",
+            "Requests/sec",
+            "Share of best",
+            "p50 (ms)",
+            "p99 (ms)",
+            "Bytes/answer",
+            "Server CPU/req (µs)",
+            "Client CPU/req (µs)",
+            "Max memory (MiB)",
+            "Success(%)",
+        ],
+        grouped(rows, 1),
+    );
+    table.notes = workloads
+        .comparisons
+        .iter()
+        .flat_map(|c| {
+            let lines = comparison_notes(&c.comparisons);
+            lines
+                .into_iter()
+                .map(move |line| format!("{}: {line}", c.profile))
+        })
+        .collect();
+    table.notes.extend(too_few_runs(
+        workloads.comparisons.iter().flat_map(|c| &c.comparisons),
+    ));
+    table
+        .notes
+        .extend(failure_notes(&workloads.frame.failures));
+    vec![table]
+}
+
+/// Share of the best per profile (groups), a bar per server; and server CPU per request.
+pub(super) fn charts(workloads: &Section) -> Vec<(String, Chart)> {
+    let names = distinct(workloads.cells.iter().map(|c| c.server.clone()));
+    let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
+    let groups: Vec<String> = profiles.iter().map(ToString::to_string).collect();
+    let find = |name: &str, group: &String| {
+        workloads
+            .cells
+            .iter()
+            .find(|c| c.server == name && c.profile.name() == group && !c.runs.is_empty())
+    };
+    let share = Chart {
+        title: "Workloads: throughput as a share of the best server's, per profile".into(),
+        unit: "share of the best median (1 = the best)".into(),
+        series: series(&names, &groups, find, |c| c.share_of_best.unwrap_or(0.0)),
+        whiskers: Vec::new(),
+        groups: groups.clone(),
+    };
+    let cpu = Chart {
+        title: "Workloads: server CPU per request".into(),
+        unit: "microseconds of user and system time per request (median)".into(),
+        series: series(&names, &groups, find, |c| c.server_cpu_us.unwrap_or(0.0)),
+        whiskers: Vec::new(),
+        groups,
+    };
+    vec![
+        ("workloads.svg".into(), share),
+        ("workloads-cpu.svg".into(), cpu),
+    ]
+}
+
+impl Render for Section {
+    fn tables(&self) -> Vec<Table> {
+        tables(self)
+    }
+
+    fn charts(&self) -> Vec<(String, Drawing)> {
+        drawings(charts(self))
+    }
+
+    fn csv(&self) -> Result<Vec<(String, String)>> {
+        let rows = self.cells.iter().flat_map(|c| {
+            csv::CellKey::rows(
+                &c.server,
+                c.profile.path(),
+                c.profile.to_string(),
+                &c.runs,
+            )
+        });
+        Ok(vec![("workloads.csv".to_owned(), csv::write(rows)?)])
+    }
+
+    fn points(&self) -> Vec<Point> {
+        self.cells
+            .iter()
+            .flat_map(|c| {
+                let at = (c.profile.path(), c.profile.name());
+                Point::each(&c.server, at, load_figures(&c.runs))
+            })
+            .collect()
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        distinct(self.cells.iter().map(|c| c.profile))
+            .into_iter()
+            .map(|profile| {
+                Row::new(
+                    format!("{} throughput", profile.name()),
+                    Metric::Throughput,
+                    self.cells
+                        .iter()
+                        .filter(|c| c.profile == profile)
+                        .map(|c| Entry::throughput(&c.server, &c.runs))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+}
