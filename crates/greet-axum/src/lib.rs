@@ -1,9 +1,9 @@
-//! The Greetings API on axum: routing and extractors are axum's, served through the same
-//! hyper accept loop as `greet-hyper` ([`greet_hyper::serve_with`]), because `axum::serve`
-//! has no head-read timeout, no parser or HTTP/2 limits to set, and no TLS.
+//! The Greetings API on axum: routing and extractors are axum's, served through the hyper
+//! serving layer it shares with `greet-hyper` ([`greet_hyper_serve::serve_with`]), because
+//! `axum::serve` has no head-read timeout, no parser or HTTP/2 limits to set, and no TLS.
 //!
 //! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`), with
-//!   tower-http's compression layer on it ([`greet_hyper::compression`]).
+//!   tower-http's compression layer on it ([`greet_hyper_serve::compression`]).
 //! - `GET /ws`: axum's `WebSocketUpgrade` after the shared handshake rule, and the shared
 //!   echo over its `WebSocket`.
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
@@ -58,7 +58,7 @@ pub fn app(api: Api, compression: bool) -> Router {
         .route(paths::CACHED_QUERIES, get_or_head(cached_queries))
         .fallback(not_found)
         .layer(middleware::from_fn(check_request_head))
-        .layer(greet_hyper::compression(compression))
+        .layer(greet_hyper_serve::compression(compression))
         .with_state(api)
 }
 
@@ -75,37 +75,37 @@ async fn greetings(State(api): State<Api>, RawQuery(query): RawQuery) -> Respons
     respond(api.greeter.greetings(query.as_deref()).await)
 }
 
-/// `POST /greetings`, as `greet-hyper` reads it ([`greet_hyper::post_greetings`]): axum's
+/// `POST /greetings`, read as [`greet_hyper_serve::post_greetings`] reads it: axum's
 /// own `axum::body::to_bytes` is the same `Limited` read. axum's `Json` extractor would
 /// answer a missing field with 422 and a wrong content type in its own words; its `Bytes`
 /// extractor, under `DefaultBodyLimit`, would wait for the whole of a declared length before
 /// refusing it.
 async fn post_greetings(State(api): State<Api>, req: Request) -> Response {
-    respond(greet_hyper::post_greetings(&api, req).await)
+    respond(greet_hyper_serve::post_greetings(&api, req).await)
 }
 
-/// `POST /upload`, as `greet-hyper` streams it ([`greet_hyper::upload`]): the request's
+/// `POST /upload`, streamed as [`greet_hyper_serve::upload`] streams it: the request's
 /// body as a data stream, which is what axum's users read an upload with (`Body` is not
 /// limited by `DefaultBodyLimit` until an extractor buffers it).
 async fn upload(State(api): State<Api>, req: Request) -> Response {
-    respond(greet_hyper::upload(&api, req).await)
+    respond(greet_hyper_serve::upload(&api, req).await)
 }
 
-/// `GET /static/<path>`, as `greet-hyper` serves it ([`greet_hyper::static_file`]): tower-http's
+/// `GET /static/<path>`, served as [`greet_hyper_serve::static_file`] serves it: tower-http's
 /// `ServeFile`, the file server axum's users reach for (its `ServeDir` as a nested service
 /// would follow a symbolic link out of the directory).
 async fn static_file(State(api): State<Api>, req: Request) -> Response {
-    greet_hyper::static_file(NAME, &api, req)
+    greet_hyper_serve::static_file(NAME, &api, req)
         .await
         .map(Body::new)
 }
 
-/// `/ws`: the shared handshake rule first ([`greet_hyper::ws::check`]), then axum's
+/// `/ws`: the shared handshake rule first ([`greet_hyper_serve::ws::check`]), then axum's
 /// `WebSocketUpgrade`, what axum's users open a socket with, limited as the rule says; its
 /// rejections, in axum's own words, are refused by the rule before it. The echo is the
 /// shared one over [`Axum`].
 async fn ws(State(api): State<Api>, req: Request) -> Response {
-    if let Err(err) = greet_hyper::ws::check(&req) {
+    if let Err(err) = greet_hyper_serve::ws::check(&req) {
         return respond(err.into());
     }
     let (mut parts, _body) = req.into_parts();
@@ -136,7 +136,7 @@ impl Socket for Axum {
                 Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => Event::Echo(message),
                 Some(Ok(Message::Close(_))) => continue,
                 Some(Ok(_)) => Event::Nothing,
-                Some(Err(err)) => greet_hyper::ws::event_of(&*err.into_inner()),
+                Some(Err(err)) => greet_hyper_serve::ws::event_of(&*err.into_inner()),
             };
         }
     }
@@ -213,14 +213,14 @@ async fn not_found() -> Response {
 }
 
 async fn check_request_head(req: Request, next: Next) -> Response {
-    match check_head(&greet_hyper::head_info(&req)) {
+    match check_head(&greet_hyper_serve::head_info(&req)) {
         Ok(()) => next.run(req).await,
         Err(err) => respond(err.into()),
     }
 }
 
 fn respond(reply: Reply) -> Response {
-    greet_hyper::response(NAME, reply).map(Body::new)
+    greet_hyper_serve::response(NAME, reply).map(Body::new)
 }
 
 /// Serves [`app`] on `listener` until `shutdown` resolves, then drains.
@@ -232,7 +232,7 @@ pub async fn serve(
     let api = config.api()?;
     let sockets = api.sockets.clone();
     let service = TowerToHyperService::new(app(api, config.compression));
-    greet_hyper::serve_with(listener, &config, service, sockets, shutdown).await
+    greet_hyper_serve::serve_with(listener, &config, service, sockets, shutdown).await
 }
 
 /// Builds the runtime `config` asks for and serves on it until `shutdown`.
@@ -241,5 +241,5 @@ pub fn run(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    greet_hyper::runtime(&config)?.block_on(serve(listener, config, shutdown))
+    greet_hyper_serve::runtime(&config)?.block_on(serve(listener, config, shutdown))
 }

@@ -1,7 +1,8 @@
-//! `GET /ws` on hyper: the shared handshake check, hyper's own upgrade, and
-//! tokio-tungstenite on the upgraded connection, which is what hyper's users run WebSockets
-//! with (hyper has none of its own; axum's extractor is tokio-tungstenite too). The echo is
-//! the shared one ([`greet_core::ws::echo`]); [`Tungstenite`] is how it reads and writes.
+//! `GET /ws` on hyper: the shared handshake check ([`greet_hyper_serve::ws::check`]), hyper's
+//! own upgrade, and tokio-tungstenite on the upgraded connection, which is what hyper's users
+//! run WebSockets with (hyper has none of its own; axum's extractor is tokio-tungstenite too).
+//! The echo is the shared one ([`greet_core::ws::echo`]); [`Tungstenite`] is how it reads and
+//! writes.
 
 use futures_util::{SinkExt, StreamExt};
 use greet_core::ws::{self, Close, Event, Socket, MAX_MESSAGE_BYTES};
@@ -12,18 +13,19 @@ use hyper::body::Bytes;
 use hyper::header::{
     HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SERVER, UPGRADE,
 };
-use hyper::{Request, Response, StatusCode, Version};
+use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
-use tokio_tungstenite::tungstenite::{Error, Message};
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use crate::response;
+use greet_hyper_serve::response;
+use greet_hyper_serve::ws::{check, event_of};
 
-/// `/ws`: the handshake checked ([`check`]: 405 but for GET, 400 but for a handshake), then `101 Switching Protocols`, and the
-/// echo on a task of its own once hyper hands the connection over.
+/// `/ws`: the handshake checked ([`check`]: 405 but for GET, 400 but for a handshake), then
+/// `101 Switching Protocols`, and the echo on a task of its own once hyper hands the connection over.
 pub fn ws<B>(server: &'static str, api: &Api, req: Request<B>) -> Response<Full<Bytes>> {
     let accept = match check(&req) {
         Ok(()) => req
@@ -54,35 +56,11 @@ pub fn ws<B>(server: &'static str, api: &Api, req: Request<B>) -> Response<Full<
     res
 }
 
-/// The shared handshake rule ([`ws::check_handshake`]) on an `http` 1.x request; axum's
-/// handler checks with it too, before its extractor.
-pub fn check<B>(req: &Request<B>) -> Result<(), GreetError> {
-    let fields = req
-        .headers()
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.as_bytes()));
-    ws::check_handshake(
-        req.method().as_str(),
-        req.version() == Version::HTTP_11,
-        fields,
-    )
-}
-
 /// tokio-tungstenite's limits set to the shared one: a frame, and a message of fragments.
 fn config() -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_BYTES))
         .max_frame_size(Some(MAX_MESSAGE_BYTES))
-}
-
-/// What a tungstenite read error means to the echo: a message over the limit, a broken
-/// frame, or the connection gone. axum's socket errors are these, boxed.
-pub fn event_of<M>(err: &(dyn std::error::Error + 'static)) -> Event<M> {
-    match err.downcast_ref::<Error>() {
-        Some(Error::Capacity(_)) => Event::TooBig,
-        Some(Error::Protocol(_) | Error::Utf8(_)) => Event::Broken,
-        _ => Event::Ended,
-    }
 }
 
 /// A tokio-tungstenite socket as the shared echo drives it. tungstenite answers pings and

@@ -1,5 +1,5 @@
 //! The routes that read a body or serve a file, and the compression in front of them all:
-//! what axum's handlers call as they are.
+//! what the hyper and axum servers both answer with.
 
 use std::error::Error as StdError;
 
@@ -20,7 +20,7 @@ use http_body_util::Either::{Left, Right};
 /// `POST /greetings`: the head admitted ([`post::admit`]: the content type, then a declared
 /// length, before a byte is read), the body read within the limit with http-body-util's
 /// `Limited` (what hyper's users read a body with, and what `axum::body::to_bytes` is), then
-/// the shared rules. `greet-axum` answers the route through this too.
+/// the shared rules.
 pub async fn post_greetings<B>(api: &Api, req: Request<B>) -> Reply
 where
     B: Body,
@@ -45,9 +45,8 @@ where
 
 /// `POST /upload`: a declared length refused over `--max-upload` before hyper reads a byte
 /// (or sends `100 Continue`), then the body as http-body-util's data stream, which is how
-/// hyper's users stream one, under the shared rules ([`greet_core::upload`]). `greet-axum`
-/// answers the route through this too (`axum::body::Body::into_data_stream` is the same
-/// stream).
+/// hyper's users stream one, under the shared rules ([`greet_core::upload`]). axum's
+/// `axum::body::Body::into_data_stream` is the same stream.
 pub async fn upload<B>(api: &Api, req: Request<B>) -> Reply
 where
     B: Body<Data = Bytes>,
@@ -65,12 +64,12 @@ where
 /// content type by extension, `Last-Modified` and a 304 on `If-Modified-Since`, 206 on a
 /// `Range`, HEAD. `ServeFile` has no entity tags, so this adds the `ETag` actix-files would
 /// (length and modification time) and answers a matching `If-None-Match` with 304 first.
-/// `greet-axum` serves the route through this too, as `server`.
+/// Answered as from `server`.
 pub async fn static_file<B>(server: &'static str, api: &Api, req: Request<B>) -> Response<ApiBody> {
     // A GET's body, if it has one, is not read: let it go before the first await.
     let mut req = req.map(|_| Empty::<Bytes>::new());
     // A HEAD is served as its GET, so that compression sees the file; the body is dropped
-    // after it (by [`service`], or by axum's router).
+    // after it (by the raw-hyper server's service, or by axum's router).
     if req.method() == Method::HEAD {
         *req.method_mut() = Method::GET;
     }
