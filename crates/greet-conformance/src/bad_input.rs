@@ -11,8 +11,6 @@ use greet_probe::http1::{self, Options};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::Outcome;
-
 /// What a server may answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answer {
@@ -279,33 +277,6 @@ pub fn markdown(servers: &[&str], answers: &[Vec<std::io::Result<Answer>>]) -> S
         ));
     }
     out
-}
-
-/// Every row of [`table`] gets one of its allowed answers, and the server still serves.
-pub async fn bad_inputs_get_their_answers(addr: SocketAddr) -> Outcome {
-    let mut set = tokio::task::JoinSet::new();
-    for input in table() {
-        set.spawn(async move {
-            let got = answer(addr, &input.request).await;
-            (input, got)
-        });
-    }
-    let mut wrong = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        let (input, got) = joined?;
-        match got {
-            Ok(answer) if input.expect.contains(&answer) => {}
-            other => wrong.push(format!(
-                "{}: got {other:?}, want {:?}",
-                input.name, input.expect
-            )),
-        }
-    }
-    if !wrong.is_empty() {
-        wrong.sort();
-        anyhow::bail!(wrong.join("; "));
-    }
-    crate::cases::health_is_ok(addr).await
 }
 
 #[cfg(test)]

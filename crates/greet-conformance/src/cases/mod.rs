@@ -20,11 +20,11 @@ use greet_probe::http1;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-pub use crate::bad_input::bad_inputs_get_their_answers;
 use crate::client::{exchange, exchange_within, get, get_request, request, Response};
 
 pub use crate::Outcome;
 
+mod bad_inputs;
 mod compression;
 mod post;
 mod statics;
@@ -32,6 +32,7 @@ mod techempower;
 mod upload;
 mod ws;
 
+pub use bad_inputs::bad_inputs_get_their_answers;
 pub use compression::{compression_follows_accept_encoding, compression_off_sends_as_is};
 pub use post::{post_greets_as_json, post_refuses_bad_bodies};
 pub use statics::{static_files_are_served, static_files_stay_inside, static_fixture};
