@@ -4,23 +4,9 @@
 use std::io;
 use std::process::ExitCode;
 
-use nix::sys::signal::{SigSet, Signal};
-
 fn main() -> ExitCode {
-    // Blocked before anything else: the start-up line (which a harness may answer with a
-    // SIGTERM at once) is logged before the listener reaches the closure below, and a signal
-    // in between would otherwise kill the process instead of stopping it. The loops inherit
-    // the mask, and the signal waits here.
-    let mut signals = SigSet::empty();
-    signals.add(Signal::SIGTERM);
-    signals.add(Signal::SIGINT);
-    if let Err(e) = signals.thread_block() {
-        eprintln!(
-            "{}: cannot block SIGTERM and SIGINT: {e}",
-            greet_floor::NAME
-        );
-        return ExitCode::FAILURE;
-    }
+    // The shared main holds SIGTERM and SIGINT back before its start-up line
+    // (`greet_server::shutdown::hold`); the loops inherit the mask, and the signal waits here.
     greet_server::cli::main(greet_floor::NAME, |listener, config| {
         if listener.tls.is_some() {
             return Err(io::Error::other(
@@ -28,7 +14,9 @@ fn main() -> ExitCode {
             ));
         }
         let floor = greet_floor::start(&listener.tcp, config.workers)?;
-        signals.wait().map_err(io::Error::from)?;
+        greet_server::shutdown::drain_signals()
+            .wait()
+            .map_err(io::Error::from)?;
         floor.stop()
     })
 }

@@ -165,3 +165,13 @@ fn sigterm_stops_it_with_exit_0_and_tls_is_refused() {
     assert!(status.is_some_and(|s| !s.success()), "{status:?}");
     assert!(tls.stderr().contains("cleartext only"), "{}", tls.stderr());
 }
+
+/// A SIGTERM at the floor's listening line, as the harness may send it: a clean exit every
+/// time (the shared main holds the signal back before that line).
+#[test]
+fn sigterm_at_the_listening_line_drains_every_time() {
+    let bin = env!("CARGO_BIN_EXE_greet-floor");
+    if let Err(why) = greet_conformance::process::sigterm_at_the_listening_line_exits_0(bin, 25) {
+        panic!("{why:#}");
+    }
+}

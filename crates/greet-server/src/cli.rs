@@ -9,7 +9,7 @@ use greet_cli::parse_args;
 use greet_probe::tls::Trust;
 use greet_store::StoreError;
 
-use crate::{net, Listener, ServerConfig};
+use crate::{net, shutdown, Listener, ServerConfig};
 
 /// How long `--health-check` waits for `/health`.
 const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
@@ -71,6 +71,12 @@ where
         }
     };
     let addr = tcp.local_addr().unwrap_or_else(|_| config.addr());
+    // Before the line a harness may answer with a SIGTERM at once, and before any thread of
+    // the server's starts (they inherit the mask): see `shutdown::hold`.
+    if let Err(err) = shutdown::hold() {
+        eprintln!("{server}: error: cannot hold SIGTERM and SIGINT back: {err}");
+        return ExitCode::FAILURE;
+    }
     let protocols = match &tls {
         Some(_) => "https: h2, http/1.1 by ALPN",
         None => "http: http/1.1, h2c",

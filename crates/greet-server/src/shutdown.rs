@@ -2,7 +2,10 @@
 //! for a server whose accept loop is its framework's, the wait for its accept queue.
 
 use std::future::Future;
+use std::io;
 use std::time::{Duration, Instant};
+
+use nix::sys::signal::{SigSet, Signal};
 
 use crate::net::AcceptQueue;
 
@@ -15,33 +18,49 @@ pub const QUEUE_WAIT: Duration = Duration::from_millis(100);
 /// drops what is still in its channel.
 const HAND_OVER: Duration = Duration::from_millis(20);
 
+/// The signals a server drains on: SIGTERM (what `docker stop` and the harness send) and
+/// Ctrl-C (SIGINT).
+pub fn drain_signals() -> SigSet {
+    let mut signals = SigSet::empty();
+    signals.add(Signal::SIGTERM);
+    signals.add(Signal::SIGINT);
+    signals
+}
+
+/// Holds the drain signals back in the calling thread and in every thread it starts after.
+/// A server's main calls it before it says it is listening: a signal sent at once on that
+/// line (as a harness may) then waits for the handlers instead of killing the process, which
+/// it would between the line and their first poll. [`signal`] lets them through once its
+/// handlers are in place; a server that waits for them itself takes them with `sigwait`.
+pub fn hold() -> io::Result<()> {
+    drain_signals().thread_block().map_err(io::Error::from)
+}
+
 /// Resolves on the first SIGTERM or Ctrl-C (SIGINT). Every server passes it to its `serve`,
 /// which then stops accepting, lets in-flight requests finish and returns, so both signals
-/// drain the same way on all three servers.
+/// drain the same way on all three servers. Its first poll puts the handlers in place, then
+/// lets through what [`hold`] held back, in the thread that polls it: a signal sent since is
+/// seen now.
 ///
 /// Must be polled inside a Tokio runtime with I/O enabled.
 pub async fn signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let terminate = signal(SignalKind::terminate());
+    let interrupt = signal(SignalKind::interrupt());
+    // A thread that lets them through is where the kernel delivers them; the others hold
+    // them still, which no longer matters once the handlers are in place.
+    let _ = drain_signals().thread_unblock();
+    let received = |registered: io::Result<tokio::signal::unix::Signal>| async move {
+        match registered {
             Ok(mut stream) => {
                 stream.recv().await;
             }
             Err(_) => std::future::pending::<()>().await,
         }
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-
     tokio::select! {
-        () = ctrl_c => tracing::info!("Ctrl-C received: draining"),
-        () = terminate => tracing::info!("SIGTERM received: draining"),
+        () = received(interrupt) => tracing::info!("Ctrl-C received: draining"),
+        () = received(terminate) => tracing::info!("SIGTERM received: draining"),
     }
 }
 

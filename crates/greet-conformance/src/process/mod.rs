@@ -55,6 +55,25 @@ pub async fn signal_drains_in_flight(bin: &str, signal: Signal, in_flight: usize
     }
 }
 
+/// A SIGTERM the moment the server says it listens, as a harness may send it: it exits 0
+/// every time, however early the signal came (it is held until the handlers are in place,
+/// not taken by the default action). Tried `times` times, to catch a race.
+pub fn sigterm_at_the_listening_line_exits_0(bin: &str, times: usize) -> Outcome {
+    for i in 1..=times {
+        let mut server = start(bin, &["--delay-ms", "0"])?;
+        server.signal(Signal::SIGTERM)?;
+        match server.wait_timeout(Duration::from_secs(10))? {
+            Some(status) if status.success() => {}
+            Some(status) => bail!(
+                "try {i} of {times}: {status} on a SIGTERM at its listening line; stderr: {}",
+                server.stderr()
+            ),
+            None => bail!("try {i} of {times}: still running 10 s after a SIGTERM"),
+        }
+    }
+    Ok(())
+}
+
 /// Connections the kernel completed before a SIGTERM but the server had not taken yet (it is
 /// stopped with SIGSTOP while `queued` clients connect and send a request; SIGTERM, then
 /// SIGCONT): to their clients they are connected, so each is answered 200, none reset, and the
@@ -64,8 +83,7 @@ pub async fn sigterm_serves_the_accept_queue(bin: &str, queued: usize) -> Outcom
 
     let mut server = start(bin, &["--delay-ms", "100", "--shutdown-timeout-secs", "5"])?;
     let addr = server.addr();
-    // Once it has answered, its signal handlers are in place (they are set on the first
-    // poll of its shutdown future, just after the line saying it listens).
+    // Once it has answered, it serves: a signal now is its drain's, not its start-up's.
     crate::client::get(addr, "/health").await?;
     server.signal(Signal::SIGSTOP)?;
     let mut clients = Vec::with_capacity(queued);
@@ -536,6 +554,13 @@ macro_rules! process_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
         async fn sigterm_lets_an_upload_finish() {
             ok($crate::process::sigterm_lets_an_upload_finish($bin).await);
+        }
+
+        #[test]
+        fn sigterm_at_the_listening_line_drains_every_time() {
+            ok($crate::process::sigterm_at_the_listening_line_exits_0(
+                $bin, 25,
+            ));
         }
 
         #[test]
