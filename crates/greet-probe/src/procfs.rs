@@ -130,6 +130,57 @@ fn parse_status(text: &str) -> Status {
     }
 }
 
+/// The syscalls of /proc/PID/io: those of the read and the write class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Io {
+    /// Read-class syscalls (read, recvfrom, …).
+    pub syscr: u64,
+    /// Write-class syscalls (write, sendto, …).
+    pub syscw: u64,
+}
+
+/// Reads /proc/PID/io; `None` once the process is gone, or where it may not be read (another
+/// user's process).
+pub fn io(pid: u32) -> Option<Io> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    Some(Io {
+        syscr: field("syscr:")?,
+        syscw: field("syscw:")?,
+    })
+}
+
+/// The context switches, voluntary and not, of every live thread of the process; `None`
+/// once it is gone.
+pub fn context_switches(pid: u32) -> Option<u64> {
+    let threads = tasks(pid);
+    if threads.is_empty() {
+        return None;
+    }
+    let each = threads.iter().filter_map(|tid| {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).ok()?;
+        Some(parse_switches(&text))
+    });
+    Some(each.sum())
+}
+
+fn parse_switches(text: &str) -> u64 {
+    ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"]
+        .iter()
+        .filter_map(|name| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name))?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
+}
+
 /// The ids of the process's live threads (/proc/PID/task); empty once it is gone.
 pub fn tasks(pid: u32) -> Vec<u32> {
     numbered_entries(&format!("/proc/{pid}/task"))
@@ -213,6 +264,13 @@ mod tests {
         assert!(tasks(me).contains(&me));
         assert!(children(stat.ppid).contains(&me));
         assert!(reset_peak_rss(me).is_ok());
+        let io = io(me).expect("own io");
+        assert!(io.syscr > 0, "{io:?}");
+        assert!(context_switches(me).is_some());
+        assert_eq!(
+            parse_switches("voluntary_ctxt_switches:\t7\nnonvoluntary_ctxt_switches:\t2\n"),
+            9
+        );
         assert!(super::stat(u32::MAX).is_none() && super::status(u32::MAX).is_none());
         assert!(reset_peak_rss(u32::MAX).is_err());
     }
