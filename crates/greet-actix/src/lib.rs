@@ -337,13 +337,22 @@ pub fn head_info(req: &ServiceRequest) -> HeadInfo {
 /// A [`Reply`] as an actix-web response: its content type, `nosniff`, the `server` header,
 /// and `Allow` on a 405. actix-web adds `content-length` and `date`.
 pub fn respond(reply: Reply) -> HttpResponse {
+    use header::{HeaderName, HeaderValue};
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut res = HttpResponse::build(status);
-    res.insert_header((header::CONTENT_TYPE, reply.content_type))
-        .insert_header((header::SERVER, NAME))
-        .insert_header((greet_core::NOSNIFF_HEADER, greet_core::NOSNIFF_VALUE));
+    // Static names and values: a `&str` would be copied into a fresh buffer each answer
+    // (three allocations a request, the workspace's, not actix-web's).
+    res.insert_header((
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(reply.content_type),
+    ))
+    .insert_header((header::SERVER, HeaderValue::from_static(NAME)))
+    .insert_header((
+        HeaderName::from_static(greet_core::NOSNIFF_HEADER),
+        HeaderValue::from_static(greet_core::NOSNIFF_VALUE),
+    ));
     if let Some(allow) = reply.allow {
-        res.insert_header((header::ALLOW, allow));
+        res.insert_header((header::ALLOW, HeaderValue::from_static(allow)));
     }
     res.body(reply.body)
 }

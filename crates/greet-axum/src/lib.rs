@@ -3,7 +3,8 @@
 //! `axum::serve` has no head-read timeout, no parser or HTTP/2 limits to set, and no TLS.
 //!
 //! - [`app`]: the `Router`, callable without a socket (`tower::ServiceExt::oneshot`), with
-//!   tower-http's compression layer on it ([`greet_hyper_serve::compression`]).
+//!   tower-http's compression layer on it ([`greet_hyper_serve::compression`]);
+//!   [`service`]: it behind the shared head check, as served.
 //! - `GET /ws`: axum's `WebSocketUpgrade` after the shared handshake rule, and the shared
 //!   echo over its `WebSocket`.
 //! - [`serve`] / [`run`]: serve it on a listener until a shutdown future fires.
@@ -16,12 +17,12 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequestParts, RawQuery, Request, State};
 use axum::http::header::SERVER;
 use axum::http::HeaderValue;
-use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{any, get, post, MethodRouter};
 use axum::Router;
 use greet_core::ws::{self, Close, Event, Socket};
-use greet_core::{check_head, paths, GreetError, Reply};
+use greet_core::{paths, GreetError, Reply};
+use greet_hyper_serve::HeadChecked;
 use greet_server::{Api, Listener, ServerConfig};
 use hyper_util::service::TowerToHyperService;
 
@@ -57,9 +58,15 @@ pub fn app(api: Api, compression: bool) -> Router {
         .route(paths::UPDATES, get_or_head(updates))
         .route(paths::CACHED_QUERIES, get_or_head(cached_queries))
         .fallback(not_found)
-        .layer(middleware::from_fn(check_request_head))
         .layer(greet_hyper_serve::compression(compression))
         .with_state(api)
+}
+
+/// What [`serve`] serves: [`app`] behind the shared head check
+/// ([`greet_hyper_serve::HeadChecked`], a plain wrapper rather than a boxing
+/// `middleware::from_fn`: the check is this workspace's contract, not axum's).
+pub fn service(api: Api, compression: bool) -> HeadChecked<Router, Response> {
+    HeadChecked::new(app(api, compression), respond)
 }
 
 /// `get` answers HEAD too (axum drops the body); every other method gets the shared 405.
@@ -212,13 +219,6 @@ async fn not_found() -> Response {
     respond(GreetError::NotFound.into())
 }
 
-async fn check_request_head(req: Request, next: Next) -> Response {
-    match check_head(&greet_hyper_serve::head_info(&req)) {
-        Ok(()) => next.run(req).await,
-        Err(err) => respond(err.into()),
-    }
-}
-
 fn respond(reply: Reply) -> Response {
     greet_hyper_serve::response(NAME, reply).map(Body::new)
 }
@@ -231,7 +231,7 @@ pub async fn serve(
 ) -> io::Result<()> {
     let api = config.api()?;
     let sockets = api.sockets.clone();
-    let service = TowerToHyperService::new(app(api, config.compression));
+    let service = TowerToHyperService::new(service(api, config.compression));
     greet_hyper_serve::serve_with(listener, &config, service, sockets, shutdown).await
 }
 

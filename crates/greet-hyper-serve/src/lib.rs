@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures_util::future::Either as OneOf;
 use greet_core::limits::{
     Target, H2_MAX_CONCURRENT_STREAMS, H2_MAX_FRAME_BYTES, H2_MAX_HEADER_LIST_BYTES,
     HEAD_READ_TIMEOUT, IDLE_TIMEOUT, MAX_HEAD_BYTES,
@@ -75,6 +76,61 @@ pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
         .iter()
         .map(|(n, v)| (n.as_str(), v.as_bytes()));
     HeadInfo::new(req.version() == Version::HTTP_11, target, fields)
+}
+
+/// The shared head check ([`greet_core::check_head`]) in front of a tower service: a refused
+/// head is answered at once with the shared error (`refuse` makes it the service's response),
+/// the rest go on to `S`. A plain wrapper whose future is `S`'s or a ready answer: axum's
+/// `middleware::from_fn` would box `S`'s future and its `Next` for every request (five
+/// allocations), a cost of this workspace's contract, not of the crate.
+pub struct HeadChecked<S, R> {
+    inner: S,
+    refuse: fn(Reply) -> R,
+}
+
+// By hand: derived, they would ask the response type to be `Clone` and `Debug` too.
+impl<S: Clone, R> Clone for HeadChecked<S, R> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            refuse: self.refuse,
+        }
+    }
+}
+
+impl<S: std::fmt::Debug, R> std::fmt::Debug for HeadChecked<S, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeadChecked")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, R> HeadChecked<S, R> {
+    /// `inner` behind the head check, refused heads answered by `refuse`.
+    pub fn new(inner: S, refuse: fn(Reply) -> R) -> Self {
+        Self { inner, refuse }
+    }
+}
+
+impl<S, B, R> tower::Service<Request<B>> for HeadChecked<S, R>
+where
+    S: tower::Service<Request<B>, Response = R>,
+{
+    type Response = R;
+    type Error = S::Error;
+    type Future = OneOf<std::future::Ready<Result<R, S::Error>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        match greet_core::check_head(&head_info(&req)) {
+            Ok(()) => OneOf::Right(self.inner.call(req)),
+            Err(err) => OneOf::Left(std::future::ready(Ok((self.refuse)(err.into())))),
+        }
+    }
 }
 
 /// What a route answers with: a reply's bytes, or a file as tower-http streams it.
@@ -456,12 +512,7 @@ mod tests {
             Ok::<_, Infallible>(response("test", Reply::health()))
         });
         let (builders, (_draining, drain)) = (Arc::new(Builders::new()), watch::channel(false));
-        let task = cleartext_connection(
-            accept().await,
-            builders.clone(),
-            service,
-            drain.clone(),
-        );
+        let task = cleartext_connection(accept().await, builders.clone(), service, drain.clone());
         let http1 = builders
             .http1
             .serve_connection(TokioIo::new(accept().await), service)
