@@ -35,6 +35,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     (
         "Requests",
         &[
+            "endpoint",
             "protocol",
             "streams",
             "tls-resume",

@@ -67,8 +67,9 @@ pub(crate) struct Row {
     pub(crate) runs: [usize; 2],
     /// Mann-Whitney's two-sided p, where both sides have runs enough.
     pub(crate) p: Option<f64>,
-    /// `better`, `worse`, `within the noise band`, `no difference shown`,
-    /// `one run each: no verdict`, `too few runs: no verdict`, `settings differ: no verdict`.
+    /// `better`, `worse`, `within the noise band`, `no difference shown`, `same count` (a
+    /// count within its band), `one run each: no verdict`, `too few runs: no verdict`,
+    /// `settings differ: no verdict`.
     pub(crate) verdict: String,
 }
 
@@ -235,6 +236,17 @@ fn verdict(
     ratio: f64,
     noise: f64,
 ) -> (Option<f64>, String) {
+    // A count repeats to well under its band: one run a side decides it.
+    if let Some(band) = metric.band() {
+        let text = if (ratio - 1.0).abs() <= band {
+            "same count"
+        } else if (ratio > 1.0) == metric.higher_is_better() {
+            "better"
+        } else {
+            "worse"
+        };
+        return (None, text.to_owned());
+    }
     if old.len() == 1 && new.len() == 1 {
         return (None, "one run each: no verdict".to_owned());
     }
@@ -364,6 +376,10 @@ mod tests {
         assert_eq!(v(Metric::Total, &slow, &fast), "better");
         assert_eq!(v(Metric::Throughput, &fast, &slow), "better");
         assert_eq!(v(Metric::Total, &[1.0], &[1.3]), "one run each: no verdict");
+        // A count: one run a side, judged on its band (2%).
+        assert_eq!(v(Metric::Instructions, &[1000.0], &[1015.0]), "same count");
+        assert_eq!(v(Metric::Instructions, &[1000.0], &[1030.0]), "worse");
+        assert_eq!(v(Metric::Allocations, &[26.0], &[5.0]), "better");
         assert_eq!(
             v(Metric::Total, &[1.0, 1.1], &[1.3, 1.4]),
             "too few runs: no verdict"

@@ -56,10 +56,11 @@ pub(crate) struct CommonArgs {
 
     /// A condition the run's figures must hold, e.g. 'p99<5ms', 'axum:total<1.2s',
     /// 'rss<64MiB', 'throughput>50000/s', 'success>=100%' (repeatable; figures: total,
-    /// throughput, p50, p99, p99.9, startup, rss, cpu, success, cpu_per_req; a time needs its
-    /// unit; the median of a figure's runs,
-    /// or every run: 'max(total)<1.8s'); with --baseline, ratios: 'total<1.10x'; a breach
-    /// exits 3
+    /// throughput, p50, p99, p99.9, startup, rss, cpu, success, cpu_per_req, and cost's
+    /// counts: instructions, cycles, allocations, alloc_bytes, syscalls, switches, binary,
+    /// dependencies, idle_memory, build, rebuild; a time needs its unit; the median of a
+    /// figure's runs, or every run: 'max(total)<1.8s'); with --baseline, ratios:
+    /// 'total<1.10x', 'instructions<1.01x'; a breach exits 3
     #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_threshold)]
     thresholds: Vec<Threshold>,
 

@@ -16,6 +16,7 @@ use crate::plan::{
 };
 use crate::results::Mode;
 use crate::sample::{self, mib};
+use crate::server::Wrap;
 use crate::server::{self, swarm, Server};
 
 use super::Harness;
@@ -88,6 +89,8 @@ pub(crate) struct Start<'a> {
     pub(crate) join: Option<&'static str>,
     /// The load's protocol, when not the run's (`--protocol`).
     pub(crate) wire: Option<&'a Wire>,
+    /// The measured process run under an instrument (a process only; its check is not).
+    pub(crate) wrap: Option<&'a Wrap>,
 }
 
 impl<'a> Start<'a> {
@@ -107,6 +110,7 @@ impl<'a> Start<'a> {
             containers: None,
             join: None,
             wire: None,
+            wrap: None,
         }
     }
 }
@@ -222,7 +226,7 @@ impl Harness {
             Subject::Server(short) | Subject::Again(short, _) => {
                 if !start.checked {
                     let checked = self
-                        .launch(place, start, short, start.args.to_vec())
+                        .launch(place, start, short, start.args.to_vec(), None)
                         .await?;
                     let base_url = checked.base_url();
                     let at = (checked.addr(), base_url.as_str(), false);
@@ -230,7 +234,7 @@ impl Harness {
                     self.stop(checked).await?;
                 }
                 let args = measured_args(start.args, wire);
-                let server = self.launch(place, start, short, args).await?;
+                let server = self.launch(place, start, short, args, start.wrap).await?;
                 let addr = server.addr();
                 self.check_protocol(&name, (addr, wire), start.path, &check)
                     .await?;
@@ -250,14 +254,15 @@ impl Harness {
         }
     }
 
-    /// Starts server `short` with `args` where `place` and `start` put it, pinned, and waits
-    /// until it answers.
+    /// Starts server `short` with `args` where `place` and `start` put it, pinned (a process
+    /// under `wrap`'s instrument where there is one), and waits until it answers.
     async fn launch(
         &self,
         place: Placement,
         start: &Start<'_>,
         short: &str,
         args: Vec<String>,
+        wrap: Option<&Wrap>,
     ) -> Result<Server> {
         enum How {
             Stack(Option<&'static str>),
@@ -270,12 +275,16 @@ impl Harness {
             _ => How::Process(self.binaries.locate(short)?),
         };
         let (cpus, image) = (self.server_cpus.clone(), server::image(short));
+        let wrap = wrap.cloned();
         tokio::task::spawn_blocking(move || match how {
             How::Stack(join) => Server::start_swarm(&image, &args, &swarm::Nodes::read()?, join),
             How::Container(network) => {
                 Server::start_container(&image, &args, &cpus, network.as_deref())
             }
-            How::Process(program) => Server::start(&program, &args, &cpus),
+            How::Process(program) => match wrap {
+                Some(wrap) => Server::start(&program.wrapped(&wrap.prefix), &args, &cpus, &wrap),
+                None => Server::start(&program, &args, &cpus, &Wrap::NONE),
+            },
         })
         .await
         .context("start-up task failed")?
@@ -366,7 +375,7 @@ impl Harness {
 
     /// Stops `server` with SIGTERM; an unclean exit is an error.
     async fn stop(&self, server: Server) -> Result<()> {
-        let grace = Duration::from_secs(12);
+        let grace = Duration::from_secs(12) * server.slowdown();
         let exit = tokio::task::spawn_blocking(move || server.stop(grace))
             .await
             .context("stop task failed")??;

@@ -12,6 +12,7 @@ mod bring_up;
 mod load;
 mod progress;
 
+pub(crate) use crate::server::Wrap;
 pub(crate) use bring_up::{mode, Start, Subject, Up};
 pub(crate) use load::Ask;
 

@@ -6,11 +6,13 @@
 
 mod base;
 mod placement;
+mod profile;
 mod store;
 mod threshold;
 
 pub use base::{Base, Based, Takes};
 pub use placement::Placement;
+pub use profile::Profile;
 pub use store::Store;
 pub use threshold::{Metric, OfRuns, Op, Threshold};
 

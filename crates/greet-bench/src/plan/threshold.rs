@@ -33,11 +33,33 @@ pub enum Metric {
     Success,
     /// The server's CPU (user and system) per request, microseconds.
     CpuPerRequest,
+    /// User-space instructions per request (callgrind), counted.
+    Instructions,
+    /// Cycles per request, estimated from callgrind's cache model.
+    Cycles,
+    /// Heap allocations per request (DHAT), counted.
+    Allocations,
+    /// Bytes those allocations asked for, per request.
+    AllocBytes,
+    /// Syscalls per request, counted under real load.
+    Syscalls,
+    /// Context switches per request under real load.
+    Switches,
+    /// The server's binary, stripped, MiB.
+    Binary,
+    /// Crates its binary depends on (normal dependencies, the workspace's own left out).
+    Dependencies,
+    /// Resident memory an idle keep-alive connection holds, KiB.
+    IdleMemory,
+    /// A clean release build of the server, seconds (this machine's).
+    Build,
+    /// Its rebuild after one handler is touched, seconds (this machine's).
+    Rebuild,
 }
 
 impl Metric {
     /// Every metric, in table order.
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 21] = [
         Self::Total,
         Self::Throughput,
         Self::P50,
@@ -48,6 +70,17 @@ impl Metric {
         Self::Cpu,
         Self::Success,
         Self::CpuPerRequest,
+        Self::Instructions,
+        Self::Cycles,
+        Self::Allocations,
+        Self::AllocBytes,
+        Self::Syscalls,
+        Self::Switches,
+        Self::Binary,
+        Self::Dependencies,
+        Self::IdleMemory,
+        Self::Build,
+        Self::Rebuild,
     ];
 
     /// Its name in tables and thresholds.
@@ -63,6 +96,17 @@ impl Metric {
             Self::Cpu => "cpu",
             Self::Success => "success",
             Self::CpuPerRequest => "cpu_per_req",
+            Self::Instructions => "instructions",
+            Self::Cycles => "cycles",
+            Self::Allocations => "allocations",
+            Self::AllocBytes => "alloc_bytes",
+            Self::Syscalls => "syscalls",
+            Self::Switches => "switches",
+            Self::Binary => "binary",
+            Self::Dependencies => "dependencies",
+            Self::IdleMemory => "idle_memory",
+            Self::Build => "build",
+            Self::Rebuild => "rebuild",
         }
     }
 
@@ -75,12 +119,39 @@ impl Metric {
             Self::Rss => "MiB",
             Self::Cpu | Self::Success => "%",
             Self::CpuPerRequest => "µs",
+            Self::Instructions
+            | Self::Cycles
+            | Self::Allocations
+            | Self::Syscalls
+            | Self::Switches
+            | Self::Dependencies => "",
+            Self::AllocBytes => "B",
+            Self::Binary => "MiB",
+            Self::IdleMemory => "KiB",
+            Self::Build | Self::Rebuild => "s",
         }
     }
 
     /// Whether more of it is better (throughput, success), rather than less.
     pub fn higher_is_better(self) -> bool {
         matches!(self, Self::Throughput | Self::Success)
+    }
+
+    /// A counted figure's band: two counts closer than this share of each other are one
+    /// count (they repeat to well under it from run to run), further apart they differ. No
+    /// band: a timed figure, judged on its runs' spread.
+    pub fn band(self) -> Option<f64> {
+        match self {
+            Self::Instructions
+            | Self::Cycles
+            | Self::Allocations
+            | Self::AllocBytes
+            | Self::Binary
+            | Self::Dependencies => Some(0.02),
+            // Counted under real load: batching moves them a little from run to run.
+            Self::Syscalls => Some(0.05),
+            _ => None,
+        }
     }
 }
 
@@ -260,6 +331,23 @@ fn limit(metric: Metric, value: &str) -> Result<(f64, bool), String> {
         (Metric::Cpu | Metric::Success, "%" | "") => 1.0,
         (Metric::CpuPerRequest, "us" | "µs") => 1.0,
         (Metric::CpuPerRequest, "ms") => 1e3,
+        (
+            Metric::Instructions
+            | Metric::Cycles
+            | Metric::Allocations
+            | Metric::Syscalls
+            | Metric::Switches
+            | Metric::Dependencies,
+            "",
+        ) => 1.0,
+        (Metric::Instructions | Metric::Cycles, "k") => 1e3,
+        (Metric::AllocBytes, "B" | "") => 1.0,
+        (Metric::AllocBytes, "KiB") => 1024.0,
+        (Metric::Binary, "MiB" | "") => 1.0,
+        (Metric::Binary, "KiB") => 1.0 / 1024.0,
+        (Metric::IdleMemory, "KiB" | "") => 1.0,
+        (Metric::Build | Metric::Rebuild, "s") => 1.0,
+        (Metric::Build | Metric::Rebuild, "m" | "min") => 60.0,
         _ => {
             return Err(format!(
                 "{unit:?} is not a unit of {metric} (its unit is {}, or x for a ratio)",
@@ -298,6 +386,12 @@ mod tests {
         );
         let ratio: Threshold = "throughput>=0.95x".parse().unwrap();
         assert_eq!((ratio.op, ratio.limit, ratio.ratio), (Op::Ge, 0.95, true));
+        assert_eq!(ms("instructions<25k"), 25_000.0);
+        let counted: Threshold = "hyper:instructions<1.01x".parse().unwrap();
+        assert_eq!(
+            (counted.metric, counted.ratio),
+            (Metric::Instructions, true)
+        );
         let slowest: Threshold = "max(total)<1.5x".parse().unwrap();
         assert_eq!((slowest.of_runs, slowest.ratio), (OfRuns::Max, true));
         for bad in [

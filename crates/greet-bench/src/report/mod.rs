@@ -37,6 +37,11 @@ pub(crate) trait Render {
     fn points(&self) -> Vec<Point>;
     /// Its headline figures, for the scorecard.
     fn scorecard(&self) -> Vec<scorecard::Row>;
+    /// What it says in words beside the scorecard's verdicts: the mechanism behind a
+    /// difference, where the section can name it.
+    fn words(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A section that ran, with its name and heading.

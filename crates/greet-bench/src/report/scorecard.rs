@@ -126,6 +126,9 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     let references = columns(&|r| &r.references);
     let mut words = words(&servers, &rows);
     words.extend(floor_words(&servers, &references, &rows));
+    for present in sections.present() {
+        words.extend(present.section.words());
+    }
     Scorecard {
         servers,
         references,
@@ -177,8 +180,12 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
             if i == best {
                 return Mark::Alone;
             }
-            let verdict = test(&e.values, &entries[best].values).1;
             let ratio = median(&e.values) / medians[best];
+            // A count repeats: it differs from the best past its band, and one run is enough.
+            let verdict = match row.metric.band() {
+                Some(band) => counted_verdict(ratio, band),
+                None => test(&e.values, &entries[best].values).1,
+            };
             let resolution = e.resolution.max(entries[best].resolution);
             match mark_of(resolve(verdict, ratio, resolution), Mark::Behind) {
                 // A capped figure behind the best could be higher: no verdict.
@@ -243,6 +250,15 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
     })
 }
 
+/// Two counts' verdict: different past `band` of each other, else one figure.
+pub(crate) fn counted_verdict(ratio: f64, band: f64) -> Verdict {
+    if (ratio - 1.0).abs() > band {
+        Verdict::Different
+    } else {
+        Verdict::WithinNoise
+    }
+}
+
 /// `m`'s share of `best`: their ratio, the better one over the other where less is better.
 fn share_of(higher: bool, best: f64, m: f64) -> f64 {
     match (higher, best, m) {
@@ -262,7 +278,11 @@ fn floor_words(servers: &[String], references: &[String], rows: &[ScoreRow]) -> 
     let Some(floor) = floor else {
         return Vec::new();
     };
-    let floored: Vec<&ScoreRow> = rows.iter().filter(|r| r.cell(floor).is_some()).collect();
+    // What the machine can do is a rate: counts and what a crate costs are not shares of it.
+    let floored: Vec<&ScoreRow> = rows
+        .iter()
+        .filter(|r| r.cell(floor).is_some() && r.metric.band().is_none() && !r.once)
+        .collect();
     let shares = |name: &str| -> Option<(f64, usize)> {
         let of: Vec<f64> = floored
             .iter()

@@ -6,6 +6,7 @@
 //!   and what else ran;
 //! - [`pulse`]: the machine's pace, a fixed piece of kernel work timed on each CPU.
 
+pub(crate) mod count;
 pub(crate) mod engine;
 pub(crate) mod proc;
 pub(crate) mod pulse;

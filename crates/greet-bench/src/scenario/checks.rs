@@ -25,13 +25,19 @@ pub(super) fn transport(
     every: &[&About],
 ) -> Result<(), TransportError> {
     let protocol = common.protocol;
+    // `a, b and c`, or with `separator` "and" between each: `a and b`.
     let takers = |property: fn(&About) -> bool, separator: &str| {
         let names: Vec<&str> = every
             .iter()
             .filter(|a| property(a))
             .map(|a| a.name)
             .collect();
-        names.join(separator)
+        match names.split_last() {
+            Some((last, rest)) if rest.len() > 1 && separator == " and " => {
+                format!("{} and {last}", rest.join(", "))
+            }
+            _ => names.join(separator),
+        }
     };
     let any = |property: fn(&About) -> bool| each.iter().any(|e| property(e.about));
     // A scenario that measures each protocol itself takes any of them.

@@ -189,6 +189,7 @@ scenarios!(
     protocols::Protocols,
     techempower::TechEmpower,
     workloads::Workloads,
+    cost::Cost,
 );
 
 use anyhow::Result;
@@ -354,7 +355,8 @@ mod tests {
             assert_eq!(*planned, quick, "{kind:?}");
         }
         let full = Agenda::all(Common::default(), false, None, None);
-        assert_eq!(full.binaries(), ["actix", "axum", "hyper"]);
+        // cost runs the floor beside the crates by default.
+        assert_eq!(full.binaries(), ["actix", "axum", "floor", "hyper"]);
         for (planned, kind) in full.scenarios.iter().zip(Kind::ALL) {
             assert_eq!(*planned, kind.defaults(false), "{kind:?}");
         }

@@ -34,6 +34,24 @@ pub(crate) struct Program {
     pub(crate) at: Option<SocketAddr>,
 }
 
+impl Program {
+    /// This program run under `prefix` (`valgrind --tool=…`, `perf stat … --`): the prefix's
+    /// first word is what runs, the rest and this program its arguments.
+    pub(crate) fn wrapped(&self, prefix: &[String]) -> Program {
+        let Some((first, rest)) = prefix.split_first() else {
+            return self.clone();
+        };
+        let mut leading = rest.to_vec();
+        leading.push(self.path.display().to_string());
+        leading.extend(self.leading.iter().cloned());
+        Program {
+            path: which(first, []).unwrap_or_else(|| PathBuf::from(first)),
+            leading,
+            at: self.at,
+        }
+    }
+}
+
 /// Where the servers of a run come from: the workspace's binaries, the JVM peers and nginx
 /// when the run has them.
 #[derive(Debug, PartialEq, Eq)]

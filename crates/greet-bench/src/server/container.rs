@@ -154,6 +154,8 @@ impl Server {
             }),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             startup: Duration::ZERO,
+            slowdown: 1,
+            forked: false,
         };
         let logged = addresses.recv_timeout(STARTUP_TIMEOUT).map_err(|_| {
             anyhow::anyhow!("{image} did not log its address: {}", server.stderr_tail())

@@ -20,8 +20,9 @@ pub(crate) mod stores;
 pub(crate) mod swarm;
 
 pub use binaries::build_command;
-pub(crate) use binaries::{workspace_root, Binaries, Program};
+pub(crate) use binaries::{without_cargo_run_env, workspace_root, Binaries, Program};
 pub(crate) use container::check_docker;
+pub(crate) use process::Wrap;
 pub(crate) use stack::{yaml, SERVER_HOST};
 
 use std::net::SocketAddr;
@@ -76,6 +77,10 @@ pub(crate) struct Server {
     handle: Handle,
     addr: SocketAddr,
     startup: Duration,
+    /// How many times slower than itself it runs (under an instrument): 1 but there.
+    slowdown: u32,
+    /// Its process is an instrument that runs the server as its child (`perf stat`).
+    forked: bool,
 }
 
 impl Server {
@@ -167,6 +172,11 @@ impl Server {
         self.startup
     }
 
+    /// How many times slower than itself it runs: what its drain is given more time by.
+    pub(crate) fn slowdown(&self) -> u32 {
+        self.slowdown
+    }
+
     /// How it ended, if it has.
     pub(crate) fn exited(&mut self) -> Option<Exit> {
         match &mut self.handle {
@@ -185,9 +195,25 @@ impl Server {
         }
     }
 
-    /// SIGTERM, then up to `grace` for a graceful exit, then SIGKILL.
+    /// SIGTERM, then up to `grace` for a graceful exit, then SIGKILL. Under an instrument
+    /// that runs it as its child, the SIGTERM goes to that child, and the instrument, which
+    /// writes its totals once its child has exited, ends with the child's status.
     pub(crate) fn stop(mut self, grace: Duration) -> Result<Exit> {
+        let forked = self.forked;
         match &mut self.handle {
+            Handle::Process(process) if forked => {
+                let child = greet_probe::procfs::children(process.pid())
+                    .into_iter()
+                    .next();
+                if let Some(child) = child.and_then(|c| i32::try_from(c).ok()) {
+                    let child = nix::unistd::Pid::from_raw(child);
+                    let _ = nix::sys::signal::kill(child, nix::sys::signal::Signal::SIGTERM);
+                    if let Some(status) = process.wait_timeout(grace)? {
+                        return Ok(status.into());
+                    }
+                }
+                Ok(process.stop(grace)?.into())
+            }
             Handle::Process(process) => Ok(process.stop(grace)?.into()),
             Handle::Container(c) => c.stop(grace),
             Handle::Swarm(d) => {
@@ -202,10 +228,29 @@ impl Server {
     }
 }
 
+/// The children of process `pid` (an instrument's server).
+fn children(pid: u32) -> Vec<nix::unistd::Pid> {
+    greet_probe::procfs::children(pid)
+        .into_iter()
+        .filter_map(|c| i32::try_from(c).ok())
+        .map(nix::unistd::Pid::from_raw)
+        .collect()
+}
+
+fn signal_all(pids: &[nix::unistd::Pid], signal: nix::sys::signal::Signal) {
+    for &pid in pids {
+        let _ = nix::sys::signal::kill(pid, signal);
+    }
+}
+
 impl Drop for Server {
-    /// A process is stopped by its supervisor; a container is removed, and a stack.
+    /// A process is stopped by its supervisor (an instrument's child killed first, which its
+    /// supervisor does not know); a container is removed, and a stack.
     fn drop(&mut self) {
         match &mut self.handle {
+            Handle::Process(process) if self.forked => {
+                signal_all(&children(process.pid()), nix::sys::signal::Signal::SIGKILL);
+            }
             Handle::Process(_) => {}
             Handle::Container(c) => c.remove(),
             Handle::Swarm(d) => d.remove(),

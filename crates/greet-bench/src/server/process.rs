@@ -13,8 +13,15 @@ use super::{Handle, Server, STARTUP_TIMEOUT};
 impl Server {
     /// Starts `bin` with `args` on a port of its own choosing on loopback, pinned to `cpus`
     /// (none: not pinned), and waits for its first 200 on `/health`, polling at most 1 ms
-    /// apart. Start-up counts from the spawn.
-    pub(crate) fn start(program: &Program, args: &[String], cpus: &[usize]) -> Result<Self> {
+    /// apart. Start-up counts from the spawn. A program under an instrument (`wrap`) is given
+    /// as much longer to start, and to stop, as it runs slower.
+    pub(crate) fn start(
+        program: &Program,
+        args: &[String],
+        cpus: &[usize],
+        wrap: &Wrap,
+    ) -> Result<Self> {
+        let slowdown = wrap.slowdown.max(1);
         let bin = &program.path;
         let launch = Launch::new(bin).before(program.leading.iter().cloned());
         let launch = match program.at {
@@ -24,13 +31,38 @@ impl Server {
                 .args(["--host", "127.0.0.1"])
                 .args(args.iter().cloned()),
         };
-        let process = launch.cpus(cpus).timeout(STARTUP_TIMEOUT).start()?;
+        let patience = STARTUP_TIMEOUT * slowdown;
+        let process = launch.cpus(cpus).timeout(patience).start()?;
         let (addr, spawned) = (process.addr(), process.spawned_at());
         Self {
             handle: Handle::Process(process),
             addr,
             startup: Duration::ZERO,
+            slowdown,
+            forked: wrap.forks,
         }
-        .await_health(spawned, &bin.display().to_string(), args, STARTUP_TIMEOUT)
+        .await_health(spawned, &bin.display().to_string(), args, patience)
     }
+}
+
+/// A measured server process run under an instrument: the command before it, and how many
+/// times slower than itself it runs (its start-up and drain are given that much longer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Wrap {
+    /// `valgrind --tool=… `, `perf stat … --`.
+    pub(crate) prefix: Vec<String>,
+    /// How many times slower.
+    pub(crate) slowdown: u32,
+    /// The command runs the server as a child of its own (`perf stat`): the stop goes to
+    /// that child, and the command ends when it does, with its totals written.
+    pub(crate) forks: bool,
+}
+
+impl Wrap {
+    /// No instrument: the server as itself.
+    pub(crate) const NONE: Wrap = Wrap {
+        prefix: Vec::new(),
+        slowdown: 1,
+        forks: false,
+    };
 }

@@ -433,6 +433,8 @@ impl Server {
             }),
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
             startup: Duration::ZERO,
+            slowdown: 1,
+            forked: false,
         };
         deployed?;
         let task = running_task(SERVICE, image, started)?;

@@ -9,6 +9,7 @@ mod build_once;
 mod business;
 mod cli;
 mod compare;
+mod cost;
 mod docker;
 mod ladder;
 mod layering;

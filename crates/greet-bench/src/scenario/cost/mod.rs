@@ -1,0 +1,312 @@
+//! Cost: what a request costs each server, counted rather than timed, so that it comes back
+//! to the percent on any run and any machine that has the same binaries. For each server and
+//! each kind of request ([`Cell`]), the server is started under each instrument
+//! (`crate::sample::count`: callgrind, DHAT, perf) and loaded with N requests, then started
+//! again and loaded with 2N: the difference over N is what one request costs, start-up and
+//! shutdown cancelled. Only the server runs under an instrument. Beside the counts, the CPU
+//! time per request the kernel charged under perf, and what choosing the crate costs: its
+//! binary's size, its dependencies, its memory per idle keep-alive connection and, with
+//! `--build`, its build times.
+
+mod flags;
+mod report;
+mod run;
+
+use greet_load::{Header, RequestBody};
+
+use crate::harness::Harness;
+use crate::plan::{self, Base, Based, Profile, Protocol, ServerSettings, ServerSpec, Takes};
+
+pub(crate) use flags::Flags;
+pub use report::*;
+
+use super::kit::{About, Book, Scenario};
+
+/// The cost scenario.
+#[derive(Debug)]
+pub(crate) struct Cost;
+
+impl Scenario for Cost {
+    const ABOUT: About = About {
+        name: "cost",
+        title: "Cost (what a request costs, counted: instructions, allocations, syscalls)",
+        summary: "What a request costs, counted: instructions, allocations, syscalls",
+        detail: "Each server under valgrind (callgrind, DHAT) and perf, loaded with N and then \
+                 2N keep-alive requests of each kind: user-space instructions and estimated \
+                 cycles, heap allocations and bytes, syscalls and context switches per \
+                 request, the same on every run; the CPU per request beside them; and what \
+                 choosing the crate costs (binary size, dependencies, memory per idle \
+                 connection, and with --build its build times)",
+        examples: &[
+            "greet-bench cost --cells baseline,plaintext  two kinds of request on every server",
+            "greet-bench cost --servers hyper,hyper        the same server twice: counts repeat",
+        ],
+        // Each cell sets its own protocol, pipeline, header fields and body.
+        own_protocols: true,
+        keep_alive: false,
+        references: true,
+        again: true,
+        ..About::DEFAULT
+    };
+    type Plan = Plan;
+    type Flags = Flags;
+    type Section = Section;
+
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
+        run::run(harness, plan, book).await
+    }
+}
+
+/// One kind of request whose cost is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// One of HttpArena's profiles, as workloads loads it.
+    Profile(Profile),
+    /// TechEmpower's `/json`.
+    Json,
+    /// TechEmpower's `/plaintext`, pipelined 16 deep.
+    Plaintext,
+    /// TechEmpower's `/db` on the embedded store.
+    Db,
+    /// TechEmpower's `/fortunes` on the embedded store.
+    Fortunes,
+    /// `GET /greetings` at zero delay: the original's route.
+    Greetings,
+    /// The baseline over another protocol (h2c, HTTPS).
+    Over(Protocol),
+}
+
+impl Cell {
+    /// Every cell, in table order.
+    pub const ALL: [Cell; 15] = [
+        Cell::Profile(Profile::Baseline),
+        Cell::Profile(Profile::ShortLived),
+        Cell::Profile(Profile::PostJson),
+        Cell::Profile(Profile::Compressed),
+        Cell::Profile(Profile::Upload),
+        Cell::Profile(Profile::Static),
+        Cell::Profile(Profile::JsonTls),
+        Cell::Profile(Profile::Websocket),
+        Cell::Json,
+        Cell::Plaintext,
+        Cell::Db,
+        Cell::Fortunes,
+        Cell::Greetings,
+        Cell::Over(Protocol::H2c),
+        Cell::Over(Protocol::Https),
+    ];
+    /// `--quick`'s: a plain request, a pipelined one, and one over TLS.
+    pub const QUICK: [Cell; 3] = [
+        Cell::Profile(Profile::Baseline),
+        Cell::Plaintext,
+        Cell::Profile(Profile::JsonTls),
+    ];
+    /// Requests each connection of a pipelined load has in flight: TechEmpower's depth.
+    pub const PIPELINE: usize = 16;
+
+    /// Its name in flags, tables and results.json.
+    pub fn name(self) -> String {
+        match self {
+            Self::Profile(p) => p.name().to_owned(),
+            Self::Json => "json".to_owned(),
+            Self::Plaintext => "plaintext".to_owned(),
+            Self::Db => "db".to_owned(),
+            Self::Fortunes => "fortunes".to_owned(),
+            Self::Greetings => "greetings".to_owned(),
+            Self::Over(protocol) => format!("baseline-{protocol}"),
+        }
+    }
+
+    /// The path and query each request asks for.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Profile(p) => p.path(),
+            Self::Json => greet_core::paths::JSON,
+            Self::Plaintext => greet_core::paths::PLAINTEXT,
+            Self::Db => greet_core::paths::DB,
+            Self::Fortunes => greet_core::paths::FORTUNES,
+            Self::Greetings => greet_core::paths::GREETINGS,
+            Self::Over(_) => Profile::Baseline.path(),
+        }
+    }
+
+    /// The protocol it goes over.
+    pub fn protocol(self) -> Protocol {
+        match self {
+            Self::Profile(p) => p.protocol(),
+            Self::Over(protocol) => protocol,
+            _ => Protocol::Http1,
+        }
+    }
+
+    /// The header fields each request carries.
+    pub fn headers(self) -> Vec<Header> {
+        match self {
+            Self::Profile(p) => p.headers(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The body each request sends, an upload of `upload_bytes`.
+    pub fn body(self, upload_bytes: u64) -> Option<RequestBody> {
+        match self {
+            Self::Profile(p) => p.body(upload_bytes),
+            _ => None,
+        }
+    }
+
+    /// Requests each connection has in flight.
+    pub fn pipeline(self) -> usize {
+        if self == Self::Plaintext {
+            Self::PIPELINE
+        } else {
+            1
+        }
+    }
+
+    /// Whether each connection is a WebSocket, each request a message echoed on it.
+    pub fn websocket(self) -> bool {
+        self == Self::Profile(Profile::Websocket)
+    }
+
+    /// Requests on a connection before the user opens another; none: one for the load.
+    pub fn requests_per_connection(self) -> Option<usize> {
+        match self {
+            Self::Profile(p) => p.requests_per_connection(),
+            _ => None,
+        }
+    }
+
+    /// Whether a reference server (the floor, nginx) serves it: a route of theirs, in
+    /// cleartext HTTP/1.1.
+    pub fn for_references(self) -> bool {
+        matches!(self, Self::Json | Self::Plaintext | Self::Greetings)
+    }
+
+    /// Its load's size, `(connections, requests each sends in the smaller load)`: the plan's,
+    /// but for an upload, which moves a megabyte a request and would keep a server under
+    /// valgrind for minutes at the others' count.
+    pub fn size(self, plan: &Plan) -> (usize, usize) {
+        match self {
+            Self::Profile(Profile::Upload) => (4, 2),
+            _ => (plan.connections, plan.each),
+        }
+    }
+}
+
+impl std::str::FromStr for Cell {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == text.trim())
+            .ok_or_else(|| {
+                let names: Vec<String> = Self::ALL.iter().map(|c| c.name()).collect();
+                format!("{text:?} is no cell: {}", names.join(", "))
+            })
+    }
+}
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Cost: every cell on every server, counted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// What every scenario's plan holds; its repeats count each cell again (the counts
+    /// repeat: a server named twice is the check that they do).
+    pub base: Base,
+    /// The kinds of request, in order.
+    pub cells: Vec<Cell>,
+    /// Keep-alive connections of each load.
+    pub connections: usize,
+    /// Requests each connection sends in the smaller load (N = connections × each); the
+    /// larger sends twice as many.
+    pub each: usize,
+    /// Each upload's size, bytes.
+    pub upload_bytes: u64,
+    /// Idle keep-alive connections opened to weigh the memory each holds.
+    pub idle: usize,
+    /// Also time a clean release build of each server, and a rebuild after touching it.
+    pub build: bool,
+}
+
+impl Plan {
+    /// Connections: what the counts in the docs were taken at.
+    pub const CONNECTIONS: usize = 64;
+    /// `--quick` connections.
+    pub const QUICK_CONNECTIONS: usize = 8;
+    /// Requests each connection sends in the smaller load: N = 1024.
+    pub const EACH: usize = 16;
+    /// `--quick`: N = 64.
+    pub const QUICK_EACH: usize = 8;
+    /// An upload under valgrind: 1 MiB, not HttpArena's 20 MB.
+    pub const UPLOAD_BYTES: u64 = 1 << 20;
+    /// Idle connections weighed.
+    pub const IDLE: usize = 1000;
+    /// `--quick` idle connections.
+    pub const QUICK_IDLE: usize = 100;
+}
+
+impl Based for Plan {
+    const TAKES: Takes = Takes::SERVERS_ONLY;
+    const REPEATS_HELP: &'static str =
+        "Counts of each cell per server; they repeat, so one is enough but for a check";
+
+    fn defaults(quick: bool) -> Self {
+        let mut base = Base::new(ServerSettings::delayed(0), 1);
+        base.servers.push(ServerSpec::new(plan::FLOOR));
+        Self {
+            base,
+            cells: if quick {
+                Cell::QUICK.to_vec()
+            } else {
+                Cell::ALL.to_vec()
+            },
+            connections: if quick {
+                Self::QUICK_CONNECTIONS
+            } else {
+                Self::CONNECTIONS
+            },
+            each: if quick { Self::QUICK_EACH } else { Self::EACH },
+            upload_bytes: Self::UPLOAD_BYTES,
+            idle: if quick { Self::QUICK_IDLE } else { Self::IDLE },
+            build: false,
+        }
+    }
+
+    fn base(&self) -> &Base {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut Base {
+        &mut self.base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cell_names_itself_and_asks_for_a_route() {
+        for cell in Cell::ALL {
+            assert_eq!(cell.name().parse(), Ok(cell));
+            let path = cell.path().split('?').next().unwrap_or_default();
+            let routed = greet_core::paths::ALL.contains(&path)
+                || path.starts_with(greet_core::paths::STATIC);
+            assert!(routed, "{cell}: {path}");
+        }
+        assert!("nope".parse::<Cell>().is_err());
+        assert_eq!(Cell::Over(Protocol::H2c).name(), "baseline-h2c");
+        assert_eq!(Cell::Plaintext.pipeline(), 16);
+        let plan = Plan::defaults(false);
+        assert_eq!(Cell::Json.size(&plan), (64, 16));
+        assert_eq!(Cell::Profile(Profile::Upload).size(&plan), (4, 2));
+        assert!(plan.base.shorts().contains(&"floor".to_owned()));
+    }
+}

@@ -1,0 +1,658 @@
+//! Cost's report: its section of results.json, and what is drawn from it: the cost table, where
+//! the instructions go, what choosing the crate costs, a chart of each cell's cost profile,
+//! CSV files, its figures as points, its scorecard rows and the words that name the mechanism
+//! behind the largest differences.
+
+use anyhow::Result;
+use greet_probe::Protocol;
+use serde::{Deserialize, Serialize};
+
+use crate::plan::Metric;
+use crate::report::points::Point;
+use crate::report::scorecard::{Entry, Row};
+use crate::report::svg::{drawings, Chart, Drawing};
+use crate::report::table::{failure_notes, grouped, opt, Table};
+use crate::report::{csv, Render};
+use crate::results::Frame;
+use crate::stats::{distinct, median};
+
+/// Cost: what each request costs each server, counted.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Section {
+    /// Keep-alive connections of each load (an upload's are fewer: its cell says).
+    pub connections: usize,
+    /// Requests of the smaller load of a cell at the plan's size (N); the larger sends 2N.
+    pub requests: usize,
+    /// Each upload's size, bytes.
+    pub upload_bytes: u64,
+    /// The instruments that counted (callgrind, dhat, perf; proc where perf could not).
+    pub instruments: Vec<String>,
+    /// What was not counted, and why: a line each, with what to install.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// One entry per server and cell.
+    pub cells: Vec<CostCell>,
+    /// What choosing each server's crate costs.
+    pub crates: Vec<CrateCost>,
+    /// What every section has: the repeats, the failures.
+    #[serde(flatten)]
+    pub frame: Frame,
+}
+
+/// One server and one kind of request.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CostCell {
+    /// The server.
+    pub server: String,
+    /// The kind of request (`baseline`, `plaintext`, …).
+    pub cell: String,
+    /// The path loaded.
+    pub path: String,
+    /// The protocol it went over.
+    pub protocol: Protocol,
+    /// Its smaller load's requests, N.
+    pub requests: usize,
+    /// Its connections.
+    pub connections: usize,
+    /// One count per repeat.
+    pub runs: Vec<PerRequest>,
+}
+
+/// What one request cost, each figure the difference between the loads of 2N and N requests
+/// over N; none where its instrument did not count.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct PerRequest {
+    /// User-space instructions (callgrind).
+    pub instructions: Option<f64>,
+    /// Cycles estimated from callgrind's cache model (L1 1, last level 5, memory 35).
+    pub cycles: Option<f64>,
+    /// Heap allocations (DHAT).
+    pub allocations: Option<f64>,
+    /// Bytes those allocations asked for.
+    pub alloc_bytes: Option<f64>,
+    /// Syscalls under real load (perf's tracepoint, or the read and write classes of
+    /// /proc/PID/io where perf cannot count).
+    pub syscalls: Option<f64>,
+    /// Context switches under real load.
+    pub switches: Option<f64>,
+    /// The CPU the kernel charged under real load, microseconds: timed, beside the counts.
+    pub cpu_us: Option<f64>,
+    /// The functions with the most instructions of their own, most first, per request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<FunctionCost>,
+}
+
+/// A function's own instructions per request.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct FunctionCost {
+    /// Its name, as the binary's symbols give it.
+    pub function: String,
+    /// Its own instructions per request.
+    pub instructions: f64,
+}
+
+/// What choosing a server's crate costs, beside what a request costs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CrateCost {
+    /// The server.
+    pub server: String,
+    /// Its release binary, stripped, bytes.
+    pub binary_bytes: Option<u64>,
+    /// Crates its binary depends on (normal dependencies; the workspace's own left out).
+    pub dependencies: Option<usize>,
+    /// Resident memory each idle keep-alive connection holds, KiB.
+    pub idle_kib: Option<f64>,
+    /// Idle connections weighed.
+    pub idle_connections: usize,
+    /// A clean release build, seconds (this machine's; with `--build`).
+    pub build_s: Option<f64>,
+    /// A rebuild after one handler is touched, seconds (this machine's; with `--build`).
+    pub rebuild_s: Option<f64>,
+}
+
+/// One figure of a per-request cost, as tables, points and rows read it.
+struct Figure {
+    metric: Metric,
+    label: &'static str,
+    of: fn(&PerRequest) -> Option<f64>,
+}
+
+/// The per-request figures, in table order.
+const FIGURES: [Figure; 7] = [
+    Figure {
+        metric: Metric::Instructions,
+        label: "instructions",
+        of: |c| c.instructions,
+    },
+    Figure {
+        metric: Metric::Cycles,
+        label: "cycles (est.)",
+        of: |c| c.cycles,
+    },
+    Figure {
+        metric: Metric::Allocations,
+        label: "allocations",
+        of: |c| c.allocations,
+    },
+    Figure {
+        metric: Metric::AllocBytes,
+        label: "bytes allocated",
+        of: |c| c.alloc_bytes,
+    },
+    Figure {
+        metric: Metric::Syscalls,
+        label: "syscalls",
+        of: |c| c.syscalls,
+    },
+    Figure {
+        metric: Metric::Switches,
+        label: "switches",
+        of: |c| c.switches,
+    },
+    Figure {
+        metric: Metric::CpuPerRequest,
+        label: "CPU µs",
+        of: |c| c.cpu_us,
+    },
+];
+
+impl CostCell {
+    /// `figure` in each run that counted it.
+    fn values(&self, of: fn(&PerRequest) -> Option<f64>) -> Vec<f64> {
+        self.runs.iter().filter_map(of).collect()
+    }
+
+    /// The median of `figure` over the runs, if any counted it.
+    fn median(&self, of: fn(&PerRequest) -> Option<f64>) -> Option<f64> {
+        let values = self.values(of);
+        (!values.is_empty()).then(|| median(&values))
+    }
+
+    /// The function with the most instructions of its own, and its share of the request's.
+    pub fn top_function(&self) -> Option<(&str, f64)> {
+        let run = self.runs.last()?;
+        let top = run.functions.first()?;
+        let share = top.instructions / run.instructions.filter(|&i| i > 0.0)?;
+        Some((top.function.as_str(), share))
+    }
+}
+
+/// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10.
+fn count(value: Option<f64>) -> String {
+    match value {
+        None => "-".to_owned(),
+        Some(v) if v >= 10_000.0 => format!("{:.1}k", v / 1000.0),
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) if v >= 10.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
+/// A function's name, short enough for a table: `<Type as Trait>::f` as `Type::f`, generics
+/// left out, its last three path segments.
+fn short_function(name: &str) -> String {
+    let name = match name.strip_prefix('<') {
+        Some(inner) => {
+            // The `>` that closes the leading `<`.
+            let mut depth = 1;
+            let close = inner.char_indices().find_map(|(i, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            });
+            match close {
+                Some(at) => {
+                    let ty = inner[..at].split(" as ").next().unwrap_or_default();
+                    format!("{ty}{}", &inner[at + 1..])
+                }
+                None => name.to_owned(),
+            }
+        }
+        None => name.to_owned(),
+    };
+    let mut out = String::new();
+    let mut depth = 0;
+    for c in name.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let segments: Vec<&str> = out.split("::").collect();
+    let tail = segments[segments.len().saturating_sub(3)..].join("::");
+    match tail.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &tail[..cut]),
+        None => tail,
+    }
+}
+
+fn tables(cost: &Section) -> Vec<Table> {
+    let mut headers = vec!["Cell", "Application"];
+    headers.extend(FIGURES.iter().map(|f| f.label));
+    let rows: Vec<Vec<String>> = cost
+        .cells
+        .iter()
+        .map(|c| {
+            let mut row = vec![c.cell.clone(), c.server.clone()];
+            row.extend(FIGURES.iter().map(|f| match f.metric {
+                Metric::CpuPerRequest => opt(c.median(f.of), 1),
+                _ => count(c.median(f.of)),
+            }));
+            row
+        })
+        .collect();
+    let mut per_request = Table::new(
+        format!(
+            "Cost per request, counted: loads of {n} and {n2} requests on {c} keep-alive \
+             connections, their difference over {n} ({} run(s) each)",
+            cost.frame.repeats,
+            n = cost.requests,
+            n2 = 2 * cost.requests,
+            c = cost.connections,
+        ),
+        &headers,
+        grouped(rows, 0),
+    );
+    per_request.notes.push(format!(
+        "Counted by {}; instructions and allocations repeat to well under 1% from run to \
+         run (a difference over 2% is a difference), syscalls to a few percent (over 5%). \
+         Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
+         a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
+        if cost.instruments.is_empty() {
+            "nothing".to_owned()
+        } else {
+            cost.instruments.join(", ")
+        }
+    ));
+    per_request.notes.extend(cost.skipped.iter().cloned());
+    per_request.notes.extend(failure_notes(&cost.frame.failures));
+    let functions: Vec<Vec<String>> = cost
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let (name, share) = c.top_function()?;
+            Some(vec![
+                c.cell.clone(),
+                c.server.clone(),
+                short_function(name),
+                format!("{:.1}%", share * 100.0),
+            ])
+        })
+        .collect();
+    let mut out = vec![per_request];
+    if !functions.is_empty() {
+        out.push(Table::new(
+            "Where the instructions go: each cell's costliest function, by its own instructions",
+            &["Cell", "Application", "Function", "Share"],
+            grouped(functions, 0),
+        ));
+    }
+    let crates: Vec<Vec<String>> = cost
+        .crates
+        .iter()
+        .map(|c| {
+            vec![
+                c.server.clone(),
+                opt(c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 2),
+                c.dependencies.map_or("-".to_owned(), |d| d.to_string()),
+                opt(c.idle_kib, 1),
+                opt(c.build_s, 0),
+                opt(c.rebuild_s, 1),
+            ]
+        })
+        .collect();
+    if !crates.is_empty() {
+        let mut table = Table::new(
+            "What choosing the crate costs",
+            &[
+                "Application",
+                "Binary (MiB, stripped)",
+                "Dependencies",
+                "Idle connection (KiB)",
+                "Clean build (s)",
+                "Rebuild (s)",
+            ],
+            vec![crates],
+        );
+        table.notes.push(format!(
+            "Idle: resident memory over {} idle keep-alive connections, each after one request. \
+             Build times are this machine's, with --build only.",
+            cost.crates.first().map_or(0, |c| c.idle_connections)
+        ));
+        out.push(table);
+    }
+    out
+}
+
+/// A chart per cell: each figure as each server's multiple of the least, a bar per server.
+fn charts(cost: &Section) -> Vec<(String, Chart)> {
+    let cells = distinct(cost.cells.iter().map(|c| c.cell.clone()));
+    let counted = &FIGURES[..5];
+    cells
+        .iter()
+        .map(|cell| {
+            let of: Vec<&CostCell> = cost.cells.iter().filter(|c| &c.cell == cell).collect();
+            let series = of
+                .iter()
+                .map(|c| {
+                    let values = counted
+                        .iter()
+                        .map(|f| {
+                            let least = of
+                                .iter()
+                                .filter_map(|o| o.median(f.of))
+                                .fold(f64::INFINITY, f64::min);
+                            let own = c.median(f.of)?;
+                            (least > 0.0 && least.is_finite()).then(|| own / least)
+                        })
+                        .collect();
+                    (c.server.clone(), values)
+                })
+                .collect();
+            let chart = Chart {
+                title: format!("{cell}: cost per request, as a multiple of the least"),
+                unit: "× the least".to_owned(),
+                groups: counted.iter().map(|f| f.label.to_owned()).collect(),
+                series,
+                whiskers: Vec::new(),
+            };
+            (
+                format!("cost-{}.svg", crate::report::charts::slug(cell)),
+                chart,
+            )
+        })
+        .collect()
+}
+
+/// A row of cost.csv.
+#[derive(Serialize)]
+struct CostRow<'a> {
+    server: &'a str,
+    cell: &'a str,
+    path: &'a str,
+    protocol: String,
+    requests: usize,
+    connections: usize,
+    run: usize,
+    instructions: Option<f64>,
+    cycles: Option<f64>,
+    allocations: Option<f64>,
+    alloc_bytes: Option<f64>,
+    syscalls: Option<f64>,
+    switches: Option<f64>,
+    cpu_us: Option<f64>,
+    top_function: Option<&'a str>,
+}
+
+impl Render for Section {
+    fn tables(&self) -> Vec<Table> {
+        tables(self)
+    }
+
+    fn charts(&self) -> Vec<(String, Drawing)> {
+        drawings(charts(self))
+    }
+
+    fn csv(&self) -> Result<Vec<(String, String)>> {
+        let rows = self.cells.iter().flat_map(|c| {
+            c.runs.iter().enumerate().map(move |(i, r)| CostRow {
+                server: &c.server,
+                cell: &c.cell,
+                path: &c.path,
+                protocol: c.protocol.to_string(),
+                requests: c.requests,
+                connections: c.connections,
+                run: i + 1,
+                instructions: r.instructions,
+                cycles: r.cycles,
+                allocations: r.allocations,
+                alloc_bytes: r.alloc_bytes,
+                syscalls: r.syscalls,
+                switches: r.switches,
+                cpu_us: r.cpu_us,
+                top_function: r.functions.first().map(|f| f.function.as_str()),
+            })
+        });
+        Ok(vec![
+            ("cost.csv".to_owned(), csv::write(rows)?),
+            ("crates.csv".to_owned(), csv::write(&self.crates)?),
+        ])
+    }
+
+    fn points(&self) -> Vec<Point> {
+        let mut out: Vec<Point> = self
+            .cells
+            .iter()
+            .flat_map(|c| {
+                let figures = FIGURES.iter().map(|f| (f.metric, c.values(f.of)));
+                Point::each(&c.server, (&c.path, &c.cell), figures.collect::<Vec<_>>())
+            })
+            .collect();
+        for c in &self.crates {
+            let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
+            let own = [
+                (
+                    Metric::Binary,
+                    one(c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0))),
+                ),
+                (Metric::Dependencies, one(c.dependencies.map(|d| d as f64))),
+                (Metric::IdleMemory, one(c.idle_kib)),
+                (Metric::Build, one(c.build_s)),
+                (Metric::Rebuild, one(c.rebuild_s)),
+            ];
+            out.extend(Point::each(&c.server, ("", "crate"), own));
+        }
+        out
+    }
+
+    fn scorecard(&self) -> Vec<Row> {
+        let cells = distinct(self.cells.iter().map(|c| c.cell.clone()));
+        let mut out = Vec::new();
+        for cell in &cells {
+            let of: Vec<&CostCell> = self.cells.iter().filter(|c| &c.cell == cell).collect();
+            for f in FIGURES
+                .iter()
+                .filter(|f| matches!(f.metric, Metric::Instructions | Metric::Allocations | Metric::Syscalls))
+            {
+                let entries = of.iter().map(|c| Entry::new(&c.server, c.values(f.of)));
+                out.push(Row::new(format!("{cell} {}", f.label), f.metric, entries.collect()));
+            }
+        }
+        let crate_row = |figure: &str, metric: Metric, value: fn(&CrateCost) -> Option<f64>| {
+            let entries = self
+                .crates
+                .iter()
+                .map(|c| Entry::new(&c.server, value(c).into_iter().collect()));
+            Row::new(figure, metric, entries.collect()).once()
+        };
+        out.push(crate_row("binary size", Metric::Binary, |c| {
+            c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0))
+        }));
+        out.push(crate_row("dependencies", Metric::Dependencies, |c| {
+            c.dependencies.map(|d| d as f64)
+        }));
+        out.push(crate_row("memory per idle connection", Metric::IdleMemory, |c| c.idle_kib));
+        out.push(crate_row("clean release build", Metric::Build, |c| c.build_s));
+        out.push(crate_row("rebuild after one handler", Metric::Rebuild, |c| c.rebuild_s));
+        out
+    }
+
+    fn words(&self) -> Vec<String> {
+        words(self)
+    }
+}
+
+/// The contenders' cells of `cell`, with `figure` counted, least first.
+fn ranked<'a>(cost: &'a Section, cell: &str, of: fn(&PerRequest) -> Option<f64>) -> Vec<(&'a CostCell, f64)> {
+    let mut out: Vec<(&CostCell, f64)> = cost
+        .cells
+        .iter()
+        .filter(|c| c.cell == cell && crate::plan::reference_role(&c.server).is_none())
+        .filter_map(|c| Some((c, c.median(of)?)))
+        .collect();
+    out.sort_by(|a, b| a.1.total_cmp(&b.1));
+    out
+}
+
+/// Words that name the mechanism behind the largest differences the counts show: the
+/// pipelined requests' syscalls (who writes each answer on its own), the allocations per
+/// request, and the cell whose instructions differ most, with where they go.
+fn words(cost: &Section) -> Vec<String> {
+    let mut out = Vec::new();
+    let pipelined = ranked(cost, "plaintext", |c| c.syscalls);
+    if let (Some((least, l)), Some((most, m))) = (pipelined.first(), pipelined.last()) {
+        if *m > 2.0 * l {
+            let how = if *m >= 0.9 {
+                "writes each answer on its own"
+            } else {
+                "writes fewer answers a syscall"
+            };
+            out.push(format!(
+                "{} answers a pipelined request with {l:.2} syscalls, {} with {m:.2}: {} {how}.",
+                least.server, most.server, most.server
+            ));
+        }
+    }
+    let allocations = ranked(cost, "baseline", |c| c.allocations);
+    if let (Some((least, l)), Some((most, m))) = (allocations.first(), allocations.last()) {
+        if *m > 1.5 * l.max(1.0) {
+            let bytes = |c: &CostCell| count(c.median(|r| r.alloc_bytes));
+            out.push(format!(
+                "{} allocates {m:.0} times per request ({} B), {} {l:.0} ({} B).",
+                most.server,
+                bytes(most),
+                least.server,
+                bytes(least)
+            ));
+        }
+    }
+    let widest = distinct(cost.cells.iter().map(|c| c.cell.clone()))
+        .into_iter()
+        .filter_map(|cell| {
+            let ranked = ranked(cost, &cell, |c| c.instructions);
+            let (least, most) = (ranked.first()?, ranked.last()?);
+            (least.1 > 0.0).then(|| (cell.clone(), least.0, least.1, most.0, most.1))
+        })
+        .max_by(|a, b| (a.4 / a.2).total_cmp(&(b.4 / b.2)));
+    if let Some((cell, least, l, most, m)) = widest {
+        if m > 1.5 * l {
+            let mut line = format!(
+                "The widest gap in instructions is on {cell}: {} runs {} a request, {} {}",
+                most.server,
+                count(Some(m)),
+                least.server,
+                count(Some(l))
+            );
+            if let Some((function, share)) = most.top_function().filter(|(_, s)| *s > 0.5) {
+                line.push_str(&format!(
+                    "; {:.0}% of {}'s are in {}",
+                    share * 100.0,
+                    most.server,
+                    short_function(function)
+                ));
+                if let Some(what) = string_routine(function) {
+                    line.push_str(&format!(
+                        " ({what} memory: glibc's routine, on its vector loop, not the \
+                         crate's own logic; set it against the CPU µs)"
+                    ));
+                }
+            }
+            line.push('.');
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// What glibc's string routine `function` does to memory, where it is one: `filling`
+/// (memset) or `copying` (memcpy, memmove).
+fn string_routine(function: &str) -> Option<&'static str> {
+    if function.contains("memset") {
+        Some("filling")
+    } else if function.contains("memcpy") || function.contains("memmove") {
+        Some("copying")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(server: &str, cell: &str, run: PerRequest) -> CostCell {
+        CostCell {
+            server: server.to_owned(),
+            cell: cell.to_owned(),
+            path: "/x".to_owned(),
+            runs: vec![run],
+            ..CostCell::default()
+        }
+    }
+
+    #[test]
+    fn the_words_name_the_mechanism() {
+        let syscalls = |s| PerRequest {
+            syscalls: Some(s),
+            ..PerRequest::default()
+        };
+        let allocations = |a, b| PerRequest {
+            allocations: Some(a),
+            alloc_bytes: Some(b),
+            ..PerRequest::default()
+        };
+        let memset = |ir: f64| PerRequest {
+            instructions: Some(ir),
+            functions: vec![FunctionCost {
+                function: "__memset_avx2_unaligned_erms".to_owned(),
+                instructions: ir * 0.97,
+            }],
+            ..PerRequest::default()
+        };
+        let section = Section {
+            cells: vec![
+                cell("greet-actix", "plaintext", syscalls(0.131)),
+                cell("greet-hyper", "plaintext", syscalls(1.069)),
+                cell("greet-axum", "baseline", allocations(26.0, 17_400.0)),
+                cell("greet-hyper", "baseline", allocations(5.0, 9000.0)),
+                cell("greet-hyper", "websocket", memset(255_190.0)),
+                cell("greet-actix", "websocket", memset(9_907.0)),
+                cell("greet-floor", "plaintext", syscalls(0.01)),
+            ],
+            ..Section::default()
+        };
+        let words = words(&section);
+        assert_eq!(
+            words[0],
+            "greet-actix answers a pipelined request with 0.13 syscalls, greet-hyper with \
+             1.07: greet-hyper writes each answer on its own."
+        );
+        assert_eq!(
+            words[1],
+            "greet-axum allocates 26 times per request (17.4k B), greet-hyper 5 (9000 B)."
+        );
+        assert_eq!(
+            words[2],
+            "The widest gap in instructions is on websocket: greet-hyper runs 255.2k a request, \
+             greet-actix 9907; 97% of greet-hyper's are in __memset_avx2_unaligned_erms \
+             (filling memory: glibc's routine, on its vector loop, not the crate's own logic; \
+             set it against the CPU µs)."
+        );
+        assert_eq!(
+            short_function(
+                "<hyper::proto::h1::role::Server as hyper::proto::h1::Http1Transaction>::parse"
+            ),
+            "role::Server::parse"
+        );
+        assert_eq!(
+            short_function("<futures_util::future::Map<F, G> as core::future::Future>::poll"),
+            "future::Map::poll"
+        );
+        assert_eq!(short_function("greet_hyper::response"), "greet_hyper::response");
+    }
+}

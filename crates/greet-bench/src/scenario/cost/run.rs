@@ -1,0 +1,462 @@
+//! Cost's run: every cell on every server, under each instrument that can count here, each
+//! twice (N requests, then 2N, each on a fresh process), then what choosing each server's
+//! crate costs. A load whose every request was not answered validly counts nothing: its
+//! difference would not be N requests' cost.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use greet_load::{Expect, Stop, Wire, Work};
+use greet_probe::tls::Trust;
+use tokio::io::AsyncWriteExt;
+
+use crate::harness::{Ask, Harness, Start, Subject, Wrap};
+use crate::plan::{self, Foreign, Placement};
+use crate::results::Frame;
+use crate::sample::count::{proc_totals, Instrument, Totals};
+use crate::scenario::kit::Book;
+
+use super::{Cell, Cost, CostCell, CrateCost, FunctionCost, PerRequest, Plan, Section};
+
+/// The functions kept per cell, most instructions first.
+const FUNCTIONS: usize = 5;
+
+/// How the counts are taken here: the instruments that can count, and for syscalls either
+/// perf or, where it cannot, the process's own counters.
+struct Counting {
+    /// Each instrument that runs a server; none: /proc, read before the server stops.
+    each: Vec<Option<Instrument>>,
+}
+
+/// Runs cost: every cell on every server, a repeat at a time, then each crate's costs.
+pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Cost>) -> Result<()> {
+    let mut skipped = Vec::new();
+    let mut each = Vec::new();
+    for instrument in [Instrument::Callgrind, Instrument::Dhat, Instrument::Perf] {
+        match instrument.available() {
+            Ok(()) => each.push(Some(instrument)),
+            Err(why) => {
+                let counts = match instrument {
+                    Instrument::Callgrind => "instructions and cycles",
+                    Instrument::Dhat => "allocations",
+                    Instrument::Perf => "syscalls from the tracepoint (read and write syscalls from /proc instead)",
+                };
+                let line = format!("{} not counted: {why}", counts);
+                if !skipped.contains(&line) {
+                    harness.say("cost", &line);
+                    skipped.push(line);
+                }
+                if instrument == Instrument::Perf {
+                    each.push(None);
+                }
+            }
+        }
+    }
+    let counting = Counting { each };
+    let (args, _) = harness.server_args(&plan.base.server);
+    book.open(Section {
+        connections: plan.connections,
+        requests: plan.connections * plan.each,
+        upload_bytes: plan.upload_bytes,
+        instruments: counting
+            .each
+            .iter()
+            .map(|i| i.map_or("proc", Instrument::name).to_owned())
+            .collect(),
+        skipped,
+        cells: Vec::new(),
+        crates: Vec::new(),
+        frame: Frame::new(plan.base.repeats),
+    });
+    let scratch = Scratch::new()?;
+    let subjects = Subject::all(&plan.base);
+    let mut checked: Vec<String> = Vec::new();
+    for repeat in 1..=plan.base.repeats {
+        for subject in &subjects {
+            let name = subject.name();
+            let cells: Vec<Cell> = plan
+                .cells
+                .iter()
+                .copied()
+                .filter(|c| c.for_references() || !is_reference(subject))
+                .collect();
+            for cell in cells {
+                let one = One {
+                    subject,
+                    name: &name,
+                    args: &args,
+                    cell,
+                    repeat,
+                    checked: checked.contains(&name),
+                };
+                book.step(&name, async |book| {
+                    let (per, n, connections) =
+                        count_cell(harness, plan, &one, &counting, &scratch).await?;
+                    harness.say(
+                        &name,
+                        &format!(
+                            "{cell}: {} instructions, {} allocations, {} syscalls a request",
+                            shown(per.instructions),
+                            shown(per.allocations),
+                            shown(per.syscalls)
+                        ),
+                    );
+                    record(book.section(), &one, per, n, connections);
+                    Ok(())
+                })
+                .await?;
+                checked.push(name.clone());
+            }
+        }
+    }
+    for subject in subjects.iter().filter(|s| matches!(s, Subject::Server(_))) {
+        let Subject::Server(short) = subject else {
+            continue;
+        };
+        if plan::is_peer(short) || short == plan::ANCHOR {
+            continue;
+        }
+        let name = subject.name();
+        book.step(&name, async |book| {
+            let cost = crate_cost(harness, plan, subject, &args).await?;
+            book.section().crates.push(cost);
+            Ok(())
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+fn shown(value: Option<f64>) -> String {
+    value.map_or("-".to_owned(), |v| format!("{v:.1}"))
+}
+
+fn is_reference(subject: &Subject) -> bool {
+    matches!(subject, Subject::Server(s) if plan::is_reference(s))
+}
+
+/// One cell of one server in one repeat.
+struct One<'a> {
+    subject: &'a Subject,
+    name: &'a str,
+    args: &'a [String],
+    cell: Cell,
+    repeat: usize,
+    /// The server has passed its contract check in this run.
+    checked: bool,
+}
+
+/// Adds a count to its cell, opening the cell on its first repeat.
+fn record(section: &mut Section, one: &One<'_>, per: PerRequest, n: usize, connections: usize) {
+    let cell = one.cell.name();
+    let at = section
+        .cells
+        .iter()
+        .position(|c| c.server == one.name && c.cell == cell);
+    let at = at.unwrap_or_else(|| {
+        section.cells.push(CostCell {
+            server: one.name.to_owned(),
+            cell: cell.clone(),
+            path: one.cell.path().to_owned(),
+            protocol: one.cell.protocol(),
+            requests: n,
+            connections,
+            runs: Vec::new(),
+        });
+        section.cells.len() - 1
+    });
+    section.cells[at].runs.push(per);
+}
+
+/// What one request of `one`'s cell costs its server: under each instrument, a fresh
+/// process loaded with N requests and another with 2N. With the cell's N and connections.
+async fn count_cell(
+    harness: &Harness,
+    plan: &Plan,
+    one: &One<'_>,
+    counting: &Counting,
+    scratch: &Scratch,
+) -> Result<(PerRequest, usize, usize)> {
+    let cell = one.cell;
+    let (connections, each) = cell.size(plan);
+    let wire = Wire::new(cell.protocol(), &Trust::Any)?
+        .resuming(true)
+        .websocket(cell.websocket());
+    let (headers, body) = (cell.headers(), cell.body(plan.upload_bytes));
+    let foreign = Foreign::default();
+    let mut per = Totals::default();
+    let mut checked = one.checked;
+    for instrument in &counting.each {
+        let each = each * instrument.map_or(1, Instrument::scale);
+        let mut totals = [Totals::default(), Totals::default()];
+        for (i, requests) in [each, 2 * each].into_iter().enumerate() {
+            let tool = instrument.map_or("proc", Instrument::name);
+            let out = scratch.file(&format!(
+                "{}-{cell}-{tool}-{requests}-{}",
+                one.name.replace(['/', ':', '#'], "_"),
+                one.repeat
+            ));
+            let wrap = instrument.map(|i| Wrap {
+                prefix: i.prefix(&out),
+                slowdown: i.slowdown(),
+                forks: i.forks(),
+            });
+            let start = Start {
+                checked,
+                wire: Some(&wire),
+                wrap: wrap.as_ref(),
+                ..Start::new(one.subject, one.args, &foreign, greet_core::paths::GREETINGS)
+            };
+            checked = true;
+            let mut up = harness.bring_up(Placement::Harness, &start).await?;
+            let work = Work::Sessions {
+                users: connections,
+                stop: Stop::Each(requests),
+                streams: 1,
+                pipeline: cell.pipeline(),
+                requests_per_connection: cell.requests_per_connection(),
+            };
+            let ask = Ask {
+                wire: Some(&wire),
+                message: Some((&headers, body.as_ref())),
+                ..Ask::new(cell.path(), &Expect::Greeting, work)
+            };
+            let label = format!("{} {cell} {tool} {}", one.name, connections * requests);
+            let trial = harness
+                .load(Placement::Harness, &up, &ask, label)
+                .await?
+                .run();
+            let want = (connections * requests) as u64;
+            if trial.load.ok() != want {
+                bail!(
+                    "{cell} under {tool}: {} of {want} requests answered validly, so the \
+                     difference would not be N requests' cost",
+                    trial.load.ok()
+                );
+            }
+            let own = match instrument {
+                None => Some(
+                    up.pid()
+                        .and_then(proc_totals)
+                        .context("the server's /proc could not be read")?,
+                ),
+                Some(_) => None,
+            };
+            up.ensure_alive()?;
+            harness.release(up).await?;
+            let counted = match (instrument, own) {
+                (Some(instrument), _) => instrument.read(&out)?,
+                (None, Some(own)) => own,
+                (None, None) => unreachable!("read above"),
+            };
+            totals[i] = counted;
+        }
+        per = per.and(totals[1].per_request(&totals[0], connections * each));
+    }
+    let mut functions: Vec<FunctionCost> = per
+        .functions
+        .iter()
+        .map(|(function, &instructions)| FunctionCost {
+            function: function.clone(),
+            instructions,
+        })
+        .collect();
+    functions.sort_by(|a, b| b.instructions.total_cmp(&a.instructions));
+    functions.truncate(FUNCTIONS);
+    Ok((
+        PerRequest {
+            instructions: per.instructions,
+            cycles: per.cycles,
+            allocations: per.allocations,
+            alloc_bytes: per.bytes,
+            syscalls: per.syscalls,
+            switches: per.switches,
+            cpu_us: per.cpu_s.map(|s| s * 1e6),
+            functions,
+        },
+        connections * each,
+        connections,
+    ))
+}
+
+/// What choosing `subject`'s crate costs: its binary stripped, its dependencies, the memory
+/// an idle connection holds, and with `--build` its build times.
+async fn crate_cost(
+    harness: &Harness,
+    plan: &Plan,
+    subject: &Subject,
+    args: &[String],
+) -> Result<CrateCost> {
+    let Subject::Server(short) = subject else {
+        bail!("not a server of the workspace");
+    };
+    let package = plan::package(short);
+    let binary = harness.binaries.locate(short)?.path;
+    let binary_bytes = stripped_size(&binary).ok();
+    let dependencies = dependencies(&package);
+    let idle_kib = Some(idle_kib(harness, subject, args, plan.idle).await?);
+    let (build_s, rebuild_s) = if plan.build {
+        let (build, rebuild) = build_times(harness, &package)?;
+        (Some(build), Some(rebuild))
+    } else {
+        (None, None)
+    };
+    Ok(CrateCost {
+        server: subject.name(),
+        binary_bytes,
+        dependencies,
+        idle_kib,
+        idle_connections: plan.idle,
+        build_s,
+        rebuild_s,
+    })
+}
+
+/// The size of `binary` once stripped of its symbols, as it would ship: a copy stripped.
+fn stripped_size(binary: &Path) -> Result<u64> {
+    let copy = std::env::temp_dir().join(format!("greet-bench-strip-{}", std::process::id()));
+    std::fs::copy(binary, &copy).context("copy the binary")?;
+    let stripped = std::process::Command::new("strip")
+        .arg(&copy)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    let size = std::fs::metadata(&copy).map(|m| m.len());
+    let _ = std::fs::remove_file(&copy);
+    if !stripped {
+        bail!("strip (binutils) did not run");
+    }
+    Ok(size?)
+}
+
+/// The crates `package`'s binary depends on, once each: its normal dependencies as cargo
+/// resolves them, the workspace's own crates left out; none outside its workspace.
+fn dependencies(package: &str) -> Option<usize> {
+    let root = crate::server::workspace_root()?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--locked", "--edges", "normal", "--prefix", "none", "-p", package])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut crates: Vec<&str> = text
+        .lines()
+        // The workspace's own crates are shown with their path.
+        .filter(|l| !l.contains(" (/"))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            Some(words.next()?).filter(|_| words.next().is_some())
+        })
+        .collect();
+    crates.sort_unstable();
+    crates.dedup();
+    Some(crates.len())
+}
+
+/// The resident memory each idle keep-alive connection holds, KiB: a fresh server (no
+/// instrument), one connection answered once, then `connections` more, each answered once
+/// and left idle; the growth over their count.
+async fn idle_kib(
+    harness: &Harness,
+    subject: &Subject,
+    args: &[String],
+    connections: usize,
+) -> Result<f64> {
+    let foreign = Foreign::default();
+    let start = Start {
+        checked: true,
+        ..Start::new(subject, args, &foreign, greet_core::paths::HEALTH)
+    };
+    let up = harness.bring_up(Placement::Harness, &start).await?;
+    let pid = up.pid().context("the server's process")?;
+    let rss = || greet_probe::procfs::status(pid).map(|s| s.rss_kib as f64);
+    let mut open = vec![answered(up.addr).await?];
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let before = rss().context("the server's /proc")?;
+    for _ in 0..connections {
+        open.push(answered(up.addr).await?);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let after = rss().context("the server's /proc")?;
+    drop(open);
+    harness.release(up).await?;
+    Ok((after - before).max(0.0) / connections.max(1) as f64)
+}
+
+/// A keep-alive connection to `addr` that has had one `GET /health` answered.
+async fn answered(addr: std::net::SocketAddr) -> Result<tokio::net::TcpStream> {
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .context("an idle connection")?;
+    stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await?;
+    let (mut buf, mut res) = (Vec::new(), greet_probe::http1::Response::default());
+    let options = greet_probe::http1::Options::default();
+    greet_probe::http1::read(&mut stream, &mut buf, &mut res, options)
+        .await
+        .context("an idle connection's answer")?;
+    if res.status() != 200 {
+        bail!("an idle connection's /health answered {}", res.status());
+    }
+    Ok(stream)
+}
+
+/// A clean release build of `package` in a target directory of its own, and its rebuild
+/// after one of its sources is touched, in seconds; the directory removed after.
+fn build_times(harness: &Harness, package: &str) -> Result<(f64, f64)> {
+    let root = crate::server::workspace_root().context("the workspace is not here to build")?;
+    let target = std::env::temp_dir().join(format!("greet-bench-build-{package}"));
+    let _ = std::fs::remove_dir_all(&target);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let build = || -> Result<f64> {
+        let started = Instant::now();
+        let mut cmd = std::process::Command::new(&cargo);
+        cmd.current_dir(&root)
+            .args(["build", "--release", "--locked", "-p", package])
+            .env("CARGO_TARGET_DIR", &target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        crate::server::without_cargo_run_env(&mut cmd);
+        if !cmd.status()?.success() {
+            bail!("cargo build -p {package} failed");
+        }
+        Ok(started.elapsed().as_secs_f64())
+    };
+    harness.say(package, "a clean release build, timed");
+    let clean = build();
+    let touched = root.join("crates").join(package).join("src").join("lib.rs");
+    let rebuild = clean.as_ref().ok().map(|_| {
+        let file = std::fs::File::options().append(true).open(&touched)?;
+        file.set_modified(std::time::SystemTime::now())?;
+        build()
+    });
+    let _ = std::fs::remove_dir_all(&target);
+    Ok((clean?, rebuild.context("no rebuild")??))
+}
+
+/// Where the instruments write, a file a run: a directory of its own, removed at the end.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Result<Self> {
+        let dir = std::env::temp_dir().join(format!("greet-bench-cost-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Self { dir })
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
