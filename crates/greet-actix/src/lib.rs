@@ -192,19 +192,52 @@ async fn post_greetings(
 /// actix-web's `Payload` stream, which is how its users stream a body (its extractors that
 /// buffer one, `Bytes` and `PayloadConfig`, would hold it whole), under the shared rules
 /// ([`greet_core::upload`]). actix-http answers `Expect: 100-continue` before the route runs.
+///
+/// A refused body is not read on: the answer holds the payload ([`Unread`]), so actix-http
+/// closes the connection once it is written (HTTP/1.1) or resets the stream (HTTP/2).
 async fn upload(
     api: web::Data<Api>,
     req: actix_web::HttpRequest,
-    body: web::Payload,
+    mut body: web::Payload,
 ) -> HttpResponse {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse().ok());
     drop(req);
-    match upload::admit(api.max_upload, declared) {
-        Ok(()) => respond(upload::receive(api.max_upload, body).await),
-        Err(err) => respond(err.into()),
+    let reply = match upload::admit(api.max_upload, declared) {
+        Ok(()) => upload::receive(api.max_upload, &mut body).await,
+        Err(err) => err.into(),
+    };
+    respond(reply)
+        .map_body(|_, answer| Unread {
+            answer,
+            _request: body,
+        })
+        .map_into_boxed_body()
+}
+
+/// An answer that holds its request's body until it has been written. actix-http reads a
+/// chunked body its handler has let go of to its end, however long the client sends, so that
+/// the connection can be kept; a body still held when the answer is done, unread, it leaves
+/// unread and closes the connection instead (with no lingering read: see [`serve`]).
+struct Unread<B> {
+    answer: B,
+    _request: web::Payload,
+}
+
+impl<B: MessageBody + Unpin> MessageBody for Unread<B> {
+    type Error = B::Error;
+
+    fn size(&self) -> BodySize {
+        self.answer.size()
+    }
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<web::Bytes, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().answer).poll_next(cx)
     }
 }
 
@@ -395,6 +428,10 @@ pub async fn serve(
         // new clients back for up to the handshake timeout.
         .max_connection_rate(MAX_PENDING_HANDSHAKES)
         .tcp_nodelay(true)
+        // No lingering read after an answer that leaves a body unread (a refused upload):
+        // actix-web's default reads and drops what the client sends for a second more, which
+        // on a fast link is hundreds of megabytes. hyper closes at once, and so does this.
+        .client_disconnect_timeout(std::time::Duration::ZERO)
         .shutdown_timeout(config.shutdown_timeout_secs)
         .shutdown_signal(shutdown);
     // Cleartext: HTTP/1.1, or HTTP/2 when the first bytes are its preface (h2c); TLS: what

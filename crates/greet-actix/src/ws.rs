@@ -1,10 +1,15 @@
 //! `/ws` on actix-web: the shared handshake rule, then actix-ws, the WebSocket crate
 //! actix-web's own docs now point to (actix-web-actors, the actor-based one, is deprecated).
-//! The echo is the shared one ([`greet_core::ws::echo`]) on the worker's own thread.
+//! The echo is the shared one ([`greet_core::ws::echo`]) on the worker's own thread. Frames
+//! are weighed by their headers as they come ([`weighed`]), where actix-http would wait for
+//! the whole of one before it refused it.
 
+use actix_http::BoxedPayloadStream;
+use actix_web::error::PayloadError;
 use actix_web::http::{header, Version};
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{dev, web, FromRequest, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseReason, ProtocolError, Session};
+use futures_util::StreamExt;
 use greet_core::ws::{self, Close, Event, Socket, MAX_MESSAGE_BYTES};
 use greet_core::GreetError;
 use greet_server::Api;
@@ -22,6 +27,9 @@ pub(crate) async fn ws(api: web::Data<Api>, req: HttpRequest, body: web::Payload
     if let Err(err) = ws::check_handshake(req.method().as_str(), http11, fields) {
         return respond(err.into());
     }
+    let Ok(body) = weighed(&req, body).await else {
+        return respond(GreetError::BadHandshake.into());
+    };
     let Ok((mut res, session, stream)) = actix_ws::handle(&req, body) else {
         return respond(GreetError::BadHandshake.into());
     };
@@ -35,6 +43,20 @@ pub(crate) async fn ws(api: web::Data<Api>, req: HttpRequest, body: web::Payload
     res.headers_mut()
         .insert(header::SERVER, header::HeaderValue::from_static(NAME));
     res
+}
+
+/// `body` with each frame weighed by its header as it comes ([`ws::FrameSizes`]): actix-http
+/// waits for a whole frame before it weighs it, so a frame declaring 16 GiB would be read on
+/// rather than refused. Past the limit the stream ends with `PayloadError::Overflow`, which
+/// [`ActixWs`] reads as [`Event::TooBig`].
+async fn weighed(req: &HttpRequest, body: web::Payload) -> Result<web::Payload, actix_web::Error> {
+    let mut sizes = ws::FrameSizes::default();
+    let body = body.map(move |chunk| match chunk {
+        Ok(bytes) if sizes.feed(&bytes) => Err(PayloadError::Overflow),
+        chunk => chunk,
+    });
+    let stream: BoxedPayloadStream = Box::pin(body);
+    web::Payload::from_request(req, &mut dev::Payload::from(stream)).await
 }
 
 /// actix-ws's two halves as the shared echo drives them. actix-ws answers neither pings nor
@@ -66,6 +88,7 @@ impl Socket for ActixWs {
             {
                 Event::TooBig
             }
+            Some(Err(ProtocolError::Io(err))) if weighed_too_big(&err) => Event::TooBig,
             Some(Err(ProtocolError::Io(_))) => Event::Ended,
             Some(Err(_)) => Event::Broken,
         }
@@ -90,4 +113,10 @@ impl Socket for ActixWs {
             while let Some(Ok(_)) = self.stream.recv().await {}
         }
     }
+}
+
+/// Whether actix-ws's error is [`weighed`]'s overflow, which it passes on wrapped.
+fn weighed_too_big(err: &std::io::Error) -> bool {
+    let inner = err.get_ref().and_then(|e| e.downcast_ref::<PayloadError>());
+    matches!(inner, Some(PayloadError::Overflow))
 }

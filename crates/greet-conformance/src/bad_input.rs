@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use greet_core::ws::MAX_MESSAGE_BYTES;
 use greet_probe::http1::{self, Options};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -20,9 +21,14 @@ pub enum Answer {
     Closed,
     /// HTTP/2: the server's SETTINGS frame, as after a client's connection preface.
     Http2,
+    /// A response with this status, then the connection closed: the rest of the request is
+    /// not read.
+    Closing(u16),
+    /// A WebSocket's `101 Switching Protocols`, then the server's close frame with this code.
+    WsClose(u16),
 }
 
-use Answer::{Http2, Status};
+use Answer::{Closing, Http2, Status, WsClose};
 
 /// One row: a raw request and the answers allowed.
 #[derive(Debug, Clone)]
@@ -45,6 +51,23 @@ fn row(name: &'static str, request: impl Into<Vec<u8>>, status: u16) -> BadInput
         why: "",
     }
 }
+
+fn closing(name: &'static str, request: impl Into<Vec<u8>>, status: u16) -> BadInput {
+    BadInput {
+        expect: vec![Closing(status)],
+        ..row(name, request, status)
+    }
+}
+
+fn ws_closes(name: &'static str, request: impl Into<Vec<u8>>, code: u16) -> BadInput {
+    BadInput {
+        expect: vec![WsClose(code)],
+        ..row(name, request, 101)
+    }
+}
+
+/// The close code of a message too big (RFC 6455 §7.4.1).
+const TOO_BIG: u16 = greet_core::ws::TOO_BIG.code;
 
 fn differs(
     name: &'static str,
@@ -77,8 +100,45 @@ fn route_with(target: &str, extra: &str) -> Vec<u8> {
     format!("GET {target} HTTP/1.1\r\nHost: x\r\n{extra}\r\n").into_bytes()
 }
 
+/// A chunked upload `past` bytes over the default `--max-upload`, without its last chunk: a
+/// server that reads on waits for the rest and never answers; one that refuses as the limit
+/// is crossed answers at once.
+fn unended_upload(past: usize) -> Vec<u8> {
+    const CHUNK: usize = 1 << 20;
+    let data = greet_core::upload::DEFAULT_MAX_UPLOAD as usize + past;
+    let mut raw =
+        b"POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    raw.reserve(data + data / CHUNK * 12);
+    let chunk = vec![b'x'; CHUNK];
+    for start in (0..data).step_by(CHUNK) {
+        let len = CHUNK.min(data - start);
+        raw.extend_from_slice(format!("{len:x}\r\n").as_bytes());
+        raw.extend_from_slice(&chunk[..len]);
+        raw.extend_from_slice(b"\r\n");
+    }
+    raw
+}
+
+/// A WebSocket handshake on `/ws`, then `frames` (the client's, so masked).
+fn ws_then(frames: &[u8]) -> Vec<u8> {
+    let mut raw = b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+        Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        .to_vec();
+    raw.extend_from_slice(frames);
+    raw
+}
+
+/// A masked frame's header (first byte `first`: FIN and opcode) declaring `len` payload
+/// bytes in the 64-bit form; none of the payload follows.
+fn frame_head(first: u8, len: u64) -> Vec<u8> {
+    let mut head = vec![first, 0x80 | 127];
+    head.extend_from_slice(&len.to_be_bytes());
+    head.extend_from_slice(&[1, 2, 3, 4]);
+    head
+}
+
 /// Rows in [`table`]; a test holds the table to it, so a row cannot go missing unseen.
-pub const ROWS: usize = 89;
+pub const ROWS: usize = 93;
 
 /// The table: [`ROWS`] rows.
 pub fn table() -> Vec<BadInput> {
@@ -191,7 +251,8 @@ pub fn table() -> Vec<BadInput> {
         row("POST /updates", "POST /updates HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
         // Uploads (the server's default --max-upload, 64 MiB) and compression.
         row("GET /upload", route("/upload"), 405),
-        row("upload of 100 GB declared, none sent", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n", 413),
+        closing("upload of 100 GB declared, none sent", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n", 413),
+        closing("chunked upload 1 MiB past the limit, unended", unended_upload(1 << 20), 413),
         row("upload with a bad chunk size", "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n", 400),
         row("Accept-Encoding: identity;q=0 alone", route_with("/fortunes", "Accept-Encoding: identity;q=0\r\n"), 200),
         row("Accept-Encoding of 1,000 codings", route_with("/fortunes", &format!("Accept-Encoding: {}\r\n", "x;q=0.5, ".repeat(1000))), 200),
@@ -203,6 +264,11 @@ pub fn table() -> Vec<BadInput> {
         row("WebSocket handshake with two keys", "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", 400),
         row("WebSocket handshake over HTTP/1.0", "GET /ws HTTP/1.0\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", 400),
         row("POST /ws", "POST /ws HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
+        // WebSocket frames that declare more than a message may hold (64 KiB), their payload
+        // not sent: each is refused by its header (RFC 6455 §7.4.1, 1009), not waited for.
+        ws_closes("WebSocket frame declaring 2^34 bytes", ws_then(&[frame_head(0x82, 1 << 34), b"abcd".to_vec()].concat()), TOO_BIG),
+        ws_closes("WebSocket frame declaring the limit + 1", ws_then(&frame_head(0x82, MAX_MESSAGE_BYTES as u64 + 1)), TOO_BIG),
+        ws_closes("WebSocket continuation declaring 2^34 bytes", ws_then(&[&[0x02, 0x81, 1, 2, 3, 4, b'a' ^ 1][..], &frame_head(0x80, 1 << 34)].concat()), TOO_BIG),
         differs(
             "percent-encoded path (/%67reetings)",
             "GET /%67reetings HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -212,13 +278,14 @@ pub fn table() -> Vec<BadInput> {
     ]
 }
 
-/// Sends one row's request and reads the first final answer (1xx skipped), or sees the
-/// connection close without one.
-pub async fn answer(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer> {
+/// Sends `row`'s request and reads the first final answer (1xx skipped), or sees the
+/// connection close without one. After a `101` it reads the WebSocket's first frame; where
+/// the row expects [`Answer::Closing`], it waits up to 2 s for the connection to close.
+pub async fn answer(addr: SocketAddr, row: &BadInput) -> std::io::Result<Answer> {
     let exchange = async {
         let mut stream = TcpStream::connect(addr).await?;
         // A server may answer and close before reading all of an oversized request.
-        let _ = stream.write_all(request).await;
+        let _ = stream.write_all(&row.request).await;
         let mut first = vec![0; 9];
         let read = match stream.read(&mut first).await {
             Ok(0) | Err(_) => return Ok(Answer::Closed),
@@ -231,7 +298,18 @@ pub async fn answer(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer>
         }
         let mut res = http1::Response::new();
         match http1::read(&mut stream, &mut first, &mut res, Options::default()).await {
-            Ok(()) => Ok(Answer::Status(res.status())),
+            Ok(()) if res.status() == 101 => Ok(close_code(&mut stream, first)
+                .await
+                .map_or(Status(101), WsClose)),
+            Ok(()) if row.expect.iter().any(|a| matches!(a, Closing(_))) => {
+                let closed = closes(&mut stream, first).await;
+                Ok(if closed {
+                    Closing(res.status())
+                } else {
+                    Status(res.status())
+                })
+            }
+            Ok(()) => Ok(Status(res.status())),
             // Closed, or reset, before any answer.
             Err(http1::Error::Closed | http1::Error::Io(_)) => Ok(Answer::Closed),
             Err(err) => Err(crate::client::into_io(err)),
@@ -240,6 +318,28 @@ pub async fn answer(addr: SocketAddr, request: &[u8]) -> std::io::Result<Answer>
     tokio::time::timeout(Duration::from_secs(10), exchange)
         .await
         .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))?
+}
+
+/// The code of the server's first WebSocket frame if it is a close with one (`read` holds
+/// what came after the `101`).
+async fn close_code(stream: &mut TcpStream, mut read: Vec<u8>) -> Option<u16> {
+    while read.len() < 4 {
+        read.reserve(64);
+        match stream.read_buf(&mut read).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+    // A server's frames are unmasked: FIN and opcode 8, a length of 2 or more, the code.
+    (read[0] == 0x88 && read[1] >= 2).then(|| u16::from_be_bytes([read[2], read[3]]))
+}
+
+/// Whether the connection ends (read to its end, or reset) within 2 s with nothing after
+/// the answer (`read`).
+async fn closes(stream: &mut TcpStream, read: Vec<u8>) -> bool {
+    let mut byte = [0u8; 1];
+    let ended = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut byte)).await;
+    read.is_empty() && matches!(ended, Ok(Ok(0) | Err(_)))
 }
 
 /// The table as Markdown, with what each server answered (`answers[server][row]`, servers
@@ -251,7 +351,14 @@ pub fn markdown(servers: &[&str], answers: &[Vec<std::io::Result<Answer>>]) -> S
          `GREET_UPDATE_DOCS=1 cargo test -p greet-conformance --test docs`; the same test fails \
          when this file and the code disagree. Each row is one raw request no well-behaved \
          client sends; where the frameworks' parsers cannot give the same answer, the row \
-         allows each and says why.\n\n",
+         allows each and says why.\n\n\
+         A refusal costs the server nothing more: \"413, closed\" is a 413 sent as the \
+         upload's limit (64 MiB by default) is crossed, then the connection closed with the \
+         rest of the body unread (the chunked row sends 1 MiB past the limit and no end: a \
+         server that read on would wait for the rest). Over HTTP/2 the contract suite holds \
+         the same with DATA frames: a 413, then the stream reset. \"101, close 1009\" is a \
+         WebSocket closed as \"message too big\" from a frame's header alone, before any of \
+         the payload it declares is sent.\n\n",
     );
     out.push_str(&format!(
         "| input | {} | why they differ |\n",
@@ -265,6 +372,8 @@ pub fn markdown(servers: &[&str], answers: &[Vec<std::io::Result<Answer>>]) -> S
                 Some(Ok(Answer::Status(s))) => s.to_string(),
                 Some(Ok(Answer::Closed)) => "closed".to_owned(),
                 Some(Ok(Answer::Http2)) => "HTTP/2".to_owned(),
+                Some(Ok(Answer::Closing(s))) => format!("{s}, closed"),
+                Some(Ok(Answer::WsClose(code))) => format!("101, close {code}"),
                 Some(Err(err)) => format!("error: {err}"),
                 None => "-".to_owned(),
             })

@@ -88,6 +88,13 @@ macro_rules! server_tests {
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn upload_refuses_over_http2() {
+                    const MAX: usize = 256 << 10;
+                    let server = start(ServerConfig { max_upload: MAX as u64, ..quick() });
+                    ok(cases::upload_refuses_over_http2(server.addr(), MAX).await);
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn upload_stall_is_cut() {
                     let server = start(quick());
                     ok(cases::upload_stall_is_cut(server.addr()).await);

@@ -86,7 +86,7 @@ async fn bad_input_doc_matches_the_table() {
     for (_, server) in &servers {
         let mut column = Vec::new();
         for row in table() {
-            column.push(answer(server.addr(), &row.request).await);
+            column.push(answer(server.addr(), &row).await);
         }
         answers.push(column);
     }

@@ -172,6 +172,71 @@ pub async fn echo<S: Socket>(mut socket: S, mut session: Session) {
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, socket.close(close)).await;
 }
 
+/// Where a client's frames say they are longer than [`MAX_MESSAGE_BYTES`], from their
+/// headers alone, before their payload comes: a sans-IO reader of the bytes a socket receives
+/// (RFC 6455 §5.2), for a framework whose own reader waits for a whole frame before it
+/// weighs it (actix-http's), where a frame declaring 16 GiB would be waited for, not refused.
+#[derive(Debug, Clone, Default)]
+pub struct FrameSizes {
+    /// Payload bytes of the current frame still to come.
+    payload: u64,
+    /// The header read so far, while it is incomplete: its first `filled` bytes (a header
+    /// is at most 14).
+    header: [u8; 14],
+    filled: usize,
+    /// A frame has declared more than the limit.
+    too_big: bool,
+}
+
+impl FrameSizes {
+    /// Reads `bytes` as the next bytes from the client; true once a frame has declared a
+    /// payload over [`MAX_MESSAGE_BYTES`] (it stays true).
+    pub fn feed(&mut self, mut bytes: &[u8]) -> bool {
+        while !bytes.is_empty() && !self.too_big {
+            if self.payload > 0 {
+                let take = usize::try_from(self.payload)
+                    .unwrap_or(usize::MAX)
+                    .min(bytes.len());
+                self.payload -= take as u64;
+                bytes = &bytes[take..];
+                continue;
+            }
+            self.header[self.filled] = bytes[0];
+            self.filled += 1;
+            bytes = &bytes[1..];
+            if let Some(length) = declared(&self.header[..self.filled]) {
+                self.filled = 0;
+                if length > MAX_MESSAGE_BYTES as u64 {
+                    self.too_big = true;
+                } else {
+                    self.payload = length;
+                }
+            }
+        }
+        self.too_big
+    }
+}
+
+/// A complete frame header's payload length; none while `header` is too short to say.
+fn declared(header: &[u8]) -> Option<u64> {
+    let second = *header.get(1)?;
+    let masked = second & 0x80 != 0;
+    let mask = if masked { 4 } else { 0 };
+    let (length, extended) = match second & 0x7f {
+        126 => (None, 2),
+        127 => (None, 8),
+        n => (Some(u64::from(n)), 0),
+    };
+    if header.len() < 2 + extended + mask {
+        return None;
+    }
+    Some(length.unwrap_or_else(|| {
+        header[2..2 + extended]
+            .iter()
+            .fold(0u64, |n, &b| (n << 8) | u64::from(b))
+    }))
+}
+
 /// The server's open sockets, told together to go away on shutdown. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Sockets {
@@ -363,5 +428,35 @@ mod tests {
         let (_, closed) = run(vec![Event::Echo(2)], &sockets).await;
         assert_eq!(closed, Some(GOING_AWAY), "opened after the signal");
         assert_eq!(sockets.open_count(), 0);
+    }
+
+    #[test]
+    fn frame_sizes_are_read_from_the_headers_before_the_payload() {
+        // A masked text frame of 5 bytes, then one declaring 2^34 bytes.
+        let mut sizes = FrameSizes::default();
+        let small = [0x81, 0x85, 1, 2, 3, 4, b'h', b'e', b'l', b'l', b'o'];
+        assert!(!sizes.feed(&small));
+        let mut huge = vec![0x82, 0xff];
+        huge.extend((1u64 << 34).to_be_bytes());
+        huge.extend([1, 2, 3, 4]);
+        // Split anywhere: one byte at a time, the verdict comes with the header's last byte.
+        for (i, byte) in huge.iter().enumerate() {
+            assert_eq!(sizes.feed(&[*byte]), i == huge.len() - 1, "byte {i}");
+        }
+        // Just over the limit in a 16-bit or 64-bit length, and at the limit.
+        let over = (MAX_MESSAGE_BYTES + 1) as u64;
+        let mut header = vec![0x82, 0xff];
+        header.extend(over.to_be_bytes());
+        header.extend([0, 0, 0, 0]);
+        assert!(FrameSizes::default().feed(&header));
+        let mut at = vec![0x82, 0xff];
+        at.extend((MAX_MESSAGE_BYTES as u64).to_be_bytes());
+        at.extend([0, 0, 0, 0]);
+        let mut sizes = FrameSizes::default();
+        assert!(!sizes.feed(&at));
+        // Its payload passes, then the next header is read.
+        assert!(!sizes.feed(&vec![0; MAX_MESSAGE_BYTES]));
+        assert!(!sizes.feed(&small));
+        assert!(sizes.feed(&header));
     }
 }

@@ -14,14 +14,24 @@ use crate::{net, shutdown, Listener, ServerConfig};
 /// How long `--health-check` waits for `/health`.
 const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// What a server binary speaks: its start-up line names it, and TLS flags are refused up
+/// front where it has no TLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Speaks {
+    /// HTTP/1.1 and h2c in cleartext; h2 and HTTP/1.1 by ALPN over TLS (the three servers).
+    Http1AndHttp2,
+    /// HTTP/1.1 in cleartext only (the floor).
+    Http1Cleartext,
+}
+
 /// Runs a server binary: parses [`ServerConfig`] from the command line and environment,
 /// answers `--help`, `--version` and `--health-check`, sets up logging, binds with the
 /// configured backlog, and hands the listener to `serve`, which blocks until the server has
 /// shut down. Before binding it waits for the database and cache servers, if any, and seeds
 /// the database, and reads or makes the TLS certificate. Bad flags and certificate files are
 /// one line on stderr and exit 2; stores that do not come up and bind failures one line and
-/// exit 1.
-pub fn main<F>(server: &str, serve: F) -> ExitCode
+/// exit 1. `speaks` is what the start-up line names.
+pub fn main<F>(server: &str, speaks: Speaks, serve: F) -> ExitCode
 where
     F: FnOnce(Listener, ServerConfig) -> io::Result<()>,
 {
@@ -29,11 +39,16 @@ where
         Ok(config) => config,
         Err(code) => return code,
     };
+    let tls_asked = config.tls_cert.is_some() || config.tls_self_signed;
+    if tls_asked && speaks == Speaks::Http1Cleartext {
+        eprintln!("{server}: error: it serves HTTP/1.1 in cleartext only: drop the TLS flags");
+        return ExitCode::from(2);
+    }
 
     if config.health_check {
         let target = net::local_target(config.addr());
         // Its own server, on its own port: any certificate will do.
-        let tls = (config.tls_cert.is_some() || config.tls_self_signed)
+        let tls = tls_asked
             .then(|| greet_probe::tls::client_config(&Trust::Any, &[b"http/1.1"]).ok())
             .flatten();
         let answer = greet_probe::http1::get_blocking(target, "/health", HEALTH_CHECK_TIMEOUT, tls);
@@ -77,9 +92,10 @@ where
         eprintln!("{server}: error: cannot hold SIGTERM and SIGINT back: {err}");
         return ExitCode::FAILURE;
     }
-    let protocols = match &tls {
-        Some(_) => "https: h2, http/1.1 by ALPN",
-        None => "http: http/1.1, h2c",
+    let protocols = match (&tls, speaks) {
+        (Some(_), _) => "https: h2, http/1.1 by ALPN",
+        (None, Speaks::Http1AndHttp2) => "http: http/1.1, h2c",
+        (None, Speaks::Http1Cleartext) => "http: http/1.1",
     };
     // Absent (not empty) in cleartext.
     let fingerprint = tls

@@ -11,7 +11,7 @@ pub async fn bad_inputs_get_their_answers(addr: SocketAddr) -> Outcome {
     let mut set = tokio::task::JoinSet::new();
     for input in table() {
         set.spawn(async move {
-            let got = answer(addr, &input.request).await;
+            let got = answer(addr, &input).await;
             (input, got)
         });
     }

@@ -36,7 +36,10 @@ pub use bad_inputs::bad_inputs_get_their_answers;
 pub use compression::{compression_follows_accept_encoding, compression_off_sends_as_is};
 pub use post::{post_greets_as_json, post_refuses_bad_bodies};
 pub use statics::{static_files_are_served, static_files_stay_inside, static_fixture};
-pub use upload::{upload_counts_and_checksums, upload_refuses_over_the_limit, upload_stall_is_cut};
+pub use upload::{
+    upload_counts_and_checksums, upload_refuses_over_http2, upload_refuses_over_the_limit,
+    upload_stall_is_cut,
+};
 pub use ws::{ws_closes_on_bad_messages, ws_echoes, ws_goes_away_on_shutdown, ws_idle_is_closed};
 
 pub use techempower::{

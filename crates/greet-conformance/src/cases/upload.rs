@@ -114,10 +114,9 @@ pub async fn upload_counts_and_checksums(addr: SocketAddr) -> Outcome {
 /// Over the server's `--max-upload` of `max` bytes, 413 with a plain-text reason, and the
 /// server fine afterwards: a declared length over it (answered before a byte of the body is
 /// sent, whether or not the request expected `100 Continue`: actix-web says it first), 100 GB
-/// declared, a chunked body one byte over, and a chunked body that never ends (answered
-/// before it is all sent; hyper and axum then close the connection, actix-web reads and
-/// drops what follows; before 4 × `max` and 32 MiB, more than two sockets' buffers hold).
-/// A body of exactly `max` is taken.
+/// declared, a chunked body one byte over, and a chunked body that never ends (answered as
+/// the limit is crossed, then not read on: [`unended_upload_is_not_read`]). A body of exactly
+/// `max` is taken.
 pub async fn upload_refuses_over_the_limit(addr: SocketAddr, max: usize) -> Outcome {
     let exact = random_bytes(max);
     let mut raw = upload_head(&format!("Content-Length: {max}\r\n"));
@@ -153,62 +152,119 @@ pub async fn upload_refuses_over_the_limit(addr: SocketAddr, max: usize) -> Outc
     raw.extend(chunked(&vec![b'x'; max + 1], 65_536));
     expect_error_at(addr, &raw, 413, "POST /upload chunked, one byte over").await?;
 
-    endless_upload_is_refused(addr, max).await?;
+    unended_upload_is_not_read(addr, max).await?;
     expect_greeting_at(addr, "/greetings?name=after", "after").await
 }
 
-/// A chunked upload that never ends, written until the answer comes: the answer is a 413
-/// that came before `max` and what two sockets' buffers hold had been sent.
-async fn endless_upload_is_refused(addr: SocketAddr, max: usize) -> Outcome {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::Arc;
+/// How far past the limit an upload may go before its 413: what the server may have taken
+/// in one read.
+const PAST_THE_LIMIT: usize = 1 << 20;
 
+/// A chunked upload without end, sent only to `max` + [`PAST_THE_LIMIT`]: a server that
+/// reads on would wait for the rest; the answer is a 413. Then the connection is closed:
+/// what the client goes on sending fails (within what the sockets' buffers take) rather
+/// than being read, as actix-web read it for as long as a client sent before.
+async fn unended_upload_is_not_read(addr: SocketAddr, max: usize) -> Outcome {
     let what = "POST /upload chunked without end";
     let io = |e: std::io::Error| anyhow!("{what}: {e}");
-    let stream = TcpStream::connect(addr).await.map_err(io)?;
-    let (mut reader, mut writer) = stream.into_split();
-    let (sent, answered) = (
-        Arc::new(AtomicUsize::new(0)),
-        Arc::new(AtomicBool::new(false)),
-    );
-    let writing = {
-        let (sent, answered) = (Arc::clone(&sent), Arc::clone(&answered));
-        tokio::spawn(async move {
-            writer
-                .write_all(&upload_head("Transfer-Encoding: chunked\r\n"))
-                .await?;
-            let chunk = chunked(&[b'x'; 16_384], 16_384);
-            let chunk = &chunk[..chunk.len() - 5]; // without the last chunk
-                                                   // Until the answer comes, or 1 GiB (a server that reads it all never answers).
-            while !answered.load(Ordering::Relaxed) && sent.load(Ordering::Relaxed) < 1 << 30 {
-                writer.write_all(chunk).await?;
-                sent.fetch_add(16_384, Ordering::Relaxed);
-            }
-            Ok::<_, std::io::Error>(())
-        })
-    };
+    let mut stream = TcpStream::connect(addr).await.map_err(io)?;
+    stream
+        .write_all(&upload_head("Transfer-Encoding: chunked\r\n"))
+        .await
+        .map_err(io)?;
+    let chunk = chunked(&[b'x'; 16_384], 16_384);
+    let chunk = &chunk[..chunk.len() - 5]; // without the last chunk
+                                           // The server may answer and close before all of it is written, or stop reading: the
+                                           // answer is what counts.
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut sent = 0;
+        while sent < max + PAST_THE_LIMIT && stream.write_all(chunk).await.is_ok() {
+            sent += 16_384;
+        }
+    })
+    .await;
     let (mut buf, mut message) = (Vec::new(), http1::Response::new());
     let read = tokio::time::timeout(
         Duration::from_secs(10),
-        http1::read(&mut reader, &mut buf, &mut message, Options::default()),
+        http1::read(&mut stream, &mut buf, &mut message, Options::default()),
     )
-    .await;
-    let sent_then = sent.load(Ordering::Relaxed);
-    answered.store(true, Ordering::Relaxed);
-    writing.abort();
-    read.map_err(|_| anyhow!("{what}: no answer within 10 s ({sent_then} bytes sent)"))?
-        .map_err(|e| anyhow!("{what}: {e}"))?;
+    .await
+    .map_err(|_| anyhow!("{what}: no answer once the limit + 1 MiB was sent"))?;
+    read.map_err(|e| anyhow!("{what}: {e}"))?;
     ensure!(
         message.status() == 413,
         "{what}: status {}, want 413",
         message.status()
     );
-    // Past the limit, what the two sockets' buffers take in (up to 6 MiB each on Linux's
-    // defaults), and slack for a busy machine.
-    let bound = max + (32 << 20);
+    // Sockets' buffers on Linux take a few MiB; a server that reads on takes any amount.
+    const MORE: usize = 64 << 20;
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut more = 0;
+        while more < MORE {
+            if stream.write_all(chunk).await.is_err() {
+                return true;
+            }
+            more += 16_384;
+        }
+        false
+    })
+    .await;
+    match closed {
+        Ok(true) => Ok(()),
+        Ok(false) => bail!("{what}: after the 413 the server read {MORE} bytes more"),
+        Err(_) => bail!("{what}: after the 413 the connection stayed open, unread, for 5 s"),
+    }
+}
+
+/// The same over HTTP/2 (h2c): DATA frames without end, sent only to `max` +
+/// [`PAST_THE_LIMIT`], are answered 413, and the stream is then reset (RFC 9113 §8.1 lets a
+/// server answer early and ask the client to stop so), so nothing more of it can be sent.
+pub async fn upload_refuses_over_http2(addr: SocketAddr, max: usize) -> Outcome {
+    use hyper::body::Bytes;
+    let what = "POST /upload over HTTP/2 without end";
+    let h2 = |e: h2::Error| anyhow!("{what}: {e}");
+    let tcp = TcpStream::connect(addr).await?;
+    let (client, connection) = h2::client::handshake(tcp).await.map_err(h2)?;
+    let connection = tokio::spawn(connection);
+    let mut client = client.ready().await.map_err(h2)?;
+    let request = hyper::Request::post(format!("http://{addr}{}", paths::UPLOAD)).body(())?;
+    let (response, mut body) = client.send_request(request, false).map_err(h2)?;
+    let sending = tokio::spawn(async move {
+        let chunk = Bytes::from_static(&[b'x'; 16_384]);
+        let mut sent = 0;
+        while sent < max + PAST_THE_LIMIT {
+            body.reserve_capacity(chunk.len());
+            let Some(Ok(n)) = std::future::poll_fn(|cx| body.poll_capacity(cx)).await else {
+                break;
+            };
+            if body.send_data(chunk.slice(..n), false).is_err() {
+                break;
+            }
+            sent += n;
+        }
+        body
+    });
+    let response = tokio::time::timeout(Duration::from_secs(10), response)
+        .await
+        .map_err(|_| anyhow!("{what}: no answer once the limit + 1 MiB was sent"))?
+        .map_err(h2)?;
     ensure!(
-        sent_then < bound,
-        "{what}: answered once {sent_then} bytes were sent, want as the limit ({max}) is crossed"
+        response.status() == 413,
+        "{what}: status {}, want 413",
+        response.status()
+    );
+    let mut body = tokio::time::timeout(Duration::from_secs(5), sending)
+        .await
+        .map_err(|_| anyhow!("{what}: after the 413 the stream was neither reset nor read"))??;
+    let reset = tokio::time::timeout(
+        Duration::from_secs(2),
+        std::future::poll_fn(|cx| body.poll_reset(cx)),
+    )
+    .await;
+    connection.abort();
+    ensure!(
+        matches!(reset, Ok(Ok(_))),
+        "{what}: the stream was not reset after the 413 ({reset:?})"
     );
     Ok(())
 }
