@@ -184,11 +184,25 @@ impl Cell {
     }
 
     /// Its load's size, `(connections, requests each sends in the smaller load)`: the plan's,
-    /// but for an upload, which moves a megabyte a request and would keep a server under
-    /// valgrind for minutes at the others' count.
+    /// but where what varies from load to load would show in N requests' difference.
+    ///
+    /// - An upload moves a megabyte a request: four connections, as many requests each.
+    ///   Its body arrives in as many reads as the kernel hands it over in, each an
+    ///   allocation or more, so its count needs that many requests to settle.
+    /// - Four times the requests where a cost paid in both loads varies by more than 1% of N
+    ///   requests' own: over TLS each connection's handshake; on SQLite the 20,000 rows the
+    ///   first query seeds; for static files the threads tokio's blocking pool starts for the
+    ///   reads, as many as the load's timing asks for. Measured at N: 2 to 8% between runs;
+    ///   at 4 N, under 1%.
     pub fn size(self, plan: &Plan) -> (usize, usize) {
+        let settles_slowly = self.protocol().tls()
+            || matches!(
+                self,
+                Self::Db | Self::Fortunes | Self::Profile(Profile::Static)
+            );
         match self {
-            Self::Profile(Profile::Upload) => (4, 2),
+            Self::Profile(Profile::Upload) => (4, plan.each),
+            _ if settles_slowly => (plan.connections, 4 * plan.each),
             _ => (plan.connections, plan.each),
         }
     }

@@ -249,7 +249,8 @@ fn tables(cost: &Section) -> Vec<Table> {
     let mut per_request = Table::new(
         format!(
             "Cost per request, counted: loads of {n} and {n2} requests on {c} keep-alive \
-             connections, their difference over {n} ({} run(s) each)",
+             connections, their difference over {n}; over TLS, on SQLite and of static files 4 \
+             times as many, uploads on 4 connections ({} run(s) each)",
             cost.frame.repeats,
             n = cost.requests,
             n2 = 2 * cost.requests,
@@ -260,7 +261,8 @@ fn tables(cost: &Section) -> Vec<Table> {
     );
     per_request.notes.push(format!(
         "Counted by {}; instructions and allocations repeat to well under 1% from run to \
-         run (a difference over 2% is a difference), syscalls to a few percent (over 5%). \
+         run (a difference over 2% is a difference), syscalls to a few percent (over 5%; \
+         the waits, epoll_wait and futex, left out: they follow the client's timing). \
          Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
          a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
         if cost.instruments.is_empty() {
