@@ -63,7 +63,7 @@ const _: () = assert!(PARSER_MAX_BUF > MAX_HEAD_BYTES);
 // is that connection's idle limit too.
 const _: () = assert!(IDLE_TIMEOUT.as_nanos() == HEAD_READ_TIMEOUT.as_nanos());
 
-/// What [`check_head`] needs, read off an `http` 1.x request.
+/// What [`check_head`](greet_core::limits::check_head) needs, read off an `http` 1.x request.
 pub fn head_info<B>(req: &Request<B>) -> HeadInfo {
     let uri = req.uri();
     let target = Target {

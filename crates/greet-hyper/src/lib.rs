@@ -39,8 +39,8 @@ pub mod ws;
 /// The binary's name, sent as every answer's `server` header.
 pub const NAME: &str = "greet-hyper";
 
-/// What [`serve`] serves: [`handle`] behind the compression layer, and each answer as
-/// [`Answered`] makes it.
+/// What [`serve`] serves: [`handle`] behind the compression layer, each answer's body and
+/// headers made by this crate's own service wrapper.
 pub fn service(
     api: Api,
     compression: bool,

@@ -115,7 +115,7 @@ pub async fn upload_counts_and_checksums(addr: SocketAddr) -> Outcome {
 /// server fine afterwards: a declared length over it (answered before a byte of the body is
 /// sent, whether or not the request expected `100 Continue`: actix-web says it first), 100 GB
 /// declared, a chunked body one byte over, and a chunked body that never ends (answered as
-/// the limit is crossed, then not read on: [`unended_upload_is_not_read`]). A body of exactly
+/// the limit is crossed, then not read on past 1 MiB more). A body of exactly
 /// `max` is taken.
 pub async fn upload_refuses_over_the_limit(addr: SocketAddr, max: usize) -> Outcome {
     let exact = random_bytes(max);
@@ -217,7 +217,7 @@ async fn unended_upload_is_not_read(addr: SocketAddr, max: usize) -> Outcome {
 }
 
 /// The same over HTTP/2 (h2c): DATA frames without end, sent only to `max` +
-/// [`PAST_THE_LIMIT`], are answered 413, and the stream is then reset (RFC 9113 §8.1 lets a
+/// 1 MiB, are answered 413, and the stream is then reset (RFC 9113 §8.1 lets a
 /// server answer early and ask the client to stop so), so nothing more of it can be sent.
 pub async fn upload_refuses_over_http2(addr: SocketAddr, max: usize) -> Outcome {
     use hyper::body::Bytes;
