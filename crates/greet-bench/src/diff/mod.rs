@@ -237,8 +237,8 @@ fn verdict(
     noise: f64,
 ) -> (Option<f64>, String) {
     // A count repeats to well under its band: one run a side decides it.
-    if let Some(band) = metric.band() {
-        let text = if (ratio - 1.0).abs() <= band {
+    if let Some(same) = metric.same_count(median(old), median(new)) {
+        let text = if same {
             "same count"
         } else if (ratio > 1.0) == metric.higher_is_better() {
             "better"
@@ -380,6 +380,10 @@ mod tests {
         assert_eq!(v(Metric::Instructions, &[1000.0], &[1015.0]), "same count");
         assert_eq!(v(Metric::Instructions, &[1000.0], &[1030.0]), "worse");
         assert_eq!(v(Metric::Allocations, &[26.0], &[5.0]), "better");
+        // Near zero, the grain: 2 allocations against 7 over a thousand messages are one.
+        assert_eq!(v(Metric::Allocations, &[0.002], &[0.007]), "same count");
+        assert_eq!(v(Metric::Allocations, &[0.0], &[3.06]), "worse");
+        assert_eq!(v(Metric::Syscalls, &[0.12], &[1.07]), "worse");
         assert_eq!(
             v(Metric::Total, &[1.0, 1.1], &[1.3, 1.4]),
             "too few runs: no verdict"

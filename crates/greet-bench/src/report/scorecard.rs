@@ -182,8 +182,9 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
             }
             let ratio = median(&e.values) / medians[best];
             // A count repeats: it differs from the best past its band, and one run is enough.
-            let verdict = match row.metric.band() {
-                Some(band) => counted_verdict(ratio, band),
+            let verdict = match row.metric.same_count(median(&e.values), medians[best]) {
+                Some(true) => Verdict::WithinNoise,
+                Some(false) => Verdict::Different,
                 None => test(&e.values, &entries[best].values).1,
             };
             let resolution = e.resolution.max(entries[best].resolution);
@@ -248,15 +249,6 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
         cells,
         references,
     })
-}
-
-/// Two counts' verdict: different past `band` of each other, else one figure.
-pub(crate) fn counted_verdict(ratio: f64, band: f64) -> Verdict {
-    if (ratio - 1.0).abs() > band {
-        Verdict::Different
-    } else {
-        Verdict::WithinNoise
-    }
 }
 
 /// `m`'s share of `best`: their ratio, the better one over the other where less is better.
