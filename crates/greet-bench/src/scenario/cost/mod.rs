@@ -186,8 +186,8 @@ impl Cell {
     /// Its load's size, `(connections, requests each sends in the smaller load)`: the plan's,
     /// but where what varies from load to load would show in N requests' difference.
     ///
-    /// - An upload moves a megabyte a request: four connections, as many requests each.
-    ///   Its body arrives in as many reads as the kernel hands it over in, each an
+    /// - An upload moves a megabyte a request: at most four connections and 16 requests
+    ///   each. Its body arrives in as many reads as the kernel hands it over in, each an
     ///   allocation or more, so its count needs that many requests to settle.
     /// - Four times the requests where a cost paid in both loads varies by more than 1% of N
     ///   requests' own: over TLS each connection's handshake; on SQLite the 20,000 rows the
@@ -201,7 +201,10 @@ impl Cell {
                 Self::Db | Self::Fortunes | Self::Profile(Profile::Static)
             );
         match self {
-            Self::Profile(Profile::Upload) => (4, plan.each),
+            Self::Profile(Profile::Upload) => (
+                plan.connections.min(4),
+                plan.each.min(Plan::UPLOAD_EACH),
+            ),
             _ if settles_slowly => (plan.connections, 4 * plan.each),
             _ => (plan.connections, plan.each),
         }
@@ -250,12 +253,18 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Connections: what the counts in the docs were taken at.
-    pub const CONNECTIONS: usize = 64;
+    /// Connections: few, so that the allocator's state does not follow the load's timing.
+    /// With 64, which of glibc's paths a `malloc` or `free` took hung on how the tasks
+    /// interleaved (a thread's cache of freed chunks running over or dry): over TLS the count
+    /// moved 3-8% between runs, most of it in `_int_malloc`; with 4, 0.2%.
+    pub const CONNECTIONS: usize = 4;
     /// `--quick` connections.
     pub const QUICK_CONNECTIONS: usize = 8;
     /// Requests each connection sends in the smaller load: N = 1024.
-    pub const EACH: usize = 16;
+    pub const EACH: usize = 256;
+    /// An upload's requests per connection: 1 MiB bodies under valgrind, so fewer of them
+    /// (64 on the default 4 connections), which still settle.
+    const UPLOAD_EACH: usize = 16;
     /// `--quick`: N = 64.
     pub const QUICK_EACH: usize = 8;
     /// An upload under valgrind: 1 MiB, not HttpArena's 20 MB.

@@ -250,7 +250,7 @@ fn tables(cost: &Section) -> Vec<Table> {
         format!(
             "Cost per request, counted: loads of {n} and {n2} requests on {c} keep-alive \
              connections, their difference over {n}; over TLS, on SQLite and of static files 4 \
-             times as many, uploads on 4 connections ({} run(s) each)",
+             times as many, uploads 16 a connection ({} run(s) each)",
             cost.frame.repeats,
             n = cost.requests,
             n2 = 2 * cost.requests,
