@@ -22,6 +22,8 @@ pub enum ServerFlag {
     DatabaseUrl(DatabaseUrl),
     /// `--db-pool`.
     DbPool(usize),
+    /// `--db-timeout-ms`.
+    DbTimeoutMs(u64),
     /// `--cache`.
     Cache(CacheKind),
     /// `--redis-url`, password included.
@@ -40,6 +42,7 @@ impl ServerFlag {
             Self::Store(_) => "store",
             Self::DatabaseUrl(_) => "database_url",
             Self::DbPool(_) => "db_pool",
+            Self::DbTimeoutMs(_) => "db_timeout_ms",
             Self::Cache(_) => "cache",
             Self::RedisUrl(_) => "redis_url",
             Self::TlsSelfSigned => "tls_self_signed",
@@ -49,7 +52,7 @@ impl ServerFlag {
     /// Its value; none for a switch.
     fn value(&self) -> Option<String> {
         Some(match self {
-            Self::DelayMs(n) => n.to_string(),
+            Self::DelayMs(n) | Self::DbTimeoutMs(n) => n.to_string(),
             Self::Workers(n) | Self::BlockingThreads(n) | Self::DbPool(n) => n.to_string(),
             Self::Store(kind) => kind.name().to_owned(),
             Self::DatabaseUrl(url) => url.unredacted(),
@@ -106,6 +109,7 @@ mod tests {
             ServerFlag::Store(StoreKind::Postgres),
             ServerFlag::DatabaseUrl(db.clone()),
             ServerFlag::DbPool(9),
+            ServerFlag::DbTimeoutMs(11),
             ServerFlag::Cache(CacheKind::Redis),
             ServerFlag::RedisUrl(redis.clone()),
             ServerFlag::TlsSelfSigned,
@@ -121,6 +125,7 @@ mod tests {
         assert_eq!(config.store, StoreKind::Postgres);
         assert_eq!(config.database_url, Some(db));
         assert_eq!(config.db_pool.get(), 9);
+        assert_eq!(config.db_timeout_ms, 11);
         assert_eq!(config.cache, CacheKind::Redis);
         assert_eq!(config.redis_url, Some(redis));
         assert!(config.tls_self_signed);
