@@ -258,15 +258,15 @@ impl Plan {
     /// interleaved (a thread's cache of freed chunks running over or dry): over TLS the count
     /// moved 3-8% between runs, most of it in `_int_malloc`; with 4, 0.2%.
     pub const CONNECTIONS: usize = 4;
-    /// `--quick` connections.
-    pub const QUICK_CONNECTIONS: usize = 8;
+    /// `--quick` connections: as few, for the same reason.
+    pub const QUICK_CONNECTIONS: usize = 4;
     /// Requests each connection sends in the smaller load: N = 1024.
     pub const EACH: usize = 256;
     /// An upload's requests per connection: 1 MiB bodies under valgrind, so fewer of them
     /// (64 on the default 4 connections), which still settle.
     const UPLOAD_EACH: usize = 16;
     /// `--quick`: N = 64.
-    pub const QUICK_EACH: usize = 8;
+    pub const QUICK_EACH: usize = 16;
     /// An upload under valgrind: 1 MiB, not HttpArena's 20 MB.
     pub const UPLOAD_BYTES: u64 = 1 << 20;
     /// Idle connections weighed.
@@ -328,8 +328,8 @@ mod tests {
         assert_eq!(Cell::Over(Protocol::H2c).name(), "baseline-h2c");
         assert_eq!(Cell::Plaintext.pipeline(), 16);
         let plan = Plan::defaults(false);
-        assert_eq!(Cell::Json.size(&plan), (64, 16));
-        assert_eq!(Cell::Profile(Profile::Upload).size(&plan), (4, 2));
+        assert_eq!(Cell::Json.size(&plan), (4, 256));
+        assert_eq!(Cell::Profile(Profile::Upload).size(&plan), (4, 16));
         assert!(plan.base.shorts().contains(&"floor".to_owned()));
     }
 }
