@@ -79,7 +79,7 @@
 //!   swarm); nothing else is called a place;
 //! - **connections**: a keep-alive load's connections (`--connections`); the ladder's
 //!   **concurrency** is its fresh connections at once, one request each;
-//! - **verdict** ([`stats::mann_whitney::Verdict`]): whether two samples differ; a run
+//! - **verdict** ([`stats::paired::Verdict`]): whether two samples differ; a run
 //!   **ends** (`run::Ending`) and a capacity level has an **outcome**.
 
 pub mod cli;

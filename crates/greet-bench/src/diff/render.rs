@@ -285,7 +285,7 @@ mod tests {
                 figure: "soak: keep-alive throughput".into(),
                 servers: vec![(
                     "greet-axum".into(),
-                    [(0.8, Mark::Behind), (1.0, Mark::Within)],
+                    [(0.8, Mark::Behind), (1.0, Mark::Equal)],
                 )],
             }],
         };

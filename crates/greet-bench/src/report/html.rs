@@ -31,7 +31,7 @@ pub(crate) fn page(
          dt{font-weight:bold;float:left;clear:left;width:12em}dd{margin-left:13em}\
          .error{color:#b00}svg{max-width:100%;height:auto;margin:1em 0}\
          td.ahead{background:#d8f0d8}td.behind{background:#f6d6d6}td.within{color:#555}\
-         td.too_few_runs,td.capped,td.undecided{color:#888}ul.words{font-size:15px}\
+         td.capped,td.undecided{color:#888}ul.words{font-size:15px}\
          </style></head><body>\n<h1>Greetings API: axum, actix-web and hyper under identical load</h1>\n",
     );
     if let Some(incomplete) = incomplete {
@@ -168,10 +168,9 @@ fn scorecard(out: &mut String, card: &Scorecard) {
     let legend = [
         Mark::Ahead,
         Mark::Behind,
-        Mark::Within,
-        Mark::TooFewRuns,
-        Mark::Capped,
+        Mark::Equal,
         Mark::Undecided,
+        Mark::Capped,
     ]
     .map(|m| format!("{} {}", m.sign(), m.describe()));
     let _ = writeln!(

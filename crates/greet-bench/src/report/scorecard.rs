@@ -5,8 +5,8 @@
 
 use crate::plan::{reference_role, Metric};
 use crate::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
-use crate::stats::mann_whitney::{fewest_runs, resolve, test, Verdict};
 use crate::stats::median;
+use crate::stats::paired::{self, Blocks, Family, Judged, Word};
 
 use super::Sections;
 
@@ -103,12 +103,15 @@ pub(crate) fn best_each<T>(
     out
 }
 
-/// The scorecard of `sections`.
+/// The scorecard of `sections`: each section's rows one family, judged at the rate its
+/// comparisons reach together ([`alpha_of`]).
 pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     let mut rows = Vec::new();
     for present in sections.present() {
-        for row in present.section.scorecard() {
-            if let Some(row) = score(present.name, row) {
+        let section_rows = present.section.scorecard();
+        let alpha = alpha_of(&section_rows);
+        for row in section_rows {
+            if let Some(row) = score(present.name, row, alpha) {
                 rows.push(row);
             }
         }
@@ -137,78 +140,143 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     }
 }
 
-/// One row ranked and judged; none without a figure to rank. The reference servers are not
-/// ranked: each gets its share of the best, and each server its share of the floor.
-fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
-    let (references, entries): (Vec<Entry>, Vec<Entry>) = row
-        .entries
-        .into_iter()
-        .filter(|e| !e.values.is_empty() && e.values.iter().all(|v| v.is_finite()))
-        .partition(|e| reference_role(&e.server).is_some());
-    let higher = row.metric.higher_is_better();
-    // Where less is better, zero is nothing measured (a level too short for a CPU tick).
-    let references: Vec<Entry> = references
-        .into_iter()
-        .filter(|e| higher || median(&e.values) > 0.0)
-        .collect();
-    let medians: Vec<f64> = entries.iter().map(|e| median(&e.values)).collect();
-    // Best first: the order of the cells' indices by their medians.
-    let mut order: Vec<usize> = (0..entries.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (medians[a], medians[b]);
-        if higher {
-            b.total_cmp(&a)
-        } else {
-            a.total_cmp(&b)
+/// A row made ready to judge: its servers' entries (references apart), each one's median,
+/// and which is the best by median.
+struct Ranked {
+    entries: Vec<Entry>,
+    references: Vec<Entry>,
+    medians: Vec<f64>,
+    best: usize,
+    higher: bool,
+}
+
+impl Ranked {
+    /// None without a figure to rank.
+    fn of(row: &Row) -> Option<Self> {
+        let (references, entries): (Vec<Entry>, Vec<Entry>) = row
+            .entries
+            .iter()
+            .filter(|e| !e.values.is_empty() && e.values.iter().all(|v| v.is_finite()))
+            .cloned()
+            .partition(|e| reference_role(&e.server).is_some());
+        let higher = row.metric.higher_is_better();
+        // Where less is better, zero is nothing measured (a level too short for a CPU tick).
+        let references: Vec<Entry> = references
+            .into_iter()
+            .filter(|e| higher || median(&e.values) > 0.0)
+            .collect();
+        let medians: Vec<f64> = entries.iter().map(|e| median(&e.values)).collect();
+        let best = (0..entries.len()).reduce(|a, b| {
+            let better = if higher {
+                medians[b] > medians[a]
+            } else {
+                medians[b] < medians[a]
+            };
+            if better {
+                b
+            } else {
+                a
+            }
+        })?;
+        // Where less is better, a best of zero is no figure (nothing measured), not a win.
+        if !higher && medians[best] <= 0.0 {
+            return None;
         }
-    });
-    let best = *order.first()?;
-    // Where less is better, a best of zero is no figure (nothing measured), not a win.
-    if !higher && medians[best] <= 0.0 {
-        return None;
+        Some(Self {
+            entries,
+            references,
+            medians,
+            best,
+            higher,
+        })
     }
+
+    /// Entry `i` against the best, block by block, and the band they are equal within.
+    fn against_best(&self, i: usize) -> (Blocks, f64) {
+        let (e, best) = (&self.entries[i], &self.entries[self.best]);
+        let band = paired::BAND.max(e.resolution).max(best.resolution);
+        (Blocks::of(&e.values, &best.values), band)
+    }
+
+    /// The other entries' indices.
+    fn others(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.entries.len()).filter(|&i| i != self.best)
+    }
+}
+
+/// Whether a row's verdicts come from blocks: not a count (a count repeats, and is judged on
+/// its band and grain) and not a figure measured once a server.
+fn by_blocks(row: &Row) -> bool {
+    !row.once && row.metric.band().is_none()
+}
+
+/// The error rate every comparison of a section is judged at: Benjamini–Hochberg's over
+/// each row's servers against its best ([`paired`]).
+pub(crate) fn alpha_of(rows: &[Row]) -> f64 {
+    let family = rows
+        .iter()
+        .filter(|r| by_blocks(r))
+        .filter_map(Ranked::of)
+        .flat_map(|r| r.others().map(|i| r.against_best(i)).collect::<Vec<_>>());
+    paired::alpha_of(family)
+}
+
+/// One row ranked and judged at error rate `alpha`; none without a figure to rank. The
+/// reference servers are not ranked: each gets its share of the best, and each server its
+/// share of the floor.
+fn score(scenario: &str, row: Row, alpha: f64) -> Option<ScoreRow> {
+    let ranked = Ranked::of(&row)?;
+    let Ranked {
+        entries,
+        references,
+        medians,
+        best,
+        higher,
+    } = &ranked;
+    let (best, higher) = (*best, *higher);
     let share = |m: f64| share_of(higher, medians[best], m);
     let floor = references
         .iter()
         .find(|e| reference_role(&e.server) == Some("floor"))
         .map(|e| median(&e.values));
     // Every other cell against the best, then the best from what they came to.
-    let mut marks: Vec<Mark> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if i == best {
-                return Mark::Alone;
-            }
-            let ratio = median(&e.values) / medians[best];
+    let mut judged: Vec<Option<Judged>> = vec![None; entries.len()];
+    let mut marks: Vec<Mark> = vec![Mark::Alone; entries.len()];
+    for i in ranked.others() {
+        let e = &entries[i];
+        let word = match row.metric.same_count(medians[i], medians[best]) {
             // A count repeats: it differs from the best past its band, and one run is enough.
-            let verdict = match row.metric.same_count(median(&e.values), medians[best]) {
-                Some(true) => Verdict::WithinNoise,
-                Some(false) => Verdict::Different,
-                None => test(&e.values, &entries[best].values).1,
-            };
-            let resolution = e.resolution.max(entries[best].resolution);
-            match mark_of(resolve(verdict, ratio, resolution), Mark::Behind) {
-                // A capped figure behind the best could be higher: no verdict.
-                Mark::Behind if e.capped => Mark::Capped,
-                mark => mark,
+            Some(true) => Word::Equal,
+            Some(false) => Word::Behind,
+            None => {
+                let (blocks, band) = ranked.against_best(i);
+                let j = Family::with_band(band).judge_at(&blocks, higher, alpha);
+                judged[i] = Some(j);
+                if row.once {
+                    Word::Undecided
+                } else {
+                    j.word
+                }
             }
-        })
-        .collect();
-    let others: Vec<Mark> = (0..entries.len())
-        .filter(|&i| i != best)
-        .map(|i| marks[i])
-        .collect();
+        };
+        marks[i] = match Mark::of(word) {
+            // A capped figure behind the best could be higher: no verdict.
+            Mark::Behind if e.capped => Mark::Capped,
+            mark => mark,
+        };
+    }
+    let others: Vec<Mark> = ranked.others().map(|i| marks[i]).collect();
     marks[best] = if others.is_empty() {
         Mark::Alone
     } else if others.iter().all(|&m| m == Mark::Behind) {
         Mark::Ahead
-    } else if others.contains(&Mark::Within) {
-        Mark::Within
-    } else if others.contains(&Mark::TooFewRuns) {
-        Mark::TooFewRuns
+    } else if others
+        .iter()
+        .all(|&m| matches!(m, Mark::Behind | Mark::Equal))
+    {
+        Mark::Equal
     } else {
-        // Behind every other that was not capped; a capped one may be ahead of it.
+        // Undecided against one, or one capped that may be ahead of it.
         Mark::Undecided
     };
     let cells = entries
@@ -220,6 +288,7 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
             runs: e.values.len(),
             share: share(medians[i]),
             mark: marks[i],
+            vs_best: judged[i],
             capped: e.capped,
             cpu_us_per_request: e.cpu_us,
             of_floor: floor.map(|f| share_of(higher, f, medians[i])),
@@ -235,6 +304,7 @@ fn score(scenario: &str, row: Row) -> Option<ScoreRow> {
                 runs: e.values.len(),
                 share: share(m),
                 mark: Mark::Alone,
+                vs_best: None,
                 capped: e.capped,
                 cpu_us_per_request: e.cpu_us,
                 of_floor: floor.map(|f| share_of(higher, f, m)),
@@ -309,25 +379,18 @@ fn floor_words(servers: &[String], references: &[String], rows: &[ScoreRow]) -> 
     out
 }
 
-fn mark_of(verdict: Verdict, different: Mark) -> Mark {
-    match verdict {
-        Verdict::Different => different,
-        Verdict::WithinNoise => Mark::Within,
-        Verdict::TooFewRuns => Mark::TooFewRuns,
-    }
-}
-
-/// The verdicts in words: each server's lead and lag beyond the noise, what is within it, and
-/// what the run could not tell.
+/// The verdicts in words: each server's lead and lag, what is equal, and what the run left
+/// undecided. Only decided figures make a claim.
 fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
     let mut out = Vec::new();
     let contested: Vec<&ScoreRow> = rows.iter().filter(|r| r.cells.len() > 1).collect();
     if contested.is_empty() {
         return out;
     }
-    let named = |rows: &[&ScoreRow]| {
-        let names: Vec<String> = rows.iter().map(|r| r.name()).collect();
-        names.join("; ")
+    let interval = |r: &ScoreRow, server: &str| {
+        r.cell(server)
+            .and_then(|c| c.vs_best)
+            .map_or(String::new(), |j| format!(", {}", j.show()))
     };
     for server in servers {
         let with = |mark: Mark| -> Vec<&ScoreRow> {
@@ -339,68 +402,69 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
         };
         let (ahead, behind) = (with(Mark::Ahead), with(Mark::Behind));
         if !ahead.is_empty() {
-            out.push(format!(
-                "{server} leads beyond the noise on {}.",
-                named(&ahead)
-            ));
+            let names: Vec<String> = ahead.iter().map(|r| r.name()).collect();
+            out.push(format!("{server} is ahead on {}.", names.join("; ")));
         }
         if !behind.is_empty() {
             let shares: Vec<String> = behind
                 .iter()
                 .map(|r| {
-                    let share = r.cell(server).map_or(0.0, |c| c.share);
-                    format!("{} ({share:.2} of the best)", r.name())
+                    format!(
+                        "{} ({} of the best{})",
+                        r.name(),
+                        share(r, server),
+                        interval(r, server)
+                    )
                 })
                 .collect();
             out.push(format!("{server} is behind on {}.", shares.join("; ")));
         }
     }
-    let decided = |r: &&ScoreRow| {
-        r.cells
-            .iter()
-            .any(|c| matches!(c.mark, Mark::Ahead | Mark::Behind))
-    };
-    let within: Vec<&ScoreRow> = contested
+    let all = |r: &&ScoreRow, mark: Mark| r.cells.iter().all(|c| c.mark == mark);
+    let equal: Vec<&ScoreRow> = contested
         .iter()
         .copied()
-        .filter(|r| !decided(r) && r.cells.iter().all(|c| c.mark == Mark::Within))
+        .filter(|r| all(r, Mark::Equal))
         .collect();
-    if !within.is_empty() {
+    if !equal.is_empty() {
         out.push(format!(
-            "No difference beyond the noise on {} figure(s): {}.",
-            within.len(),
-            by_scenario(&within)
+            "Equal, every server within ±{:.0}% of the best, on {} figure(s): {}.",
+            paired::BAND * 100.0,
+            equal.len(),
+            by_scenario(&equal)
         ));
     }
-    let undecided: Vec<&ScoreRow> = contested
+    let open: Vec<&ScoreRow> = contested
         .iter()
         .copied()
-        .filter(|r| !r.once && r.cells.iter().any(|c| c.mark == Mark::TooFewRuns))
+        .filter(|r| r.cells.iter().any(|c| c.mark == Mark::Undecided))
         .collect();
-    if !undecided.is_empty() {
-        let fewest = undecided
+    if !open.is_empty() {
+        let fewest = open
             .iter()
-            .flat_map(|r| r.cells.iter().map(|c| c.runs))
+            .flat_map(|r| r.cells.iter().filter_map(|c| c.vs_best.map(|j| j.blocks)))
             .min()
-            .unwrap_or(0);
-        let runs = if fewest == 1 {
-            "one run".to_owned()
+            .unwrap_or(1);
+        let more = if fewest < paired::FEWEST_BLOCKS {
+            format!(
+                " (some on {fewest} block(s): {} are the fewest that can decide one; \
+                 --repeats adds blocks)",
+                paired::FEWEST_BLOCKS
+            )
         } else {
-            format!("{fewest} runs")
+            String::new()
         };
         out.push(format!(
-            "{} of {} figures rest on {runs}, too few to tell servers apart: use --repeats {} \
-             (or more) to decide them.",
-            undecided.len(),
+            "Undecided on {} of {} figure(s){more}: {}.",
+            open.len(),
             contested.len(),
-            fewest_runs()
+            by_scenario(&open)
         ));
     }
-    if contested.iter().any(|r| {
-        r.cells
-            .iter()
-            .any(|c| matches!(c.mark, Mark::Capped | Mark::Undecided))
-    }) {
+    if contested
+        .iter()
+        .any(|r| r.cells.iter().any(|c| c.mark == Mark::Capped))
+    {
         out.push(
             "A capped figure (>) is the client's or the probe's limit, not the server's: it \
              gets no verdict."
@@ -408,6 +472,11 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
         );
     }
     out
+}
+
+/// `server`'s share of the best on `row`, two decimals.
+fn share(row: &ScoreRow, server: &str) -> String {
+    format!("{:.2}", row.cell(server).map_or(0.0, |c| c.share))
 }
 
 /// `rows` counted by scenario: `sweep (2), business (4)`, or one row's figure.
@@ -457,8 +526,8 @@ pub(crate) fn text(card: &Scorecard) -> String {
             let cpu = c
                 .cpu_us_per_request
                 .filter(|_| r.metric != Metric::CpuPerRequest)
-                .map_or(String::new(), |us| format!(" {}µs", micros(us)));
-            format!("{:.2} {}{cpu}", c.share, c.mark.sign())
+                .map_or(String::new(), |us| format!(" · {}µs", micros(us)));
+            format!("{:.2} {}{cpu}", c.share, c.mark.word())
         }
     };
     let columns: Vec<&String> = card.servers.iter().chain(&card.references).collect();
@@ -474,9 +543,9 @@ pub(crate) fn text(card: &Scorecard) -> String {
         })
         .collect();
     let mut out = String::from(
-        "\nScorecard: each server's share of the best (1.00 = the best), + ahead or - behind \
-         beyond the noise, = within it, ? too few runs to tell, > capped, ~ no verdict; µs: the \
-         server's CPU per request\n",
+        "\nScorecard: each server's share of the best (1.00 = the best) and its word against \
+         the best, from paired blocks: ahead or behind by more than ±5%, equal within it, \
+         undecided, capped (no verdict); µs: the server's CPU per request\n",
     );
     if !card.references.is_empty() {
         out.push_str(&format!(
@@ -530,7 +599,9 @@ mod tests {
                 ..Entry::new(s, v.to_vec())
             })
             .collect();
-        score("soak", Row::new(metric.name(), metric, entries)).unwrap()
+        let row = Row::new(metric.name(), metric, entries);
+        let alpha = alpha_of(std::slice::from_ref(&row));
+        score("soak", row, alpha).unwrap()
     }
 
     fn marks(row: &ScoreRow) -> Vec<(String, Mark)> {
@@ -540,11 +611,20 @@ mod tests {
             .collect()
     }
 
+    /// Eight blocks of a figure near 100, `scale` times, each block off by `jitter` at most.
+    fn blocks(scale: f64, jitter: f64) -> Vec<f64> {
+        [100.0, 104.0, 99.0, 103.0, 101.0, 106.0, 98.0, 102.0]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v * scale * (1.0 + jitter * if i % 2 == 0 { 1.0 } else { -0.7 }))
+            .collect()
+    }
+
     #[test]
     fn each_cell_is_judged_against_the_best() {
-        let fast = [100.0, 101.0, 102.0, 103.0, 104.0];
-        let same = [100.5, 101.5, 102.5, 99.0, 104.5];
-        let slow = [80.0, 81.0, 82.0, 83.0, 84.0];
+        let fast = blocks(1.0, 0.0);
+        let same = blocks(1.0, 0.01);
+        let slow = blocks(0.8, 0.02);
         let r = row(
             Metric::Throughput,
             &[
@@ -557,26 +637,34 @@ mod tests {
             marks(&r),
             [
                 ("a".into(), Mark::Behind),
-                ("b".into(), Mark::Within),
-                ("c".into(), Mark::Within)
+                ("b".into(), Mark::Equal),
+                ("c".into(), Mark::Equal)
             ]
         );
-        assert!((r.cell("a").unwrap().share - 82.0 / 102.0).abs() < 1e-9);
-        assert_eq!(r.cell("b").unwrap().share, 1.0);
+        let a = r.cell("a").unwrap();
+        assert!((a.share - median(&slow) / median(&same)).abs() < 1e-9);
+        let j = a.vs_best.unwrap();
+        assert_eq!((j.word, j.blocks), (Word::Behind, 8));
+        assert!(
+            j.low < j.ratio && j.ratio < j.high && j.high < 0.95,
+            "{j:?}"
+        );
+        assert_eq!(r.cell("c").unwrap().share, 1.0);
+        assert_eq!(r.cell("c").unwrap().vs_best, None);
         // Less is better: the best's median over each one's.
         let r = row(Metric::Total, &[("a", &slow, false), ("b", &fast, false)]);
         assert_eq!(marks(&r)[0], ("a".into(), Mark::Ahead));
-        assert!((r.cell("b").unwrap().share - 82.0 / 102.0).abs() < 1e-9);
+        assert_eq!(marks(&r)[1], ("b".into(), Mark::Behind));
     }
 
     /// The floor and the anchor are never ranked: a floor far ahead leaves the servers'
     /// verdicts as they were, and each server gets its share of the floor.
     #[test]
     fn references_are_measured_against_never_ranked() {
-        let fast = [100.0, 101.0, 102.0, 103.0, 104.0];
-        let slow = [80.0, 81.0, 82.0, 83.0, 84.0];
-        let floor = [200.0, 202.0, 204.0, 206.0, 208.0];
-        let anchor = [150.0, 151.0, 153.0, 154.0, 155.0];
+        let fast = [100.0, 101.0, 102.0, 103.0, 104.0, 105.0];
+        let slow = [80.0, 81.0, 82.0, 83.0, 84.0, 85.0];
+        let floor = [200.0, 202.0, 204.0, 206.0, 208.0, 210.0];
+        let anchor = [150.0, 151.0, 153.0, 154.0, 155.0, 156.0];
         let r = row(
             Metric::Throughput,
             &[
@@ -594,8 +682,8 @@ mod tests {
             ]
         );
         let of_floor = |s: &str| r.cell(s).unwrap().of_floor.unwrap();
-        assert!((of_floor("greet-b") - 102.0 / 204.0).abs() < 1e-9);
-        assert!((of_floor("nginx") - 153.0 / 204.0).abs() < 1e-9);
+        assert!((of_floor("greet-b") - 102.5 / 205.0).abs() < 1e-9);
+        assert!((of_floor("nginx") - 153.5 / 205.0).abs() < 1e-9);
         assert_eq!(r.references.len(), 2);
         assert!((r.cell("greet-floor").unwrap().share - 2.0).abs() < 1e-9);
         // Less is better: the floor's over each one's.
@@ -635,20 +723,25 @@ mod tests {
     }
 
     #[test]
-    fn one_run_tells_nothing_and_a_cap_gets_no_verdict() {
+    fn too_few_blocks_decide_nothing_and_a_cap_gets_no_verdict() {
         let r = row(
             Metric::Throughput,
             &[("a", &[1.0], false), ("b", &[2.0], false)],
         );
         assert_eq!(
             marks(&r),
-            [
-                ("a".into(), Mark::TooFewRuns),
-                ("b".into(), Mark::TooFewRuns)
-            ]
+            [("a".into(), Mark::Undecided), ("b".into(), Mark::Undecided)]
         );
-        let low = [10.0, 11.0, 12.0, 13.0, 14.0];
-        let high = [20.0, 21.0, 22.0, 23.0, 24.0];
+        // Five blocks wholly apart are still too few for a 95% interval.
+        let five = [10.0, 11.0, 12.0, 13.0, 14.0];
+        let double = five.map(|v| v * 2.0);
+        let r = row(
+            Metric::Throughput,
+            &[("a", &five, false), ("b", &double, false)],
+        );
+        assert_eq!(marks(&r)[0], ("a".into(), Mark::Undecided));
+        let low = blocks(0.5, 0.0);
+        let high = blocks(1.0, 0.0);
         let r = row(
             Metric::Throughput,
             &[("a", &low, true), ("b", &high, false)],
@@ -658,9 +751,13 @@ mod tests {
             [("a".into(), Mark::Capped), ("b".into(), Mark::Undecided)]
         );
         // The best leads only if it is ahead of every other, not just the runner-up.
-        let close = [95.0, 95.1, 95.2, 95.3, 95.4];
-        let wild = [10.0, 20.0, 90.0, 200.0, 300.0];
-        let best = [100.0, 101.0, 102.0, 103.0, 104.0];
+        let close = blocks(0.8, 0.01);
+        let wild: Vec<f64> = blocks(1.0, 0.0)
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v * [0.3, 1.2][i % 2])
+            .collect();
+        let best = blocks(1.0, 0.0);
         let r = row(
             Metric::Throughput,
             &[
@@ -672,23 +769,23 @@ mod tests {
         assert_eq!(
             marks(&r),
             [
-                ("a".into(), Mark::Within),
+                ("a".into(), Mark::Undecided),
                 ("b".into(), Mark::Behind),
-                ("c".into(), Mark::Within)
+                ("c".into(), Mark::Undecided)
             ]
         );
         // A best of zero where less is better is nothing measured: no row.
         let zero = vec![0.0; 4];
         let entries = vec![Entry::new("a", zero), Entry::new("b", best.to_vec())];
-        assert!(score("rate", Row::new("p99", Metric::P99, entries)).is_none());
+        assert!(score("rate", Row::new("p99", Metric::P99, entries), 0.05).is_none());
         let r = row(Metric::Throughput, &[("a", &high, false)]);
         assert_eq!(marks(&r), [("a".into(), Mark::Alone)]);
     }
 
     #[test]
     fn the_words_follow_the_verdicts() {
-        let fast = [100.0, 101.0, 102.0, 103.0, 104.0];
-        let slow = [80.0, 81.0, 82.0, 83.0, 84.0];
+        let fast = blocks(1.0, 0.0);
+        let slow = blocks(0.8, 0.0);
         let rows = vec![
             row(
                 Metric::Throughput,
@@ -704,11 +801,11 @@ mod tests {
         assert_eq!(
             words,
             [
-                "a is behind on soak: throughput (0.80 of the best).",
-                "b leads beyond the noise on soak: throughput.",
-                "No difference beyond the noise on 1 figure(s): soak (rss).",
-                "1 of 3 figures rest on one run, too few to tell servers apart: use --repeats \
-                 4 (or more) to decide them."
+                "a is behind on soak: throughput (0.80 of the best, 0.80× [0.80, 0.80]).",
+                "b is ahead on soak: throughput.",
+                "Equal, every server within ±5% of the best, on 1 figure(s): soak (rss).",
+                "Undecided on 1 of 3 figure(s) (some on 1 block(s): 6 are the fewest that can \
+                 decide one; --repeats adds blocks): soak (startup)."
             ]
         );
     }

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use crate::results::{Failure, Gain, Machine, Trial};
-use crate::stats::mann_whitney::{Comparison, Verdict};
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 
 /// One table: a title, column headers, rows in groups (servers), and notes below it.
@@ -94,31 +94,39 @@ pub(crate) fn comparison_notes(comparisons: &[Comparison]) -> Vec<String> {
     comparisons.iter().map(Comparison::line).collect()
 }
 
-/// The best setting's columns: its flags, its throughput and the default's, the gain, p and
-/// the verdict.
+/// The best setting's columns: its flags, its throughput and the default's, the gain over
+/// the blocks with its interval, and its word.
 pub(crate) fn gain_cells(label: &str, gain: &Gain, is_default: bool) -> [String; 6] {
     [
         label.to_owned(),
         format!("{:.1}", gain.requests_per_s),
         format!("{:.1}", gain.default_requests_per_s),
         format!("{:.3}", gain.gain),
-        format!("{:.3}", gain.comparison.p_value),
+        gain.comparison.judged.show(),
         if is_default {
             "the default is best".to_owned()
         } else {
-            gain.comparison.verdict.describe().to_owned()
+            gain.comparison.word().describe().to_owned()
         },
     ]
 }
 
-/// The note under a table whose comparisons had too few runs to reach a verdict.
-pub(crate) fn too_few_runs<'a>(
+/// The note under a table whose comparisons were not all decided: how many, and what may
+/// decide them.
+pub(crate) fn undecided<'a>(
     comparisons: impl IntoIterator<Item = &'a Comparison>,
 ) -> Option<String> {
-    comparisons
-        .into_iter()
-        .any(|c| c.verdict == Verdict::TooFewRuns)
-        .then(|| "too few runs to tell: 4 or more per setting are needed (--repeats)".to_owned())
+    let (mut all, mut open) = (0, 0);
+    for c in comparisons {
+        all += 1;
+        open += usize::from(!c.word().decided());
+    }
+    (open > 0).then(|| {
+        format!(
+            "{open} of {all} comparison(s) undecided: their intervals reach across the band's \
+             edge; more blocks (--repeats) may decide them"
+        )
+    })
 }
 
 pub(crate) fn failure_notes(failures: &[Failure]) -> Vec<String> {

@@ -207,7 +207,7 @@ pub struct Meta {
     pub crate_versions: BTreeMap<String, String>,
     /// The scenarios run, in order.
     pub scenarios: Vec<String>,
-    /// How servers are told apart in every comparison ([`crate::stats::mann_whitney::METHOD`]).
+    /// How servers are told apart in every comparison ([`crate::stats::paired::METHOD`]).
     pub comparison_method: String,
     /// UTC start time, RFC 3339.
     pub started_at: String,

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Metric;
+use crate::stats::paired::{Judged, Word};
 
 /// The answer at a glance.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -68,8 +69,12 @@ pub struct Cell {
     /// Its share of the best: 1 for the best, less for the others (for a figure where less is
     /// better, the best's over its own).
     pub share: f64,
-    /// How it stands against the best (the best: against the runner-up).
+    /// How it stands against the best (the best: against every other).
     pub mark: Mark,
+    /// Its ratio to the best, block by block, with its interval and word (none for the best,
+    /// a reference, or a count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_best: Option<Judged>,
     /// The load generator or the probe ended it, not the server: it is at least this much.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capped: bool,
@@ -83,50 +88,68 @@ pub struct Cell {
     pub of_floor: Option<f64>,
 }
 
-/// A cell's verdict.
+/// A cell's verdict: one of the four words ([`crate::stats::paired::Word`]) of its server
+/// against the best, or why it has none.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Mark {
-    /// The best, ahead of every other beyond the noise.
+    /// The best, ahead of every other by more than the band.
     Ahead,
-    /// Behind the best beyond the noise.
+    /// Behind the best by more than the band.
     Behind,
-    /// Within the noise of the best (the best: of the runner-up).
-    Within,
-    /// Too few runs to tell.
-    TooFewRuns,
+    /// Within the band of the best (the best: every other is behind it or equal to it, one
+    /// at least equal).
+    #[serde(alias = "within")]
+    Equal,
+    /// Not decided: the blocks were too few or too spread to show any of the three.
+    #[serde(alias = "too_few_runs")]
+    Undecided,
     /// A capped figure: it could be higher, so no verdict.
     Capped,
-    /// The best, ahead beyond the noise of every other but one whose figure was capped and
-    /// could be higher: no verdict.
-    Undecided,
     /// The only server with this figure.
     Alone,
 }
 
 impl Mark {
+    /// The mark of a word.
+    pub fn of(word: Word) -> Self {
+        match word {
+            Word::Ahead => Self::Ahead,
+            Word::Behind => Self::Behind,
+            Word::Equal => Self::Equal,
+            Word::Undecided => Self::Undecided,
+        }
+    }
+
     /// Its sign in the tables.
     pub fn sign(self) -> &'static str {
         match self {
             Self::Ahead => "+",
             Self::Behind => "-",
-            Self::Within => "=",
-            Self::TooFewRuns => "?",
+            Self::Equal => "=",
+            Self::Undecided => "?",
             Self::Capped => ">",
-            Self::Undecided => "~",
             Self::Alone => " ",
+        }
+    }
+
+    /// Its word in the text scorecard (none for a server alone).
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Capped => "capped",
+            Self::Alone => "",
+            mark => mark.describe(),
         }
     }
 
     /// What the sign means.
     pub fn describe(self) -> &'static str {
         match self {
-            Self::Ahead => "ahead beyond the noise",
-            Self::Behind => "behind beyond the noise",
-            Self::Within => "within the noise",
-            Self::TooFewRuns => "too few runs to tell",
-            Self::Capped => "capped by the client or the probe",
-            Self::Undecided => "no verdict: another's figure was capped",
+            Self::Ahead => "ahead",
+            Self::Behind => "behind",
+            Self::Equal => "equal",
+            Self::Undecided => "undecided",
+            Self::Capped => "capped by the client or the probe: no verdict",
             Self::Alone => "alone",
         }
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::mann_whitney::{Comparison, Figure};
+use crate::stats::paired::{Comparison, Figure};
 use crate::stats::{max_of, median, percent, Summary};
 
 pub use greet_load::{AgentRun, Connect, Figures, Handshakes, Latency};

@@ -10,7 +10,7 @@ use crate::harness::Harness;
 use crate::results::{Cpus, Meta};
 use crate::scenario::Planned;
 use crate::server::workspace_root;
-use crate::stats::mann_whitney;
+use crate::stats::paired;
 
 pub(super) fn meta(harness: &Harness, scenarios: &[Planned]) -> Meta {
     let (machine, kernel) = procfs::host_and_kernel();
@@ -34,7 +34,7 @@ pub(super) fn meta(harness: &Harness, scenarios: &[Planned]) -> Meta {
             .iter()
             .map(|s| s.kind().name().to_owned())
             .collect(),
-        comparison_method: mann_whitney::METHOD.to_owned(),
+        comparison_method: paired::METHOD.to_owned(),
         started_at: rfc3339(SystemTime::now()),
         commit: commit(),
         rustc: Some(env!("GREET_RUSTC").to_owned()).filter(|v| !v.is_empty()),

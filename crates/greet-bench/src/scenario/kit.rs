@@ -133,6 +133,8 @@ pub(crate) trait Scenario: Sized + 'static {
 pub(crate) trait Framed {
     /// The shared part.
     fn frame(&mut self) -> &mut Frame;
+    /// Every comparison it makes between servers or settings: one family.
+    fn comparisons(&mut self) -> Vec<&mut crate::stats::paired::Comparison>;
 }
 
 /// Where scenario `K`'s section is kept, and everything saved: the run's results.
@@ -158,6 +160,7 @@ pub(crate) async fn run<K: Scenario>(
         failed: Vec::new(),
     };
     K::run(harness, plan, &mut book).await?;
+    book.settle();
     book.save()?;
     Ok(book.failed.is_empty())
 }
@@ -240,7 +243,19 @@ impl<K: Scenario> Book<'_, K> {
             self.fail(who, &err);
         }
         K::compare(self.section());
+        self.settle();
         self.save()
+    }
+
+    /// Judges every comparison of the section again as one family, at the error rate its
+    /// scorecard's comparisons reach (the scorecard judges its rows at the same rate, so a
+    /// pair in both gets one word).
+    fn settle(&mut self) {
+        let section = self.section();
+        let alpha = report::scorecard::alpha_of(&report::Render::scorecard(section));
+        for comparison in section.comparisons() {
+            comparison.judge_at(alpha);
+        }
     }
 }
 
@@ -274,9 +289,9 @@ pub(crate) fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
 /// Every pair of `samples` (labels that start with the server's table name) compared on
 /// `figure`, but the reference servers': they are measured against, never compared.
 pub(crate) fn contenders_pairwise(
-    figure: crate::stats::mann_whitney::Figure,
+    figure: crate::stats::paired::Figure,
     samples: &[(String, Vec<f64>)],
-) -> Vec<crate::stats::mann_whitney::Comparison> {
+) -> Vec<crate::stats::paired::Comparison> {
     let kept: Vec<(String, Vec<f64>)> = samples
         .iter()
         .filter(|(label, _)| {
@@ -285,5 +300,5 @@ pub(crate) fn contenders_pairwise(
         })
         .cloned()
         .collect();
-    crate::stats::mann_whitney::pairwise(figure, &kept)
+    crate::stats::paired::pairwise(figure, &kept)
 }

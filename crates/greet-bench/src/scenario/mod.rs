@@ -155,6 +155,10 @@ macro_rules! scenarios {
                 fn frame(&mut self) -> &mut Frame {
                     &mut self.frame
                 }
+
+                fn comparisons(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+                    self.comparisons_mut()
+                }
             }
         )+
 

@@ -1,6 +1,7 @@
-//! Whether two servers differ beyond run-to-run noise: a two-sided Mann–Whitney U test on
-//! per-run figures (one figure per run and server: a throughput, or a level's total time),
-//! the test Go's benchstat uses for the same question.
+//! Whether two samples that cannot be paired differ beyond run-to-run noise: a two-sided
+//! Mann–Whitney U test, the test Go's benchstat uses for the same question. Servers measured
+//! in the same run are compared block by block ([`super::paired`]); this is what is left for
+//! `compare`, whose two runs were measured at different times and have no blocks in common.
 //!
 //! Rank tests need no assumption about the shape of the noise, which on a shared machine is
 //! lopsided (a neighbour's burst slows one run a lot, never speeds one up). Their price is
@@ -10,15 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::median;
-
 /// Significance level of every verdict.
 pub const ALPHA: f64 = 0.05;
-
-/// How every verdict is reached, as the reports state it; each comparison names its figure.
-pub const METHOD: &str = "two-sided Mann-Whitney U test on one figure per run (each comparison \
-                          names its figure), alpha = 0.05 (exact without ties and up to 30 runs \
-                          a side, else the normal approximation with tie correction)";
 
 /// Up to this many runs a side, p is computed from the exact distribution of U.
 const EXACT_UP_TO: usize = 30;
@@ -46,112 +40,6 @@ impl Verdict {
     }
 }
 
-/// The per-run figure two samples are compared on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Figure {
-    /// Valid responses per second (higher is better).
-    RequestsPerS,
-    /// A fresh-connection level's first-connect-to-last-response time (lower is better).
-    TotalS,
-    /// An open-loop level's corrected 99th-percentile latency (lower is better).
-    P99Ms,
-    /// An open-loop level's achieved rate (higher is better).
-    AchievedRps,
-    /// A protocol's throughput as a fraction of the same server's HTTP/1.1 (higher is better).
-    ShareOfHttp1,
-    /// The highest open-loop rate held within a latency objective (higher is better).
-    CapacityRps,
-    /// The server's CPU per request at a fixed rate, microseconds (lower is better).
-    ServerUsPerRequest,
-}
-
-impl Figure {
-    /// Its name in the tables.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::RequestsPerS => "throughput",
-            Self::TotalS => "total time",
-            Self::P99Ms => "p99",
-            Self::AchievedRps => "achieved rate",
-            Self::ShareOfHttp1 => "share of its HTTP/1.1",
-            Self::CapacityRps => "capacity at the objective",
-            Self::ServerUsPerRequest => "server CPU per request",
-        }
-    }
-}
-
-/// Two named samples compared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    /// The figure compared.
-    pub figure: Figure,
-    /// The first sample's name (a server, or a setting).
-    pub a: String,
-    /// The second sample's name.
-    pub b: String,
-    /// Median of `a` / median of `b`.
-    pub ratio: f64,
-    /// Two-sided p-value.
-    pub p_value: f64,
-    /// Runs in `a` and in `b`.
-    pub n: [usize; 2],
-    /// What p says at [`ALPHA`].
-    pub verdict: Verdict,
-}
-
-impl Comparison {
-    /// The comparison of figures that cannot be told apart closer than `resolution` (a share
-    /// of the figure: a capacity search's last bracket): a difference within it is within
-    /// the noise, whatever p says of runs that came out on two grids.
-    pub fn resolved(self, resolution: f64) -> Self {
-        let verdict = resolve(self.verdict, self.ratio, resolution);
-        Self { verdict, ..self }
-    }
-
-    /// Compares the samples `a` and `b` of `figure` of the two named things.
-    pub fn new(figure: Figure, a_name: &str, a: &[f64], b_name: &str, b: &[f64]) -> Self {
-        let (p_value, verdict) = test(a, b);
-        let mb = median(b);
-        Self {
-            figure,
-            a: a_name.to_owned(),
-            b: b_name.to_owned(),
-            ratio: if mb == 0.0 { 0.0 } else { median(a) / mb },
-            p_value,
-            n: [a.len(), b.len()],
-            verdict,
-        }
-    }
-
-    /// One line for the tables, e.g.
-    /// `greet-hyper / greet-axum throughput = 1.042 (p = 0.008, 5+5 runs): different`.
-    pub fn line(&self) -> String {
-        format!(
-            "{} / {} {} = {:.3} (p = {:.3}, {}+{} runs): {}",
-            self.a,
-            self.b,
-            self.figure.describe(),
-            self.ratio,
-            self.p_value,
-            self.n[0],
-            self.n[1],
-            self.verdict.describe()
-        )
-    }
-}
-
-/// Every pair of `samples` (name, values of `figure`), in order: (0, 1), (0, 2), …, (1, 2), …
-pub fn pairwise(figure: Figure, samples: &[(String, Vec<f64>)]) -> Vec<Comparison> {
-    let mut out = Vec::new();
-    for (i, (a_name, a)) in samples.iter().enumerate() {
-        for (b_name, b) in &samples[i + 1..] {
-            out.push(Comparison::new(figure, a_name, a, b_name, b));
-        }
-    }
-    out
-}
-
 /// The two-sided p-value of `a` against `b` and the verdict at [`ALPHA`].
 pub fn test(a: &[f64], b: &[f64]) -> (f64, Verdict) {
     let (n, m) = (a.len(), b.len());
@@ -167,14 +55,6 @@ pub fn test(a: &[f64], b: &[f64]) -> (f64, Verdict) {
         Verdict::WithinNoise
     };
     (p, verdict)
-}
-
-/// `verdict` on medians `ratio` apart, when figures closer than `resolution` are one figure.
-pub fn resolve(verdict: Verdict, ratio: f64, resolution: f64) -> Verdict {
-    match verdict {
-        Verdict::Different if (ratio - 1.0).abs() <= resolution => Verdict::WithinNoise,
-        verdict => verdict,
-    }
 }
 
 /// U of `a`: pairs where the `a` value is larger, ties counting one half.
@@ -242,13 +122,6 @@ fn tie_groups(sorted: &[f64]) -> Vec<usize> {
         i = j;
     }
     groups
-}
-
-/// The fewest runs a side with which two samples can differ at [`ALPHA`]: 4.
-pub fn fewest_runs() -> usize {
-    (1..)
-        .find(|&n| smallest_p(n, n) < ALPHA)
-        .unwrap_or(usize::MAX)
 }
 
 /// The smallest two-sided p any outcome can give with `n` and `m` runs: a complete separation,
@@ -350,45 +223,30 @@ mod tests {
     fn clearly_different_samples_are_different() {
         let fast = [105.0, 107.0, 106.0, 108.0, 104.5];
         let slow = [100.0, 101.0, 99.5, 100.5, 102.0];
-        let c = Comparison::new(Figure::RequestsPerS, "fast", &fast, "slow", &slow);
-        assert_eq!(c.verdict, Verdict::Different);
+        let (p, verdict) = test(&fast, &slow);
+        assert_eq!(verdict, Verdict::Different);
         // A complete separation of 5 and 5: 2 / C(10, 5).
-        assert!((c.p_value - 2.0 / 252.0).abs() < 1e-12, "{}", c.p_value);
-        assert!((c.ratio - 106.0 / 100.5).abs() < 1e-12);
-        assert!(
-            c.line()
-                .starts_with("fast / slow throughput = 1.055 (p = 0.008"),
-            "{}",
-            c.line()
-        );
+        assert!((p - 2.0 / 252.0).abs() < 1e-12, "{p}");
         // Order does not matter to p.
-        assert_eq!(test(&slow, &fast), (c.p_value, Verdict::Different));
+        assert_eq!(test(&slow, &fast), (p, Verdict::Different));
     }
 
     #[test]
     fn one_distribution_twice_is_not_different() {
         let same = [100.0, 103.0, 98.0, 101.0, 99.0];
-        let c = Comparison::new(Figure::RequestsPerS, "a", &same, "b", &same);
-        assert_eq!(c.verdict, Verdict::WithinNoise);
-        assert_eq!(c.ratio, 1.0);
-        assert!(c.p_value > 0.9, "{}", c.p_value);
+        let (p, verdict) = test(&same, &same);
+        assert_eq!(verdict, Verdict::WithinNoise);
+        assert!(p > 0.9, "{p}");
     }
 
     #[test]
     fn three_runs_a_side_cannot_separate() {
         assert!((smallest_p(3, 3) - 0.1).abs() < 1e-12);
-        let c = Comparison::new(
-            Figure::RequestsPerS,
-            "a",
-            &[110.0, 111.0, 112.0],
-            "b",
-            &[100.0, 101.0, 102.0],
-        );
-        assert_eq!(c.verdict, Verdict::TooFewRuns);
-        assert!((c.p_value - 0.1).abs() < 1e-12);
+        let (p, verdict) = test(&[110.0, 111.0, 112.0], &[100.0, 101.0, 102.0]);
+        assert_eq!(verdict, Verdict::TooFewRuns);
+        assert!((p - 0.1).abs() < 1e-12);
         assert!(smallest_p(4, 4) < ALPHA && smallest_p(3, 5) < ALPHA);
         assert!(smallest_p(3, 4) > ALPHA);
-        assert_eq!(fewest_runs(), 4);
         assert_eq!(test(&[1.0], &[]), (1.0, Verdict::TooFewRuns));
     }
 
@@ -437,22 +295,5 @@ mod tests {
         let approx = p_value(&with_tie, &b);
         assert!((exact - approx).abs() < 0.03, "{exact} {approx}");
         assert!((normal_upper_tail(1.959_964) - 0.025).abs() < 1e-6);
-    }
-
-    #[test]
-    fn pairs_in_order() {
-        let samples = vec![
-            ("x".to_owned(), vec![1.0]),
-            ("y".to_owned(), vec![2.0]),
-            ("z".to_owned(), vec![3.0]),
-        ];
-        let pairs: Vec<_> = pairwise(Figure::TotalS, &samples)
-            .into_iter()
-            .map(|c| (c.a, c.b))
-            .collect();
-        assert_eq!(
-            pairs,
-            [("x", "y"), ("x", "z"), ("y", "z")].map(|(a, b)| (a.to_owned(), b.to_owned()))
-        );
     }
 }

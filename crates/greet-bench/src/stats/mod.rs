@@ -3,6 +3,7 @@
 //! harness: it knows nothing of loads, servers or results.
 
 pub mod mann_whitney;
+pub mod paired;
 
 use serde::{Deserialize, Serialize};
 

@@ -2,11 +2,11 @@
 //! CSV files, its figures as points and its scorecard rows.
 
 use serde::{Deserialize, Serialize};
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 use crate::results::{Gain, Frame, Trial, Sampled, StoreNode, Transport};
 use crate::report::table::{
-    comparison_notes, failure_notes, gain_cells, grouped, opt, too_few_runs, Table,
+    comparison_notes, failure_notes, gain_cells, grouped, opt, undecided, Table,
 };
 use crate::report::svg::Chart;
 use crate::stats::distinct;
@@ -246,12 +246,12 @@ pub(super) fn tables(business: &Section) -> Vec<Table> {
             "Requests/sec",
             "Default req/s",
             "Gain",
-            "p",
+            "Gain over the blocks [interval]",
             "Verdict",
         ],
         grouped(rows, 2),
     );
-    best.notes.extend(too_few_runs(
+    best.notes.extend(undecided(
         business
             .best_pools
             .iter()
@@ -346,5 +346,15 @@ impl Render for Section {
             )
         })
         .collect()
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons
+            .iter_mut()
+            .chain(self.best_pools.iter_mut().map(|b| &mut b.gain.comparison))
+            .collect()
     }
 }

@@ -22,7 +22,7 @@ use crate::plan::{self, package, Placement, BLOCKING_THREADS};
 use crate::results::{throughputs, Gain, Frame, Repeated, Sampled};
 use crate::scenario::kit::Book;
 use crate::server::provision::{self, Ready};
-use crate::stats::mann_whitney::{pairwise, Figure};
+use crate::stats::paired::{pairwise, Figure};
 
 use super::{Business, BusinessCell, CeilingFraction, Plan, PoolBest, PoolSetting, Section};
 

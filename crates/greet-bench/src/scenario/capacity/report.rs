@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use super::table::tables;
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::results::{
     us_per_request_at, AgentRun, Frame, Machine, RateRun, RateWindow, Spectrum, Transport,
 };
@@ -433,4 +433,11 @@ struct CapacityRow<'a> {
     p99_ms_at_ninety: Option<f64>,
     server_us_per_request: Option<f64>,
     client_us_per_request: Option<f64>,
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().collect()
+    }
 }

@@ -45,7 +45,7 @@ use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{paced_run, probe, Probed, CLIENT_BOUND_PCT};
 use crate::results::{Frame, RateRun, RateWindow, Spectrum};
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{self, Figure};
+use crate::stats::paired::{self, Figure};
 use crate::stats::{distinct, median};
 
 use super::judge::{self, judge, Again, Outcome, LATE_SHARE_MAX};
@@ -555,7 +555,7 @@ fn broke(w: &RateWindow, slo: &Slo) -> Option<String> {
 }
 
 /// Every pair of servers per endpoint (and streams), on their searches' capacities.
-pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<mann_whitney::Comparison> {
+pub(super) fn comparisons(servers: &[CapacityServer]) -> Vec<paired::Comparison> {
     let mut out = Vec::new();
     for case in distinct(servers.iter().map(CapacityServer::case)) {
         let samples: Vec<(String, Vec<f64>)> = servers

@@ -13,7 +13,7 @@ use crate::report::table::Table;
 use crate::report::{csv, Render};
 use crate::results::{Frame, Mode, RssFrom, Trial, Sampled, Transport};
 use crate::stats::distinct;
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 
 use super::table::tables;
 
@@ -458,5 +458,12 @@ mod tests {
         }
         assert!(json.get("runs").is_none(), "no runs list for a single run");
         assert_eq!(serde_json::from_value::<Level>(json).unwrap(), level);
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().collect()
     }
 }

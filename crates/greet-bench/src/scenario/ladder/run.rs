@@ -9,7 +9,7 @@ use crate::harness::{mode, Ask, Harness, Start, Subject, Up};
 use crate::plan::package;
 use crate::results::{Frame, Trial};
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{self, Comparison, Figure};
+use crate::stats::paired::{self, Comparison, Figure};
 
 use super::{Ladder, LadderServer, Level, Plan, Section};
 
@@ -184,7 +184,7 @@ pub(super) fn comparisons(servers: &[LadderServer], levels: &[usize]) -> Vec<Com
                     })
                 })
                 .collect();
-            mann_whitney::pairwise(Figure::TotalS, &samples)
+            paired::pairwise(Figure::TotalS, &samples)
         })
         .collect()
 }

@@ -2,7 +2,7 @@
 //! CSV files, its figures as points and its scorecard rows.
 
 use serde::{Deserialize, Serialize};
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 use crate::results::{Frame, Trial, Transport};
 use crate::report::table::{comparison_notes, failure_notes, Table};
@@ -213,4 +213,11 @@ struct LoopKey<'a> {
     loops: usize,
     server: &'a str,
     repeat: usize,
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.shapes.iter_mut().flat_map(|s| &mut s.comparisons).collect()
+    }
 }

@@ -12,7 +12,7 @@ use crate::harness::{Ask, Harness, Start, Subject};
 use crate::plan::Placement;
 use crate::results::{throughputs, Frame, Repeated};
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{self, Figure};
+use crate::stats::paired::{self, Figure};
 
 use super::{LoopServer, LoopShape, Loops, Plan, Section};
 
@@ -61,7 +61,7 @@ pub(super) fn compare(section: &mut Section) {
             .iter()
             .map(|s| (s.name.clone(), throughputs(&s.runs)))
             .collect();
-        shape.comparisons = mann_whitney::pairwise(Figure::RequestsPerS, &samples);
+        shape.comparisons = paired::pairwise(Figure::RequestsPerS, &samples);
     }
 }
 

@@ -3,11 +3,11 @@
 
 use greet_probe::Protocol;
 use serde::{Deserialize, Serialize};
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 use crate::results::{Gain, Frame, Trial};
 use self::case as protocol_case;
-use crate::report::table::{comparison_notes, failure_notes, grouped, opt, too_few_runs, Table};
+use crate::report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
 use crate::report::svg::Chart;
 use crate::stats::distinct;
 use crate::report::charts::{series, whiskers};
@@ -165,9 +165,9 @@ pub(super) fn tables(protocols: &Section) -> Vec<Table> {
                 gain.map_or("1".to_owned(), |g| format!("{:.3}", g.gain.gain)),
                 gain.map_or("-".to_owned(), |g| {
                     format!(
-                        "{} (p = {:.3})",
-                        g.gain.comparison.verdict.describe(),
-                        g.gain.comparison.p_value
+                        "{} {}",
+                        g.gain.comparison.word().describe(),
+                        g.gain.comparison.judged.show()
                     )
                 }),
             ]
@@ -212,7 +212,7 @@ pub(super) fn tables(protocols: &Section) -> Vec<Table> {
                 .map(move |line| format!("{}: {line}", protocol_case(c.protocol, c.streams)))
         })
         .collect();
-    table.notes.extend(too_few_runs(
+    table.notes.extend(undecided(
         protocols.comparisons.iter().flat_map(|c| &c.comparisons),
     ));
     table
@@ -292,6 +292,17 @@ impl Render for Section {
                         .collect(),
                 )
             })
+            .collect()
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons
+            .iter_mut()
+            .flat_map(|c| &mut c.comparisons)
+            .chain(self.of_http1.iter_mut().map(|g| &mut g.gain.comparison))
             .collect()
     }
 }

@@ -14,7 +14,7 @@ use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
 use crate::results::{throughputs, Gain, Frame, Repeated};
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{self, Figure};
+use crate::stats::paired::{self, Figure};
 
 use super::report::{case as protocol_case, cases as protocol_cases};
 use super::{Plan, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Section};
@@ -169,7 +169,7 @@ pub(super) fn fold(section: &mut Section) {
         comparisons.push(ProtocolComparisons {
             protocol,
             streams,
-            comparisons: mann_whitney::pairwise(Figure::ShareOfHttp1, &fractions),
+            comparisons: paired::pairwise(Figure::ShareOfHttp1, &fractions),
         });
     }
     section.of_http1 = gains;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use super::table::tables;
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::results::{Frame, Machine, RateRun, RateWindow, Sampled, Spectrum, Transport};
 use crate::stats::median;
 use crate::report::svg::{Line, LineChart, XAxis};
@@ -472,4 +472,11 @@ struct RampRow<'a> {
     p99_ms: f64,
     p999_ms: f64,
     max_ms: f64,
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().collect()
+    }
 }

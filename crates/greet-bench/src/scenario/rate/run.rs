@@ -11,7 +11,7 @@ use crate::harness::{Ask, Harness, Start, Subject};
 use crate::open_loop::{beyond_the_client, paced_run, probe, Probed, CLIENT_BOUND_PCT};
 use crate::results::{Frame, RateRun, RateWindow, Sampled, Spectrum};
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{self, Comparison, Figure};
+use crate::stats::paired::{self, Comparison, Figure};
 use crate::stats::{distinct, median};
 
 use super::{Plan, Rate, RateLevel, RateServer, Rates, Section};
@@ -257,11 +257,11 @@ pub(super) fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
                 })
                 .collect()
         };
-        out.extend(mann_whitney::pairwise(
+        out.extend(paired::pairwise(
             Figure::P99Ms,
             &runs(|r| r.latency_ms.p99),
         ));
-        out.extend(mann_whitney::pairwise(
+        out.extend(paired::pairwise(
             Figure::AchievedRps,
             &runs(|r| r.achieved_rps),
         ));
@@ -270,7 +270,7 @@ pub(super) fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
             .into_iter()
             .filter(|(_, each)| each.iter().all(|v| v.is_finite()))
             .collect();
-        out.extend(mann_whitney::pairwise(Figure::ServerUsPerRequest, &cpu));
+        out.extend(paired::pairwise(Figure::ServerUsPerRequest, &cpu));
     }
     out
 }

@@ -2,7 +2,7 @@
 
 use super::{RateServer, Section};
 use crate::stats::distinct;
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 
 use crate::report::table::{failure_notes, opt, steal, Table};
 use crate::results::Machine;

@@ -2,7 +2,7 @@
 //! CSV files, its figures as points and its scorecard rows.
 
 use serde::{Deserialize, Serialize};
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 use crate::results::{Frame, Trial, Transport};
 use crate::stats::distinct;
@@ -330,5 +330,12 @@ impl Render for Section {
                 ))
             })
             .collect()
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().collect()
     }
 }

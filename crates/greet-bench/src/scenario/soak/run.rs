@@ -16,7 +16,7 @@ use crate::harness::{Ask, Harness, Start, Subject};
 use crate::results::{throughputs, Frame, Repeated};
 use crate::sample;
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{Comparison, Figure};
+use crate::stats::paired::{Comparison, Figure};
 use crate::stats::{distinct, max_of};
 
 use super::{Plan, Section, Soak, SoakBound, SoakCell};

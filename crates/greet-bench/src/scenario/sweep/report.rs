@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use crate::stats::Summary;
 use crate::results::{Gain, Frame, Trial, Transport};
-use crate::report::table::{failure_notes, gain_cells, grouped, opt, too_few_runs, Table};
+use crate::report::table::{failure_notes, gain_cells, grouped, opt, undecided, Table};
 use crate::report::svg::Chart;
 use crate::stats::distinct;
 use crate::report::charts::{series, slug, whiskers};
@@ -184,13 +184,13 @@ pub(super) fn tables(sweep: &Section) -> Vec<Table> {
             "Requests/sec",
             "Default req/s",
             "Gain",
-            "p",
+            "Gain over the blocks [interval]",
             "Verdict",
         ],
         vec![rows],
     );
     best.notes
-        .extend(too_few_runs(sweep.best.iter().map(|b| &b.gain.comparison)));
+        .extend(undecided(sweep.best.iter().map(|b| &b.gain.comparison)));
     best.notes.extend(failure_notes(&sweep.frame.failures));
     vec![settings, best]
 }
@@ -282,5 +282,12 @@ impl Render for Section {
                 )
             })
             .collect()
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.best.iter_mut().map(|b| &mut b.gain.comparison).collect()
     }
 }

@@ -2,10 +2,10 @@
 //! CSV files, its figures as points and its scorecard rows.
 
 use serde::{Deserialize, Serialize};
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 use crate::results::{Frame, Trial, StoreNode, Transport};
-use crate::report::table::{comparison_notes, failure_notes, grouped, opt, too_few_runs, Table};
+use crate::report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
 use crate::report::svg::Chart;
 use crate::stats::distinct;
 use crate::report::charts::series;
@@ -131,7 +131,7 @@ pub(super) fn tables(techempower: &Section) -> Vec<Table> {
     );
     table.notes = comparison_notes(&techempower.comparisons);
     table.notes.extend(techempower.store_notes.iter().cloned());
-    table.notes.extend(too_few_runs(&techempower.comparisons));
+    table.notes.extend(undecided(&techempower.comparisons));
     table
         .notes
         .extend(failure_notes(&techempower.frame.failures));
@@ -226,5 +226,12 @@ impl Render for Section {
             )
         })
         .collect()
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().collect()
     }
 }

@@ -18,7 +18,7 @@ use crate::plan::{self, package, Placement, BLOCKING_THREADS};
 use crate::results::{Frame, Repeated, Trial, Transport};
 use crate::scenario::kit::Book;
 use crate::server::provision::{self, Ready};
-use crate::stats::mann_whitney::Figure;
+use crate::stats::paired::Figure;
 
 use super::{Plan, Section, TechEmpower, TechEmpowerCell, Test, NO_STORE};
 

@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Profile;
 use crate::results::{Frame, Trial};
-use crate::stats::mann_whitney::Comparison;
+use crate::stats::paired::Comparison;
 use crate::stats::Summary;
 use crate::report::table::{
-    comparison_notes, failure_notes, grouped, opt, spread, too_few_runs, Table,
+    comparison_notes, failure_notes, grouped, opt, spread, undecided, Table,
 };
 use crate::stats::distinct;
 use crate::report::svg::Chart;
@@ -167,7 +167,7 @@ pub(super) fn tables(workloads: &Section) -> Vec<Table> {
                 .map(move |line| format!("{}: {line}", c.profile))
         })
         .collect();
-    table.notes.extend(too_few_runs(
+    table.notes.extend(undecided(
         workloads.comparisons.iter().flat_map(|c| &c.comparisons),
     ));
     table
@@ -253,5 +253,12 @@ impl Render for Section {
                 )
             })
             .collect()
+    }
+}
+
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().flat_map(|c| &mut c.comparisons).collect()
     }
 }

@@ -11,7 +11,7 @@ use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
 use crate::results::{per_request_us, throughputs, Frame, Repeated, Trial};
 use crate::scenario::kit::Book;
-use crate::stats::mann_whitney::{self, Figure};
+use crate::stats::paired::{self, Figure};
 use crate::stats::{distinct, max_of, median};
 
 use super::{Plan, ProfileComparisons, Section, WorkloadCell, Workloads};
@@ -166,7 +166,7 @@ pub(super) fn fold(section: &mut Section) {
             }
             ProfileComparisons {
                 profile,
-                comparisons: mann_whitney::pairwise(Figure::RequestsPerS, &samples),
+                comparisons: paired::pairwise(Figure::RequestsPerS, &samples),
             }
         })
         .collect();
