@@ -59,8 +59,8 @@
 //!   each scenario's `flags.rs` and `cli`, the only code that sees clap);
 //! - [`results`]: the envelope of `results.json` and its reader, and what every section
 //!   records: one [`results::Trial`] per load, a [`results::Frame`];
-//! - [`stats`]: medians, summaries, percentages, and whether two samples differ beyond
-//!   run-to-run noise (`stats::mann_whitney`);
+//! - [`stats`]: medians, summaries, percentages, the paired verdict (`stats::paired`) and,
+//!   between two runs, the unpaired one (`stats::mann_whitney`);
 //! - [`plan`]: what every scenario's plan shares, as plain values.
 //!
 //! One name for one thing:
@@ -71,7 +71,8 @@
 //!   part of results.json;
 //! - **trial** ([`results::Trial`]): one load against one server, what the client and the
 //!   sampler saw; results.json lists a cell's trials as its `runs`;
-//! - **repeat**: one more trial of every cell (`--repeats`); a **cell** is where in a scenario
+//! - **repeat** or **block**: one more trial of every cell (`--repeats`), each server once,
+//!   close together, so that servers are compared block by block; a **cell** is where in a scenario
 //!   a figure was measured (`c=2700`, `4x1000`, a setting), a **point** one figure there;
 //! - **target**: a server the harness did not start (`--target`); a request's **path** is
 //!   the endpoint it loads;
@@ -79,7 +80,7 @@
 //!   swarm); nothing else is called a place;
 //! - **connections**: a keep-alive load's connections (`--connections`); the ladder's
 //!   **concurrency** is its fresh connections at once, one request each;
-//! - **verdict** ([`stats::paired::Verdict`]): whether two samples differ; a run
+//! - **verdict** ([`stats::paired::Word`]): ahead, behind, equal or undecided; a run
 //!   **ends** (`run::Ending`) and a capacity level has an **outcome**.
 
 pub mod cli;

@@ -54,7 +54,8 @@ pub fn one_line(err: &clap::Error) -> String {
     }
 }
 
-/// `10s`, `500ms`, `2m`, or plain seconds (`1.5`); zero is refused.
+/// `10s`, `500ms`, `2m` (a plain number is refused: `5` could be seconds or milliseconds);
+/// zero is refused.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let d = parse_any_duration(text)?;
     if d.is_zero() {
@@ -73,7 +74,9 @@ pub fn parse_any_duration(text: &str) -> Result<Duration, String> {
     } else if let Some(n) = t.strip_suffix('m') {
         (n, 60.0)
     } else {
-        (t, 1.0)
+        return Err(format!(
+            "{text:?}: a duration needs its unit, e.g. 10s, 500ms or 2m"
+        ));
     };
     match number.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= 86_400.0 => {
@@ -165,7 +168,10 @@ mod tests {
     fn durations() {
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        // A bare number could be seconds or milliseconds: refused.
+        let bare = parse_duration("5").unwrap_err();
+        assert!(bare.contains("needs its unit"), "{bare}");
         assert!(parse_duration("0s").is_err());
         assert_eq!(parse_any_duration("0s"), Ok(Duration::ZERO));
         assert!(parse_any_duration("2d").is_err());

@@ -337,8 +337,8 @@ struct AllArgs {
     servers: Option<Vec<String>>,
 
     #[arg(long, value_parser = parse_repeats,
-          help = "Runs of each figure in every scenario; 4 or more can tell a difference from \
-                  noise [default: each scenario's own]")]
+          help = "Blocks of each figure in every scenario; 6 or more can decide a verdict \
+                  [default: each scenario's own]")]
     repeats: Option<usize>,
 
     #[command(flatten)]

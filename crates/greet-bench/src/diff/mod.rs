@@ -2,9 +2,11 @@
 //! both runs have, paired by scenario, server and cell, as the ratio NEW/OLD of their
 //! medians with a verdict, and what differs between the runs themselves (machine, CPUs,
 //! kernel, crate versions, each scenario's settings). How a [`Diff`] prints is `render`'s.
-//! (Servers compared with each other within one run are [`crate::stats::mann_whitney`]'s.)
+//! (Servers compared with each other within one run are compared block by block:
+//! [`crate::stats::paired`].)
 //!
-//! A verdict needs runs on both sides: the per-run values are set against each other with
+//! Two runs were measured at different times and share no blocks, so their figures cannot be
+//! paired: a verdict needs runs on both sides, set against each other unpaired with
 //! Mann-Whitney ([`crate::stats::mann_whitney::test`]); a figure with one run a side gets none, and neither
 //! does one whose scenario ran under other settings, unless the comparison is about those
 //! settings (`--vary workers`: an A/B of one setting, a deliberate change that is the point).

@@ -115,8 +115,8 @@ fn standings(diff: &Diff) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "\nScorecard, OLD → NEW: each server's share of the best, + ahead or - behind beyond \
-         the noise, = within it, ? too few runs\n",
+        "\nScorecard, OLD → NEW: each server's share of the best and its word in that run \
+         (paired blocks): + ahead, - behind, = equal, ? undecided, > capped\n",
     );
     for s in &diff.standings {
         let cells: Vec<String> = s

@@ -213,9 +213,9 @@ pub trait Measured {
     const MEASURE: Measure;
     /// The `--quick` size.
     const QUICK_MEASURE: Measure;
-    /// Runs of each setting, each on a fresh server: 4 a side is the fewest a rank test can
-    /// separate at 0.05.
-    const REPEATS: usize = 4;
+    /// Blocks of each setting (each server once a block): 6 are the fewest whose interval
+    /// can decide a verdict ([`crate::stats::paired::FEWEST_BLOCKS`]).
+    const REPEATS: usize = crate::stats::paired::FEWEST_BLOCKS;
     /// `--quick` runs of each setting.
     const QUICK_REPEATS: usize = 2;
 
@@ -242,8 +242,8 @@ pub trait Measured {
 
 /// What `--repeats` says a grid scenario's repeat is.
 pub const GRID_REPEATS: &str =
-    "Runs of each setting, each on a freshly started server; 4 or more can tell a difference \
-     from noise";
+    "Blocks: each server measured once a block, servers compared block by block; 6 or more can \
+     decide a verdict";
 
 /// A server to start: its short name and, optionally, its own endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use super::charts::ChartFile;
 use super::svg::esc;
 use super::table::Table;
 use super::Present;
-use crate::results::{Incomplete, Mark, Meta, Scorecard};
+use crate::results::{Incomplete, Meta, Scorecard};
 
 /// The page for the run `m` describes: whether a signal cut it short, its scorecard, its
 /// settings and what it saw of the machine's `noise`, then its sections `present`, with
@@ -148,16 +148,22 @@ fn scorecard(out: &mut String, card: &Scorecard) {
                         .cpu_us_per_request
                         .filter(|_| row.metric != crate::plan::Metric::CpuPerRequest)
                         .map_or(String::new(), |us| {
-                            format!(" <small>{} µs/req</small>", super::scorecard::micros(us))
+                            format!(
+                                "<br><small>{} µs/req CPU</small>",
+                                super::scorecard::micros(us)
+                            )
                         });
+                    let interval = c.vs_best.map_or(String::new(), |j| {
+                        format!("<br><small>{} to the best</small>", esc(&j.show()))
+                    });
                     let _ = write!(
                         out,
-                        "<td class=\"{class}\" title=\"{}: {:.4} {}\">{:.2} {}{cpu}</td>",
-                        c.mark.describe(),
+                        "<td class=\"{class}\" title=\"{}: {:.4} {}\">{:.2} <b>{}</b>{interval}{cpu}</td>",
+                        esc(c.mark.describe()),
                         c.median,
                         esc(row.metric.unit()),
                         c.share,
-                        esc(c.mark.sign())
+                        esc(c.mark.word())
                     );
                 }
             }
@@ -165,20 +171,18 @@ fn scorecard(out: &mut String, card: &Scorecard) {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table>\n");
-    let legend = [
-        Mark::Ahead,
-        Mark::Behind,
-        Mark::Equal,
-        Mark::Undecided,
-        Mark::Capped,
-    ]
-    .map(|m| format!("{} {}", m.sign(), m.describe()));
     let _ = writeln!(
         out,
         "<ul class=\"notes\"><li>Each cell: the server's share of the best (1.00 = the best), \
-         its verdict against the best, and the server's CPU per request where measured</li>\
+         its word against the best, its ratio to the best block by block with the interval, and \
+         the server's CPU per request where measured</li>\
          <li>{}</li>{}</ul>",
-        esc(&legend.join("; ")),
+        esc(&format!(
+            "ahead or behind: the interval lies wholly past ±{band:.0}% of the best; equal: \
+             wholly within ±{band:.0}%; undecided: neither; capped: the client's limit, no \
+             verdict",
+            band = crate::stats::paired::BAND * 100.0
+        )),
         if card.references.is_empty() {
             String::new()
         } else {

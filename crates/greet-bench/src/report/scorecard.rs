@@ -108,13 +108,7 @@ pub(crate) fn best_each<T>(
 pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     let mut rows = Vec::new();
     for present in sections.present() {
-        let section_rows = present.section.scorecard();
-        let alpha = alpha_of(&section_rows);
-        for row in section_rows {
-            if let Some(row) = score(present.name, row, alpha) {
-                rows.push(row);
-            }
-        }
+        rows.extend(judged(present.name, present.section.scorecard()));
     }
     let columns = |cells: &dyn Fn(&ScoreRow) -> &[Cell]| {
         let mut names: Vec<String> = Vec::new();
@@ -138,6 +132,14 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
         rows,
         words,
     }
+}
+
+/// A section's rows (scenario `scenario`'s), judged as one family.
+pub(crate) fn judged(scenario: &str, rows: Vec<Row>) -> Vec<ScoreRow> {
+    let alpha = alpha_of(&rows);
+    rows.into_iter()
+        .filter_map(|row| score(scenario, row, alpha))
+        .collect()
 }
 
 /// A row made ready to judge: its servers' entries (references apart), each one's median,

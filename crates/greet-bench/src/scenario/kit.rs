@@ -13,7 +13,7 @@ use anyhow::Result;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::harness::Harness;
+use crate::harness::{Harness, Up};
 use crate::plan::{Based, Containers, Store};
 use crate::report;
 use crate::results::{Failure, Frame};
@@ -256,6 +256,77 @@ impl<K: Scenario> Book<'_, K> {
         for comparison in section.comparisons() {
             comparison.judge_at(alpha);
         }
+    }
+}
+
+/// Servers started once and measured in blocks: each block measures every member once (a
+/// server, or a server in one case), in an order that rotates from block to block, so that a
+/// slow spell of the machine falls on a block's members alike and cancels in their ratios
+/// ([`crate::stats::paired`]). A member is named by who fails with it (its server).
+pub(crate) struct Members {
+    each: Vec<(String, Option<Up>)>,
+}
+
+impl Members {
+    /// None yet.
+    pub(crate) fn new() -> Self {
+        Self { each: Vec::new() }
+    }
+
+    /// Starts a member of `who` in a step of its own (`start` brings it up and warms it);
+    /// one that fails to start is left out of every block.
+    pub(crate) async fn start<K: Scenario>(
+        &mut self,
+        book: &mut Book<'_, K>,
+        who: &str,
+        start: impl AsyncFnOnce() -> Result<Up>,
+    ) -> Result<()> {
+        let mut slot = None;
+        book.step(who, async |_| {
+            slot = Some(start().await?);
+            Ok(())
+        })
+        .await?;
+        self.each.push((who.to_owned(), slot));
+        Ok(())
+    }
+
+    /// `count` blocks: `slice(book, member, block, up)` for every member still up, in a
+    /// rotated order; a member whose server fails is dropped from the rest.
+    pub(crate) async fn blocks<'a, K: Scenario>(
+        &mut self,
+        book: &mut Book<'a, K>,
+        count: usize,
+        mut slice: impl AsyncFnMut(&mut Book<'a, K>, usize, usize, &mut Up) -> Result<()>,
+    ) -> Result<()> {
+        let n = self.each.len();
+        for block in 0..count {
+            for k in 0..n {
+                let i = (k + block) % n;
+                let (who, slot) = &mut self.each[i];
+                let Some(up) = slot.as_mut() else { continue };
+                book.step(who, async |book| slice(book, i, block, up).await)
+                    .await?;
+                if book.has_failed(who) {
+                    *slot = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops every member still up, each in a step of its own.
+    pub(crate) async fn release<K: Scenario>(
+        self,
+        harness: &Harness,
+        book: &mut Book<'_, K>,
+    ) -> Result<()> {
+        for (who, up) in self.each {
+            if let Some(up) = up {
+                book.step(&who, async |_| harness.release(up).await).await?;
+            }
+        }
+        Ok(())
     }
 }
 

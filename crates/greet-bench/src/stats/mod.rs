@@ -1,6 +1,8 @@
-//! Plain statistics over figures: medians, summaries of repeated runs, percentages, and
-//! whether two samples differ beyond run-to-run noise ([`mann_whitney`]). The bottom of the
-//! harness: it knows nothing of loads, servers or results.
+//! Plain statistics over figures: medians, summaries of repeated runs, percentages, the
+//! paired verdict between servers measured in the same blocks ([`paired`]: a ratio, its
+//! interval and one of four words), and, for two runs that share no blocks, whether two
+//! samples differ ([`mann_whitney`]). The bottom of the harness: it knows nothing of loads,
+//! servers or results.
 
 pub mod mann_whitney;
 pub mod paired;

@@ -20,7 +20,7 @@ const BAD: &[&[&str]] = &[
     &["--endpoint", "greetings"],
     &["--workers", "0"],
     &["no-such-scenario"],
-    &["soak", "--duration", "0"],
+    &["soak", "--duration", "0s"],
     &["soak", "--duration", "0s"],
     &["soak", "--duration", "0ms"],
     &["soak", "--duration", "ten"],
@@ -95,8 +95,10 @@ fn errors_name_what_is_wrong() {
         store.contains("the stores are sqlite and postgres"),
         "{store}"
     );
-    let zero = assert_one_line_error(&["soak", "--duration", "0"]);
+    let zero = assert_one_line_error(&["soak", "--duration", "0s"]);
     assert!(zero.contains("more than zero"), "{zero}");
+    let bare = assert_one_line_error(&["workloads", "--duration", "5"]);
+    assert!(bare.contains("needs its unit"), "{bare}");
     let missing = assert_one_line_error(&["check"]);
     assert!(
         missing.contains("<URL>"),

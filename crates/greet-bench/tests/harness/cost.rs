@@ -104,7 +104,7 @@ fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
         .find(|r| r.scenario == "cost" && r.figure == "baseline instructions")
         .expect("a row of instructions");
     assert_eq!(row.cells.len(), 2, "{row:?}");
-    assert!(row.cells.iter().all(|c| c.mark == Mark::Within), "{row:?}");
+    assert!(row.cells.iter().all(|c| c.mark == Mark::Equal), "{row:?}");
     let hyper = cost
         .crates
         .iter()

@@ -10,7 +10,7 @@ use crate::common::{
     out_dir, packages, results, BENCH,
 };
 use greet_bench::results::{Mode, RssFrom};
-use greet_bench::stats::mann_whitney::{Figure, Verdict};
+use greet_bench::stats::paired::{Figure, Word};
 
 #[test]
 fn small_ladder_against_the_three_servers() {
@@ -49,13 +49,13 @@ fn small_ladder_against_the_three_servers() {
             && results.sections.sweep.is_none()
     );
     let ladder = results.sections.ladder.expect("the ladder's section");
-    // Repeated levels: every pair of servers compared per level on total time; two runs a
-    // side can never be told apart.
+    // Repeated levels: every pair of servers compared per level on total time; two blocks
+    // can never decide.
     assert_eq!(ladder.comparisons.len(), 3 * 2, "3 pairs x 2 levels");
     for c in &ladder.comparisons {
-        assert_eq!(c.verdict, Verdict::TooFewRuns, "{c:?}");
+        assert_eq!(c.word(), Word::Undecided, "{c:?}");
         assert_eq!(c.figure, Figure::TotalS, "{c:?}");
-        assert_eq!(c.n, [2, 2], "{c:?}");
+        assert_eq!(c.judged.blocks, 2, "{c:?}");
     }
     assert!(
         !results.meta.comparison_method.contains("throughput"),

@@ -5,7 +5,7 @@
 use crate::scenarios::scenario;
 use greet_bench::plan::Metric;
 use greet_bench::results::Mark;
-use greet_bench::stats::mann_whitney::Figure;
+use greet_bench::stats::paired::Figure;
 
 #[test]
 fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
@@ -75,7 +75,7 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
         .filter(|c| c.figure == Figure::ServerUsPerRequest)
         .count();
     assert!(cpu >= 3, "CPU per request compared at each shared level");
-    // One run: every verdict of the scorecard is "too few runs", and it says so.
+    // One block: every verdict of the scorecard is "undecided", and it says so.
     let rows: Vec<_> = results
         .scorecard
         .rows
@@ -86,7 +86,7 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
     assert!(
         rows.iter()
             .flat_map(|r| &r.cells)
-            .all(|c| c.mark == Mark::TooFewRuns && c.share > 0.0 && c.share <= 1.0),
+            .all(|c| c.mark == Mark::Undecided && c.share > 0.0 && c.share <= 1.0),
         "{rows:#?}"
     );
     assert!(

@@ -7,7 +7,7 @@ use std::process::Output;
 use crate::common::{assert_balanced, bench, out_dir, packages, results};
 use greet_bench::results::{Mark, Trial};
 use greet_bench::scenario::Kind;
-use greet_bench::stats::mann_whitney::{Comparison, Figure, Verdict};
+use greet_bench::stats::paired::{Comparison, Figure, Word, FEWEST_BLOCKS};
 use greet_bench::stats::Summary;
 use greet_bench::Results;
 
@@ -66,15 +66,19 @@ fn assert_summary(s: &Summary, what: &str) {
     assert!(s.min <= s.mean && s.mean <= s.max, "{what}: {s:?}");
 }
 
-/// A comparison of throughput carries the test's figures and one of its three verdicts.
+/// A comparison of throughput carries its blocks' ratios, its interval and its word.
 fn assert_comparison(c: &Comparison, runs: usize) {
-    assert!((0.0..=1.0).contains(&c.p_value), "{c:?}");
-    assert!(c.ratio > 0.0, "{c:?}");
-    assert_eq!(c.n, [runs, runs], "{c:?}");
+    let j = &c.judged;
+    assert!(
+        j.ratio > 0.0 && j.low <= j.ratio && j.ratio <= j.high,
+        "{c:?}"
+    );
+    assert_eq!((j.blocks, c.ratios.len()), (runs, runs), "{c:?}");
+    assert!(j.level >= 0.95, "{c:?}");
     assert_eq!(c.figure, Figure::RequestsPerS, "{c:?}");
-    if runs < 4 {
-        // A rank test on 3 runs a side cannot reach p < 0.05: never a winner.
-        assert_eq!(c.verdict, Verdict::TooFewRuns, "{c:?}");
+    if runs < FEWEST_BLOCKS {
+        // Too few blocks for a 95% interval: never a verdict.
+        assert_eq!(c.word(), Word::Undecided, "{c:?}");
     }
 }
 
@@ -118,10 +122,10 @@ fn loops_quick_measures_every_shape_on_every_server() {
         }
     }
     assert!(stdout.contains("Application | first | second | third | average | median"));
-    assert!(stdout.contains("too few runs to tell"));
+    assert!(stdout.contains("undecided"));
     assert!(html.contains("id=\"loops\"") && html.contains("<svg "));
     assert!(
-        html.contains("Mann-Whitney"),
+        html.contains("paired blocks"),
         "the report says how servers are compared"
     );
 }

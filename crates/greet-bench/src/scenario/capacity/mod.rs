@@ -134,7 +134,7 @@ impl Plan {
     pub const STEPS: usize = 5;
     /// `--quick` steps.
     pub const QUICK_STEPS: usize = 2;
-    /// Searches: 4 a side is the fewest Mann-Whitney can tell apart at 0.05.
+    /// Searches, a block each (every server once a round).
     pub const REPEATS: usize = 4;
     /// `--quick` searches.
     pub const QUICK_REPEATS: usize = 1;
@@ -143,7 +143,7 @@ impl Plan {
 impl Based for Plan {
     const TAKES: Takes = Takes::ANYWHERE;
     const REPEATS_HELP: &'static str =
-        "Searches per server and endpoint; 4 or more can tell servers apart";
+        "Searches per server and endpoint, a block each; 6 or more can decide a verdict";
 
     fn defaults(quick: bool) -> Self {
         let (ramp, duration, steps, repeats) = if quick {

@@ -63,7 +63,7 @@ impl Plan {
 
 impl Based for Plan {
     const TAKES: Takes = Takes::SERVED;
-    const REPEATS_HELP: &'static str = "Runs of each shape per server; 4 or more can tell servers apart";
+    const REPEATS_HELP: &'static str = "Blocks of each shape (each server once a block); 6 or more can decide a verdict";
 
     fn defaults(quick: bool) -> Self {
         Self {

@@ -1,11 +1,11 @@
 //! Protocols: each server loaded with keep-alive connections at delay 0 over HTTP/1.1, h2c,
-//! HTTP/1.1 over TLS and HTTP/2 over TLS, each protocol on a fresh server (over TLS with
-//! `--tls-self-signed`), warmed up, then measured. Repeats are outermost, then servers, then
-//! protocols, so a slow spell of the machine hits every cell alike. With a list of
-//! `--streams`, each HTTP/2 protocol is measured at each (a case: `h2c, 10 streams`). Each
-//! case's throughput is a fraction of the same server's HTTP/1.1 (run by run, within one
-//! repeat), and the servers are compared on those fractions: which keeps more of its
-//! HTTP/1.1.
+//! HTTP/1.1 over TLS and HTTP/2 over TLS, each protocol on a server of its own (over TLS with
+//! `--tls-self-signed`), all started and warmed up first, then measured in blocks: every
+//! server in every case once a block, in an order that rotates, so a slow spell of the
+//! machine falls on a block alike. With a list of `--streams`, each HTTP/2 protocol is
+//! measured at each (a case: `h2c, 10 streams`). Each case's throughput is a fraction of the
+//! same server's HTTP/1.1 in the same block, and the servers are compared on those
+//! fractions, block by block: which keeps more of its HTTP/1.1.
 
 use anyhow::Result;
 use greet_load::{Expect, Stop, Wire, Work};
@@ -13,13 +13,13 @@ use greet_load::{Expect, Stop, Wire, Work};
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
 use crate::results::{throughputs, Gain, Frame, Repeated};
-use crate::scenario::kit::Book;
+use crate::scenario::kit::{Book, Members};
 use crate::stats::paired::{self, Figure};
 
 use super::report::{case as protocol_case, cases as protocol_cases};
 use super::{Plan, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Section};
 
-/// Runs protocols: every server over every case, a repeat at a time.
+/// Runs protocols: every server over every case, a block at a time.
 pub(super) async fn run(
     harness: &Harness,
     plan: &Plan,
@@ -65,66 +65,81 @@ pub(super) async fn run(
     });
     let target = greet_core::paths::GREETINGS;
     let args = server_args(0, workers, BLOCKING_THREADS);
-    for repeat in 1..=repeats {
-        for (s, short) in plan.base.shorts().iter().enumerate() {
+    // Every server in every case started and warmed once, then measured in blocks: a
+    // protocol and the same server's HTTP/1.1 in the same block, seconds apart.
+    let shorts = plan.base.shorts();
+    let ask = |wire, streams: usize, stop| {
+        let work = Work::Sessions {
+            users: concurrency,
+            stop,
+            streams,
+            pipeline: harness.common.pipeline,
+            requests_per_connection: harness.common.requests_per_connection,
+        };
+        Ask {
+            wire: Some(wire),
+            ..Ask::new(target, &Expect::Greeting, work)
+        }
+    };
+    let mut members = Members::new();
+    let mut cells = Vec::new();
+    for (p, (wire, streams)) in wires.iter().enumerate() {
+        for (s, short) in shorts.iter().enumerate() {
             let name = package(short);
-            for (p, (wire, streams)) in wires.iter().enumerate() {
-                let case = protocol_case(wire.protocol, *streams);
-                let subject = Subject::Server(short.clone());
-                let foreign = plan::Foreign::default();
-                book.step(&name, async |book| {
+            let case = protocol_case(wire.protocol, *streams);
+            let subject = Subject::Server(short.clone());
+            let foreign = plan::Foreign::default();
+            members
+                .start(book, &name, async || {
                     let start = Start {
-                        checked: repeat > 1 || p > 0,
+                        checked: p > 0,
                         wire: Some(wire),
                         ..Start::new(&subject, &args, &foreign, target)
                     };
-                    let mut up = harness.bring_up(Placement::Harness, &start).await?;
-                    let ask = |stop| {
-                        let work = Work::Sessions {
-                            users: concurrency,
-                            stop,
-                            streams: *streams,
-                            pipeline: harness.common.pipeline,
-                            requests_per_connection: harness.common.requests_per_connection,
-                        };
-                        Ask {
-                            wire: Some(wire),
-                            ..Ask::new(target, &Expect::Greeting, work)
-                        }
-                    };
-                    let label = format!("{name} {case} #{repeat}");
+                    let up = harness.bring_up(Placement::Harness, &start).await?;
                     if !warmup.is_zero() {
-                        let warm = ask(Stop::After(warmup));
-                        let label = format!("{label} warm-up");
+                        let warm = ask(wire, *streams, Stop::After(warmup));
+                        let label = format!("{name} {case} warm-up");
                         harness.load(Placement::Harness, &up, &warm, label).await?;
                     }
-                    let measured = ask(Stop::After(duration));
-                    let run = harness
-                        .load(Placement::Harness, &up, &measured, label)
-                        .await?
-                        .run();
-                    up.ensure_alive()?;
-                    harness.release(up).await?;
-                    harness.say(
-                        &name,
-                        &format!(
-                            "{case} run {repeat}: {:.1} req/s, {:.2}% ok",
-                            run.load.requests_per_s, run.load.success_rate
-                        ),
-                    );
-                    let cell = &mut book.section().cells[s * wires.len() + p];
-                    cell.runs.push(run);
-                    let r = Repeated::of(&cell.runs);
-                    cell.requests_per_s = r.requests_per_s;
-                    cell.success_rate = r.success_rate;
-                    cell.cpu_avg_pct = r.cpu_avg_pct;
-                    Ok(())
+                    Ok(up)
                 })
                 .await?;
-            }
+            cells.push((s, p));
         }
     }
-    Ok(())
+    members
+        .blocks(book, repeats, async |book, m, block, up| {
+            let (s, p) = cells[m];
+            let (wire, streams) = &wires[p];
+            let name = package(&shorts[s]);
+            let case = protocol_case(wire.protocol, *streams);
+            let label = format!("{name} {case} #{}", block + 1);
+            let measured = ask(wire, *streams, Stop::After(duration));
+            let run = harness
+                .load(Placement::Harness, up, &measured, label)
+                .await?
+                .run();
+            up.ensure_alive()?;
+            harness.say(
+                &name,
+                &format!(
+                    "{case} block {}: {:.1} req/s, {:.2}% ok",
+                    block + 1,
+                    run.load.requests_per_s,
+                    run.load.success_rate
+                ),
+            );
+            let cell = &mut book.section().cells[s * wires.len() + p];
+            cell.runs.push(run);
+            let r = Repeated::of(&cell.runs);
+            cell.requests_per_s = r.requests_per_s;
+            cell.success_rate = r.success_rate;
+            cell.cpu_avg_pct = r.cpu_avg_pct;
+            Ok(())
+        })
+        .await?;
+    members.release(harness, book).await
 }
 
 /// Each server's protocols against its HTTP/1.1, and the servers against each other.

@@ -21,7 +21,8 @@ pub(crate) struct Flags {
     endpoints: Option<Vec<String>>,
 
     #[arg(long, value_delimiter = ',', value_parser = parse_fraction,
-          help = help("Levels as percentages of each server's capacity (its closed-loop probe)",
+          help = help("Levels as percentages of the lowest capacity among the servers (their \
+                       closed-loop probes): the same rates for all",
                       percents(&Plan::FRACTIONS), percents(&Plan::QUICK_FRACTIONS)))]
     of_capacity: Option<Vec<f64>>,
 

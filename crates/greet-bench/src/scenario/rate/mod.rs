@@ -1,6 +1,6 @@
-//! Rate, open-loop load: per server and endpoint, a short closed-loop probe for the capacity,
-//! then levels at fixed request rates (fractions of that capacity, or given), each request on
-//! a fixed schedule and its latency counted from its intended send time.
+//! Rate, open-loop load: every server probed for its capacity at each endpoint, then levels
+//! at the same request rates for all (fractions of the lowest capacity, or given), in blocks,
+//! each request on a fixed schedule and its latency counted from its intended send time.
 
 mod flags;
 mod report;
@@ -28,8 +28,9 @@ impl Scenario for Rate {
         name: "rate",
         title: "Rate (open loop: latency at a fixed request rate)",
         summary: "Open loop: latency and CPU per request at fixed request rates",
-        detail: "After a closed-loop probe for each server's capacity, levels at fixed request \
-                 rates (fractions of that capacity, or --rates), each request on a schedule and \
+        detail: "After a closed-loop probe for each server's capacity, levels at the same \
+                 request rates for every server (fractions of the lowest capacity, or --rates), \
+                 in blocks (each server once a block), each request on a schedule and \
                  its latency counted from its intended send time (no coordinated omission); the \
                  server's CPU per request at each rate",
         examples: &[
@@ -37,7 +38,7 @@ impl Scenario for Rate {
             "greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, second by second",
         ],
         again: true,
-        interleaved: false,
+        interleaved: true,
         keep_alive: false,
         ..About::DEFAULT
     };
@@ -57,7 +58,8 @@ impl Scenario for Rate {
 /// The target rates of an open-loop run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Rates {
-    /// Fractions of each server's capacity, as its closed-loop probe measured it.
+    /// Fractions of the lowest capacity among the servers, as their closed-loop probes
+    /// measured it: the same rates for every server.
     OfCapacity(Vec<f64>),
     /// Requests a second, the same for every server.
     Fixed(Vec<f64>),
@@ -87,19 +89,25 @@ impl Plan {
     pub const FRACTIONS: [f64; 7] = [0.10, 0.25, 0.50, 0.75, 0.90, 1.00, 1.10];
     /// `--quick` fractions.
     pub const QUICK_FRACTIONS: [f64; 3] = [0.25, 0.75, 1.10];
-    /// Each level's length.
-    pub const DURATION: Duration = Duration::from_secs(5);
+    /// Each level's length, a block: 6 blocks (the fewest that can decide a verdict) of 1 s.
+    pub const DURATION: Duration = Duration::from_secs(1);
+    /// Blocks of each level.
+    pub const REPEATS: usize = 6;
     /// `--quick` length.
     pub const QUICK_DURATION: Duration = Duration::from_millis(500);
 }
 
 impl Based for Plan {
     const TAKES: Takes = Takes::ANYWHERE;
-    const REPEATS_HELP: &'static str = "Runs of each level; 4 or more can tell servers apart on p99";
+    const REPEATS_HELP: &'static str =
+        "Blocks of each level (each server once a block); 6 are the fewest that can decide";
 
     fn defaults(quick: bool) -> Self {
         Self {
-            base: Base::new(ServerSettings::delayed(0), 1),
+            base: Base::new(
+                ServerSettings::delayed(0),
+                if quick { 1 } else { Self::REPEATS },
+            ),
             endpoints: vec![greet_core::paths::GREETINGS.to_owned()],
             rates: Rates::OfCapacity(if quick {
                 Self::QUICK_FRACTIONS.to_vec()

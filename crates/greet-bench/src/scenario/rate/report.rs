@@ -288,6 +288,24 @@ impl Render for Section {
         tables(self)
     }
 
+    fn words(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for endpoint in distinct(self.servers.iter().map(|s| s.endpoint.as_str())) {
+            let fractions = self.servers.iter().any(|s| {
+                s.endpoint == endpoint && s.levels.iter().any(|l| l.label.contains("% ("))
+            });
+            if let (true, Some((server, capacity))) =
+                (fractions, super::run::lowest_capacity(&self.servers, endpoint))
+            {
+                out.push(format!(
+                    "rate loaded every server at the same rates on {endpoint}: fractions of the \
+                     lowest capacity, {server}'s {capacity:.0}/s."
+                ));
+            }
+        }
+        out
+    }
+
     fn charts(&self) -> Vec<(String, Drawing)> {
         drawings(charts(self))
     }
@@ -394,12 +412,8 @@ impl Render for Section {
                     Some((s.server.as_str(), l))
                 })
                 .collect();
-            // A fraction is of each server's own capacity: not one rate for all.
-            let at = if label.ends_with('%') {
-                format!("{label} of its capacity")
-            } else {
-                label.to_owned()
-            };
+            // Every server at the same rate: a fraction is of the lowest capacity.
+            let at = label;
             out.push(Row::new(
                 format!("{endpoint} at {at}: CPU per request"),
                 Metric::CpuPerRequest,

@@ -1,13 +1,15 @@
-//! Rate, open-loop load: per server and endpoint, a short closed-loop probe for the capacity,
-//! then levels at fixed request rates (fractions of that capacity, or given), each request on
-//! a fixed schedule and its latency counted from its intended send time, so that a stall
+//! Rate, open-loop load: every server started and probed for its capacity (a short closed
+//! loop) at each endpoint, then levels at the same request rates for all (fractions of the
+//! lowest capacity, or given), run in blocks (each server once a block, in a rotated order).
+//! Each request goes on a fixed schedule and its latency counted from its intended send time, so that a stall
 //! shows however few requests were in flight during it (no coordinated omission).
 
 use anyhow::{Context, Result};
 use greet_load::Window;
 use greet_load::{PacedTally, Schedule, Work, LATE, SPECTRUM};
 
-use crate::harness::{Ask, Harness, Start, Subject};
+use crate::harness::{Ask, Harness, Start, Subject, Up};
+use crate::scenario::kit::Scenario;
 use crate::open_loop::{beyond_the_client, paced_run, probe, Probed, CLIENT_BOUND_PCT};
 use crate::results::{Frame, RateRun, RateWindow, Sampled, Spectrum};
 use crate::scenario::kit::Book;
@@ -38,28 +40,152 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Rate
         client_bound_pct: CLIENT_BOUND_PCT,
         ..Section::default()
     });
-    for subject in Subject::all(&plan.base) {
+    // Every server started and probed first, so that the levels can be the same rates for
+    // all of them.
+    let subjects = Subject::all(&plan.base);
+    let mut ups = Vec::new();
+    for subject in &subjects {
         let name = subject.name();
+        let mut slot = None;
         book.once(&name, async |book| {
-            run_subject(harness, plan, &subject, &name, &args, book).await
+            let up = probe_subject(harness, plan, subject, &name, &args, book).await?;
+            slot = Some(up);
+            Ok(())
         })
         .await?;
+        ups.push(slot);
+    }
+    let load_cpus = harness.load_cpu_count();
+    for endpoint in &plan.endpoints {
+        let streams = harness.common.streams;
+        let schedules = schedules(plan, &book.section().servers, endpoint, streams);
+        for (label, schedule) in schedules {
+            let (target, peak) = (schedule.mean_rate(), schedule.peak_rate());
+            let ramped = schedule.constant_rate().is_none();
+            let ask = Ask::new(
+                endpoint,
+                &plan.base.foreign.expect,
+                Work::Paced(schedule.clone()),
+            );
+            // Each server's level, refused where it cannot be sent; the rest run in blocks.
+            let mut runs: Vec<Option<(PacedTally, Vec<RateRun>)>> = Vec::new();
+            for (s, subject) in subjects.iter().enumerate() {
+                let name = subject.name();
+                let Some(record) = record_of(book.section(), &name, endpoint) else {
+                    runs.push(None);
+                    continue;
+                };
+                let refusal = if target < 1.0 {
+                    Some("a rate under 1/s".to_owned())
+                } else {
+                    let here = Harness::loads_here(plan.base.place);
+                    beyond_the_client(peak, record.client_max_rps, load_cpus, here)
+                };
+                match refusal {
+                    Some(why) if ups[s].is_some() => {
+                        harness.say(&name, &format!("{endpoint} {label}: refused: {why}"));
+                        record.levels.push(RateLevel {
+                            label: label.clone(),
+                            target_rps: target,
+                            refused: Some(why),
+                            ..RateLevel::default()
+                        });
+                        runs.push(None);
+                    }
+                    _ => runs.push(ups[s].is_some().then(Default::default)),
+                }
+            }
+            for block in 0..plan.base.repeats {
+                for k in 0..subjects.len() {
+                    let s = (k + block) % subjects.len();
+                    let name = subjects[s].name();
+                    let (Some(up), Some((merged, level_runs))) = (ups[s].as_mut(), runs[s].as_mut())
+                    else {
+                        continue;
+                    };
+                    book.step(&name, async |_| {
+                        let (tally, run) = paced_run(
+                            harness,
+                            (up, plan.base.place),
+                            &ask,
+                            format!("{name} {endpoint} {label} #{}", block + 1),
+                        )
+                        .await
+                        .with_context(|| format!("{endpoint} {label}"))?;
+                        harness.say(
+                            &name,
+                            &format!(
+                                "{endpoint} {label} ({target:.0}/s) block {}: achieved {:.0}/s, \
+                                 p99 {:.3} ms, late {}",
+                                block + 1,
+                                run.achieved_rps,
+                                run.latency_ms.p99,
+                                run.late
+                            ),
+                        );
+                        if ramped {
+                            for (second, w) in tally.seconds().iter().enumerate() {
+                                harness.say(&name, &format!("{endpoint} {label} {second}s: {}", said(w)));
+                            }
+                        }
+                        merged.merge(&tally);
+                        level_runs.push(run);
+                        up.ensure_alive()?;
+                        crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive)
+                            .await;
+                        Ok(())
+                    })
+                    .await?;
+                    if book.has_failed(&name) {
+                        ups[s] = None;
+                    }
+                }
+            }
+            for (s, subject) in subjects.iter().enumerate() {
+                let Some((merged, level_runs)) = runs[s].take() else {
+                    continue;
+                };
+                if level_runs.is_empty() {
+                    continue;
+                }
+                let level = level_of(label.clone(), (target, ramped), &merged, level_runs);
+                if let Some(record) = record_of(book.section(), &subject.name(), endpoint) {
+                    record.levels.push(level);
+                }
+            }
+            Rate::compare(book.section());
+            book.save()?;
+        }
+    }
+    for (s, up) in ups.into_iter().enumerate() {
+        if let Some(up) = up {
+            book.step(&subjects[s].name(), async |_| harness.release(up).await)
+                .await?;
+        }
     }
     Ok(())
 }
 
-async fn run_subject(
+/// The record of `server` at `endpoint`, once probed.
+fn record_of<'a>(section: &'a mut Section, server: &str, endpoint: &str) -> Option<&'a mut RateServer> {
+    section
+        .servers
+        .iter_mut()
+        .find(|r| r.server == server && r.endpoint == endpoint)
+}
+
+/// Starts `subject` and probes each endpoint's capacity: a record per endpoint, no level yet.
+async fn probe_subject(
     harness: &Harness,
     plan: &Plan,
     subject: &Subject,
     name: &str,
     args: &[String],
     book: &mut Book<'_, Rate>,
-) -> Result<()> {
+) -> Result<Up> {
     let first = plan.endpoints.first().map_or("/greetings", String::as_str);
     let start = Start::new(subject, args, &plan.base.foreign, first);
-    let mut up = harness.bring_up(plan.base.place, &start).await?;
-    let load_cpus = harness.load_cpu_count();
+    let up = harness.bring_up(plan.base.place, &start).await?;
     for endpoint in &plan.endpoints {
         let Probed {
             capacity,
@@ -73,7 +199,7 @@ async fn run_subject(
             (plan.paced.probe, plan.paced.connections, harness.common.streams),
         )
         .await?;
-        let mut record = RateServer {
+        book.section().servers.push(RateServer {
             server: name.to_owned(),
             endpoint: endpoint.clone(),
             capacity_rps: capacity,
@@ -81,90 +207,50 @@ async fn run_subject(
             client_max_rps: client_max,
             levels: Vec::new(),
             node: up.node(),
-        };
-        let streams = harness.common.streams;
-        let constant =
-            |rate| Schedule::constant(rate, plan.duration, plan.paced.connections).with_streams(streams);
-        let schedules: Vec<(String, Schedule)> = match &plan.rates {
-            Rates::OfCapacity(fractions) => fractions
-                .iter()
-                .map(|f| (format!("{:.0}%", f * 100.0), constant(f * capacity)))
-                .collect(),
-            Rates::Fixed(rates) => rates
-                .iter()
-                .map(|r| (format!("{r:.0}/s"), constant(*r)))
-                .collect(),
-            Rates::Ramp(ramp) => {
-                let ramp = Schedule::ramp(ramp.start, &ramp.stages, plan.paced.connections)
-                    .with_streams(streams);
-                vec![(format!("ramp to {:.0}/s", ramp.peak_rate()), ramp)]
-            }
-        };
-        for (label, schedule) in schedules {
-            // The level's rate, and the highest the client must send.
-            let (target, peak) = (schedule.mean_rate(), schedule.peak_rate());
-            if target < 1.0 {
-                record.levels.push(RateLevel {
-                    label,
-                    target_rps: target,
-                    refused: Some("a rate under 1/s".into()),
-                    ..RateLevel::default()
-                });
-                continue;
-            }
-            let here = Harness::loads_here(plan.base.place);
-            if let Some(why) = beyond_the_client(peak, client_max, load_cpus, here) {
-                harness.say(name, &format!("{endpoint} {label}: refused: {why}"));
-                record.levels.push(RateLevel {
-                    label,
-                    target_rps: target,
-                    refused: Some(why),
-                    ..RateLevel::default()
-                });
-                continue;
-            }
-            let ask = Ask::new(
-                endpoint,
-                &plan.base.foreign.expect,
-                Work::Paced(schedule.clone()),
-            );
-            let mut merged = PacedTally::default();
-            let mut runs = Vec::new();
-            for repeat in 1..=plan.base.repeats {
-                let (tally, run) = paced_run(
-                    harness,
-                    (&up, plan.base.place),
-                    &ask,
-                    format!("{name} {endpoint} {label} #{repeat}"),
-                )
-                .await
-                .with_context(|| format!("{endpoint} {label}"))?;
-                harness.say(
-                    name,
-                    &format!(
-                        "{endpoint} {label} ({target:.0}/s): achieved {:.0}/s, p99 {:.3} ms, late {}",
-                        run.achieved_rps, run.latency_ms.p99, run.late
-                    ),
-                );
-                if schedule.constant_rate().is_none() {
-                    for (second, w) in tally.seconds().iter().enumerate() {
-                        harness.say(name, &format!("{endpoint} {label} {second}s: {}", said(w)));
-                    }
-                }
-                merged.merge(&tally);
-                runs.push(run);
-                up.ensure_alive()?;
-                crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive).await;
-            }
-            let ramped = schedule.constant_rate().is_none();
-            record
-                .levels
-                .push(level_of(label, (target, ramped), &merged, runs));
-        }
-        book.section().servers.push(record);
-        book.save()?;
+        });
     }
-    harness.release(up).await
+    Ok(up)
+}
+
+/// The levels at `endpoint`, the same for every server: fractions of the lowest capacity
+/// probed there, the rates given, or the ramp. Each labelled with its rate.
+fn schedules(
+    plan: &Plan,
+    servers: &[RateServer],
+    endpoint: &str,
+    streams: usize,
+) -> Vec<(String, Schedule)> {
+    let constant =
+        |rate| Schedule::constant(rate, plan.duration, plan.paced.connections).with_streams(streams);
+    let lowest = lowest_capacity(servers, endpoint).map_or(0.0, |(_, c)| c);
+    match &plan.rates {
+        Rates::OfCapacity(fractions) => fractions
+            .iter()
+            .map(|f| {
+                let rate = f * lowest;
+                (format!("{:.0}% ({rate:.0}/s)", f * 100.0), constant(rate))
+            })
+            .collect(),
+        Rates::Fixed(rates) => rates
+            .iter()
+            .map(|r| (format!("{r:.0}/s"), constant(*r)))
+            .collect(),
+        Rates::Ramp(ramp) => {
+            let ramp = Schedule::ramp(ramp.start, &ramp.stages, plan.paced.connections)
+                .with_streams(streams);
+            vec![(format!("ramp to {:.0}/s", ramp.peak_rate()), ramp)]
+        }
+    }
+}
+
+/// The server with the lowest capacity probed at `endpoint`, and that capacity: what the
+/// default levels are fractions of.
+pub(crate) fn lowest_capacity<'a>(servers: &'a [RateServer], endpoint: &str) -> Option<(&'a str, f64)> {
+    servers
+        .iter()
+        .filter(|s| s.endpoint == endpoint && s.capacity_rps > 0.0)
+        .map(|s| (s.server.as_str(), s.capacity_rps))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// A level from its runs, merged exactly; a ramp's with its seconds.

@@ -169,7 +169,7 @@ pub(super) fn tables(rate: &Section) -> Vec<Table> {
         ));
         if rate.frame.repeats < 4 {
             last.notes.push(format!(
-                "{} run(s) per level: no verdicts (--repeats 4 or more to tell servers apart)",
+                "{} block(s) per level: no verdicts (--repeats 6 or more can decide them)",
                 rate.frame.repeats
             ));
         }

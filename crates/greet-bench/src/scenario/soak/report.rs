@@ -205,7 +205,7 @@ pub(super) fn tables(soak: &Section) -> Vec<Table> {
         last.notes = if soak.frame.repeats > 1 {
             comparison_notes(&soak.comparisons)
         } else {
-            vec!["one run per level: no verdicts (run with --repeats 4 or more to tell servers apart)".to_owned()]
+            vec!["one run per level: no verdicts (--repeats 6 or more can decide them)".to_owned()]
         };
         last.notes.extend(failure_notes(&soak.frame.failures));
     }

@@ -10,7 +10,8 @@ use super::{Plan, Profile};
 /// Workloads' own settings.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Flags {
-    /// Profiles, in order [default: every one]
+    /// Profiles, in order: baseline, short-lived, post-json, compressed, upload, static,
+    /// json-tls, websocket [default: every one]
     #[arg(long, value_delimiter = ',', value_name = "PROFILES")]
     profiles: Option<Vec<Profile>>,
 
@@ -25,13 +26,31 @@ pub(crate) struct Flags {
 
 impl Own<Plan> for Flags {
     fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
-        if let Some(mut profiles) = self.profiles {
-            profiles.dedup();
-            plan.profiles = profiles;
+        if let Some(profiles) = self.profiles {
+            plan.profiles = crate::stats::distinct(profiles);
         }
         if let Some(bytes) = self.upload_size {
             plan.upload_bytes = bytes;
         }
         self.measure.apply(&mut plan.measure);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Profile;
+
+    /// The help names every profile: a new one cannot be left out of it.
+    #[test]
+    fn the_help_names_every_profile() {
+        let help = include_str!("flags.rs");
+        let line = help
+            .lines()
+            .skip_while(|l| !l.contains("/// Profiles, in order:"))
+            .take(2)
+            .collect::<String>();
+        for p in Profile::ALL {
+            assert!(line.contains(p.name()), "{p:?} missing from: {line}");
+        }
     }
 }

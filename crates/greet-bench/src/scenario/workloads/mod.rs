@@ -104,13 +104,14 @@ impl Based for Plan {
 }
 
 impl Measured for Plan {
-    /// 3 servers × 8 profiles × 4 runs (the fewest a rank test decides on) of 1 s after
-    /// 0.25 s, each on a fresh server: about two and a half minutes.
+    /// 3 servers × 8 profiles × 10 blocks of a 0.5 s slice, each server started and warmed
+    /// for 0.25 s once a profile: about three minutes.
     const MEASURE: Measure = Measure {
         connections: 64,
-        duration: Duration::from_secs(1),
+        duration: Duration::from_millis(500),
         warmup: Duration::from_millis(250),
     };
+    const REPEATS: usize = 10;
     const QUICK_MEASURE: Measure = Measure {
         connections: 8,
         duration: Duration::from_millis(150),

@@ -16,7 +16,7 @@ use crate::report::charts::series;
 use anyhow::Result;
 use crate::plan::Metric;
 use crate::report::points::{load_figures, Point};
-use crate::report::scorecard::{Entry, Row};
+use crate::report::scorecard::{self, Entry, Row};
 use crate::report::svg::{drawings, Drawing};
 use crate::report::{csv, Render};
 
@@ -176,28 +176,65 @@ pub(super) fn tables(workloads: &Section) -> Vec<Table> {
     vec![table]
 }
 
-/// Share of the best per profile (groups), a bar per server; and server CPU per request.
+/// Each server's throughput against the best's per profile (groups), block by block, with
+/// its interval; and server CPU per request against the cheapest server's.
 pub(super) fn charts(workloads: &Section) -> Vec<(String, Chart)> {
     let names = distinct(workloads.cells.iter().map(|c| c.server.clone()));
     let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
     let groups: Vec<String> = profiles.iter().map(ToString::to_string).collect();
+    let rows = scorecard::judged("workloads", workloads.scorecard());
+    let cell = |name: &str, group: &String| {
+        let row = rows
+            .iter()
+            .find(|r| r.figure == format!("{group} throughput"))?;
+        row.cells.iter().find(|c| c.server == name).cloned()
+    };
+    let ratio = |c: &crate::results::Cell| c.vs_best.map_or(1.0, |j| j.ratio);
+    let share = Chart {
+        title: "Workloads: throughput against the best server's, per profile, with its interval"
+            .into(),
+        unit: "ratio to the best, block by block (1 = the best; whiskers: the interval)".into(),
+        series: series(&names, &groups, cell, ratio),
+        whiskers: names
+            .iter()
+            .map(|name| {
+                groups
+                    .iter()
+                    .map(|g| {
+                        let j = cell(name, g)?.vs_best?;
+                        j.high.is_finite().then_some([j.low, j.high])
+                    })
+                    .collect()
+            })
+            .collect(),
+        groups: groups.clone(),
+    };
     let find = |name: &str, group: &String| {
         workloads
             .cells
             .iter()
             .find(|c| c.server == name && c.profile.name() == group && !c.runs.is_empty())
     };
-    let share = Chart {
-        title: "Workloads: throughput as a share of the best server's, per profile".into(),
-        unit: "share of the best median (1 = the best)".into(),
-        series: series(&names, &groups, find, |c| c.share_of_best.unwrap_or(0.0)),
-        whiskers: Vec::new(),
-        groups: groups.clone(),
+    // Per profile, against the cheapest: an upload's thousands of µs would flatten the rest.
+    let cheapest = |group: &String| {
+        workloads
+            .cells
+            .iter()
+            .filter(|c| c.profile.name() == group)
+            .filter_map(|c| c.server_cpu_us)
+            .filter(|us| *us > 0.0)
+            .fold(f64::INFINITY, f64::min)
     };
     let cpu = Chart {
-        title: "Workloads: server CPU per request".into(),
-        unit: "microseconds of user and system time per request (median)".into(),
-        series: series(&names, &groups, find, |c| c.server_cpu_us.unwrap_or(0.0)),
+        title: "Workloads: server CPU per request, against the cheapest server's per profile"
+            .into(),
+        unit: "times the cheapest server's CPU per request (medians; 1 = the cheapest)".into(),
+        series: series(&names, &groups, find, |c| {
+            let low = cheapest(&c.profile.name().to_owned());
+            c.server_cpu_us
+                .filter(|_| low.is_finite())
+                .map_or(0.0, |us| us / low)
+        }),
         whiskers: Vec::new(),
         groups,
     };

@@ -1,6 +1,7 @@
-//! Workloads: each profile on each server, each on a fresh server (over TLS for
-//! `json-tls`), warmed up, then measured; repeats outermost, then servers, then profiles, so
-//! that a slow spell of the machine hits every cell alike. Besides throughput and latency,
+//! Workloads: each profile on every server (over TLS for `json-tls`): each server started
+//! and warmed up once for the profile, then measured in blocks, a slice of each server a
+//! block in an order that rotates, so that a slow spell of the machine falls on a block's
+//! servers alike and cancels in their ratio. Besides throughput and latency,
 //! each run keeps the bytes per answer as they came, the server's CPU per request (its user
 //! and system time over the load, over the load's requests) and the load generator's.
 
@@ -10,7 +11,7 @@ use greet_load::{Expect, Stop, Wire, Work};
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
 use crate::results::{per_request_us, throughputs, Frame, Repeated, Trial};
-use crate::scenario::kit::Book;
+use crate::scenario::kit::{Book, Members};
 use crate::stats::paired::{self, Figure};
 use crate::stats::{distinct, max_of, median};
 
@@ -59,65 +60,75 @@ pub(super) async fn run(
         ..Section::default()
     });
     let args = server_args(0, workers, BLOCKING_THREADS);
-    for repeat in 1..=repeats {
-        for (s, short) in plan.base.shorts().iter().enumerate() {
+    let shorts = plan.base.shorts();
+    for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
+        let path = profile.path();
+        let ask = |stop| {
+            let work = Work::Sessions {
+                users: concurrency,
+                stop,
+                streams: 1,
+                pipeline: 1,
+                requests_per_connection: profile.requests_per_connection(),
+            };
+            Ask {
+                wire: Some(wire),
+                message: Some((headers, body.as_ref())),
+                ..Ask::new(path, &Expect::Greeting, work)
+            }
+        };
+        // Every server started and warmed once for the profile, then measured in blocks.
+        let mut members = Members::new();
+        for short in &shorts {
             let name = package(short);
-            for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
-                let path = profile.path();
-                let subject = Subject::Server(short.clone());
-                let foreign = plan::Foreign::default();
-                book.step(&name, async |book| {
-                    // The first server of a subject passes the contract (over HTTP/1.1, on
+            let subject = Subject::Server(short.clone());
+            let foreign = plan::Foreign::default();
+            members
+                .start(book, &name, async || {
+                    // The first start of a subject passes the contract (over HTTP/1.1, on
                     // the greeting); each load then checks every answer it gets.
                     let start = Start {
-                        checked: repeat > 1 || p > 0,
+                        checked: p > 0,
                         wire: Some(wire),
                         ..Start::new(&subject, &args, &foreign, greet_core::paths::GREETINGS)
                     };
-                    let mut up = harness.bring_up(Placement::Harness, &start).await?;
-                    let ask = |stop| {
-                        let work = Work::Sessions {
-                            users: concurrency,
-                            stop,
-                            streams: 1,
-                            pipeline: 1,
-                            requests_per_connection: profile.requests_per_connection(),
-                        };
-                        Ask {
-                            wire: Some(wire),
-                            message: Some((headers, body.as_ref())),
-                            ..Ask::new(path, &Expect::Greeting, work)
-                        }
-                    };
-                    let label = format!("{name} {profile} #{repeat}");
+                    let up = harness.bring_up(Placement::Harness, &start).await?;
                     if !warmup.is_zero() {
+                        let label = format!("{name} {profile} warm-up");
                         let warm = ask(Stop::After(warmup));
-                        let label = format!("{label} warm-up");
                         harness.load(Placement::Harness, &up, &warm, label).await?;
                     }
-                    let loaded = harness
-                        .load(Placement::Harness, &up, &ask(Stop::After(duration)), label)
-                        .await?;
-                    let run = loaded.run();
-                    let client_cpu_us = per_request_us(loaded.client_cpu_s, run.load.requests);
-                    up.ensure_alive()?;
-                    harness.release(up).await?;
-                    harness.say(
-                        &name,
-                        &format!(
-                            "{profile} run {repeat}: {:.1} req/s, {:.2}% ok",
-                            run.load.requests_per_s, run.load.success_rate
-                        ),
-                    );
-                    let cell = &mut book.section().cells[s * profiles.len() + p];
-                    cell.runs.push(run);
-                    cell.client_cpu_us_each.extend(client_cpu_us);
-                    summarize(cell);
-                    Ok(())
+                    Ok(up)
                 })
                 .await?;
-            }
         }
+        members
+            .blocks(book, repeats, async |book, s, block, up| {
+                let name = package(&shorts[s]);
+                let label = format!("{name} {profile} #{}", block + 1);
+                let loaded = harness
+                    .load(Placement::Harness, up, &ask(Stop::After(duration)), label)
+                    .await?;
+                up.ensure_alive()?;
+                let run = loaded.run();
+                let client_cpu_us = per_request_us(loaded.client_cpu_s, run.load.requests);
+                harness.say(
+                    &name,
+                    &format!(
+                        "{profile} block {}: {:.1} req/s, {:.2}% ok",
+                        block + 1,
+                        run.load.requests_per_s,
+                        run.load.success_rate
+                    ),
+                );
+                let cell = &mut book.section().cells[s * profiles.len() + p];
+                cell.runs.push(run);
+                cell.client_cpu_us_each.extend(client_cpu_us);
+                summarize(cell);
+                Ok(())
+            })
+            .await?;
+        members.release(harness, book).await?;
     }
     Ok(())
 }
