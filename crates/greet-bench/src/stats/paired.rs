@@ -233,11 +233,15 @@ impl Tested {
 /// A comparison judged: its ratio, its interval, its word.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Judged {
-    /// The ratio of the first over the second (Hodges–Lehmann over the blocks).
+    /// The ratio of the first over the second (Hodges–Lehmann over the blocks); not a number
+    /// without blocks (null in results.json).
+    #[serde(with = "or_null::nan")]
     pub ratio: f64,
     /// The interval's low end.
     pub low: f64,
-    /// Its high end (infinite where the blocks were too few for any interval).
+    /// Its high end (infinite where the blocks were too few for any interval: null in
+    /// results.json).
+    #[serde(with = "or_null::infinite")]
     pub high: f64,
     /// The interval's confidence, e.g. 0.998 (the run's rate shared among its comparisons).
     pub level: f64,
@@ -257,6 +261,50 @@ impl Judged {
             return format!("{:.2}× [too few blocks]", self.ratio);
         }
         format!("{:.2}× [{:.2}, {:.2}]", self.ratio, self.low, self.high)
+    }
+}
+
+/// A figure JSON cannot hold (infinite, not a number) written as null, read back as what it
+/// was.
+mod or_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    fn write<S: Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_finite() {
+            s.serialize_some(&v)
+        } else {
+            s.serialize_none()
+        }
+    }
+
+    fn read<'de, D: Deserializer<'de>>(d: D, missing: f64) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(missing))
+    }
+
+    /// Null for infinity.
+    pub(super) mod infinite {
+        use serde::{Deserializer, Serializer};
+
+        pub(in super::super) fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+            super::write(*v, s)
+        }
+
+        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+            super::read(d, f64::INFINITY)
+        }
+    }
+
+    /// Null for not a number.
+    pub(super) mod nan {
+        use serde::{Deserializer, Serializer};
+
+        pub(in super::super) fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+            super::write(*v, s)
+        }
+
+        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+            super::read(d, f64::NAN)
+        }
     }
 }
 
@@ -553,6 +601,19 @@ mod tests {
         let loose = [1.3, 0.7, 1.2, 0.8, 1.25, 0.75, 1.1, 0.9];
         let j = Family::default().judge_one(Blocks::of_ratios(&loose), true);
         assert_eq!(j.word, Word::Undecided, "{j:?}");
+    }
+
+    #[test]
+    fn an_open_interval_survives_results_json() {
+        let j = Family::default().judge_one(Blocks::of_ratios(&[1.0, 1.1]), true);
+        assert!(j.high.is_infinite());
+        let text = serde_json::to_string(&j).unwrap();
+        assert!(text.contains("\"high\":null"), "{text}");
+        let back: Judged = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, j);
+        let none = Family::default().judge_one(Blocks::default(), true);
+        let back: Judged = serde_json::from_str(&serde_json::to_string(&none).unwrap()).unwrap();
+        assert!(back.ratio.is_nan() && back.high.is_infinite());
     }
 
     #[test]
