@@ -207,18 +207,20 @@ pub(crate) fn noise<S: Sections>(results: &Results<S>) -> Vec<String> {
             .collect();
         names.join(", ")
     };
-    let (turns, blocks) = (names(true), names(false));
-    match (turns.is_empty(), blocks.is_empty()) {
+    let (turns, apart) = (names(true), names(false));
+    match (turns.is_empty(), apart.is_empty()) {
         (true, true) => {}
         (false, true) => out.push(format!(
-            "Repeats take the servers in turn (A B C A B C), so drift falls on all alike: {turns}."
+            "Blocks take every server once, close together, so drift falls on a block alike: \
+             {turns}."
         )),
         (true, false) => out.push(format!(
-            "Repeats run one server's loads together, then the next's: {blocks}."
+            "Blocks are not close together: one server's loads run together, then the next's: \
+             {apart}."
         )),
         (false, false) => out.push(format!(
-            "Repeats take the servers in turn (A B C A B C), so drift falls on all alike, in \
-             {turns}; one server's loads together, then the next's, in {blocks}."
+            "Blocks take every server once, close together, so drift falls on a block alike, in \
+             {turns}; one server's loads together, then the next's, in {apart}."
         )),
     }
     if let Some(noise) = &results.noise {

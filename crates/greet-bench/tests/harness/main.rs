@@ -22,3 +22,4 @@ mod references;
 mod scenarios;
 mod swarm;
 mod targets;
+mod verdicts;

@@ -82,14 +82,14 @@ impl Based for Plan {
 }
 
 impl Measured for Plan {
-    /// Short, since `all` runs it: 3 servers × 4 protocols, each started once, × 10 blocks
-    /// of 0.5 s.
+    /// Short, since `all` runs it: 3 servers × 4 protocols, each started once, × 20 blocks
+    /// of 0.25 s (short slices, many blocks, as workloads).
     const MEASURE: Measure = Measure {
         connections: 50,
-        duration: Duration::from_millis(500),
+        duration: Duration::from_millis(250),
         warmup: Duration::from_millis(200),
     };
-    const REPEATS: usize = 10;
+    const REPEATS: usize = 20;
     const QUICK_MEASURE: Measure = Measure {
         connections: 10,
         duration: Duration::from_millis(100),

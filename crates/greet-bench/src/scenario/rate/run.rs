@@ -366,6 +366,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn default_levels_are_the_same_rates_for_every_server() {
+        use crate::plan::Based;
+        let record = |server: &str, capacity_rps| RateServer {
+            server: server.to_owned(),
+            endpoint: "/greetings".to_owned(),
+            capacity_rps,
+            ..RateServer::default()
+        };
+        let servers = [record("fast", 2000.0), record("slow", 1000.0), record("none", 0.0)];
+        assert_eq!(lowest_capacity(&servers, "/greetings"), Some(("slow", 1000.0)));
+        assert_eq!(lowest_capacity(&servers, "/health"), None);
+        let plan = Plan::defaults(false);
+        let levels = schedules(&plan, &servers, "/greetings", 1);
+        assert_eq!(levels.len(), Plan::FRACTIONS.len());
+        assert_eq!(levels[2].0, "50% (500/s)");
+        assert!((levels[2].1.mean_rate() - 500.0).abs() < 1.0, "{:?}", levels[2].1.mean_rate());
+    }
+
+    #[test]
     fn only_the_load_generators_own_cpus_refuse_a_level() {
         let why = beyond_the_client(90_000.0, 80_000.0, 1, true).expect("refused");
         assert!(why.contains("about 80000/s"), "{why}");

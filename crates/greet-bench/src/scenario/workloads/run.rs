@@ -9,7 +9,7 @@ use anyhow::Result;
 use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
+use crate::plan::{self, Measure, Placement, BLOCKING_THREADS};
 use crate::results::{per_request_us, throughputs, Frame, Repeated, Trial};
 use crate::scenario::kit::{Book, Members};
 use crate::stats::paired::{self, Figure};
@@ -38,6 +38,8 @@ pub(super) async fn run(
         let message = (profile.headers(), profile.body(plan.upload_bytes));
         profiles.push((profile, wire, message));
     }
+    // A server named twice is measured twice, the second as a server of its own (an A/A).
+    let subjects = Subject::all(&plan.base);
     book.open(Section {
         frame: Frame::new(repeats),
         workers,
@@ -45,13 +47,10 @@ pub(super) async fn run(
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
         upload_bytes: plan.upload_bytes,
-        cells: plan
-            .base
-            .servers
+        cells: subjects
             .iter()
-            .flat_map(|spec| {
-                let short = &spec.short;
-                let server = package(short);
+            .flat_map(|subject| {
+                let server = subject.name();
                 plan.profiles
                     .iter()
                     .map(move |&p| WorkloadCell::new(server.clone(), p))
@@ -60,7 +59,6 @@ pub(super) async fn run(
         ..Section::default()
     });
     let args = server_args(0, workers, BLOCKING_THREADS);
-    let shorts = plan.base.shorts();
     for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
         let path = profile.path();
         let ask = |stop| {
@@ -79,9 +77,8 @@ pub(super) async fn run(
         };
         // Every server started and warmed once for the profile, then measured in blocks.
         let mut members = Members::new();
-        for short in &shorts {
-            let name = package(short);
-            let subject = Subject::Server(short.clone());
+        for subject in &subjects {
+            let name = subject.name();
             let foreign = plan::Foreign::default();
             members
                 .start(book, &name, async || {
@@ -90,7 +87,7 @@ pub(super) async fn run(
                     let start = Start {
                         checked: p > 0,
                         wire: Some(wire),
-                        ..Start::new(&subject, &args, &foreign, greet_core::paths::GREETINGS)
+                        ..Start::new(subject, &args, &foreign, greet_core::paths::GREETINGS)
                     };
                     let up = harness.bring_up(Placement::Harness, &start).await?;
                     if !warmup.is_zero() {
@@ -104,7 +101,7 @@ pub(super) async fn run(
         }
         members
             .blocks(book, repeats, async |book, s, block, up| {
-                let name = package(&shorts[s]);
+                let name = subjects[s].name();
                 let label = format!("{name} {profile} #{}", block + 1);
                 let loaded = harness
                     .load(Placement::Harness, up, &ask(Stop::After(duration)), label)
