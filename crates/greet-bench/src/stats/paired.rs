@@ -289,7 +289,9 @@ mod or_null {
             super::write(*v, s)
         }
 
-        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<f64, D::Error> {
             super::read(d, f64::INFINITY)
         }
     }
@@ -302,7 +304,9 @@ mod or_null {
             super::write(*v, s)
         }
 
-        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<f64, D::Error> {
             super::read(d, f64::NAN)
         }
     }

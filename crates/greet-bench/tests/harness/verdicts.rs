@@ -27,7 +27,11 @@ fn workloads(name: &str, servers: &str, blocks: usize) -> Scorecard {
     ]);
     let run = results(&out.join("results.json"));
     let section = run.sections.workloads.expect("the workloads section");
-    assert!(section.frame.failures.is_empty(), "{:?}", section.frame.failures);
+    assert!(
+        section.frame.failures.is_empty(),
+        "{:?}",
+        section.frame.failures
+    );
     // Every comparison rests on every block, and its word agrees with its interval.
     for c in section.comparisons.iter().flat_map(|p| &p.comparisons) {
         let j = &c.judged;
@@ -50,7 +54,11 @@ fn workloads(name: &str, servers: &str, blocks: usize) -> Scorecard {
 fn marks(card: &Scorecard) -> BTreeMap<(String, String), Mark> {
     card.rows
         .iter()
-        .flat_map(|r| r.cells.iter().map(move |c| ((r.name(), c.server.clone()), c.mark)))
+        .flat_map(|r| {
+            r.cells
+                .iter()
+                .map(move |c| ((r.name(), c.server.clone()), c.mark))
+        })
         .collect()
 }
 
@@ -66,7 +74,10 @@ fn a_rerun_never_flips_a_verdict_and_a_server_never_beats_itself() {
             (mark, again),
             (Mark::Ahead, Some(Mark::Behind)) | (Mark::Behind, Some(Mark::Ahead))
         );
-        assert!(!flipped, "{cell:?}: {mark:?} then {again:?}\n{first:?}\n{second:?}");
+        assert!(
+            !flipped,
+            "{cell:?}: {mark:?} then {again:?}\n{first:?}\n{second:?}"
+        );
     }
     // The same server twice: never ahead, never behind, whichever is the best by median.
     let same = workloads("verdicts-a-a", "hyper,hyper", FEWEST_BLOCKS);

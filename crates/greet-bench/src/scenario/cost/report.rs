@@ -586,6 +586,13 @@ fn string_routine(function: &str) -> Option<&'static str> {
     }
 }
 
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        Vec::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,12 +666,5 @@ mod tests {
             "future::Map::poll"
         );
         assert_eq!(short_function("greet_hyper::response"), "greet_hyper::response");
-    }
-}
-
-impl Section {
-    /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
-        Vec::new()
     }
 }

@@ -378,6 +378,13 @@ struct ResourceRow<'a> {
     error: Option<&'a str>,
 }
 
+impl Section {
+    /// Every comparison it makes: one family, judged together.
+    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+        self.comparisons.iter_mut().collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,12 +465,5 @@ mod tests {
         }
         assert!(json.get("runs").is_none(), "no runs list for a single run");
         assert_eq!(serde_json::from_value::<Level>(json).unwrap(), level);
-    }
-}
-
-impl Section {
-    /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
-        self.comparisons.iter_mut().collect()
     }
 }
