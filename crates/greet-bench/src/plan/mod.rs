@@ -174,6 +174,40 @@ pub struct Measure {
     pub warmup: Duration,
 }
 
+/// Blocks added where a scenario's figures are still undecided after its `--repeats`: `step`
+/// more at each look, at most `looks` looks in all, while its `time` lasts (zero: the blocks of
+/// `--repeats` only, one look). Every verdict of the scenario pays for the looks: its error
+/// rate is divided by them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Time for the whole scenario.
+    pub time: Duration,
+    /// Blocks added at each look.
+    pub step: usize,
+    /// Looks at most, the first after `--repeats` blocks.
+    pub looks: usize,
+}
+
+impl Budget {
+    /// `time` for the scenario, 10 blocks a look, 3 looks at most.
+    pub const fn of(time: Duration) -> Self {
+        Self {
+            time,
+            step: 10,
+            looks: 3,
+        }
+    }
+
+    /// The looks its verdicts pay for: 1 without time to add blocks.
+    pub fn looks(&self) -> usize {
+        if self.time.is_zero() {
+            1
+        } else {
+            self.looks.max(1)
+        }
+    }
+}
+
 /// What an open-loop scenario's levels go over: the closed-loop probe that sets their scale,
 /// and the keep-alive connections that carry them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

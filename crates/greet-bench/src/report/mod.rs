@@ -53,6 +53,9 @@ pub(crate) struct Present<'a> {
     pub(crate) title: &'static str,
     /// Its repeats take the servers in turn.
     pub(crate) interleaved: bool,
+    /// How many times its blocks could have been looked at to decide whether to add more
+    /// (1: a fixed number of blocks): its verdicts pay for each look.
+    pub(crate) looks: usize,
     /// The section.
     pub(crate) section: &'a dyn Render,
 }

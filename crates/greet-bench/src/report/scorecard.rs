@@ -108,7 +108,11 @@ pub(crate) fn best_each<T>(
 pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     let mut rows = Vec::new();
     for present in sections.present() {
-        rows.extend(judged(present.name, present.section.scorecard()));
+        rows.extend(judged(
+            present.name,
+            present.section.scorecard(),
+            present.looks,
+        ));
     }
     let columns = |cells: &dyn Fn(&ScoreRow) -> &[Cell]| {
         let mut names: Vec<String> = Vec::new();
@@ -135,8 +139,8 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
 }
 
 /// A section's rows (scenario `scenario`'s), judged as one family.
-pub(crate) fn judged(scenario: &str, rows: Vec<Row>) -> Vec<ScoreRow> {
-    let alpha = alpha_of(&rows);
+pub(crate) fn judged(scenario: &str, rows: Vec<Row>, looks: usize) -> Vec<ScoreRow> {
+    let alpha = alpha_of(&rows, looks);
     rows.into_iter()
         .filter_map(|row| score(scenario, row, alpha))
         .collect()
@@ -214,13 +218,13 @@ fn by_blocks(row: &Row) -> bool {
 
 /// The error rate every comparison of a section is judged at: Benjamini–Hochberg's over
 /// each row's servers against its best ([`paired`]).
-pub(crate) fn alpha_of(rows: &[Row]) -> f64 {
+pub(crate) fn alpha_of(rows: &[Row], looks: usize) -> f64 {
     let family = rows
         .iter()
         .filter(|r| by_blocks(r))
         .filter_map(Ranked::of)
         .flat_map(|r| r.others().map(|i| r.against_best(i)).collect::<Vec<_>>());
-    paired::alpha_of(family)
+    paired::alpha_of(family, looks)
 }
 
 /// One row ranked and judged at error rate `alpha`; none without a figure to rank. The
@@ -602,7 +606,7 @@ mod tests {
             })
             .collect();
         let row = Row::new(metric.name(), metric, entries);
-        let alpha = alpha_of(std::slice::from_ref(&row));
+        let alpha = alpha_of(std::slice::from_ref(&row), 1);
         score("soak", row, alpha).unwrap()
     }
 

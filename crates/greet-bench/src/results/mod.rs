@@ -115,12 +115,26 @@ pub fn read<S: DeserializeOwned>(path: &Path) -> Result<Results<S>> {
 
 /// What frames every scenario's section: the runs of each measurement, and the servers that
 /// failed.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Frame {
-    /// Runs of each measurement.
+    /// Runs of each measurement: the blocks (at least, where more may be added).
     pub repeats: usize,
     /// Servers that failed.
     pub failures: Vec<Failure>,
+    /// The most times the blocks could be looked at to decide whether to add more (1: a
+    /// fixed number of blocks); every verdict's error rate is divided by it.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub looks: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Self::new(0)
+    }
 }
 
 impl Frame {
@@ -129,6 +143,7 @@ impl Frame {
         Self {
             repeats,
             failures: Vec::new(),
+            looks: 1,
         }
     }
 }

@@ -8,13 +8,14 @@
 //! scenarios (`scenario/mod.rs`) imports the folders and this file.
 
 use std::fmt::Debug;
+use std::time::Instant;
 
 use anyhow::Result;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::harness::{Harness, Up};
-use crate::plan::{Based, Containers, Store};
+use crate::plan::{Based, Budget, Containers, Store};
 use crate::report;
 use crate::results::{Failure, Frame};
 
@@ -202,6 +203,22 @@ impl<K: Scenario> Book<'_, K> {
         self.sheet.save(self.harness)
     }
 
+    /// Whether every scorecard row of the section whose figure `pick` takes is decided (no
+    /// cell undecided), judged as the report will judge them.
+    pub(crate) fn decided(&mut self, pick: impl Fn(&str) -> bool) -> bool {
+        let section = self.section();
+        let looks = section.frame().looks;
+        let rows = report::Render::scorecard(section);
+        report::scorecard::judged(K::ABOUT.name, rows, looks)
+            .iter()
+            .filter(|r| pick(&r.figure))
+            .all(|r| {
+                r.cells
+                    .iter()
+                    .all(|c| c.mark != crate::results::Mark::Undecided)
+            })
+    }
+
     /// Whether `who` has failed already (its later steps are not run).
     pub(crate) fn has_failed(&self, who: &str) -> bool {
         self.failed.iter().any(|f| f == who)
@@ -252,7 +269,8 @@ impl<K: Scenario> Book<'_, K> {
     /// pair in both gets one word).
     fn settle(&mut self) {
         let section = self.section();
-        let alpha = report::scorecard::alpha_of(&report::Render::scorecard(section));
+        let looks = section.frame().looks;
+        let alpha = report::scorecard::alpha_of(&report::Render::scorecard(section), looks);
         for comparison in section.comparisons() {
             comparison.judge_at(alpha);
         }
@@ -291,28 +309,39 @@ impl Members {
         Ok(())
     }
 
-    /// `count` blocks: `slice(book, member, block, up)` for every member still up, in a
-    /// rotated order; a member whose server fails is dropped from the rest.
+    /// `least` blocks, then `more.step` blocks at a time while `decided(book)` says some
+    /// figure is still undecided, `more` has looks and time left (`until`): for each block,
+    /// `slice(book, member, block, up)` for every member still up, in a rotated order; a
+    /// member whose server fails is dropped from the rest. Returns the blocks run.
     pub(crate) async fn blocks<'a, K: Scenario>(
         &mut self,
         book: &mut Book<'a, K>,
-        count: usize,
+        (least, more, until): (usize, Budget, Instant),
+        decided: impl Fn(&mut Book<'a, K>) -> bool,
         mut slice: impl AsyncFnMut(&mut Book<'a, K>, usize, usize, &mut Up) -> Result<()>,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         let n = self.each.len();
-        for block in 0..count {
-            for k in 0..n {
-                let i = (k + block) % n;
-                let (who, slot) = &mut self.each[i];
-                let Some(up) = slot.as_mut() else { continue };
-                book.step(who, async |book| slice(book, i, block, up).await)
-                    .await?;
-                if book.has_failed(who) {
-                    *slot = None;
+        let (mut done, mut target, mut looks) = (0, least, 1);
+        loop {
+            while done < target {
+                for k in 0..n {
+                    let i = (k + done) % n;
+                    let (who, slot) = &mut self.each[i];
+                    let Some(up) = slot.as_mut() else { continue };
+                    book.step(who, async |book| slice(book, i, done, up).await)
+                        .await?;
+                    if book.has_failed(who) {
+                        *slot = None;
+                    }
                 }
+                done += 1;
             }
+            if looks >= more.looks() || Instant::now() >= until || decided(book) {
+                return Ok(done);
+            }
+            looks += 1;
+            target += more.step;
         }
-        Ok(())
     }
 
     /// Stops every member still up, each in a step of its own.

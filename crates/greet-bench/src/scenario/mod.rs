@@ -172,6 +172,7 @@ macro_rules! scenarios {
                             name: about.name,
                             title: about.title,
                             interleaved: about.interleaved,
+                            looks: section.frame.looks,
                             section,
                         });
                     }

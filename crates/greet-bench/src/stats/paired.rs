@@ -535,9 +535,14 @@ pub fn pairwise(figure: Figure, samples: &[(String, Vec<f64>)]) -> Vec<Compariso
 }
 
 /// The error rate a family of comparisons (each its blocks and its band) is judged at, at
-/// the default rate and one look ([`Family::alpha_of`]).
-pub fn alpha_of(family: impl IntoIterator<Item = (Blocks, f64)>) -> f64 {
-    Family::default().alpha_over(family.into_iter().map(|(b, band)| p_value(&b, band)))
+/// the default rate, when its blocks may have been looked at `looks` times before the last
+/// ([`Family::alpha_of`]).
+pub fn alpha_of(family: impl IntoIterator<Item = (Blocks, f64)>, looks: usize) -> f64 {
+    let family_rate = Family {
+        looks,
+        ..Family::default()
+    };
+    family_rate.alpha_over(family.into_iter().map(|(b, band)| p_value(&b, band)))
 }
 
 #[cfg(test)]

@@ -16,6 +16,12 @@ pub(crate) struct Flags {
     #[arg(long, value_delimiter = ',', value_name = "PROTOCOLS")]
     protocols: Option<Vec<Protocol>>,
 
+    /// Time for the whole run: where the scenario's figures are still undecided after --repeats
+    /// blocks, 10 more blocks at a time, 3 looks at most (each verdict pays for the looks);
+    /// 0s: --repeats blocks only [default: 100s; --quick: 0s]
+    #[arg(long, value_name = "TIME", value_parser = greet_cli::parse_any_duration)]
+    budget: Option<std::time::Duration>,
+
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
 }
@@ -27,6 +33,9 @@ impl Own<Plan> for Flags {
             protocols.dedup();
             protocols.insert(0, Protocol::Http1);
             plan.protocols = protocols;
+        }
+        if let Some(time) = self.budget {
+            plan.budget.time = time;
         }
         self.measure.apply(&mut plan.measure);
     }

@@ -8,7 +8,7 @@ mod run;
 use std::time::Duration;
 
 use crate::harness::Harness;
-use crate::plan::{Base, Based, Measure, Measured, Protocol, Takes, GRID_REPEATS};
+use crate::plan::{Base, Based, Budget, Measure, Measured, Protocol, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
 pub use report::*;
@@ -58,6 +58,14 @@ pub struct Plan {
     pub protocols: Vec<Protocol>,
     /// How each protocol is measured.
     pub measure: Measure,
+    /// Blocks added while its figures are still undecided.
+    pub budget: Budget,
+}
+
+impl Plan {
+    /// Time for the whole scenario, blocks added where undecided: about one and a half times
+    /// what its 20 blocks take.
+    pub const BUDGET: Duration = Duration::from_secs(100);
 }
 
 impl Based for Plan {
@@ -69,6 +77,7 @@ impl Based for Plan {
             base: Self::grid(quick),
             protocols: Protocol::ALL.to_vec(),
             measure: Self::measure(quick),
+            budget: Budget::of(if quick { Duration::ZERO } else { Self::BUDGET }),
         }
     }
 

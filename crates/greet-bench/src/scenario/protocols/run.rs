@@ -39,7 +39,10 @@ pub(super) async fn run(
         wires.push((wire.resuming(harness.common.tls_resume), streams));
     }
     book.open(Section {
-        frame: Frame::new(repeats),
+        frame: Frame {
+            looks: plan.budget.looks(),
+            ..Frame::new(repeats)
+        },
         protocols: plan.protocols.clone(),
         streams: harness.common.streams,
         streams_each: harness.common.streams_each.clone(),
@@ -108,8 +111,10 @@ pub(super) async fn run(
             cells.push((s, p));
         }
     }
+    let until = std::time::Instant::now() + plan.budget.time;
+    let decided = |book: &mut Book<'_, Protocols>| book.decided(|_| true);
     members
-        .blocks(book, repeats, async |book, m, block, up| {
+        .blocks(book, (repeats, plan.budget, until), decided, async |book, m, block, up| {
             let (s, p) = cells[m];
             let (wire, streams) = &wires[p];
             let name = package(&shorts[s]);

@@ -20,6 +20,12 @@ pub(crate) struct Flags {
     #[arg(long, value_name = "BYTES", value_parser = greet_cli::parse_bytes)]
     upload_size: Option<u64>,
 
+    /// Time for the whole run: where a profile's figures are still undecided after --repeats
+    /// blocks, 10 more blocks at a time, 3 looks at most (each verdict pays for the looks);
+    /// 0s: --repeats blocks only [default: 225s; --quick: 0s]
+    #[arg(long, value_name = "TIME", value_parser = greet_cli::parse_any_duration)]
+    budget: Option<std::time::Duration>,
+
     #[command(flatten)]
     measure: MeasureArgs<Plan>,
 }
@@ -31,6 +37,9 @@ impl Own<Plan> for Flags {
         }
         if let Some(bytes) = self.upload_size {
             plan.upload_bytes = bytes;
+        }
+        if let Some(time) = self.budget {
+            plan.budget.time = time;
         }
         self.measure.apply(&mut plan.measure);
     }

@@ -11,7 +11,7 @@ mod run;
 use std::time::Duration;
 
 use crate::harness::Harness;
-use crate::plan::{Base, Based, Measure, Measured, Takes, GRID_REPEATS};
+use crate::plan::{Base, Based, Budget, Measure, Measured, Takes, GRID_REPEATS};
 
 pub use crate::plan::Profile;
 
@@ -69,6 +69,8 @@ pub struct Plan {
     pub upload_bytes: u64,
     /// How each profile is measured.
     pub measure: Measure,
+    /// Blocks added to a profile whose figures are still undecided.
+    pub budget: Budget,
 }
 
 impl Plan {
@@ -76,6 +78,9 @@ impl Plan {
     pub const UPLOAD_BYTES: u64 = 20_000_000;
     /// `--quick`'s upload.
     pub const QUICK_UPLOAD_BYTES: u64 = 1 << 20;
+    /// Time for the whole scenario, blocks added where undecided: about one and a half times
+    /// what its 20 blocks take.
+    pub const BUDGET: Duration = Duration::from_secs(225);
 }
 
 impl Based for Plan {
@@ -92,6 +97,7 @@ impl Based for Plan {
                 Self::UPLOAD_BYTES
             },
             measure: Self::measure(quick),
+            budget: Budget::of(if quick { Duration::ZERO } else { Self::BUDGET }),
         }
     }
 
@@ -105,8 +111,9 @@ impl Based for Plan {
 }
 
 impl Measured for Plan {
-    /// 3 servers × 8 profiles × 30 blocks of a 0.25 s slice, each server started and warmed
-    /// for 0.25 s once a profile: about three and a half minutes. Short slices, many blocks: the
+    /// 3 servers × 8 profiles × 20 blocks of a 0.25 s slice, each server started and warmed
+    /// for 0.25 s once a profile: about two and a half minutes, and up to 20 more blocks for a
+    /// profile still undecided, within the budget. Short slices, many blocks: the
     /// same-block ratios spread less the closer together a block's slices are, and longer
     /// slices did not narrow them (docs/harness.md).
     const MEASURE: Measure = Measure {
@@ -114,7 +121,7 @@ impl Measured for Plan {
         duration: Duration::from_millis(250),
         warmup: Duration::from_millis(250),
     };
-    const REPEATS: usize = 30;
+    const REPEATS: usize = 20;
     const QUICK_MEASURE: Measure = Measure {
         connections: 8,
         duration: Duration::from_millis(150),

@@ -182,7 +182,7 @@ pub(super) fn charts(workloads: &Section) -> Vec<(String, Chart)> {
     let names = distinct(workloads.cells.iter().map(|c| c.server.clone()));
     let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
     let groups: Vec<String> = profiles.iter().map(ToString::to_string).collect();
-    let rows = scorecard::judged("workloads", workloads.scorecard());
+    let rows = scorecard::judged("workloads", workloads.scorecard(), workloads.frame.looks);
     let cell = |name: &str, group: &String| {
         let row = rows
             .iter()

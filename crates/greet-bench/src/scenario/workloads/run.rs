@@ -41,7 +41,10 @@ pub(super) async fn run(
     // A server named twice is measured twice, the second as a server of its own (an A/A).
     let subjects = Subject::all(&plan.base);
     book.open(Section {
-        frame: Frame::new(repeats),
+        frame: Frame {
+            looks: plan.budget.looks(),
+            ..Frame::new(repeats)
+        },
         workers,
         concurrency,
         duration_s: duration.as_secs_f64(),
@@ -59,6 +62,9 @@ pub(super) async fn run(
         ..Section::default()
     });
     let args = server_args(0, workers, BLOCKING_THREADS);
+    // The budget spreads over the profiles: what one leaves, the next may use.
+    let started = std::time::Instant::now();
+    let until = |p: usize| started + plan.budget.time.mul_f64((p + 1) as f64 / profiles.len() as f64);
     for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
         let path = profile.path();
         let ask = |stop| {
@@ -99,8 +105,10 @@ pub(super) async fn run(
                 })
                 .await?;
         }
+        let figure = format!("{profile} throughput");
+        let decided = |book: &mut Book<'_, Workloads>| book.decided(|f| f == figure);
         members
-            .blocks(book, repeats, async |book, s, block, up| {
+            .blocks(book, (repeats, plan.budget, until(p)), decided, async |book, s, block, up| {
                 let name = subjects[s].name();
                 let label = format!("{name} {profile} #{}", block + 1);
                 let loaded = harness
