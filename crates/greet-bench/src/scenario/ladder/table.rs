@@ -235,6 +235,7 @@ mod tests {
                     server: "greetings-api-undertow".into(),
                     error: "died".into(),
                 }],
+                ..Frame::new(1)
             },
             transport: Transport::default(),
             mode: Mode::Process,
