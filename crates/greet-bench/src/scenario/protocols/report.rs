@@ -176,7 +176,7 @@ pub(super) fn tables(protocols: &Section) -> Vec<Table> {
     let mut table = Table::new(
         format!(
             "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
-             warm-up, {} run(s) per protocol on a fresh server, --workers {}",
+             warm-up, {} blocks or more (each server started once a protocol), --workers {}",
             protocols.concurrency,
             if !protocols.cases().iter().any(|c| c.1 > 1) {
                 String::new()

@@ -58,7 +58,8 @@ impl Scenario for Workloads {
     }
 }
 
-/// Workloads: every profile on every server, each on a fresh server, repeats outermost.
+/// Workloads: every profile on every server, each server started once a profile, measured in
+/// blocks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     /// What every scenario's plan holds.

@@ -133,8 +133,9 @@ pub(super) fn tables(workloads: &Section) -> Vec<Table> {
         .collect();
     let mut table = Table::new(
         format!(
-            "Workloads: {} users each, {:.2} s measured after {:.2} s warm-up, {} run(s) per \
-             profile on a fresh server, --workers {}, uploads of {} bytes",
+            "Workloads: {} users each, {:.2} s slices after {:.2} s warm-up, {} blocks or more \
+             per profile (each server started once a profile), --workers {}, uploads of {} \
+             bytes",
             workloads.concurrency,
             workloads.duration_s,
             workloads.warmup_s,
