@@ -309,8 +309,8 @@ impl Members {
         Ok(())
     }
 
-    /// `least` blocks, then `more.step` blocks at a time while `decided(book)` says some
-    /// figure is still undecided, `more` has looks and time left (`until`): for each block,
+    /// `least` blocks, then `more.step` blocks at a time while `decided(book)` is false and
+    /// `more` has looks and time left (`until`): for each block,
     /// `slice(book, member, block, up)` for every member still up, in a rotated order; a
     /// member whose server fails is dropped from the rest. Returns the blocks run.
     pub(crate) async fn blocks<'a, K: Scenario>(
