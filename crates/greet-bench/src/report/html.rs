@@ -148,12 +148,12 @@ fn scorecard(out: &mut String, card: &Scorecard) {
                         .filter(|_| row.metric != crate::plan::Metric::CpuPerRequest)
                         .map_or(String::new(), |us| {
                             format!(
-                                "<br><small>{} µs/req CPU</small>",
+                                "<br/><small>{} µs/req CPU</small>",
                                 super::scorecard::micros(us)
                             )
                         });
                     let interval = c.vs_best.map_or(String::new(), |j| {
-                        format!("<br><small>{} to the best</small>", esc(&j.show()))
+                        format!("<br/><small>{} to the best</small>", esc(&j.show()))
                     });
                     let _ = write!(
                         out,

@@ -1,6 +1,6 @@
 //! Whether two samples that cannot be paired differ beyond run-to-run noise: a two-sided
 //! Mann–Whitney U test, the test Go's benchstat uses for the same question. Servers measured
-//! in the same run are compared block by block ([`super::paired`]); this is what is left for
+//! in the same run are compared block by block (the paired verdict); this is what is left for
 //! `compare`, whose two runs were measured at different times and have no blocks in common.
 //!
 //! Rank tests need no assumption about the shape of the noise, which on a shared machine is

@@ -213,7 +213,9 @@ impl Tested {
         if self.walsh.is_empty() {
             return f64::NAN;
         }
-        crate::stats::median(&self.walsh).exp()
+        // Walsh's averages are sorted: the middle one, or the mean of the middle two.
+        let n = self.walsh.len();
+        ((self.walsh[(n - 1) / 2] + self.walsh[n / 2]) / 2.0).exp()
     }
 
     /// The interval at error rate `alpha` (two-sided), as ratios: unbounded where the blocks
@@ -235,13 +237,13 @@ impl Tested {
 pub struct Judged {
     /// The ratio of the first over the second (Hodges–Lehmann over the blocks); not a number
     /// without blocks (null in results.json).
-    #[serde(with = "or_null::nan")]
+    #[serde(serialize_with = "or_null", deserialize_with = "null_nan")]
     pub ratio: f64,
     /// The interval's low end.
     pub low: f64,
     /// Its high end (infinite where the blocks were too few for any interval: null in
     /// results.json).
-    #[serde(with = "or_null::infinite")]
+    #[serde(serialize_with = "or_null", deserialize_with = "null_infinite")]
     pub high: f64,
     /// The interval's confidence, e.g. 0.998 (the run's rate shared among its comparisons).
     pub level: f64,
@@ -264,52 +266,23 @@ impl Judged {
     }
 }
 
-/// A figure JSON cannot hold (infinite, not a number) written as null, read back as what it
-/// was.
-mod or_null {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    fn write<S: Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
-        if v.is_finite() {
-            s.serialize_some(&v)
-        } else {
-            s.serialize_none()
-        }
+/// A figure JSON cannot hold (infinite, not a number) written as null.
+fn or_null<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_some(v)
+    } else {
+        s.serialize_none()
     }
+}
 
-    fn read<'de, D: Deserializer<'de>>(d: D, missing: f64) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(missing))
-    }
+/// Null read back as infinity.
+fn null_infinite<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
 
-    /// Null for infinity.
-    pub(super) mod infinite {
-        use serde::{Deserializer, Serializer};
-
-        pub(in super::super) fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-            super::write(*v, s)
-        }
-
-        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(
-            d: D,
-        ) -> Result<f64, D::Error> {
-            super::read(d, f64::INFINITY)
-        }
-    }
-
-    /// Null for not a number.
-    pub(super) mod nan {
-        use serde::{Deserializer, Serializer};
-
-        pub(in super::super) fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-            super::write(*v, s)
-        }
-
-        pub(in super::super) fn deserialize<'de, D: Deserializer<'de>>(
-            d: D,
-        ) -> Result<f64, D::Error> {
-            super::read(d, f64::NAN)
-        }
-    }
+/// Null read back as not a number.
+fn null_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A run's comparisons judged together.

@@ -113,7 +113,8 @@ fn errors_name_what_is_wrong() {
     let twice = assert_one_line_error(&["soak", "--servers", "hyper,axum,hyper"]);
     assert!(
         twice.contains(
-            "names hyper twice: only rate, capacity and cost measure a server against itself"
+            "names hyper twice: only rate, capacity, workloads and cost measure a server against \
+             itself"
         ) && twice.contains("not soak"),
         "{twice}"
     );

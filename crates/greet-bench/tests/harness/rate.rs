@@ -17,12 +17,20 @@ fn rate_quick_measures_latency_at_fractions_of_each_capacity() {
         let what = &server.server;
         assert!(server.capacity_rps > 0.0, "{what}");
         assert!(server.probe_client_cpu_pct > 0.0, "{what}");
+        // The same rates for every server: fractions of the lowest capacity, named in the label.
+        let lowest = rate
+            .servers
+            .iter()
+            .map(|s| s.capacity_rps)
+            .fold(f64::INFINITY, f64::min);
         let labels: Vec<_> = server.levels.iter().map(|l| l.label.as_str()).collect();
-        assert_eq!(labels, ["25%", "75%", "110%"], "{what}");
+        assert_eq!(labels.len(), 3, "{what}: {labels:?}");
+        for (label, percent) in labels.iter().zip(["25% (", "75% (", "110% ("]) {
+            assert!(label.starts_with(percent), "{what}: {labels:?}");
+        }
         for level in &server.levels {
-            let expected = server.capacity_rps
-                * level.label.trim_end_matches('%').parse::<f64>().unwrap()
-                / 100.0;
+            let percent = level.label.split('%').next().unwrap();
+            let expected = lowest * percent.parse::<f64>().unwrap() / 100.0;
             assert!(
                 (level.target_rps - expected).abs() < 1e-6,
                 "{what}: {level:?}"

@@ -294,8 +294,12 @@ impl Render for Section {
             let fractions = self.servers.iter().any(|s| {
                 s.endpoint == endpoint && s.levels.iter().any(|l| l.label.contains("% ("))
             });
-            if let (true, Some((server, capacity))) =
-                (fractions, super::run::lowest_capacity(&self.servers, endpoint))
+            let servers = self.servers.iter().filter(|s| s.endpoint == endpoint).count();
+            if let (true, true, Some((server, capacity))) = (
+                fractions,
+                servers > 1,
+                super::run::lowest_capacity(&self.servers, endpoint),
+            )
             {
                 out.push(format!(
                     "rate loaded every server at the same rates on {endpoint}: fractions of the \
