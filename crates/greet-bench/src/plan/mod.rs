@@ -249,7 +249,7 @@ pub trait Measured {
     const QUICK_MEASURE: Measure;
     /// Blocks of each setting (each server once a block): 6 are the fewest whose interval
     /// can decide a verdict ([`crate::stats::paired::FEWEST_BLOCKS`]).
-    const REPEATS: usize = crate::stats::paired::FEWEST_BLOCKS;
+    const REPEATS: usize = 6;
     /// `--quick` runs of each setting.
     const QUICK_REPEATS: usize = 2;
 
