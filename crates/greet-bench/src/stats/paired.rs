@@ -69,15 +69,6 @@ impl Word {
         }
     }
 
-    /// The word from the other side of the comparison.
-    pub fn flipped(self) -> Self {
-        match self {
-            Self::Ahead => Self::Behind,
-            Self::Behind => Self::Ahead,
-            word => word,
-        }
-    }
-
     /// Ahead or behind, equal: a verdict was reached.
     pub fn decided(self) -> bool {
         self != Self::Undecided
