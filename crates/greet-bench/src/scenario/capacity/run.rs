@@ -5,9 +5,9 @@
 //! that held under a rate that broke, from a window of ±30% around the ramp's knee moved up
 //! or down until it does, halves that bracket to two steps of 4%, and runs `steps` constant
 //! levels as a staircase from there: the rate it settles on is its capacity. Servers are
-//! compared on those capacities (Mann-Whitney). At half and 90% of the median capacity the
-//! latency is measured once more; at the highest level held under it, the CPU each side
-//! spent per request.
+//! compared on those capacities, paired by round ([`paired`]). At half and 90% of the
+//! median capacity the latency is measured once more; at the highest level held under it,
+//! the CPU each side spent per request.
 //!
 //! The searches go in rounds that take the servers in turn (A B C A B C), each on a server
 //! started afresh: the first round probes and ramps each server before its first search, the

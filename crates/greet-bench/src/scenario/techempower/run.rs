@@ -8,7 +8,7 @@
 //! then the measured part); repeats are the outer loop, then stores, then servers, so a
 //! slow spell of the machine hits every server alike. Each cell's share is its median over
 //! the best server's on the same test and store, as TechEmpower's tables rank them, and
-//! every pair of servers is compared on its runs (Mann-Whitney).
+//! every pair of servers is compared on its runs paired by repeat (`stats::paired`).
 
 use anyhow::Result;
 use greet_load::{Expect, Stop, Work};
