@@ -1,8 +1,11 @@
 //! What the scenarios' charts share: [`ChartFile`] (a chart named by its section and file, so
 //! the HTML report places it without guessing from file names), bars and whiskers from a
-//! scenario's cells, and file names from paths.
+//! scenario's cells, the verdict drawn ([`against_best`]), and file names from paths.
 
+use crate::results::ScoreRow;
 use crate::stats::Summary;
+
+use super::svg::Chart;
 
 /// One chart of a section, drawn.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +54,68 @@ pub(crate) fn whiskers<G>(
         .collect()
 }
 
+/// The scorecard's verdicts drawn, for section `name`: a group per row of `rows` judged on
+/// blocks, a bar per server at its share of the row's best (its paired ratio, turned over
+/// where less is better, so below 1 is always behind), and that share's interval as whiskers.
+/// The best stands at 1; an interval still open (too few blocks) draws none. None when no
+/// row has an interval to draw: a chart of ratios without them would say less than the
+/// scorecard's shares.
+pub(crate) fn against_best(name: &str, rows: &[&ScoreRow]) -> Option<Chart> {
+    let rows: Vec<&ScoreRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.cells.iter().any(|c| c.vs_best.is_some()))
+        .collect();
+    let closed = |r: &&ScoreRow| {
+        r.cells
+            .iter()
+            .any(|c| c.vs_best.is_some_and(|j| j.high.is_finite()))
+    };
+    if !rows.iter().any(closed) {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for cell in rows.iter().flat_map(|r| &r.cells) {
+        if !names.contains(&cell.server) {
+            names.push(cell.server.clone());
+        }
+    }
+    // (share, interval) of `server` on `row`: the best at 1, with no interval.
+    let share = |row: &ScoreRow, server: &str| -> Option<(f64, Option<[f64; 2]>)> {
+        let cell = row.cells.iter().find(|c| c.server == server)?;
+        let Some(j) = cell.vs_best else {
+            return Some((1.0, None));
+        };
+        let open = !j.high.is_finite();
+        Some(if row.metric.higher_is_better() {
+            (j.ratio, (!open).then_some([j.low, j.high]))
+        } else {
+            (
+                1.0 / j.ratio,
+                (!open).then_some([1.0 / j.high, 1.0 / j.low]),
+            )
+        })
+    };
+    Some(Chart {
+        title: format!("{name}: each server against the best, with its interval"),
+        unit: "share of the best, block by block (1 = the best; whiskers: the interval)".into(),
+        groups: rows.iter().map(|r| r.figure.clone()).collect(),
+        series: names
+            .iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    rows.iter().map(|r| Some(share(r, n)?.0)).collect(),
+                )
+            })
+            .collect(),
+        whiskers: names
+            .iter()
+            .map(|n| rows.iter().map(|r| share(r, n)?.1).collect())
+            .collect(),
+    })
+}
+
 /// A file-name part from a path: `/greetings/blocking` → `greetings-blocking`.
 pub(crate) fn slug(path: &str) -> String {
     let slug: String = path
@@ -68,6 +133,52 @@ pub(crate) fn slug(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_verdicts_are_drawn_where_an_interval_is() {
+        use crate::plan::Metric;
+        use crate::results::{Cell, Mark};
+        use crate::stats::paired::{Judged, Word};
+        let cell = |server: &str, vs_best: Option<Judged>| Cell {
+            server: server.into(),
+            median: 1.0,
+            runs: 6,
+            share: 1.0,
+            mark: Mark::Alone,
+            vs_best,
+            capped: false,
+            cpu_us_per_request: None,
+            of_floor: None,
+        };
+        let judged = |ratio: f64, low: f64, high: f64| Judged {
+            ratio,
+            low,
+            high,
+            level: 0.95,
+            blocks: 6,
+            word: Word::Behind,
+        };
+        let row = |metric, j: Judged| ScoreRow {
+            scenario: "x".into(),
+            figure: "f".into(),
+            metric,
+            once: false,
+            cells: vec![cell("a", None), cell("b", Some(j))],
+            references: Vec::new(),
+        };
+        let open = row(Metric::Throughput, judged(0.8, 0.7, f64::INFINITY));
+        assert!(against_best("x", &[&open]).is_none());
+        let closed = row(Metric::Throughput, judged(0.8, 0.7, 0.9));
+        let chart = against_best("x", &[&closed]).expect("drawn");
+        assert_eq!(chart.series[0].1, [Some(1.0)]);
+        assert_eq!(chart.series[1].1, [Some(0.8)]);
+        assert_eq!(chart.whiskers[1][0], Some([0.7, 0.9]));
+        // Where less is better the ratio is turned over: below 1 is behind there too.
+        let slower = row(Metric::P99, judged(1.25, 1.0, 2.0));
+        let chart = against_best("x", &[&slower]).expect("drawn");
+        assert_eq!(chart.series[1].1, [Some(0.8)]);
+        assert_eq!(chart.whiskers[1][0], Some([0.5, 1.0]));
+    }
 
     #[test]
     fn slugs_name_files() {

@@ -139,6 +139,7 @@ fn write<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>, json: bo
                     file,
                     svg: chart.render(),
                 })
+                .chain(verdicts_chart(&results.scorecard, p.name))
         })
         .collect();
     files.push((
@@ -159,6 +160,22 @@ fn write<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>, json: bo
         write_atomically(&dir.join(name), &text)?;
     }
     Ok(())
+}
+
+/// Section `name`'s verdicts drawn from the scorecard (`NAME-verdicts.svg`), where a row of
+/// it was judged on blocks.
+fn verdicts_chart(scorecard: &crate::results::Scorecard, name: &'static str) -> Option<ChartFile> {
+    let rows: Vec<&crate::results::ScoreRow> = scorecard
+        .rows
+        .iter()
+        .filter(|r| r.scenario == name)
+        .collect();
+    let chart = charts::against_best(name, &rows)?;
+    Some(ChartFile {
+        section: name,
+        file: format!("{name}-verdicts.svg"),
+        svg: svg::Drawing::from(chart).render(),
+    })
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<()> {

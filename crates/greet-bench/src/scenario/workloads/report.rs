@@ -16,7 +16,7 @@ use crate::report::charts::series;
 use anyhow::Result;
 use crate::plan::Metric;
 use crate::report::points::{load_figures, Point};
-use crate::report::scorecard::{self, Entry, Row};
+use crate::report::scorecard::{Entry, Row};
 use crate::report::svg::{drawings, Drawing};
 use crate::report::{csv, Render};
 
@@ -177,39 +177,12 @@ pub(super) fn tables(workloads: &Section) -> Vec<Table> {
     vec![table]
 }
 
-/// Each server's throughput against the best's per profile (groups), block by block, with
-/// its interval; and server CPU per request against the cheapest server's.
+/// Server CPU per request against the cheapest server's, per profile (the throughput against
+/// the best's, with its interval, is the report's verdicts chart).
 pub(super) fn charts(workloads: &Section) -> Vec<(String, Chart)> {
     let names = distinct(workloads.cells.iter().map(|c| c.server.clone()));
     let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
     let groups: Vec<String> = profiles.iter().map(ToString::to_string).collect();
-    let rows = scorecard::judged("workloads", workloads.scorecard(), workloads.frame.looks);
-    let cell = |name: &str, group: &String| {
-        let row = rows
-            .iter()
-            .find(|r| r.figure == format!("{group} throughput"))?;
-        row.cells.iter().find(|c| c.server == name).cloned()
-    };
-    let ratio = |c: &crate::results::Cell| c.vs_best.map_or(1.0, |j| j.ratio);
-    let share = Chart {
-        title: "Workloads: throughput against the best server's, per profile, with its interval"
-            .into(),
-        unit: "ratio to the best, block by block (1 = the best; whiskers: the interval)".into(),
-        series: series(&names, &groups, cell, ratio),
-        whiskers: names
-            .iter()
-            .map(|name| {
-                groups
-                    .iter()
-                    .map(|g| {
-                        let j = cell(name, g)?.vs_best?;
-                        j.high.is_finite().then_some([j.low, j.high])
-                    })
-                    .collect()
-            })
-            .collect(),
-        groups: groups.clone(),
-    };
     let find = |name: &str, group: &String| {
         workloads
             .cells
@@ -239,10 +212,7 @@ pub(super) fn charts(workloads: &Section) -> Vec<(String, Chart)> {
         whiskers: Vec::new(),
         groups,
     };
-    vec![
-        ("workloads.svg".into(), share),
-        ("workloads-cpu.svg".into(), cpu),
-    ]
+    vec![("workloads-cpu.svg".into(), cpu)]
 }
 
 impl Render for Section {
