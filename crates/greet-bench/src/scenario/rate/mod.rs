@@ -89,10 +89,11 @@ impl Plan {
     pub const FRACTIONS: [f64; 7] = [0.10, 0.25, 0.50, 0.75, 0.90, 1.00, 1.10];
     /// `--quick` fractions.
     pub const QUICK_FRACTIONS: [f64; 3] = [0.25, 0.75, 1.10];
-    /// Each level's length, a block: 6 blocks (the fewest that can decide a verdict) of 1 s.
+    /// Each level's length, a block: 10 blocks of 1 s.
     pub const DURATION: Duration = Duration::from_secs(1);
-    /// Blocks of each level.
-    pub const REPEATS: usize = 6;
+    /// Blocks of each level: 10, as the grid's, so that a family of a dozen comparisons can
+    /// decide (`crate::plan::Measured::REPEATS` says why).
+    pub const REPEATS: usize = 10;
     /// `--quick` length.
     pub const QUICK_DURATION: Duration = Duration::from_millis(500);
 }
