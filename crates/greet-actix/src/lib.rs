@@ -17,6 +17,7 @@ use std::io;
 use std::net::Shutdown;
 use std::os::fd::AsFd;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use actix_http::encoding::Encoder;
 use actix_tls::accept::rustls_0_23::TlsStream;
@@ -24,7 +25,7 @@ use actix_web::body::{BodySize, EitherBody, MessageBody};
 use actix_web::dev::{Extensions, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
 use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding};
-use actix_web::http::{header, StatusCode, Version};
+use actix_web::http::{header, KeepAlive, StatusCode, Version};
 use actix_web::middleware::{from_fn, Condition, Next};
 use actix_web::rt::net::TcpStream;
 use actix_web::{web, App, Error, HttpMessage, HttpResponse, HttpServer};
@@ -32,7 +33,7 @@ use greet_core::limits::{Target, HEAD_READ_TIMEOUT, IDLE_TIMEOUT};
 use greet_core::{check_head, compress, paths, post, upload, GreetError, HeadInfo, Reply};
 use greet_server::idle::InFlight;
 use greet_server::net::AcceptQueue;
-use greet_server::{Api, Listener, ServerConfig};
+use greet_server::{Api, Knob, Listener, ServerConfig};
 
 /// TLS handshakes under way at once per worker before actix-web stops accepting: as many as
 /// connections it keeps (its default `max_connections`), so that, as on hyper and axum, only
@@ -394,7 +395,7 @@ pub fn respond(reply: Reply) -> HttpResponse {
 /// instant it refreshes every 500 ms, so a keep-alive of exactly [`IDLE_TIMEOUT`] could close
 /// an HTTP/1.1 connection up to half a second early (4.499 s after the answer, seen under
 /// load). One step more closes it between 5.0 and 5.5 s, never before the limit.
-const CLOCK_STEP: std::time::Duration = std::time::Duration::from_millis(500);
+const CLOCK_STEP: Duration = Duration::from_millis(500);
 
 /// Serves [`app`] on `listener` (HTTP/1.1 and h2c, or TLS) with `config.workers` workers
 /// until `shutdown` resolves, then drains for up to `config.shutdown_timeout()`. actix's own
@@ -417,10 +418,19 @@ pub async fn serve(
         sockets.going_away();
     };
     let compression = config.compression;
+    // TechEmpower's actix-web entry: the OS's keep-alive, no timer on a request's head.
+    let (head_timeout, keep_alive) = if config.knob(Knob::OsKeepAlive) {
+        (Duration::ZERO, KeepAlive::Os)
+    } else {
+        (
+            HEAD_READ_TIMEOUT,
+            KeepAlive::Timeout(IDLE_TIMEOUT + CLOCK_STEP),
+        )
+    };
     let server = HttpServer::new(move || app(api.clone(), compression))
         .workers(config.workers.get())
-        .client_request_timeout(HEAD_READ_TIMEOUT)
-        .keep_alive(IDLE_TIMEOUT + CLOCK_STEP)
+        .client_request_timeout(head_timeout)
+        .keep_alive(keep_alive)
         .on_connect(watch_idle)
         .tls_handshake_timeout(HEAD_READ_TIMEOUT)
         // actix-web lets 256 handshakes per worker be under way and stops accepting beyond
@@ -431,7 +441,7 @@ pub async fn serve(
         // No lingering read after an answer that leaves a body unread (a refused upload):
         // actix-web's default reads and drops what the client sends for a second more, which
         // on a fast link is hundreds of megabytes. hyper closes at once, and so does this.
-        .client_disconnect_timeout(std::time::Duration::ZERO)
+        .client_disconnect_timeout(Duration::ZERO)
         .shutdown_timeout(config.shutdown_timeout_secs)
         .shutdown_signal(shutdown);
     // Cleartext: HTTP/1.1, or HTTP/2 when the first bytes are its preface (h2c); TLS: what

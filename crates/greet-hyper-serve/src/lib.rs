@@ -35,7 +35,7 @@ use greet_core::limits::{
 use greet_core::ws::Sockets;
 use greet_core::{HeadInfo, Reply};
 use greet_server::idle::{Busy, InFlight};
-use greet_server::{Listener, ServerConfig};
+use greet_server::{Knob, Listener, ServerConfig};
 use http_body_util::{Either, Full};
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE, SERVER};
@@ -169,7 +169,8 @@ pub fn runtime(config: &ServerConfig) -> io::Result<tokio::runtime::Runtime> {
 }
 
 /// How every connection is served, HTTP/1.1 or HTTP/2: a head-read timeout and the parser
-/// limits set as actix-web's on HTTP/1, the shared HTTP/2 limits of `greet_core::limits`.
+/// limits set as actix-web's on HTTP/1, the shared HTTP/2 limits of `greet_core::limits`; the
+/// knobs of hyper's that `--knob` turns on ([`Knob`]).
 #[derive(Debug)]
 struct Builders {
     http1: http1::Builder,
@@ -177,13 +178,19 @@ struct Builders {
 }
 
 impl Builders {
-    fn new() -> Self {
+    fn new(knobs: &[Knob]) -> Self {
+        let on = |knob| knobs.contains(&knob);
         let mut http1 = http1::Builder::new();
         http1
             .timer(TokioTimer::new())
-            .header_read_timeout(HEAD_READ_TIMEOUT)
-            .max_headers(PARSER_MAX_HEADERS)
+            .header_read_timeout((!on(Knob::NoHeadTimeout)).then_some(HEAD_READ_TIMEOUT))
+            .pipeline_flush(on(Knob::PipelineFlush))
             .max_buf_size(PARSER_MAX_BUF);
+        // hyper's docs say a limit moves its header array to the heap; up to its default of
+        // 100 the array stays inline (a SmallVec), and counted, the knob changes nothing.
+        if !on(Knob::StackHeaders) {
+            http1.max_headers(PARSER_MAX_HEADERS);
+        }
         let mut http2 = http2::Builder::new(TokioExecutor::new());
         http2
             .timer(TokioTimer::new())
@@ -404,7 +411,7 @@ where
     let Listener { tcp, tls } = listener;
     let listener = tokio::net::TcpListener::from_std(tcp)?;
     let acceptor = tls.map(|tls| TlsAcceptor::from(tls.config));
-    let builders = Arc::new(Builders::new());
+    let builders = Arc::new(Builders::new(&config.knobs));
     let (draining, drain) = watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
 
@@ -511,7 +518,7 @@ mod tests {
         let service = hyper::service::service_fn(|_req: Request<Incoming>| async {
             Ok::<_, Infallible>(response("test", Reply::health()))
         });
-        let (builders, (_draining, drain)) = (Arc::new(Builders::new()), watch::channel(false));
+        let (builders, (_draining, drain)) = (Arc::new(Builders::new(&[])), watch::channel(false));
         let task = cleartext_connection(accept().await, builders.clone(), service, drain.clone());
         let http1 = builders
             .http1

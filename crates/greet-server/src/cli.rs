@@ -39,6 +39,10 @@ where
         Ok(config) => config,
         Err(code) => return code,
     };
+    if let Some(knob) = config.knobs.iter().find(|k| !k.applies_to(server)) {
+        eprintln!("{server}: error: {}", knob.refusal(server));
+        return ExitCode::from(2);
+    }
     let tls_asked = config.tls_cert.is_some() || config.tls_self_signed;
     if tls_asked && speaks == Speaks::Http1Cleartext {
         eprintln!("{server}: error: it serves HTTP/1.1 in cleartext only: drop the TLS flags");

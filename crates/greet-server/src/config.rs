@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
+use crate::knob::Knob;
 use crate::statics::Statics;
 use crate::tls::Tls;
 use greet_core::ws::Sockets;
@@ -114,6 +115,17 @@ pub struct ServerConfig {
           action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new())]
     pub compression: bool,
 
+    /// Settings a crate documents for speed, off here for what each gives up (said beside
+    /// each); comma-separated; a server refuses a knob that is not its own
+    #[arg(
+        long = "knob",
+        env = "KNOBS",
+        value_name = "KNOB",
+        value_delimiter = ',',
+        value_enum
+    )]
+    pub knobs: Vec<Knob>,
+
     /// Probe this server's /health on --port (on 127.0.0.1 when --host is 0.0.0.0) and exit
     /// 0 if it answers 200, 1 otherwise; for images without curl
     #[arg(long)]
@@ -154,6 +166,7 @@ impl Default for ServerConfig {
             static_dir: None,
             max_upload: greet_core::upload::DEFAULT_MAX_UPLOAD,
             compression: true,
+            knobs: Vec::new(),
             health_check: false,
         }
     }
@@ -163,6 +176,11 @@ impl ServerConfig {
     /// The address to listen on.
     pub fn addr(&self) -> SocketAddr {
         SocketAddr::new(self.host, self.port)
+    }
+
+    /// Whether `--knob` turned `knob` on.
+    pub fn knob(&self, knob: Knob) -> bool {
+        self.knobs.contains(&knob)
     }
 
     /// The delay before each greeting.

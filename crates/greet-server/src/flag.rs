@@ -5,7 +5,7 @@
 use clap::CommandFactory;
 use greet_store::{CacheKind, DatabaseUrl, RedisUrl, StoreKind};
 
-use crate::ServerConfig;
+use crate::{Knob, ServerConfig};
 
 /// One setting of a server's command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +30,8 @@ pub enum ServerFlag {
     RedisUrl(RedisUrl),
     /// `--tls-self-signed`: TLS with a certificate made at start-up.
     TlsSelfSigned,
+    /// `--knob`, comma-separated.
+    Knobs(Vec<Knob>),
 }
 
 impl ServerFlag {
@@ -46,6 +48,7 @@ impl ServerFlag {
             Self::Cache(_) => "cache",
             Self::RedisUrl(_) => "redis_url",
             Self::TlsSelfSigned => "tls_self_signed",
+            Self::Knobs(_) => "knobs",
         }
     }
 
@@ -59,6 +62,7 @@ impl ServerFlag {
             Self::Cache(kind) => kind.name().to_owned(),
             Self::RedisUrl(url) => url.0.clone(),
             Self::TlsSelfSigned => return None,
+            Self::Knobs(knobs) => knobs.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
         })
     }
 
@@ -113,6 +117,7 @@ mod tests {
             ServerFlag::Cache(CacheKind::Redis),
             ServerFlag::RedisUrl(redis.clone()),
             ServerFlag::TlsSelfSigned,
+            ServerFlag::Knobs(vec![Knob::PipelineFlush, Knob::NoHeadTimeout]),
         ];
         let line = ServerFlag::command_line(&flags);
         assert_eq!(line[..2], ["--delay-ms", "7"]);
@@ -129,5 +134,6 @@ mod tests {
         assert_eq!(config.cache, CacheKind::Redis);
         assert_eq!(config.redis_url, Some(redis));
         assert!(config.tls_self_signed);
+        assert_eq!(config.knobs, [Knob::PipelineFlush, Knob::NoHeadTimeout]);
     }
 }

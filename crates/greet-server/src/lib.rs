@@ -7,6 +7,8 @@
 //!   on (a socket, with TLS or without).
 //! - [`tls`]: [`Tls`], the rustls configuration every server terminates TLS with (PEM files
 //!   or a self-signed certificate, ALPN `h2` and `http/1.1`).
+//! - [`knob`]: [`Knob`], a setting a crate documents for speed that this workspace leaves
+//!   off (`--knob`), with what it gives up; a server refuses one that is not its own.
 //! - [`statics`]: [`Statics`], the directory `GET /static/<path>` serves (`--static-dir`, or
 //!   a default set written on first use) and the rule of which paths in it may be served.
 //! - [`idle`]: [`idle::InFlight`], the count of a connection's requests in flight that closes
@@ -19,6 +21,7 @@ pub mod cli;
 pub mod config;
 pub mod flag;
 pub mod idle;
+pub mod knob;
 pub mod net;
 pub mod shutdown;
 pub mod statics;
@@ -26,6 +29,7 @@ pub mod tls;
 
 pub use config::{Api, ServerConfig};
 pub use flag::ServerFlag;
+pub use knob::Knob;
 pub use net::Listener;
 pub use statics::Statics;
 pub use tls::Tls;
