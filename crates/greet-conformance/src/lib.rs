@@ -9,6 +9,8 @@
 //! - [`h2_attacks`]: hostile HTTP/2 clients frame by frame (rapid reset, CONTINUATION,
 //!   SETTINGS, PING and HPACK floods, a window overflow, stalled TLS handshakes).
 //! - [`bad_input`]: the bad-input table (raw requests and the answer each server gives).
+//! - [`knobs`]: the rows of the contract a server fails, the slow head and the idle limit
+//!   among them: what a knob ([`greet_server::Knob`]) gives up.
 //! - [`for_each_server!`]: the list of the server crates, for code that links them.
 //! - [`for_each_case!`]: the list of quick cases, so the test suite (one test per case and
 //!   server, in `tests/contract.rs`) and [`check`] cannot drift apart.
@@ -27,6 +29,7 @@ pub mod bad_input;
 pub mod cases;
 pub mod client;
 pub mod h2_attacks;
+pub mod knobs;
 pub mod process;
 pub mod protocols;
 pub mod spawn;
