@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use greet_server::Knob;
 use greet_store::{DatabaseUrl, RedisUrl};
 
 use crate::plan::{self, Contract, ServerSpec, Target, Threshold};
@@ -71,18 +72,53 @@ pub(crate) fn parse_server(text: &str) -> Result<ServerSpec, String> {
         None => (text, None),
     };
     let short = short.strip_prefix("greet-").unwrap_or(short);
-    if !plan::SERVERS.contains(&short) && !plan::is_peer(short) && !plan::is_reference(short) {
+    let crate_short = plan::crate_of(short);
+    if !plan::SERVERS.contains(&crate_short)
+        && !plan::is_peer(crate_short)
+        && !plan::is_reference(crate_short)
+    {
         return Err(format!(
-            "unknown server {short:?}: known are {}, the JVM peers {} and the references {}",
+            "unknown server {crate_short:?}: known are {}, the JVM peers {} and the references {}",
             plan::SERVERS.join(", "),
             plan::PEERS.join(", "),
             plan::REFERENCES.join(", ")
         ));
     }
+    check_knobs(short)?;
     Ok(ServerSpec {
         short: short.to_owned(),
         endpoint,
     })
+}
+
+/// `hyper+pipeline-flush`: each knob after a `+` must be one of greet_server's, once, and
+/// apply to the crate.
+fn check_knobs(short: &str) -> Result<(), String> {
+    let binary = plan::binary(short);
+    let theirs = || {
+        let names: Vec<&str> = Knob::ALL
+            .into_iter()
+            .filter(|k| k.applies_to(&binary))
+            .map(Knob::name)
+            .collect();
+        if names.is_empty() {
+            format!("{binary} has no knobs")
+        } else {
+            format!("{binary}'s knobs are {}", names.join(", "))
+        }
+    };
+    let names = plan::knobs_of(short);
+    for (i, name) in names.iter().enumerate() {
+        let knob = Knob::named(name)
+            .ok_or_else(|| format!("{short:?}: {name:?} is not a knob: {}", theirs()))?;
+        if !knob.applies_to(&binary) {
+            return Err(format!("{short:?}: {}", knob.refusal(&binary)));
+        }
+        if names[..i].contains(name) {
+            return Err(format!("{short:?}: {name} is named twice"));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn parse_short(text: &str) -> Result<String, String> {
@@ -158,5 +194,39 @@ pub(crate) fn parse_baseline_name(text: &str) -> Result<String, String> {
         Err(format!(
             "{text:?} is not a baseline name (letters, digits, '.', '_' and '-')"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_takes_its_own_knobs_and_no_other() {
+        let spec = parse_server("greet-hyper+pipeline-flush+stack-headers").unwrap();
+        assert_eq!(spec.short, "hyper+pipeline-flush+stack-headers");
+        assert_eq!(
+            parse_short("actix+os-keep-alive").unwrap(),
+            "actix+os-keep-alive"
+        );
+        let not_its = parse_server("actix+pipeline-flush").unwrap_err();
+        assert!(
+            not_its.contains("applies to greet-hyper and greet-axum"),
+            "{not_its}"
+        );
+        let unknown = parse_server("axum+turbo").unwrap_err();
+        assert!(
+            unknown.contains("greet-axum's knobs are pipeline-flush"),
+            "{unknown}"
+        );
+        assert!(parse_server("floor+pipeline-flush")
+            .unwrap_err()
+            .contains("greet-floor"));
+        assert!(parse_server("hyper+stack-headers+stack-headers")
+            .unwrap_err()
+            .contains("twice"));
+        assert!(parse_server("hyperx+pipeline-flush")
+            .unwrap_err()
+            .contains("unknown server \"hyperx\""));
     }
 }

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use greet_load::{check_request, Check, Wire};
-use greet_server::ServerFlag;
+use greet_server::{Knob, ServerFlag};
 
 use crate::plan::{
-    is_peer, is_reference, package, Base, Containers, Contract, Foreign, Placement, Protocol,
-    Target, ANCHOR,
+    is_peer, is_reference, knobs_of, package, Base, Containers, Contract, Foreign, Placement,
+    Protocol, Target, ANCHOR,
 };
 use crate::results::Mode;
 use crate::sample::{self, mib};
@@ -255,15 +255,23 @@ impl Harness {
     }
 
     /// Starts server `short` with `args` where `place` and `start` put it, pinned (a process
-    /// under `wrap`'s instrument where there is one), and waits until it answers.
+    /// under `wrap`'s instrument where there is one), and waits until it answers. A server
+    /// with knobs (`hyper+pipeline-flush`) is its crate's binary with `--knob` added.
     async fn launch(
         &self,
         place: Placement,
         start: &Start<'_>,
         short: &str,
-        args: Vec<String>,
+        mut args: Vec<String>,
         wrap: Option<&Wrap>,
     ) -> Result<Server> {
+        let knobs: Vec<Knob> = knobs_of(short)
+            .into_iter()
+            .filter_map(Knob::named)
+            .collect();
+        if !knobs.is_empty() {
+            args.extend(ServerFlag::Knobs(knobs).args());
+        }
         enum How {
             Stack(Option<&'static str>),
             Container(Option<String>),

@@ -60,12 +60,34 @@ pub fn reference_role(name: &str) -> Option<&'static str> {
     }
 }
 
-/// The package (and binary) name of server `short`: `axum` → `greet-axum`; nginx is nginx.
+/// The package name of server `short`, as the tables name it: `axum` → `greet-axum`,
+/// `hyper+pipeline-flush` → `greet-hyper+pipeline-flush`; nginx is nginx.
 pub fn package(short: &str) -> String {
     if short == ANCHOR {
         return ANCHOR.to_owned();
     }
     format!("greet-{short}")
+}
+
+/// What joins a server's short name to the knobs it runs with: `hyper+pipeline-flush` is
+/// greet-hyper started with `--knob pipeline-flush`, a server of its own in every table.
+pub const KNOB_MARK: char = '+';
+
+/// The crate of server `short`, whose binary it runs: `hyper` for `hyper+pipeline-flush`.
+pub fn crate_of(short: &str) -> &str {
+    short.split(KNOB_MARK).next().unwrap_or(short)
+}
+
+/// The knobs server `short` is started with, by name: `pipeline-flush` for
+/// `hyper+pipeline-flush`; none for a crate at its defaults.
+pub fn knobs_of(short: &str) -> Vec<&str> {
+    short.split(KNOB_MARK).skip(1).collect()
+}
+
+/// The binary name of server `short`: its crate's package (`greet-hyper` for
+/// `hyper+pipeline-flush`).
+pub fn binary(short: &str) -> String {
+    package(crate_of(short))
 }
 
 /// The original experiment's delay, in milliseconds.
@@ -355,9 +377,10 @@ pub enum Contract {
 impl Contract {
     /// The check of server `short`: the whole contract for the workspace's, the light one for
     /// the original's (they keep the Greetings API, not this workspace's 404s, limits and
-    /// answers to bad input).
+    /// answers to bad input) and for a crate with knobs on (a knob may give up rows of the
+    /// contract: the contract suite's knob tests name them).
     pub fn for_server(short: &str) -> Self {
-        if is_peer(short) || is_reference(short) {
+        if is_peer(short) || is_reference(short) || !knobs_of(short).is_empty() {
             Self::Light
         } else {
             Self::Full
@@ -391,5 +414,20 @@ mod tests {
         assert_eq!(reference_role("greet-nginx"), None);
         assert_eq!(reference_role("floor"), None);
         assert_eq!(reference_role("greet-hyper"), None);
+    }
+
+    #[test]
+    fn a_server_with_knobs_runs_its_crate_s_binary() {
+        assert_eq!(
+            package("hyper+pipeline-flush"),
+            "greet-hyper+pipeline-flush"
+        );
+        assert_eq!(binary("hyper+pipeline-flush+stack-headers"), "greet-hyper");
+        assert_eq!(
+            knobs_of("hyper+pipeline-flush+stack-headers"),
+            ["pipeline-flush", "stack-headers"]
+        );
+        assert_eq!((crate_of("axum"), knobs_of("axum").len()), ("axum", 0));
+        assert_eq!(binary("nginx"), "nginx");
     }
 }

@@ -8,7 +8,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use greet_launch::process::which;
 
-use crate::plan::{is_peer, package, Bins, ANCHOR};
+use crate::plan::{binary, is_peer, package, Bins, ANCHOR};
 use crate::server::jvm::Peers;
 use crate::server::nginx::Nginx;
 
@@ -155,7 +155,7 @@ fn build_peers() -> Result<Peers, String> {
 impl Where {
     /// The path of server `short`'s binary, or an error that says how to get it.
     pub(crate) fn locate(&self, short: &str) -> Result<PathBuf> {
-        let name = package(short);
+        let name = binary(short);
         match self {
             Self::Dir(dir) => {
                 let path = dir.join(&name);
@@ -228,8 +228,11 @@ pub fn build_command(shorts: &[String]) -> Option<Command> {
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
         .args(["build", "--release", "-p", env!("CARGO_PKG_NAME")]);
-    for short in shorts {
-        cmd.args(["-p", &package(short)]);
+    let mut packages: Vec<String> = shorts.iter().map(|s| binary(s)).collect();
+    packages.sort_unstable();
+    packages.dedup();
+    for package in &packages {
+        cmd.args(["-p", package]);
     }
     without_cargo_run_env(&mut cmd);
     Some(cmd)

@@ -260,7 +260,7 @@ impl Drop for Server {
 
 /// The image of server `short`, as docker/build-offline.sh and compose.yaml name it.
 pub(crate) fn image(short: &str) -> String {
-    format!("{}:latest", crate::plan::package(short))
+    format!("{}:latest", crate::plan::binary(short))
 }
 
 /// Splits `cpus` between the server (the first half, at least one) and the load generator

@@ -324,7 +324,7 @@ async fn crate_cost(
     let Subject::Server(short) = subject else {
         bail!("not a server of the workspace");
     };
-    let package = plan::package(short);
+    let package = plan::binary(short);
     let binary = harness.binaries.locate(short)?.path;
     let binary_bytes = stripped_size(&binary).ok();
     let dependencies = dependencies(&package);
