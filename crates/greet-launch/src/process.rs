@@ -34,6 +34,7 @@ pub struct Launch {
     leading: Vec<String>,
     args: Vec<String>,
     envs: Vec<(String, String)>,
+    cleared: Vec<String>,
     cpus: Vec<usize>,
     nofile: Option<u64>,
     timeout: Duration,
@@ -49,6 +50,7 @@ impl Launch {
             leading: Vec::new(),
             args: vec!["--port".into(), "0".into()],
             envs: vec![("RUST_LOG".into(), "info".into())],
+            cleared: Vec::new(),
             cpus: Vec::new(),
             nofile: None,
             timeout: Duration::from_secs(10),
@@ -89,6 +91,12 @@ impl Launch {
         self
     }
 
+    /// Leaves `key` out of the environment the server inherits.
+    pub fn without_env(mut self, key: &str) -> Self {
+        self.cleared.push(key.into());
+        self
+    }
+
     /// Pins the server to `cpus` (empty: not pinned).
     pub fn cpus(mut self, cpus: &[usize]) -> Self {
         self.cpus = cpus.to_vec();
@@ -120,6 +128,9 @@ impl Launch {
             }
             None => Command::new(&self.program),
         };
+        for key in &self.cleared {
+            command.env_remove(key);
+        }
         command
             .args(&self.leading)
             .args(&self.args)

@@ -3,8 +3,9 @@
 //! never a code fork: the crates it names honour it, and any other server refuses it at start-up
 //! in one line, so a run never measures a knob that did nothing.
 //!
-//! Each knob says what it buys and what it gives up; the harness measures both (the cost per
-//! request counted with it on and off, the contract rows that change answer).
+//! Each knob says what it buys and what it gives up; both are measured: the harness runs a
+//! crate with knobs as a server of its own (`hyper+pipeline-flush`, its cost and timing paired
+//! with the crate's defaults), and the contract suite's knob tests name the rows that change.
 
 use std::fmt;
 

@@ -67,7 +67,9 @@ impl<P: Based + Clone + Send + Sync + 'static> BaseArgs<P> {
         }
         text.push_str(
             "; tomcat and jetty are the original's servers (built with the machine's JDK), \
-             floor and nginx the references (measured against, never ranked); a crate with              knobs on is a server of its own, e.g. hyper+pipeline-flush (each server's              --help lists its knobs and what each gives up)",
+             floor and nginx the references (measured against, never ranked); a crate with \
+             knobs on is a server of its own, e.g. hyper+pipeline-flush (each server's \
+             --help lists its knobs and what each gives up)",
         );
         let arg = Arg::new("servers")
             .long("servers")

@@ -212,7 +212,8 @@ impl Harness {
 
     /// Starts `start`'s subject where `place` puts it (or finds it, for a target) and verifies
     /// it. A server the harness starts is verified on a process of its own, stopped before the
-    /// one returned starts (the whole contract, or for a JVM peer the light check): the
+    /// one returned starts (the whole contract, or the light check for a JVM peer, a
+    /// reference or a crate with knobs: [`Contract::for_server`]): the
     /// contract's cases open the stores, start blocking-pool threads and walk the parsers'
     /// error paths, which the measured process would otherwise carry into its memory and
     /// thread figures. The measured one is then checked to answer over the load's protocol.

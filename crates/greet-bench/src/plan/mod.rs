@@ -60,7 +60,7 @@ pub fn reference_role(name: &str) -> Option<&'static str> {
     }
 }
 
-/// The package name of server `short`, as the tables name it: `axum` → `greet-axum`,
+/// Server `short`'s name in the tables, its package's for a crate at its defaults: `axum` → `greet-axum`,
 /// `hyper+pipeline-flush` → `greet-hyper+pipeline-flush`; nginx is nginx.
 pub fn package(short: &str) -> String {
     if short == ANCHOR {
@@ -308,7 +308,8 @@ pub const GRID_REPEATS: &str =
 /// A server to start: its short name and, optionally, its own endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
-    /// `axum`, `actix` or `hyper`.
+    /// `axum`, `actix` or `hyper` (with knobs: `hyper+pipeline-flush`), a JVM peer or a
+    /// reference.
     pub short: String,
     /// Path to load instead of the scenario's endpoint.
     pub endpoint: Option<String>,

@@ -64,7 +64,7 @@ pub(crate) fn against_best(name: &str, rows: &[&ScoreRow]) -> Option<Chart> {
     let rows: Vec<&ScoreRow> = rows
         .iter()
         .copied()
-        .filter(|r| r.cells.iter().any(|c| c.vs_best.is_some()))
+        .filter(|r| !r.once && r.cells.iter().any(|c| c.vs_best.is_some()))
         .collect();
     let closed = |r: &&ScoreRow| {
         r.cells
@@ -86,6 +86,10 @@ pub(crate) fn against_best(name: &str, rows: &[&ScoreRow]) -> Option<Chart> {
         let Some(j) = cell.vs_best else {
             return Some((1.0, None));
         };
+        // No blocks in common (a figure of zero): no bar.
+        if !j.ratio.is_finite() {
+            return None;
+        }
         let open = !j.high.is_finite();
         Some(if row.metric.higher_is_better() {
             (j.ratio, (!open).then_some([j.low, j.high]))

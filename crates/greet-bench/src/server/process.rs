@@ -27,7 +27,9 @@ impl Server {
         let launch = match program.at {
             // Its configuration says where it listens, and it takes none of the server flags.
             Some(at) => launch.listening_at(at),
+            // A server's knobs are its name's (`hyper+pipeline-flush`), never the shell's.
             None => launch
+                .without_env("KNOBS")
                 .args(["--host", "127.0.0.1"])
                 .args(args.iter().cloned()),
         };

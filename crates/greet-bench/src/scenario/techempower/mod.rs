@@ -178,7 +178,7 @@ impl Based for Plan {
 impl Measured for Plan {
     /// TechEmpower measures 15 s at each of 16–512 connections (plaintext 256–16,384) on
     /// dedicated machines; here one level that fills two cores, short enough for `all`
-    /// (3 servers × 12 test-store pairs × 6 blocks of 1 s, the fewest that can decide).
+    /// (3 servers × 12 test-store pairs × 10 blocks of 1 s, enough for a family to decide).
     const MEASURE: Measure = Measure {
         connections: 256,
         duration: Duration::from_secs(1),
