@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use greet_probe::tls::Trust;
 use greet_probe::Protocol;
 
-use crate::{cases, protocols, QUICK_CASES};
+use crate::{cases, failing, protocols, quick_cases};
 
 /// The row of [`cases::slow_head_is_cut`].
 pub const SLOW_HEAD: &str = "slow_head_is_cut";
@@ -18,13 +18,10 @@ pub const IDLE: &str = "idle_connection_is_closed";
 pub const WS: &str = "ws_echoes";
 
 /// Every row of the contract that the server at `addr` fails, with what differed, in
-/// [`QUICK_CASES`] order and then the slow head, the idle limit and the WebSocket echo; all run
+/// [`QUICK_CASES`](crate::QUICK_CASES) order and then the slow head, the idle limit and the WebSocket echo; all run
 /// at once, in about ten seconds (the slow head's wait).
 pub async fn failing_rows(addr: SocketAddr) -> Vec<(&'static str, String)> {
-    let mut runs: Vec<(&'static str, tokio::task::JoinHandle<anyhow::Result<()>>)> = QUICK_CASES
-        .iter()
-        .map(|(name, case)| (*name, tokio::spawn(case(addr))))
-        .collect();
+    let mut runs = quick_cases(addr);
     runs.push((SLOW_HEAD, tokio::spawn(cases::slow_head_is_cut(addr))));
     runs.push((
         IDLE,
@@ -35,13 +32,5 @@ pub async fn failing_rows(addr: SocketAddr) -> Vec<(&'static str, String)> {
         }),
     ));
     runs.push((WS, tokio::spawn(cases::ws_echoes(addr))));
-    let mut failing = Vec::new();
-    for (name, run) in runs {
-        match run.await {
-            Ok(Ok(())) => {}
-            Ok(Err(why)) => failing.push((name, format!("{why:#}"))),
-            Err(panic) => failing.push((name, format!("case panicked: {panic}"))),
-        }
-    }
-    failing
+    failing(runs).await
 }

@@ -147,10 +147,27 @@ pub async fn check(base_url: &str) -> Result<(), CheckError> {
         .map_err(|why| CheckError {
             failures: vec![("url", why.to_string())],
         })?;
-    let runs: Vec<_> = QUICK_CASES
+    let failures = failing(quick_cases(addr)).await;
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CheckError { failures })
+    }
+}
+
+/// A case running on a task of its own, by name.
+type Running = (&'static str, tokio::task::JoinHandle<Outcome>);
+
+/// Every quick case against `addr`, each started on a task of its own.
+fn quick_cases(addr: SocketAddr) -> Vec<Running> {
+    QUICK_CASES
         .iter()
         .map(|(name, case)| (*name, tokio::spawn(case(addr))))
-        .collect();
+        .collect()
+}
+
+/// The cases of `runs` that failed (or panicked), in order, each with what differed.
+async fn failing(runs: Vec<Running>) -> Vec<(&'static str, String)> {
     let mut failures = Vec::new();
     for (name, run) in runs {
         match run.await {
@@ -159,11 +176,7 @@ pub async fn check(base_url: &str) -> Result<(), CheckError> {
             Err(panic) => failures.push((name, format!("case panicked: {panic}"))),
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(CheckError { failures })
-    }
+    failures
 }
 
 #[cfg(test)]
