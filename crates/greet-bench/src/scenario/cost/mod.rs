@@ -186,26 +186,27 @@ impl Cell {
     /// Its load's size, `(connections, requests each sends in the smaller load)`: the plan's,
     /// but where what varies from load to load would show in N requests' difference.
     ///
-    /// - An upload moves a megabyte a request: at most four connections and 16 requests
-    ///   each. Its body arrives in as many reads as the kernel hands it over in, each an
-    ///   allocation or more, so its count needs that many requests to settle.
-    /// - Four times the requests where a cost paid in both loads varies by more than 1% of N
-    ///   requests' own: over TLS each connection's handshake; on SQLite the 20,000 rows the
-    ///   first query seeds; for static files the threads tokio's blocking pool starts for the
-    ///   reads, as many as the load's timing asks for. Measured at N: 2 to 8% between runs;
-    ///   at 4 N, under 1%.
+    /// - An upload moves a megabyte a request: at most [`Plan::FEW`] connections and 16
+    ///   requests each. Its body arrives in as many reads as the kernel hands it over in,
+    ///   each an allocation or more, so its count needs that many requests to settle.
+    /// - Four times the requests, on [`Plan::FEW`] connections, where a cost paid in both
+    ///   loads varies by more than 1% of N requests' own: over TLS each connection's
+    ///   handshake; on SQLite the 20,000 rows the first query seeds; for static files the
+    ///   threads tokio's blocking pool starts for the reads, as many as the load's timing
+    ///   asks for. Measured at N: 2 to 8% between runs; at 4 N, under 1%. Few connections,
+    ///   because what such a request holds (a TLS session's buffers, a pooled query, a file
+    ///   read) goes through the allocator in an order that follows how the connections
+    ///   interleave: json-tls moved 0.6-0.8% between runs on 16, 0.1-0.4% on 4.
     pub fn size(self, plan: &Plan) -> (usize, usize) {
         let settles_slowly = self.protocol().tls()
             || matches!(
                 self,
                 Self::Db | Self::Fortunes | Self::Profile(Profile::Static)
             );
+        let few = plan.connections.min(Plan::FEW);
         match self {
-            Self::Profile(Profile::Upload) => (
-                plan.connections.min(4),
-                plan.each.min(Plan::UPLOAD_EACH),
-            ),
-            _ if settles_slowly => (plan.connections, 4 * plan.each),
+            Self::Profile(Profile::Upload) => (few, plan.each.min(Plan::UPLOAD_EACH)),
+            _ if settles_slowly => (few, 4 * plan.connections * plan.each / few),
             _ => (plan.connections, plan.each),
         }
     }
@@ -253,21 +254,28 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Connections: few, so that the allocator's state does not follow the load's timing.
-    /// With 64, which of glibc's paths a `malloc` or `free` took hung on how the tasks
-    /// interleaved (a thread's cache of freed chunks running over or dry): over TLS the count
-    /// moved 3-8% between runs, most of it in `_int_malloc`; with 4, 0.2%.
-    pub const CONNECTIONS: usize = 4;
-    /// `--quick` connections: as few, for the same reason.
-    pub const QUICK_CONNECTIONS: usize = 4;
+    /// Connections: enough that the server always has a request waiting. Under valgrind a
+    /// request takes the server milliseconds and the client microseconds, yet on 4 the
+    /// event loop still went idle between requests whenever the client was slow to send the
+    /// next, most of all when the machine was busy; each time it parks and wakes it runs
+    /// some thousand instructions of the runtime's, as many times as the client's timing
+    /// asks. With the machine busy beside it, a baseline request's count moved 0.5% (axum)
+    /// to 1.5% (actix-web) between runs on 4, 0.1-0.4% on 16. A cell whose request holds
+    /// state the allocator churns through counts on [`Plan::FEW`] ([`Cell::size`]).
+    pub const CONNECTIONS: usize = 16;
+    /// `--quick` connections: the same, for the same reason.
+    pub const QUICK_CONNECTIONS: usize = 16;
+    /// Connections of the cells whose count follows how connections interleave, and of an
+    /// upload ([`Cell::size`]).
+    pub const FEW: usize = 4;
     /// Requests each connection sends in the smaller load: N = 1024.
-    pub const EACH: usize = 256;
+    pub const EACH: usize = 64;
     /// An upload's requests per connection: 1 MiB bodies under valgrind, so fewer of them
-    /// (64 on the default 4 connections), which still settle.
+    /// (64 on [`Plan::FEW`] connections), which still settle.
     const UPLOAD_EACH: usize = 16;
     /// `--quick`: N = 64, a smoke size. A fixed cost the two loads pay unevenly (some
     /// 50,000 instructions) is about 1% of a request's count there, 0.3% at the default N.
-    pub const QUICK_EACH: usize = 16;
+    pub const QUICK_EACH: usize = 4;
     /// An upload under valgrind: 1 MiB, not HttpArena's 20 MB.
     pub const UPLOAD_BYTES: u64 = 1 << 20;
     /// Idle connections weighed.
@@ -329,8 +337,15 @@ mod tests {
         assert_eq!(Cell::Over(Protocol::H2c).name(), "baseline-h2c");
         assert_eq!(Cell::Plaintext.pipeline(), 16);
         let plan = Plan::defaults(false);
-        assert_eq!(Cell::Json.size(&plan), (4, 256));
+        assert_eq!(Cell::Json.size(&plan), (16, 64));
         assert_eq!(Cell::Profile(Profile::Upload).size(&plan), (4, 16));
+        // Four times N, on few connections.
+        assert_eq!(Cell::Profile(Profile::JsonTls).size(&plan), (4, 1024));
+        let few = Plan {
+            connections: 2,
+            ..Plan::defaults(true)
+        };
+        assert_eq!(Cell::Db.size(&few), (2, 16));
         assert!(plan.base.shorts().contains(&"floor".to_owned()));
     }
 }
