@@ -1,8 +1,8 @@
 //! What a server process costs, counted rather than timed: the process run from its spawn to
 //! its exit under an [`Instrument`] that writes its totals to a file as it exits, or, where
 //! perf cannot count, its own counters in /proc read before it stops. A [`Totals`] is one
-//! process's whole life (start-up, the load, shutdown); two of them, after loads of N and 2N
-//! requests, differ by what N requests cost, so start-up and shutdown cancel
+//! process's whole life (start-up, the load, shutdown); two of them, after loads of a few
+//! requests and of N more, differ by what N requests cost, so start-up and shutdown cancel
 //! ([`Totals::per_request`]).
 //!
 //! - callgrind (valgrind): user-space instructions, and cycles estimated from its cache
@@ -212,8 +212,8 @@ pub(crate) struct Totals {
 }
 
 impl Totals {
-    /// What `n` more requests cost: `self` (after a load of 2N) less `fewer` (after N), over
-    /// `n`. A figure either lacks is none. A difference below zero is a count that did not
+    /// What `n` more requests cost: `self` (after the larger load) less `fewer` (after the
+    /// load `n` requests smaller), over `n`. A figure either lacks is none. A difference below zero is a count that did not
     /// grow with the load (a buffer grown in one run and not the other, context switches
     /// that batching spared): nothing a request costs, so zero.
     pub(crate) fn per_request(&self, fewer: &Totals, n: usize) -> Totals {

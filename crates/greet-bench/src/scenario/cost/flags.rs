@@ -22,9 +22,9 @@ pub(crate) struct Flags {
     connections: Option<usize>,
 
     #[arg(long, value_parser = parse_count,
-          help = help("Requests each connection sends in the smaller load (N = connections × \
-                       each; the larger sends 2N, and one request costs their difference over \
-                       N)", Plan::EACH, Plan::QUICK_EACH))]
+          help = help("Requests each connection sends in the larger load beyond the smaller \
+                       (N = connections × each; the smaller sends N/4, the larger N/4 + N, and \
+                       one request costs their difference over N)", Plan::EACH, Plan::QUICK_EACH))]
     each: Option<usize>,
 
     #[arg(long, value_name = "BYTES", value_parser = greet_cli::parse_bytes,

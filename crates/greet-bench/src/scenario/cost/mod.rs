@@ -1,9 +1,9 @@
 //! Cost: what a request costs each server, counted rather than timed, so that it comes back
 //! to the percent on any run and any machine that has the same binaries. For each server and
 //! each kind of request ([`Cell`]), the server is started under each instrument
-//! (`crate::sample::count`: callgrind, DHAT, perf) and loaded with N requests, then started
-//! again and loaded with 2N: the difference over N is what one request costs, start-up and
-//! shutdown cancelled. Only the server runs under an instrument. Beside the counts, the CPU
+//! (`crate::sample::count`: callgrind, DHAT, perf) and loaded with N/4 requests, then started
+//! again and loaded with N/4 + N: the difference over N is what one request costs, start-up,
+//! warm-up and shutdown cancelled ([`warm_up`]). Only the server runs under an instrument. Beside the counts, the CPU
 //! time per request the kernel charged under perf, and what choosing the crate costs: its
 //! binary's size, its dependencies, its memory per idle keep-alive connection and, with
 //! `--build`, its build times.
@@ -31,8 +31,8 @@ impl Scenario for Cost {
         name: "cost",
         title: "Cost (what a request costs, counted: instructions, allocations, syscalls)",
         summary: "What a request costs, counted: instructions, allocations, syscalls",
-        detail: "Each server under valgrind (callgrind, DHAT) and perf, loaded with N and then \
-                 2N keep-alive requests of each kind: user-space instructions and estimated \
+        detail: "Each server under valgrind (callgrind, DHAT) and perf, loaded with N/4 and then \
+                 N/4 + N keep-alive requests of each kind: user-space instructions and estimated \
                  cycles, heap allocations and bytes, syscalls and context switches per \
                  request, the same on every run; the CPU per request beside them; and what \
                  choosing the crate costs (binary size, dependencies, memory per idle \
@@ -183,7 +183,7 @@ impl Cell {
         matches!(self, Self::Json | Self::Plaintext | Self::Greetings)
     }
 
-    /// Its load's size, `(connections, requests each sends in the smaller load)`: the plan's,
+    /// Its load's size, `(connections, requests each counts over)` ([`warm_up`]): the plan's,
     /// but where what varies from load to load would show in N requests' difference.
     ///
     /// - An upload moves a megabyte a request: at most [`Plan::FEW`] connections and 16
@@ -197,19 +197,43 @@ impl Cell {
     ///   because what such a request holds (a TLS session's buffers, a pooled query, a file
     ///   read) goes through the allocator in an order that follows how the connections
     ///   interleave: json-tls moved 0.6-0.8% between runs on 16, 0.1-0.4% on 4.
+    /// - N, on [`Plan::FEW`] connections, where the store answers: as many as its pool's
+    ///   connections, so that no request waits its turn (under valgrind, 9 to 14 of 256
+    ///   compressed fortunes on 16 connections waited past the pool's 2 s and were
+    ///   answered 503).
     pub fn size(self, plan: &Plan) -> (usize, usize) {
         let settles_slowly = self.protocol().tls()
             || matches!(
                 self,
                 Self::Db | Self::Fortunes | Self::Profile(Profile::Static)
             );
-        let few = plan.connections.min(Plan::FEW);
+        let (few, n) = (plan.connections.min(Plan::FEW), plan.connections * plan.each);
         match self {
             Self::Profile(Profile::Upload) => (few, plan.each.min(Plan::UPLOAD_EACH)),
-            _ if settles_slowly => (few, 4 * plan.connections * plan.each / few),
+            _ if settles_slowly => (few, 4 * n / few),
+            _ if self.stored() => (few, n / few),
             _ => (plan.connections, plan.each),
         }
     }
+
+    /// Whether its requests query the store (SQLite by default), whose pool a request may
+    /// wait for.
+    pub fn stored(self) -> bool {
+        matches!(
+            self,
+            Self::Db | Self::Fortunes | Self::Profile(Profile::Compressed)
+        )
+    }
+}
+
+/// The requests each connection sends in the smaller load, where the larger sends `each`
+/// more: a quarter as many, at least one. The smaller load pays what both pay once (start-up,
+/// each connection's set-up, what the first requests warm), so the difference is `each`
+/// requests' own. Its size is the noise's: what follows the machine's timing (how often the
+/// event loop goes idle between requests) grows with a load, and loads of N and 2N put three
+/// loads' worth of it into one N's difference, loads of N/4 and N/4 + N one and a half.
+pub fn warm_up(each: usize) -> usize {
+    (each / 4).max(1)
 }
 
 impl std::str::FromStr for Cell {
@@ -242,8 +266,8 @@ pub struct Plan {
     pub cells: Vec<Cell>,
     /// Keep-alive connections of each load.
     pub connections: usize,
-    /// Requests each connection sends in the smaller load (N = connections × each); the
-    /// larger sends twice as many.
+    /// Requests each connection counts over (N = connections × each): the larger load sends
+    /// these beyond the smaller's ([`warm_up`]).
     pub each: usize,
     /// Each upload's size, bytes.
     pub upload_bytes: u64,
@@ -268,7 +292,7 @@ impl Plan {
     /// Connections of the cells whose count follows how connections interleave, and of an
     /// upload ([`Cell::size`]).
     pub const FEW: usize = 4;
-    /// Requests each connection sends in the smaller load: N = 1024.
+    /// Requests each connection counts over: N = 1024.
     pub const EACH: usize = 64;
     /// An upload's requests per connection: 1 MiB bodies under valgrind, so fewer of them
     /// (64 on [`Plan::FEW`] connections), which still settle.
@@ -346,6 +370,8 @@ mod tests {
             ..Plan::defaults(true)
         };
         assert_eq!(Cell::Db.size(&few), (2, 16));
+        // The store's pool of 4: no more connections than it has.
+        assert_eq!(Cell::Profile(Profile::Compressed).size(&plan), (4, 256));
         assert!(plan.base.shorts().contains(&"floor".to_owned()));
     }
 }

@@ -21,7 +21,8 @@ use crate::stats::{distinct, median};
 pub struct Section {
     /// Keep-alive connections of each load (an upload's are fewer: its cell says).
     pub connections: usize,
-    /// Requests of the smaller load of a cell at the plan's size (N); the larger sends 2N.
+    /// The requests a cell at the plan's size counts over (N): the larger load sends N more
+    /// than the smaller (N/4).
     pub requests: usize,
     /// Each upload's size, bytes.
     pub upload_bytes: u64,
@@ -58,8 +59,8 @@ pub struct CostCell {
     pub runs: Vec<PerRequest>,
 }
 
-/// What one request cost, each figure the difference between the loads of 2N and N requests
-/// over N; none where its instrument did not count.
+/// What one request cost, each figure the difference between the loads of N/4 + N and N/4
+/// requests over N; none where its instrument did not count.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct PerRequest {
     /// User-space instructions (callgrind).

@@ -1,5 +1,5 @@
 //! Cost's run: every cell on every server, under each instrument that can count here, each
-//! twice (N requests, then 2N, each on a fresh process), then what choosing each server's
+//! twice (N/4 requests, then N/4 + N, each on a fresh process), then what choosing each server's
 //! crate costs. A load whose every request was not answered validly counts nothing: its
 //! difference would not be N requests' cost.
 
@@ -18,7 +18,9 @@ use crate::results::Frame;
 use crate::sample::count::{proc_totals, Instrument, Totals};
 use crate::scenario::kit::Book;
 
-use super::{Cell, Cost, CostCell, CrateCost, FunctionCost, PerRequest, Plan, Section};
+use super::{
+    warm_up, Cell, Cost, CostCell, CrateCost, FunctionCost, PerRequest, Plan, Section,
+};
 
 /// The functions kept per cell, most instructions first.
 const FUNCTIONS: usize = 5;
@@ -179,7 +181,8 @@ fn record(section: &mut Section, one: &One<'_>, per: PerRequest, n: usize, conne
 }
 
 /// What one request of `one`'s cell costs its server: under each instrument, a fresh
-/// process loaded with N requests and another with 2N. With the cell's N and connections.
+/// process loaded with N/4 requests and another with N/4 + N ([`warm_up`]). With the
+/// cell's N and connections.
 async fn count_cell(
     harness: &Harness,
     plan: &Plan,
@@ -204,7 +207,7 @@ async fn count_cell(
         // (1 of 4096 on axum's db). What a query costs is the count's concern, not how long
         // one waits.
         let args: Vec<String> = match instrument {
-            Some(_) if matches!(cell, Cell::Db | Cell::Fortunes) => one
+            Some(_) if cell.stored() => one
                 .args
                 .iter()
                 .cloned()
@@ -212,7 +215,10 @@ async fn count_cell(
                 .collect(),
             _ => one.args.to_vec(),
         };
-        for (i, requests) in [each, 2 * each].into_iter().enumerate() {
+        for (i, requests) in [warm_up(each), warm_up(each) + each]
+            .into_iter()
+            .enumerate()
+        {
             let tool = instrument.map_or("proc", Instrument::name);
             let mut tries = 0;
             totals[i] = loop {
