@@ -213,9 +213,10 @@ pub(crate) struct Totals {
 
 impl Totals {
     /// What `n` more requests cost: `self` (after the larger load) less `fewer` (after the
-    /// load `n` requests smaller), over `n`. A figure either lacks is none. A difference below zero is a count that did not
-    /// grow with the load (a buffer grown in one run and not the other, context switches
-    /// that batching spared): nothing a request costs, so zero.
+    /// load `n` requests smaller), over `n`. A figure either lacks is none. A difference
+    /// below zero is a count that did not grow with the load (a buffer grown in one run and
+    /// not the other, context switches that batching spared): nothing a request costs, so
+    /// zero.
     pub(crate) fn per_request(&self, fewer: &Totals, n: usize) -> Totals {
         let n = n.max(1) as f64;
         let each = |more: Option<f64>, less: Option<f64>| Some((more? - less?).max(0.0) / n);

@@ -3,10 +3,10 @@
 //! each kind of request ([`Cell`]), the server is started under each instrument
 //! (`crate::sample::count`: callgrind, DHAT, perf) and loaded with N/4 requests, then started
 //! again and loaded with N/4 + N: the difference over N is what one request costs, start-up,
-//! warm-up and shutdown cancelled ([`warm_up`]). Only the server runs under an instrument. Beside the counts, the CPU
-//! time per request the kernel charged under perf, and what choosing the crate costs: its
-//! binary's size, its dependencies, its memory per idle keep-alive connection and, with
-//! `--build`, its build times.
+//! warm-up and shutdown cancelled ([`warm_up`]). Only the server runs under an instrument.
+//! Beside the counts, the CPU time per request the kernel charged under perf, and what
+//! choosing the crate costs: its binary's size, its dependencies, its memory per idle
+//! keep-alive connection and, with `--build`, its build times.
 
 mod flags;
 mod report;
@@ -198,7 +198,7 @@ impl Cell {
     ///   read) goes through the allocator in an order that follows how the connections
     ///   interleave: json-tls moved 0.6-0.8% between runs on 16, 0.1-0.4% on 4.
     /// - N, on [`Plan::FEW`] connections, where the store answers: as many as its pool's
-    ///   connections, so that no request waits its turn (under valgrind, 9 to 14 of 256
+    ///   connections, so that no request waits its turn (under valgrind, 1 to 14 of 256
     ///   compressed fortunes on 16 connections waited past the pool's 2 s and were
     ///   answered 503).
     pub fn size(self, plan: &Plan) -> (usize, usize) {
@@ -285,12 +285,13 @@ impl Plan {
     /// some thousand instructions of the runtime's, as many times as the client's timing
     /// asks. With the machine busy beside it, a baseline request's count moved 0.5% (axum)
     /// to 1.5% (actix-web) between runs on 4, 0.1-0.4% on 16. A cell whose request holds
-    /// state the allocator churns through counts on [`Plan::FEW`] ([`Cell::size`]).
+    /// state the allocator churns through, or queries the store, counts on [`Plan::FEW`]
+    /// ([`Cell::size`]).
     pub const CONNECTIONS: usize = 16;
     /// `--quick` connections: the same, for the same reason.
     pub const QUICK_CONNECTIONS: usize = 16;
-    /// Connections of the cells whose count follows how connections interleave, and of an
-    /// upload ([`Cell::size`]).
+    /// Connections of the cells whose count follows how connections interleave, of those
+    /// that query the store (its pool's size), and of an upload ([`Cell::size`]).
     pub const FEW: usize = 4;
     /// Requests each connection counts over: N = 1024.
     pub const EACH: usize = 64;

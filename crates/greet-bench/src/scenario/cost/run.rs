@@ -1,7 +1,7 @@
 //! Cost's run: every cell on every server, under each instrument that can count here, each
-//! twice (N/4 requests, then N/4 + N, each on a fresh process), then what choosing each server's
-//! crate costs. A load whose every request was not answered validly counts nothing: its
-//! difference would not be N requests' cost.
+//! twice (N/4 requests, then N/4 + N, each on a fresh process), then what choosing each
+//! server's crate costs. A load whose every request was not answered validly counts
+//! nothing: its difference would not be N requests' cost.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
