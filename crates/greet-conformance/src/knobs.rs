@@ -18,8 +18,8 @@ pub const IDLE: &str = "idle_connection_is_closed";
 pub const WS: &str = "ws_echoes";
 
 /// Every row of the contract that the server at `addr` fails, with what differed, in
-/// [`QUICK_CASES`](crate::QUICK_CASES) order and then the slow head, the idle limit and the WebSocket echo; all run
-/// at once, in about ten seconds (the slow head's wait).
+/// [`QUICK_CASES`](crate::QUICK_CASES) order and then the slow head, the idle limit and the
+/// WebSocket echo; all run at once, in about ten seconds (the slow head's wait).
 pub async fn failing_rows(addr: SocketAddr) -> Vec<(&'static str, String)> {
     let mut runs = quick_cases(addr);
     runs.push((SLOW_HEAD, tokio::spawn(cases::slow_head_is_cut(addr))));

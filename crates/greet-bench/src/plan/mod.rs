@@ -60,8 +60,9 @@ pub fn reference_role(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Server `short`'s name in the tables, its package's for a crate at its defaults: `axum` → `greet-axum`,
-/// `hyper+pipeline-flush` → `greet-hyper+pipeline-flush`; nginx is nginx.
+/// Server `short`'s name in the tables, its package's for a crate at its defaults:
+/// `axum` → `greet-axum`, `hyper+pipeline-flush` → `greet-hyper+pipeline-flush`; nginx is
+/// nginx.
 pub fn package(short: &str) -> String {
     if short == ANCHOR {
         return ANCHOR.to_owned();

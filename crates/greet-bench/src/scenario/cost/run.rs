@@ -215,10 +215,8 @@ async fn count_cell(
                 .collect(),
             _ => one.args.to_vec(),
         };
-        for (i, requests) in [warm_up(each), warm_up(each) + each]
-            .into_iter()
-            .enumerate()
-        {
+        let warm = warm_up(each);
+        for (i, requests) in [warm, warm + each].into_iter().enumerate() {
             let tool = instrument.map_or("proc", Instrument::name);
             let mut tries = 0;
             totals[i] = loop {
