@@ -1,6 +1,7 @@
 //! Each knob on each server it applies to, against the contract: the rows it changes are
 //! exactly the ones written here (and in docs/knobs.md), so a knob that starts to give up
-//! more, or less, fails this. At the defaults every row passes (the contract suite).
+//! more, or less, fails this. At the defaults every row passes (the contract suite). The build
+//! knobs cannot be turned on in this process: greet-bench checks their binaries (docs/knobs.md).
 
 use greet_conformance::knobs::{failing_rows, IDLE, SLOW_HEAD};
 use greet_conformance::spawn::{quick, spawn};
@@ -15,6 +16,9 @@ fn changes(knob: Knob) -> Vec<&'static str> {
         Knob::PipelineFlush => vec![OVERSIZED_HEAD, BAD_INPUTS],
         Knob::StackHeaders => vec![],
         Knob::NoHeadTimeout | Knob::OsKeepAlive => vec![SLOW_HEAD, IDLE],
+        Knob::Mimalloc | Knob::FatLto | Knob::PanicAbort => {
+            unreachable!("a build knob is not turned on in-process")
+        }
     }
 }
 
@@ -25,7 +29,7 @@ macro_rules! knob_tests {
             async fn $server() {
                 let name = concat!("greet-", stringify!($server));
                 let mut wrong = Vec::new();
-                for knob in Knob::ALL.into_iter().filter(|k| k.applies_to(name)) {
+                for knob in Knob::ALL.into_iter().filter(|k| k.applies_to(name) && !k.is_build()) {
                     let config = ServerConfig { knobs: vec![knob], ..quick() };
                     let server = spawn(|l, c, s| $run(l, c, s), config).expect("server starts");
                     let failing = failing_rows(server.addr()).await;

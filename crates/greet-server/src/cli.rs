@@ -43,6 +43,10 @@ where
         eprintln!("{server}: error: {}", knob.refusal(server));
         return ExitCode::from(2);
     }
+    if let Some(knob) = config.knobs.iter().find(|k| !k.built_in()) {
+        eprintln!("{server}: error: {}", knob.not_built(server));
+        return ExitCode::from(2);
+    }
     let tls_asked = config.tls_cert.is_some() || config.tls_self_signed;
     if tls_asked && speaks == Speaks::Http1Cleartext {
         eprintln!("{server}: error: it serves HTTP/1.1 in cleartext only: drop the TLS flags");

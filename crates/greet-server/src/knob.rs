@@ -6,6 +6,11 @@
 //! Each knob says what it buys and what it gives up; both are measured: the harness runs a
 //! crate with knobs as a server of its own (`hyper+pipeline-flush`, its cost and timing paired
 //! with the crate's defaults), and the contract suite's knob tests name the rows that change.
+//!
+//! Most knobs are runtime settings. Three are **build** knobs ([`Knob::is_build`]): the
+//! allocator, fat LTO and `panic = "abort"` can only be chosen when the binary is compiled
+//! ([`Knob::cargo_args`]). A binary takes `--knob` for one of them only when it was built
+//! with it ([`Knob::built_in`]), so a name in a table is always what ran.
 
 use std::fmt;
 
@@ -31,15 +36,29 @@ pub enum Knob {
     /// timeout (`KeepAlive::Os`, `client_request_timeout(0)`). Gives up: a head sent slowly is
     /// waited for without end, and an idle HTTP/1.1 connection is never closed
     OsKeepAlive,
+    /// A build (hyper, axum, actix): mimalloc as the global allocator instead of glibc's
+    /// malloc, as TechEmpower's axum entry has it. Gives up: a C library compiled in; memory
+    /// kept and returned to the system differently; DHAT no longer sees the allocations
+    Mimalloc,
+    /// A build (hyper, axum, actix): fat LTO with one codegen unit instead of thin LTO with
+    /// four, as HttpArena's engine entries have it. Gives up: a release build several times
+    /// slower
+    FatLto,
+    /// A build (hyper, axum, actix): `panic = "abort"`. Gives up: a panic while answering one
+    /// request ends the whole process instead of that request's task
+    PanicAbort,
 }
 
 impl Knob {
     /// Every knob, in the order `--help` lists them.
-    pub const ALL: [Knob; 4] = [
+    pub const ALL: [Knob; 7] = [
         Knob::PipelineFlush,
         Knob::StackHeaders,
         Knob::NoHeadTimeout,
         Knob::OsKeepAlive,
+        Knob::Mimalloc,
+        Knob::FatLto,
+        Knob::PanicAbort,
     ];
 
     /// Its name on the command line: `pipeline-flush`.
@@ -49,6 +68,45 @@ impl Knob {
             Self::StackHeaders => "stack-headers",
             Self::NoHeadTimeout => "no-head-timeout",
             Self::OsKeepAlive => "os-keep-alive",
+            Self::Mimalloc => "mimalloc",
+            Self::FatLto => "fat-lto",
+            Self::PanicAbort => "panic-abort",
+        }
+    }
+
+    /// Whether it is chosen when the binary is built, not when it starts.
+    pub fn is_build(self) -> bool {
+        !self.cargo_args().is_empty()
+    }
+
+    /// What `cargo build --release` is given to build a binary with it; none for a runtime
+    /// knob. Each build knob also sets `GREET_BUILD_<NAME>`, which [`Knob::built_in`] reads
+    /// where the build leaves no other mark (fat LTO).
+    pub fn cargo_args(self) -> &'static [&'static str] {
+        match self {
+            Self::PipelineFlush | Self::StackHeaders | Self::NoHeadTimeout | Self::OsKeepAlive => {
+                &[]
+            }
+            Self::Mimalloc => &["--features", "greet-server/mimalloc"],
+            Self::FatLto => &[
+                "--config",
+                "profile.release.lto=\"fat\"",
+                "--config",
+                "profile.release.codegen-units=1",
+                "--config",
+                "env.GREET_BUILD_FAT_LTO=\"1\"",
+            ],
+            Self::PanicAbort => &["--config", "profile.release.panic=\"abort\""],
+        }
+    }
+
+    /// Whether this binary was built with it; always true of a runtime knob.
+    pub fn built_in(self) -> bool {
+        match self {
+            Self::Mimalloc => cfg!(feature = "mimalloc"),
+            Self::FatLto => option_env!("GREET_BUILD_FAT_LTO").is_some(),
+            Self::PanicAbort => cfg!(panic = "abort"),
+            _ => true,
         }
     }
 
@@ -64,6 +122,9 @@ impl Knob {
                 &["greet-hyper", "greet-axum"]
             }
             Self::OsKeepAlive => &["greet-actix"],
+            Self::Mimalloc | Self::FatLto | Self::PanicAbort => {
+                &["greet-hyper", "greet-axum", "greet-actix"]
+            }
         }
     }
 
@@ -83,7 +144,29 @@ impl Knob {
             Self::NoHeadTimeout | Self::OsKeepAlive => {
                 "no limit on a slow head; idle HTTP/1.1 connections never closed"
             }
+            Self::Mimalloc => "a C library compiled in; DHAT no longer sees the allocations",
+            Self::FatLto => "a release build several times slower",
+            Self::PanicAbort => "a panic in one request ends the whole process",
         }
+    }
+
+    /// The line a binary not built with build knob `self` refuses it with.
+    pub fn not_built(self, server: &str) -> String {
+        format!(
+            "{server} was not built with {self}: build it with `cargo build --release -p \
+             {server} {}`, or let greet-bench build it (a server named {}+{self})",
+            // As a shell takes them: a quoted TOML string stays quoted.
+            self.cargo_args()
+                .iter()
+                .map(|a| if a.contains('"') {
+                    format!("'{a}'")
+                } else {
+                    (*a).to_owned()
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            server.trim_start_matches("greet-")
+        )
     }
 
     /// The line a server that does not honour `self` refuses it with.
@@ -114,6 +197,26 @@ mod tests {
             assert!(!knob.servers().is_empty() && !knob.gives_up().is_empty());
         }
         assert_eq!(Knob::value_variants().len(), Knob::ALL.len());
+    }
+
+    #[test]
+    fn a_build_knob_is_taken_only_by_a_binary_built_with_it() {
+        let build: Vec<Knob> = Knob::ALL.into_iter().filter(|k| k.is_build()).collect();
+        assert_eq!(build, [Knob::Mimalloc, Knob::FatLto, Knob::PanicAbort]);
+        assert!(Knob::ALL.iter().all(|k| k.is_build() || k.built_in()));
+        // The tests are built without the allocator feature, with thin LTO, unwinding.
+        assert!(build.iter().all(|k| !k.built_in()));
+        let line = Knob::Mimalloc.not_built("greet-axum");
+        assert!(line.contains("--features greet-server/mimalloc"), "{line}");
+        assert!(
+            line.contains("axum+mimalloc") && !line.contains('\n'),
+            "{line}"
+        );
+        let line = Knob::PanicAbort.not_built("greet-axum");
+        assert!(
+            line.contains("--config 'profile.release.panic=\"abort\"'"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -33,3 +33,9 @@ pub use knob::Knob;
 pub use net::Listener;
 pub use statics::Statics;
 pub use tls::Tls;
+
+// The `mimalloc` build knob (`Knob::Mimalloc`): declared here, the one crate every server
+// binary links, so that the feature alone decides the allocator.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

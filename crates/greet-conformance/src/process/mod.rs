@@ -98,8 +98,8 @@ pub fn port_in_use_is_one_line(bin: &str) -> Outcome {
     expect_one_line_failure(bin, &["--port", &port], "cannot listen", 1)
 }
 
-/// Bad flag values and unknown flags, store settings among them: one line on stderr, exit
-/// code 2, no panic.
+/// Bad flag values and unknown flags, store settings among them, and build knobs the binary
+/// was not built with: one line on stderr, exit code 2, no panic.
 pub fn bad_flags_are_one_line(bin: &str) -> Outcome {
     for args in [
         &["--port", "abc"][..],
@@ -137,6 +137,11 @@ pub fn bad_flags_are_one_line(bin: &str) -> Outcome {
         ],
     ] {
         expect_one_line_failure(bin, args, "error", 2)?;
+    }
+    // A build knob this binary was not built with (the tests build none): refused, so a
+    // run never names a knob that did nothing.
+    for knob in ["mimalloc", "fat-lto", "panic-abort"] {
+        expect_one_line_failure(bin, &["--knob", knob], &format!("with {knob}"), 2)?;
     }
     Ok(())
 }
