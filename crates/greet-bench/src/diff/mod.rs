@@ -111,17 +111,21 @@ fn scorecard(results: &Results) -> Scorecard {
     }
 }
 
-/// Each row of NEW's scorecard that OLD's has too, with the servers both name.
+/// Each row of NEW's scorecard that OLD's has too, with the servers both name in the same
+/// league (at their defaults, or tuned: a share of another league's best is not comparable).
 fn standings(old: &Scorecard, new: &Scorecard) -> Vec<Standing> {
     new.rows
         .iter()
         .filter_map(|n| {
             let o = old.rows.iter().find(|o| o.name() == n.name())?;
-            let servers: Vec<_> = n
+            let leagues = n
                 .cells
                 .iter()
-                .filter_map(|nc| {
-                    let oc = o.cell(&nc.server)?;
+                .map(|c| (c, &o.cells))
+                .chain(n.tuned.iter().map(|c| (c, &o.tuned)));
+            let servers: Vec<_> = leagues
+                .filter_map(|(nc, league)| {
+                    let oc = league.iter().find(|c| c.server == nc.server)?;
                     Some((
                         nc.server.clone(),
                         [(oc.share, oc.mark), (nc.share, nc.mark)],

@@ -169,6 +169,7 @@ mod tests {
             once: false,
             cells: vec![cell("a", None), cell("b", Some(j))],
             references: Vec::new(),
+            tuned: Vec::new(),
         };
         let open = row(Metric::Throughput, judged(0.8, 0.7, f64::INFINITY));
         assert!(against_best("x", &[&open]).is_none());

@@ -117,6 +117,9 @@ fn scorecard(out: &mut String, card: &Scorecard) {
     for s in &card.servers {
         let _ = write!(out, "<th>{}</th>", esc(s));
     }
+    for s in &card.tuned {
+        let _ = write!(out, "<th>{} <small>(tuned)</small></th>", esc(s));
+    }
     for s in &card.references {
         let role = crate::plan::reference_role(s).unwrap_or("reference");
         let _ = write!(out, "<th>{} <small>({role})</small></th>", esc(s));
@@ -134,9 +137,16 @@ fn scorecard(out: &mut String, card: &Scorecard) {
             esc(&row.name()),
             esc(row.metric.unit())
         );
-        for s in card.servers.iter().chain(&card.references) {
+        for s in card
+            .servers
+            .iter()
+            .chain(&card.tuned)
+            .chain(&card.references)
+        {
             match row.cell(s) {
-                None if card.references.contains(s) => out.push_str("<td></td>"),
+                None if card.references.contains(s) || card.tuned.contains(s) => {
+                    out.push_str("<td></td>")
+                }
                 None => out.push_str("<td>n/a</td>"),
                 Some(c) => {
                     let class = serde_json::to_value(c.mark)
@@ -175,13 +185,21 @@ fn scorecard(out: &mut String, card: &Scorecard) {
         "<ul class=\"notes\"><li>Each cell: the server's share of the best (1.00 = the best), \
          its word against the best, its ratio to the best block by block with the interval, and \
          the server's CPU per request where measured</li>\
-         <li>{}</li>{}</ul>",
+         <li>{}</li>{}{}</ul>",
         esc(&format!(
             "ahead or behind: the interval lies wholly past ±{band:.0}% of the best; equal: \
              wholly within ±{band:.0}%; undecided: neither; capped: the client's limit, no \
              verdict",
             band = crate::stats::paired::BAND * 100.0
         )),
+        if card.tuned.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<li>{}</li>",
+                esc(&super::scorecard::tuned_legend(&card.tuned))
+            )
+        },
         if card.references.is_empty() {
             String::new()
         } else {

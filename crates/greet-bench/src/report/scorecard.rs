@@ -3,7 +3,7 @@
 //! every cell its verdict against the best by the same test every comparison uses, writes the
 //! words from the verdicts, and prints it.
 
-use crate::plan::{reference_role, Metric};
+use crate::plan::{knobs_of, reference_role, Metric};
 use crate::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
 use crate::stats::median;
 use crate::stats::paired::{self, Blocks, Family, Judged, Word};
@@ -125,7 +125,13 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     };
     let servers = columns(&|r| &r.cells);
     let references = columns(&|r| &r.references);
-    let mut words = words(&servers, &rows);
+    let tuned = columns(&|r| &r.tuned);
+    let mut words = words(&servers, &rows, &|r| &r.cells);
+    words.extend(
+        self::words(&tuned, &rows, &|r| &r.tuned)
+            .into_iter()
+            .map(|w| format!("Tuned: {w}")),
+    );
     words.extend(floor_words(&servers, &references, &rows));
     for present in sections.present() {
         words.extend(present.section.words());
@@ -133,6 +139,7 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     Scorecard {
         servers,
         references,
+        tuned,
         rows,
         words,
     }
@@ -146,8 +153,16 @@ pub(crate) fn judged(scenario: &str, rows: Vec<Row>, looks: usize) -> Vec<ScoreR
         .collect()
 }
 
-/// A row made ready to judge: its servers' entries (references apart), each one's median,
-/// and which is the best by median.
+/// Whether `server` runs tuned, with knobs (`greet-hyper+pipeline-flush`): it is ranked in a
+/// league of its own, never against the crates at their defaults.
+fn is_tuned(server: &str) -> bool {
+    let knobs = knobs_of(server);
+    // A `--target` may be named `c++srv`: only knobs by their names make a league.
+    !knobs.is_empty() && knobs.iter().all(|k| greet_server::Knob::named(k).is_some())
+}
+
+/// A row made ready to judge, in one league: its servers' entries and the references apart,
+/// each one's median, and which is the best by median.
 struct Ranked {
     entries: Vec<Entry>,
     references: Vec<Entry>,
@@ -157,12 +172,13 @@ struct Ranked {
 }
 
 impl Ranked {
-    /// None without a figure to rank.
-    fn of(row: &Row) -> Option<Self> {
+    /// The tuned league's (`tuned`) or the defaults'; none without a figure to rank.
+    fn of(row: &Row, tuned: bool) -> Option<Self> {
         let (references, entries): (Vec<Entry>, Vec<Entry>) = row
             .entries
             .iter()
             .filter(|e| !e.values.is_empty() && e.values.iter().all(|v| v.is_finite()))
+            .filter(|e| reference_role(&e.server).is_some() || is_tuned(&e.server) == tuned)
             .cloned()
             .partition(|e| reference_role(&e.server).is_some());
         let higher = row.metric.higher_is_better();
@@ -222,16 +238,44 @@ pub(crate) fn alpha_of(rows: &[Row], looks: usize) -> f64 {
     let family = rows
         .iter()
         .filter(|r| by_blocks(r))
-        .filter_map(Ranked::of)
+        .flat_map(|r| [Ranked::of(r, false), Ranked::of(r, true)])
+        .flatten()
         .flat_map(|r| r.others().map(|i| r.against_best(i)).collect::<Vec<_>>());
     paired::alpha_of(family, looks)
 }
 
-/// One row ranked and judged at error rate `alpha`; none without a figure to rank. The
-/// reference servers are not ranked: each gets its share of the best, and each server its
-/// share of the floor.
+/// One row ranked and judged at error rate `alpha`, each league apart; none without a figure
+/// to rank.
 fn score(scenario: &str, row: Row, alpha: f64) -> Option<ScoreRow> {
-    let ranked = Ranked::of(&row)?;
+    let (cells, references) = league(&row, false, alpha).unwrap_or_default();
+    let (tuned, tuned_references) = league(&row, true, alpha).unwrap_or_default();
+    if cells.is_empty() && tuned.is_empty() {
+        return None;
+    }
+    // The references' shares are of the best at the defaults, or of the best tuned server
+    // where only tuned servers ran.
+    let references = if cells.is_empty() {
+        tuned_references
+    } else {
+        references
+    };
+    Some(ScoreRow {
+        scenario: scenario.to_owned(),
+        figure: row.figure,
+        metric: row.metric,
+        once: row.once,
+        cells,
+        references,
+        tuned,
+    })
+}
+
+/// The cells of one league of `row` (the `tuned` one or the defaults') and its references',
+/// ranked and judged at error rate `alpha`; none without a figure to rank. The reference
+/// servers are not ranked: each gets its share of the best, and each server its share of
+/// the floor.
+fn league(row: &Row, tuned: bool, alpha: f64) -> Option<(Vec<Cell>, Vec<Cell>)> {
+    let ranked = Ranked::of(row, tuned)?;
     let Ranked {
         entries,
         references,
@@ -317,14 +361,7 @@ fn score(scenario: &str, row: Row, alpha: f64) -> Option<ScoreRow> {
             }
         })
         .collect();
-    Some(ScoreRow {
-        scenario: scenario.to_owned(),
-        figure: row.figure,
-        metric: row.metric,
-        once: row.once,
-        cells,
-        references,
-    })
+    Some((cells, references))
 }
 
 /// `m`'s share of `best`: their ratio, the better one over the other where less is better.
@@ -385,11 +422,16 @@ fn floor_words(servers: &[String], references: &[String], rows: &[ScoreRow]) -> 
     out
 }
 
-/// The verdicts in words: each server's lead and lag, what is equal, and what the run left
-/// undecided. Only decided figures make a claim.
-fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
+/// The verdicts of one league (the cells `league` takes of each row) in words: each
+/// server's lead and lag, what is equal, and what the run left undecided. Only decided
+/// figures make a claim.
+fn words(
+    servers: &[String],
+    rows: &[ScoreRow],
+    league: &dyn Fn(&ScoreRow) -> &[Cell],
+) -> Vec<String> {
     let mut out = Vec::new();
-    let contested: Vec<&ScoreRow> = rows.iter().filter(|r| r.cells.len() > 1).collect();
+    let contested: Vec<&ScoreRow> = rows.iter().filter(|r| league(r).len() > 1).collect();
     if contested.is_empty() {
         return out;
     }
@@ -426,7 +468,7 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
             out.push(format!("{server} is behind on {}.", shares.join("; ")));
         }
     }
-    let all = |r: &&ScoreRow, mark: Mark| r.cells.iter().all(|c| c.mark == mark);
+    let all = |r: &&ScoreRow, mark: Mark| league(r).iter().all(|c| c.mark == mark);
     let equal: Vec<&ScoreRow> = contested
         .iter()
         .copied()
@@ -443,12 +485,12 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
     let open: Vec<&ScoreRow> = contested
         .iter()
         .copied()
-        .filter(|r| r.cells.iter().any(|c| c.mark == Mark::Undecided))
+        .filter(|r| league(r).iter().any(|c| c.mark == Mark::Undecided))
         .collect();
     if !open.is_empty() {
         let fewest = open
             .iter()
-            .flat_map(|r| r.cells.iter().filter_map(|c| c.vs_best.map(|j| j.blocks)))
+            .flat_map(|r| league(r).iter().filter_map(|c| c.vs_best.map(|j| j.blocks)))
             .min()
             .unwrap_or(1);
         let more = if fewest < paired::FEWEST_BLOCKS {
@@ -469,7 +511,7 @@ fn words(servers: &[String], rows: &[ScoreRow]) -> Vec<String> {
     }
     if contested
         .iter()
-        .any(|r| r.cells.iter().any(|c| c.mark == Mark::Capped))
+        .any(|r| league(r).iter().any(|c| c.mark == Mark::Capped))
     {
         out.push(
             "A capped figure (>) is the client's or the probe's limit, not the server's: it \
@@ -524,9 +566,16 @@ pub(crate) fn text(card: &Scorecard) -> String {
         .map(|r| label(r).chars().count())
         .max()
         .unwrap_or(0);
-    // A reference runs in a few scenarios only: its other rows are left blank, not n/a.
+    // A reference or a tuned server runs in a few scenarios only: its other rows are left
+    // blank, not n/a.
+    let apart = |server: &str| {
+        card.references
+            .iter()
+            .chain(&card.tuned)
+            .any(|x| x == server)
+    };
     let cell_text = |r: &ScoreRow, server: &str| match r.cell(server) {
-        None if card.references.iter().any(|x| x == server) => String::new(),
+        None if apart(server) => String::new(),
         None => "n/a".to_owned(),
         Some(c) => {
             let cpu = c
@@ -536,7 +585,12 @@ pub(crate) fn text(card: &Scorecard) -> String {
             format!("{:.2} {}{cpu}", c.share, c.mark.word())
         }
     };
-    let columns: Vec<&String> = card.servers.iter().chain(&card.references).collect();
+    let columns: Vec<&String> = card
+        .servers
+        .iter()
+        .chain(&card.tuned)
+        .chain(&card.references)
+        .collect();
     let widths: Vec<usize> = columns
         .iter()
         .map(|s| {
@@ -553,6 +607,9 @@ pub(crate) fn text(card: &Scorecard) -> String {
          the best, from paired blocks: ahead or behind by more than ±5%, equal within it, \
          undecided, capped (no verdict); µs: the server's CPU per request\n",
     );
+    if !card.tuned.is_empty() {
+        out.push_str(&format!("{}\n", tuned_legend(&card.tuned)));
+    }
     if !card.references.is_empty() {
         out.push_str(&format!(
             "{} ran as references, never ranked: their columns are their figure over the best \
@@ -582,6 +639,16 @@ pub(crate) fn text(card: &Scorecard) -> String {
         }
     }
     out
+}
+
+/// What the tuned columns are, in one line (the terminal's and report.html's).
+pub(crate) fn tuned_legend(tuned: &[String]) -> String {
+    format!(
+        "{} ran tuned, with knobs: a league of their own, each its share of the best tuned \
+         server and its word against that one, never ranked against the crates at their \
+         defaults",
+        tuned.join(", ")
+    )
 }
 
 /// Microseconds with the digits that matter at their size.
@@ -663,6 +730,76 @@ mod tests {
         assert_eq!(marks(&r)[1], ("b".into(), Mark::Behind));
     }
 
+    /// A crate with knobs is ranked among the tuned only: a tuned server far ahead leaves the
+    /// defaults' verdicts as they were, and is judged against the best tuned one.
+    #[test]
+    fn tuned_servers_are_a_league_of_their_own() {
+        let fast = blocks(1.0, 0.0);
+        let slow = blocks(0.8, 0.01);
+        let tuned = blocks(3.0, 0.01);
+        let r = row(
+            Metric::Throughput,
+            &[
+                ("greet-a", &slow, false),
+                ("greet-a+mimalloc", &tuned, false),
+                ("greet-b", &fast, false),
+                ("greet-b+mimalloc", &fast, false),
+            ],
+        );
+        assert_eq!(
+            marks(&r),
+            [
+                ("greet-a".into(), Mark::Behind),
+                ("greet-b".into(), Mark::Ahead)
+            ]
+        );
+        let tuned_marks: Vec<(&str, Mark)> = r
+            .tuned
+            .iter()
+            .map(|c| (c.server.as_str(), c.mark))
+            .collect();
+        assert_eq!(
+            tuned_marks,
+            [
+                ("greet-a+mimalloc", Mark::Ahead),
+                ("greet-b+mimalloc", Mark::Behind)
+            ]
+        );
+        assert!((r.cell("greet-b+mimalloc").unwrap().share - 1.0 / 3.0).abs() < 0.01);
+        // Only tuned servers: the row stands, with no default cell, and the floor with it.
+        let alone = row(
+            Metric::Throughput,
+            &[
+                ("greet-a+mimalloc", &tuned, false),
+                ("greet-floor", &fast, false),
+            ],
+        );
+        assert!(alone.cells.is_empty() && alone.tuned.len() == 1);
+        assert_eq!(alone.references.len(), 1);
+        let of_floor = alone.cell("greet-a+mimalloc").unwrap().of_floor.unwrap();
+        assert!((of_floor - 3.0).abs() < 0.1, "{of_floor}");
+        assert!(!is_tuned("c++srv") && is_tuned("greet-a+mimalloc"));
+        let card = Scorecard {
+            servers: vec!["greet-a".into(), "greet-b".into()],
+            tuned: vec!["greet-a+mimalloc".into(), "greet-b+mimalloc".into()],
+            rows: vec![r.clone()],
+            ..Scorecard::default()
+        };
+        let printed = text(&card);
+        assert!(printed.contains("ran tuned, with knobs"), "{printed}");
+        let header = printed
+            .lines()
+            .find(|l| l.trim_start().starts_with("greet-a "))
+            .unwrap();
+        assert!(header.find("greet-b").unwrap() < header.find("greet-a+mimalloc").unwrap());
+        let tuned_words = words(&card.tuned, &card.rows, &|r| &r.tuned);
+        assert_eq!(tuned_words.len(), 2, "{tuned_words:?}");
+        assert!(
+            tuned_words[0].starts_with("greet-a+mimalloc is ahead"),
+            "{tuned_words:?}"
+        );
+    }
+
     /// The floor and the anchor are never ranked: a floor far ahead leaves the servers'
     /// verdicts as they were, and each server gets its share of the floor.
     #[test]
@@ -710,6 +847,7 @@ mod tests {
         let card = Scorecard {
             servers: vec!["greet-a".into()],
             references: vec!["greet-floor".into(), "nginx".into()],
+            tuned: Vec::new(),
             rows: vec![r],
             words: Vec::new(),
         };
@@ -803,7 +941,7 @@ mod tests {
                 &[("a", &[1.0], false), ("b", &[2.0], false)],
             ),
         ];
-        let words = words(&["a".into(), "b".into()], &rows);
+        let words = words(&["a".into(), "b".into()], &rows, &|r| &r.cells);
         assert_eq!(
             words,
             [

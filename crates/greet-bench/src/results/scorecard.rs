@@ -16,6 +16,10 @@ pub struct Scorecard {
     /// their own, never ranked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<String>,
+    /// The crates that ran tuned, with knobs (`greet-hyper+pipeline-flush`): a league of
+    /// their own, ranked among themselves and never against the crates at their defaults.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tuned: Vec<String>,
     /// One row per headline figure, section by section.
     pub rows: Vec<ScoreRow>,
     /// What the verdicts say, in plain words.
@@ -40,6 +44,10 @@ pub struct ScoreRow {
     /// 1 where it does better), its mark always [`Mark::Alone`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<Cell>,
+    /// One per tuned server that has it: its share is of the best tuned server's figure and
+    /// its mark against that one, as the cells are among the crates at their defaults.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tuned: Vec<Cell>,
 }
 
 impl ScoreRow {
@@ -48,10 +56,11 @@ impl ScoreRow {
         format!("{}: {}", self.scenario, self.figure)
     }
 
-    /// Server `server`'s cell, or reference server `server`'s.
+    /// Server `server`'s cell, tuned server `server`'s, or reference server `server`'s.
     pub fn cell(&self, server: &str) -> Option<&Cell> {
         self.cells
             .iter()
+            .chain(&self.tuned)
             .chain(&self.references)
             .find(|c| c.server == server)
     }
