@@ -297,7 +297,7 @@ impl Plan {
     pub const EACH: usize = 64;
     /// An upload's requests per connection: 1 MiB bodies under valgrind, so fewer of them
     /// (64 on [`Plan::FEW`] connections), which still settle.
-    const UPLOAD_EACH: usize = 16;
+    pub(crate) const UPLOAD_EACH: usize = 16;
     /// `--quick`: N = 64, a smoke size. A fixed cost the two loads pay unevenly (some
     /// 50,000 instructions) is about 1% of a request's count there, 0.3% at the default N.
     pub const QUICK_EACH: usize = 4;

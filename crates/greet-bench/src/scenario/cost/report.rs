@@ -247,15 +247,20 @@ fn tables(cost: &Section) -> Vec<Table> {
             row
         })
         .collect();
+    let each = cost.requests / cost.connections.max(1);
     let mut per_request = Table::new(
         format!(
-            "Cost per request, counted: loads of {n} and {n2} requests on {c} keep-alive \
-             connections, their difference over {n}; over TLS, on SQLite and of static files 4 \
-             times as many, uploads 16 a connection ({} run(s) each)",
+            "Cost per request, counted: loads of {warm} and {more} requests on {c} keep-alive \
+             connections, their difference over {n}; over TLS, of static files, db and \
+             fortunes 4 times as many on {few} connections, compressed answers as many on \
+             {few}; uploads {few} connections of {up} ({} run(s) each)",
             cost.frame.repeats,
             n = cost.requests,
-            n2 = 2 * cost.requests,
+            warm = cost.connections * super::warm_up(each),
+            more = cost.connections * super::warm_up(each) + cost.requests,
             c = cost.connections,
+            few = cost.connections.min(super::Plan::FEW),
+            up = each.min(super::Plan::UPLOAD_EACH),
         ),
         &headers,
         grouped(rows, 0),
@@ -288,6 +293,7 @@ fn tables(cost: &Section) -> Vec<Table> {
         })
         .collect();
     let mut out = vec![per_request];
+    out.extend(knobs_table(cost));
     if !functions.is_empty() {
         out.push(Table::new(
             "Where the instructions go: each cell's costliest function, by its own instructions",
@@ -330,6 +336,65 @@ fn tables(cost: &Section) -> Vec<Table> {
         out.push(table);
     }
     out
+}
+
+/// What each server with knobs (`greet-hyper+pipeline-flush`) changes per request against
+/// its crate at its defaults, cell by cell; none without such a pair.
+fn knobs_table(cost: &Section) -> Option<Table> {
+    let figures = [
+        Metric::Instructions,
+        Metric::Allocations,
+        Metric::Syscalls,
+        Metric::CpuPerRequest,
+    ];
+    let figures: Vec<&Figure> = FIGURES
+        .iter()
+        .filter(|f| figures.contains(&f.metric))
+        .collect();
+    let rows: Vec<Vec<String>> = cost
+        .cells
+        .iter()
+        .filter(|c| !crate::plan::knobs_of(&c.server).is_empty())
+        .filter_map(|tuned| {
+            let defaults = crate::plan::crate_of(&tuned.server);
+            let base = cost
+                .cells
+                .iter()
+                .find(|c| c.cell == tuned.cell && c.server == defaults)?;
+            let mut row = vec![tuned.cell.clone(), tuned.server.clone()];
+            row.extend(figures.iter().map(|f| change(base.median(f.of), tuned.median(f.of))));
+            Some(row)
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["Cell", "Application"];
+    headers.extend(figures.iter().map(|f| f.label));
+    let mut table = Table::new(
+        "What each knob changes: per request, the crate at its defaults → with the knob",
+        &headers,
+        grouped(rows, 0),
+    );
+    table.notes.push(
+        "Counts are counted (a change past 2% is the knob's); CPU µs is timed, this \
+         machine's. Under mimalloc allocations are not counted (-): DHAT sees only malloc."
+            .to_owned(),
+    );
+    Some(table)
+}
+
+/// `15.4k → 14.8k (-3.8%)`: a figure at the defaults, with a knob, and the change.
+fn change(base: Option<f64>, tuned: Option<f64>) -> String {
+    match (base, tuned) {
+        (Some(b), Some(t)) if b > 0.0 => format!(
+            "{} → {} ({:+.1}%)",
+            count(Some(b)),
+            count(Some(t)),
+            (t / b - 1.0) * 100.0
+        ),
+        (b, t) => format!("{} → {}", count(b), count(t)),
+    }
 }
 
 /// A chart per cell: each figure as each server's multiple of the least, a bar per server.
@@ -493,12 +558,14 @@ impl Render for Section {
     }
 }
 
-/// The contenders' cells of `cell`, with `figure` counted, least first.
+/// The contenders' cells of `cell`, with `figure` counted, least first: the crates at their
+/// defaults (what a knob changes is the knobs table's).
 fn ranked<'a>(cost: &'a Section, cell: &str, of: fn(&PerRequest) -> Option<f64>) -> Vec<(&'a CostCell, f64)> {
     let mut out: Vec<(&CostCell, f64)> = cost
         .cells
         .iter()
         .filter(|c| c.cell == cell && crate::plan::reference_role(&c.server).is_none())
+        .filter(|c| crate::plan::knobs_of(&c.server).is_empty())
         .filter_map(|c| Some((c, c.median(of)?)))
         .collect();
     out.sort_by(|a, b| a.1.total_cmp(&b.1));
@@ -636,6 +703,7 @@ mod tests {
                 cell("greet-hyper", "websocket", memset(255_190.0)),
                 cell("greet-actix", "websocket", memset(9_907.0)),
                 cell("greet-floor", "plaintext", syscalls(0.01)),
+                cell("greet-hyper+pipeline-flush", "plaintext", syscalls(0.125)),
             ],
             ..Section::default()
         };
@@ -667,5 +735,36 @@ mod tests {
             "future::Map::poll"
         );
         assert_eq!(short_function("greet_hyper::response"), "greet_hyper::response");
+    }
+
+    #[test]
+    fn each_knob_is_set_against_its_crate_at_its_defaults() {
+        let counted = |instructions, allocations| PerRequest {
+            instructions: Some(instructions),
+            allocations,
+            ..PerRequest::default()
+        };
+        let section = Section {
+            cells: vec![
+                cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0))),
+                cell("greet-hyper+no-head-timeout", "baseline", counted(14_000.0, Some(6.0))),
+                cell("greet-hyper+mimalloc", "baseline", counted(15_000.0, None)),
+                // No crate at its defaults in this cell: no row.
+                cell("greet-axum+mimalloc", "baseline", counted(20_000.0, None)),
+            ],
+            ..Section::default()
+        };
+        let table = knobs_table(&section).expect("two knobs against their crate");
+        let rows: Vec<&Vec<String>> = table.groups.iter().flatten().collect();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(rows[0][1], "greet-hyper+no-head-timeout");
+        assert_eq!(rows[0][2], "15.4k → 14.0k (-9.1%)");
+        assert_eq!(rows[0][3], "7.00 → 6.00 (-14.3%)");
+        assert_eq!(rows[1][3], "7.00 → -");
+        let plain = Section {
+            cells: vec![cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0)))],
+            ..Section::default()
+        };
+        assert!(knobs_table(&plain).is_none());
     }
 }
