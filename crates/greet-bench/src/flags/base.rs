@@ -69,7 +69,9 @@ impl<P: Based + Clone + Send + Sync + 'static> BaseArgs<P> {
             "; tomcat and jetty are the original's servers (built with the machine's JDK), \
              floor and nginx the references (measured against, never ranked); a crate with \
              knobs on is a server of its own, e.g. hyper+pipeline-flush (each server's \
-             --help lists its knobs and what each gives up)",
+             --help lists its knobs and what each gives up; build knobs such as mimalloc are \
+             built once into target/knobs), and hyper+tuned the crate with the knobs that \
+             lowered its counted cost, ranked in a league of its own",
         );
         let arg = Arg::new("servers")
             .long("servers")

@@ -84,11 +84,33 @@ pub(crate) fn parse_server(text: &str) -> Result<ServerSpec, String> {
             plan::REFERENCES.join(", ")
         ));
     }
-    check_knobs(short)?;
-    Ok(ServerSpec {
-        short: short.to_owned(),
-        endpoint,
-    })
+    let short = with_tuned(short)?;
+    check_knobs(&short)?;
+    Ok(ServerSpec { short, endpoint })
+}
+
+/// `hyper+tuned` as the knobs it stands for ([`plan::tuned`]), so that every table names
+/// them: `hyper+pipeline-flush+no-head-timeout+panic-abort`.
+fn with_tuned(short: &str) -> Result<String, String> {
+    let crate_short = plan::crate_of(short);
+    let names = plan::knobs_of(short);
+    // Named twice by hand is refused (check_knobs); named by hand and by the set is not.
+    let mut knobs: Vec<&str> = names.iter().copied().filter(|n| *n != "tuned").collect();
+    if names.contains(&"tuned") {
+        let tuned = plan::tuned(crate_short);
+        if tuned.is_empty() {
+            return Err(format!("{short:?}: {crate_short} has no tuned set"));
+        }
+        for knob in tuned {
+            if !knobs.contains(knob) {
+                knobs.push(knob);
+            }
+        }
+    }
+    Ok(std::iter::once(crate_short)
+        .chain(knobs)
+        .collect::<Vec<_>>()
+        .join(&plan::KNOB_MARK.to_string()))
 }
 
 /// `hyper+pipeline-flush`: each knob after a `+` must be one of greet_server's, once, and
@@ -225,6 +247,21 @@ mod tests {
         assert!(parse_server("hyper+stack-headers+stack-headers")
             .unwrap_err()
             .contains("twice"));
+        assert_eq!(
+            parse_short("hyper+tuned").unwrap(),
+            "hyper+pipeline-flush+no-head-timeout+panic-abort"
+        );
+        assert_eq!(
+            parse_short("actix+panic-abort+tuned").unwrap(),
+            "actix+panic-abort+os-keep-alive+mimalloc+fat-lto"
+        );
+        assert_eq!(
+            parse_short("hyper+tuned+pipeline-flush+tuned").unwrap(),
+            "hyper+pipeline-flush+no-head-timeout+panic-abort"
+        );
+        assert!(parse_server("floor+tuned")
+            .unwrap_err()
+            .contains("no tuned set"));
         assert!(parse_server("hyperx+pipeline-flush")
             .unwrap_err()
             .contains("unknown server \"hyperx\""));

@@ -11,8 +11,8 @@ use greet_load::{check_request, Check, Wire};
 use greet_server::{Knob, ServerFlag};
 
 use crate::plan::{
-    is_peer, is_reference, knobs_of, package, Base, Containers, Contract, Foreign, Placement,
-    Protocol, Target, ANCHOR,
+    build_of, is_peer, is_reference, knobs_of, package, Base, Containers, Contract, Foreign,
+    Placement, Protocol, Target, ANCHOR,
 };
 use crate::results::Mode;
 use crate::sample::{self, mib};
@@ -196,6 +196,16 @@ impl Harness {
                  --docker and --swarm runs"
             );
         }
+        if let Some(built) = shorts
+            .iter()
+            .find(|s| build_of(s).is_some())
+            .filter(|_| elsewhere)
+        {
+            bail!(
+                "{built} runs a build of its own as a process only (the images hold the \
+                 workspace's build): leave it out of --docker and --swarm runs"
+            );
+        }
         match (place, containers) {
             (Placement::Swarm(_), _) => swarm::preflight(shorts, targets),
             (_, Some(containers)) => {
@@ -213,7 +223,7 @@ impl Harness {
     /// Starts `start`'s subject where `place` puts it (or finds it, for a target) and verifies
     /// it. A server the harness starts is verified on a process of its own, stopped before the
     /// one returned starts (the whole contract, or the light check for a JVM peer, a
-    /// reference or a crate with knobs: [`Contract::for_server`]): the
+    /// reference or a crate with runtime knobs: [`Contract::for_server`]): the
     /// contract's cases open the stores, start blocking-pool threads and walk the parsers'
     /// error paths, which the measured process would otherwise carry into its memory and
     /// thread figures. The measured one is then checked to answer over the load's protocol.
@@ -257,7 +267,8 @@ impl Harness {
 
     /// Starts server `short` with `args` where `place` and `start` put it, pinned (a process
     /// under `wrap`'s instrument where there is one), and waits until it answers. A server
-    /// with knobs (`hyper+pipeline-flush`) is its crate's binary with `--knob` added.
+    /// with knobs (`hyper+pipeline-flush`) is its crate's binary (its build's, with build
+    /// knobs) with `--knob` added.
     async fn launch(
         &self,
         place: Placement,

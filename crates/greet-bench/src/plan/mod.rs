@@ -85,6 +85,38 @@ pub fn knobs_of(short: &str) -> Vec<&str> {
     short.split(KNOB_MARK).skip(1).collect()
 }
 
+/// What `+tuned` stands for (`hyper+tuned`): crate `crate_short`'s knobs that lowered its
+/// counted cost (instructions per request down by more than 2% on a cell of docs/knobs.md,
+/// up by more on none) and give up only what no tuned league asks (answers to bad input, the
+/// cut of slow heads and idle connections, surviving a panic); none for the other servers.
+pub fn tuned(crate_short: &str) -> &'static [&'static str] {
+    match crate_short {
+        "hyper" => &["pipeline-flush", "no-head-timeout", "panic-abort"],
+        "axum" => &[
+            "pipeline-flush",
+            "no-head-timeout",
+            "fat-lto",
+            "panic-abort",
+        ],
+        "actix" => &["os-keep-alive", "mimalloc", "fat-lto", "panic-abort"],
+        _ => &[],
+    }
+}
+
+/// The build of server `short`: its build knobs ([`greet_server::Knob::is_build`]) in
+/// `Knob::ALL`'s order, `mimalloc+fat-lto` for `axum+fat-lto+pipeline-flush+mimalloc`; `None`
+/// for a binary built as the workspace builds it. Each build has a target directory of its
+/// own, `target/knobs/<build>`.
+pub fn build_of(short: &str) -> Option<String> {
+    let names = knobs_of(short);
+    let build: Vec<&str> = greet_server::Knob::ALL
+        .into_iter()
+        .filter(|k| k.is_build() && names.contains(&k.name()))
+        .map(greet_server::Knob::name)
+        .collect();
+    (!build.is_empty()).then(|| build.join("+"))
+}
+
 /// The binary name of server `short`: its crate's package (`greet-hyper` for
 /// `hyper+pipeline-flush`).
 pub fn binary(short: &str) -> String {
@@ -379,10 +411,15 @@ pub enum Contract {
 impl Contract {
     /// The check of server `short`: the whole contract for the workspace's, the light one for
     /// the original's (they keep the Greetings API, not this workspace's 404s, limits and
-    /// answers to bad input) and for a crate with knobs on (a knob may give up rows of the
-    /// contract: the contract suite's knob tests name them).
+    /// answers to bad input) and for a crate with runtime knobs on (a knob may give up rows
+    /// of the contract: the contract suite's knob tests name them). Build knobs keep the whole
+    /// contract, and this holds them to it.
     pub fn for_server(short: &str) -> Self {
-        if is_peer(short) || is_reference(short) || !knobs_of(short).is_empty() {
+        let runtime_knob = knobs_of(short)
+            .into_iter()
+            .filter_map(greet_server::Knob::named)
+            .any(|k| !k.is_build());
+        if is_peer(short) || is_reference(short) || runtime_knob {
             Self::Light
         } else {
             Self::Full
@@ -430,6 +467,17 @@ mod tests {
             ["pipeline-flush", "stack-headers"]
         );
         assert_eq!((crate_of("axum"), knobs_of("axum").len()), ("axum", 0));
+        assert_eq!(build_of("axum"), None);
+        assert_eq!(build_of("axum+pipeline-flush"), None);
+        assert_eq!(
+            build_of("axum+fat-lto+pipeline-flush+mimalloc").as_deref(),
+            Some("mimalloc+fat-lto")
+        );
+        assert_eq!(Contract::for_server("axum+mimalloc"), Contract::Full);
+        assert_eq!(
+            Contract::for_server("axum+mimalloc+no-head-timeout"),
+            Contract::Light
+        );
         assert_eq!(binary("nginx"), "nginx");
     }
 }

@@ -105,7 +105,12 @@ pub(crate) trait Scenario: Sized + 'static {
         if Self::containers(plan).is_some() {
             return Vec::new();
         }
-        plan.base().shorts()
+        // A build with knobs runs as a process only: a swarm run refuses it (preflight)
+        // without building it first.
+        let swarm = matches!(plan.base().place, crate::plan::Placement::Swarm(_));
+        let mut shorts = plan.base().shorts();
+        shorts.retain(|s| !swarm || crate::plan::build_of(s).is_none());
+        shorts
     }
 
     /// Checks, before anything runs, that it has something to load and that its servers

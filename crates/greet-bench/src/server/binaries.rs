@@ -1,5 +1,7 @@
 //! Where server programs come from: the workspace's release binaries (built when missing and
-//! the workspace is there), a directory, `PATH`, the JVM peers, or the machine's nginx.
+//! the workspace is there), a directory, `PATH`, the JVM peers, or the machine's nginx. A
+//! server with build knobs (`axum+mimalloc`) runs a build of its own, made once into
+//! `target/knobs/<build>` and reused.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -7,8 +9,9 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use greet_launch::process::which;
+use greet_server::Knob;
 
-use crate::plan::{binary, is_peer, package, Bins, ANCHOR};
+use crate::plan::{binary, build_of, is_peer, package, Bins, ANCHOR, KNOB_MARK};
 use crate::server::jvm::Peers;
 use crate::server::nginx::Nginx;
 
@@ -58,6 +61,8 @@ impl Program {
 pub(crate) struct Binaries {
     /// The workspace's server binaries.
     pub(crate) rust: Where,
+    /// Where the builds with build knobs are (`target/knobs`), or why there are none.
+    pub(crate) builds: Result<PathBuf, String>,
     /// The compiled JVM peers, or why there are none.
     pub(crate) peers: Result<Peers, String>,
     /// The machine's nginx, or why there is none.
@@ -84,7 +89,18 @@ impl Binaries {
         } else {
             Err("nginx was not asked for".to_owned())
         };
-        let rust = match (bins, workspace_target_dir()) {
+        let (built, rust): (Vec<String>, Vec<String>) =
+            rust.into_iter().partition(|s| build_of(s).is_some());
+        let target = workspace_target_dir();
+        let builds = match (bins, &target) {
+            (Bins::Dir(_), _) | (_, None) => Err(
+                "a build knob is built by greet-bench run from its workspace (cargo run -p \
+                 greet-bench), into target/knobs"
+                    .to_owned(),
+            ),
+            (_, Some(target)) => Ok(target.join("knobs")),
+        };
+        let rust = match (bins, target) {
             (Bins::Dir(dir), _) => Where::Dir(dir.clone()),
             (_, None) => Where::Search,
             (bins, Some(target)) => {
@@ -95,12 +111,30 @@ impl Binaries {
                             rust.join(", ")
                         );
                     }
-                    build(&rust, quiet)?;
+                    build(build_command(&rust), quiet)?;
                 }
                 Where::Dir(target.join("release"))
             }
         };
-        Ok(Self { rust, peers, nginx })
+        if let (Bins::Build, Ok(dir)) = (bins, &builds) {
+            for (knobs, shorts) in by_build(&built) {
+                if !quiet {
+                    eprintln!(
+                        "greet-bench: building the release servers with {knobs} ({}) in {} \
+                         (minutes the first time, then reused)",
+                        shorts.join(", "),
+                        dir.join(&knobs).display()
+                    );
+                }
+                build(knobs_build_command(&knobs, &shorts, dir), quiet)?;
+            }
+        }
+        Ok(Self {
+            rust,
+            builds,
+            peers,
+            nginx,
+        })
     }
 
     /// How to start server `short`, or an error that says how to get it.
@@ -131,12 +165,66 @@ impl Binaries {
                 at: Some(at),
             });
         }
-        self.rust.locate(short).map(|path| Program {
+        let path = match build_of(short) {
+            None => self.rust.locate(short)?,
+            Some(build) => {
+                let dir = self.builds.as_ref().map_err(|why| {
+                    anyhow::anyhow!("{} runs a build of its own: {why}", package(short))
+                })?;
+                let path = dir.join(&build).join("release").join(binary(short));
+                if !path.is_file() {
+                    bail!(
+                        "{} not found: greet-bench builds it unless --no-build is given",
+                        path.display()
+                    );
+                }
+                path
+            }
+        };
+        Ok(Program {
             path,
             leading: Vec::new(),
             at: None,
         })
     }
+}
+
+/// The servers of `shorts` grouped by their build (`mimalloc+fat-lto`), each a set of
+/// binaries: `hyper+mimalloc` and `hyper+mimalloc+pipeline-flush` run one binary.
+fn by_build(shorts: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut builds: Vec<(String, Vec<String>)> = Vec::new();
+    for short in shorts {
+        let Some(build) = build_of(short) else {
+            continue;
+        };
+        let binary = binary(short);
+        match builds.iter_mut().find(|(b, _)| *b == build) {
+            Some((_, binaries)) if binaries.contains(&binary) => {}
+            Some((_, binaries)) => binaries.push(binary),
+            None => builds.push((build, vec![binary])),
+        }
+    }
+    builds
+}
+
+/// The cargo command that builds `binaries` with the build knobs of `knobs`
+/// (`mimalloc+fat-lto`) into `dir/<knobs>`, as the harness runs it from its workspace (none
+/// without one).
+fn knobs_build_command(knobs: &str, binaries: &[String], dir: &Path) -> Option<Command> {
+    let root = workspace_root()?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args(["build", "--release", "--target-dir"])
+        .arg(dir.join(knobs));
+    for binary in binaries {
+        cmd.args(["-p", binary]);
+    }
+    for knob in knobs.split(KNOB_MARK).filter_map(Knob::named) {
+        cmd.args(knob.cargo_args());
+    }
+    without_cargo_run_env(&mut cmd);
+    Some(cmd)
 }
 
 /// Compiles the JVM peers from the workspace's `peers/jvm` into its target directory.
@@ -198,10 +286,10 @@ pub(crate) fn workspace_root() -> Option<PathBuf> {
     root.join("Cargo.toml").is_file().then_some(root)
 }
 
-/// Builds the release binaries of `shorts` with cargo (a no-op when they are fresh); cargo's
-/// own progress goes to stderr.
-fn build(shorts: &[String], quiet: bool) -> Result<()> {
-    let Some(mut cmd) = build_command(shorts) else {
+/// Runs cargo's build `cmd` (a no-op when what it builds is fresh; none without the
+/// workspace); cargo's own progress goes to stderr.
+fn build(cmd: Option<Command>, quiet: bool) -> Result<()> {
+    let Some(mut cmd) = cmd else {
         return Ok(());
     };
     if quiet {
@@ -284,6 +372,7 @@ mod tests {
         assert!(!err.contains('\n'), "{err}");
         let none = Binaries {
             rust: Where::Search,
+            builds: Err("not from the workspace".into()),
             peers: Err("no JDK".into()),
             nginx: Err("no nginx".into()),
         };
@@ -291,5 +380,65 @@ mod tests {
         assert_eq!(err, "skipped: no JDK");
         let err = none.locate("nginx").unwrap_err().to_string();
         assert_eq!(err, "skipped: no nginx");
+        let err = none.locate("axum+mimalloc").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "greet-axum+mimalloc runs a build of its own: not from the workspace"
+        );
+    }
+
+    #[test]
+    fn a_build_with_knobs_has_its_own_target_directory() {
+        let dir = Path::new("/t/knobs");
+        let cmd = knobs_build_command("mimalloc+panic-abort", &["greet-axum".into()], dir)
+            .expect("run from the workspace");
+        let args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let want = [
+            "build",
+            "--release",
+            "--target-dir",
+            "/t/knobs/mimalloc+panic-abort",
+            "-p",
+            "greet-axum",
+            "--features",
+            "greet-server/mimalloc",
+            "--config",
+            "profile.release.panic=\"abort\"",
+        ];
+        assert_eq!(args, want);
+    }
+
+    #[test]
+    fn one_build_per_set_of_build_knobs() {
+        let shorts: Vec<String> = [
+            "hyper+mimalloc",
+            "hyper+pipeline-flush+mimalloc",
+            "axum+mimalloc",
+            "axum+fat-lto",
+            "actix",
+        ]
+        .map(String::from)
+        .into();
+        let builds = by_build(&shorts);
+        let want = [
+            ("mimalloc", vec!["greet-hyper", "greet-axum"]),
+            ("fat-lto", vec!["greet-axum"]),
+        ];
+        assert_eq!(builds.len(), want.len(), "{builds:?}");
+        for ((build, binaries), (want_build, want_binaries)) in builds.iter().zip(want) {
+            assert_eq!(
+                (build.as_str(), binaries.clone()),
+                (
+                    want_build,
+                    want_binaries
+                        .into_iter()
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                )
+            );
+        }
     }
 }

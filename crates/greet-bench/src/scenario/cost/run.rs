@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use greet_load::{Expect, Stop, Wire, Work};
-use greet_server::ServerFlag;
+use greet_server::{Knob, ServerFlag};
 use greet_probe::tls::Trust;
 use tokio::io::AsyncWriteExt;
 
@@ -200,6 +200,12 @@ async fn count_cell(
     let mut per = Totals::default();
     let mut checked = one.checked;
     for instrument in &counting.each {
+        // DHAT counts what goes through malloc; mimalloc takes its memory from the system
+        // itself, so DHAT would read no allocation at all: none is better than a wrong zero.
+        let mimalloc = plan::knobs_of(one.name).contains(&Knob::Mimalloc.name());
+        if *instrument == Some(Instrument::Dhat) && mimalloc {
+            continue;
+        }
         let each = each * instrument.map_or(1, Instrument::scale);
         let mut totals = [Totals::default(), Totals::default()];
         // Under valgrind the first query's seed of 20,000 rows takes tens of seconds, and a
@@ -328,13 +334,12 @@ async fn crate_cost(
     let Subject::Server(short) = subject else {
         bail!("not a server of the workspace");
     };
-    let package = plan::binary(short);
     let binary = harness.binaries.locate(short)?.path;
     let binary_bytes = stripped_size(&binary).ok();
-    let dependencies = dependencies(&package);
+    let dependencies = dependencies(short);
     let idle_kib = Some(idle_kib(harness, subject, args, plan.idle).await?);
     let (build_s, rebuild_s) = if plan.build {
-        let (build, rebuild) = build_times(harness, &package)?;
+        let (build, rebuild) = build_times(harness, short)?;
         (Some(build), Some(rebuild))
     } else {
         (None, None)
@@ -367,14 +372,17 @@ fn stripped_size(binary: &Path) -> Result<u64> {
     Ok(size?)
 }
 
-/// The crates `package`'s binary depends on, once each: its normal dependencies as cargo
-/// resolves them, the workspace's own crates left out; none outside its workspace.
-fn dependencies(package: &str) -> Option<usize> {
+/// The crates server `short`'s binary depends on, once each: its normal dependencies as cargo
+/// resolves them with its build knobs, the workspace's own crates left out; none outside its
+/// workspace.
+fn dependencies(short: &str) -> Option<usize> {
     let root = crate::server::workspace_root()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let package = plan::binary(short);
     let out = std::process::Command::new(cargo)
         .current_dir(root)
-        .args(["tree", "--locked", "--edges", "normal", "--prefix", "none", "-p", package])
+        .args(["tree", "--locked", "--edges", "normal", "--prefix", "none", "-p", &package])
+        .args(build_args(short))
         .output()
         .ok()
         .filter(|o| o.status.success())?;
@@ -442,9 +450,21 @@ async fn answered(addr: std::net::SocketAddr) -> Result<tokio::net::TcpStream> {
     Ok(stream)
 }
 
-/// A clean release build of `package` in a target directory of its own, and its rebuild
-/// after one of its sources is touched, in seconds; the directory removed after.
-fn build_times(harness: &Harness, package: &str) -> Result<(f64, f64)> {
+/// What cargo is given to build server `short` with its build knobs.
+fn build_args(short: &str) -> Vec<&'static str> {
+    plan::knobs_of(short)
+        .into_iter()
+        .filter_map(Knob::named)
+        .flat_map(Knob::cargo_args)
+        .copied()
+        .collect()
+}
+
+/// A clean release build of server `short`'s package (with its build knobs) in a target
+/// directory of its own, and its rebuild after one of its sources is touched, in seconds;
+/// the directory removed after.
+fn build_times(harness: &Harness, short: &str) -> Result<(f64, f64)> {
+    let package = &plan::binary(short);
     let root = crate::server::workspace_root().context("the workspace is not here to build")?;
     let target = std::env::temp_dir().join(format!("greet-bench-build-{package}"));
     let _ = std::fs::remove_dir_all(&target);
@@ -454,6 +474,7 @@ fn build_times(harness: &Harness, package: &str) -> Result<(f64, f64)> {
         let mut cmd = std::process::Command::new(&cargo);
         cmd.current_dir(&root)
             .args(["build", "--release", "--locked", "-p", package])
+            .args(build_args(short))
             .env("CARGO_TARGET_DIR", &target)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
