@@ -118,7 +118,9 @@ fn scorecard(out: &mut String, card: &Scorecard) {
         let _ = write!(out, "<th>{}</th>", esc(s));
     }
     for s in &card.tuned {
-        let _ = write!(out, "<th>{} <small>(tuned)</small></th>", esc(s));
+        // A tuned server's name runs long: it may break after each knob's `+`.
+        let name = esc(s).replace('+', "+<wbr>");
+        let _ = write!(out, "<th>{name} <small>(tuned)</small></th>");
     }
     for s in &card.references {
         let role = crate::plan::reference_role(s).unwrap_or("reference");
