@@ -11,6 +11,7 @@ pub(crate) mod points;
 pub(crate) mod scorecard;
 pub(crate) mod svg;
 pub(crate) mod table;
+pub(crate) mod words;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,7 @@
 //! The scorecard, built: each section names its headline figures ([`Row`]s, through
 //! [`crate::report::Render::scorecard`]), and this module ranks the servers on each, gives
-//! every cell its verdict against the best by the same test every comparison uses, writes the
+//! every cell its verdict against the best by the same test every comparison uses (each
+//! league apart: the crates at their defaults, the tuned), has [`super::words`] write the
 //! words from the verdicts, and prints it.
 
 use crate::plan::{knobs_of, reference_role, Metric};
@@ -8,6 +9,7 @@ use crate::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
 use crate::stats::median;
 use crate::stats::paired::{self, Blocks, Family, Judged, Word};
 
+use super::words::{floor_words, words};
 use super::Sections;
 
 /// A headline figure as a section names it: every server's runs of it.
@@ -372,185 +374,6 @@ fn share_of(higher: bool, best: f64, m: f64) -> f64 {
         (false, b, m) if m > 0.0 => b / m,
         _ => 0.0,
     }
-}
-
-/// Each server's share of the floor, and the anchor's, over the figures the floor has: the
-/// median of each one's shares.
-fn floor_words(servers: &[String], references: &[String], rows: &[ScoreRow]) -> Vec<String> {
-    let floor = references
-        .iter()
-        .find(|r| reference_role(r) == Some("floor"));
-    let Some(floor) = floor else {
-        return Vec::new();
-    };
-    // What the machine can do is a rate: counts and what a crate costs are not shares of it.
-    let floored: Vec<&ScoreRow> = rows
-        .iter()
-        .filter(|r| r.cell(floor).is_some() && r.metric.band().is_none() && !r.once)
-        .collect();
-    let shares = |name: &str| -> Option<(f64, usize)> {
-        let of: Vec<f64> = floored
-            .iter()
-            .filter_map(|r| r.cell(name)?.of_floor)
-            .collect();
-        (!of.is_empty()).then(|| (median(&of), of.len()))
-    };
-    let each: Vec<String> = servers
-        .iter()
-        .filter_map(|s| shares(s).map(|(m, _)| format!("{s} {m:.2}")))
-        .collect();
-    let mut out = Vec::new();
-    if !each.is_empty() {
-        out.push(format!(
-            "Against the floor ({floor}: one event loop per core, prebuilt answers), each \
-             server keeps this share of what the machine can do (median over {} figure(s)): {}.",
-            floored.len(),
-            each.join(", ")
-        ));
-    }
-    for anchor in references
-        .iter()
-        .filter(|r| reference_role(r) == Some("anchor"))
-    {
-        if let Some((m, n)) = shares(anchor) {
-            out.push(format!(
-                "{anchor}, the outside anchor, reaches {m:.2} of the floor (median over {n} \
-                 figure(s))."
-            ));
-        }
-    }
-    out
-}
-
-/// The verdicts of one league (the cells `league` takes of each row) in words: each
-/// server's lead and lag, what is equal, and what the run left undecided. Only decided
-/// figures make a claim.
-fn words(
-    servers: &[String],
-    rows: &[ScoreRow],
-    league: &dyn Fn(&ScoreRow) -> &[Cell],
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let contested: Vec<&ScoreRow> = rows.iter().filter(|r| league(r).len() > 1).collect();
-    if contested.is_empty() {
-        return out;
-    }
-    let interval = |r: &ScoreRow, server: &str| {
-        r.cell(server)
-            .and_then(|c| c.vs_best)
-            .map_or(String::new(), |j| format!(", {}", j.show()))
-    };
-    for server in servers {
-        let with = |mark: Mark| -> Vec<&ScoreRow> {
-            contested
-                .iter()
-                .copied()
-                .filter(|r| r.cell(server).is_some_and(|c| c.mark == mark))
-                .collect()
-        };
-        let (ahead, behind) = (with(Mark::Ahead), with(Mark::Behind));
-        if !ahead.is_empty() {
-            let names: Vec<String> = ahead.iter().map(|r| r.name()).collect();
-            out.push(format!("{server} is ahead on {}.", names.join("; ")));
-        }
-        if !behind.is_empty() {
-            let shares: Vec<String> = behind
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} ({} of the best{})",
-                        r.name(),
-                        share(r, server),
-                        interval(r, server)
-                    )
-                })
-                .collect();
-            out.push(format!("{server} is behind on {}.", shares.join("; ")));
-        }
-    }
-    let all = |r: &&ScoreRow, mark: Mark| league(r).iter().all(|c| c.mark == mark);
-    let equal: Vec<&ScoreRow> = contested
-        .iter()
-        .copied()
-        .filter(|r| all(r, Mark::Equal))
-        .collect();
-    if !equal.is_empty() {
-        out.push(format!(
-            "Equal, every server within ±{:.0}% of the best, on {} figure(s): {}.",
-            paired::BAND * 100.0,
-            equal.len(),
-            by_scenario(&equal)
-        ));
-    }
-    let open: Vec<&ScoreRow> = contested
-        .iter()
-        .copied()
-        .filter(|r| league(r).iter().any(|c| c.mark == Mark::Undecided))
-        .collect();
-    if !open.is_empty() {
-        let fewest = open
-            .iter()
-            .flat_map(|r| league(r).iter().filter_map(|c| c.vs_best.map(|j| j.blocks)))
-            .min()
-            .unwrap_or(1);
-        let more = if fewest < paired::FEWEST_BLOCKS {
-            format!(
-                " (some on {fewest} block(s): {} are the fewest that can decide one; \
-                 --repeats adds blocks)",
-                paired::FEWEST_BLOCKS
-            )
-        } else {
-            String::new()
-        };
-        out.push(format!(
-            "Undecided on {} of {} figure(s){more}: {}.",
-            open.len(),
-            contested.len(),
-            by_scenario(&open)
-        ));
-    }
-    if contested
-        .iter()
-        .any(|r| league(r).iter().any(|c| c.mark == Mark::Capped))
-    {
-        out.push(
-            "A capped figure (>) is the client's or the probe's limit, not the server's: it \
-             gets no verdict."
-                .to_owned(),
-        );
-    }
-    out
-}
-
-/// `server`'s share of the best on `row`, two decimals.
-fn share(row: &ScoreRow, server: &str) -> String {
-    format!("{:.2}", row.cell(server).map_or(0.0, |c| c.share))
-}
-
-/// `rows` counted by scenario: `sweep (2), business (4)`, or one row's figure.
-fn by_scenario(rows: &[&ScoreRow]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for row in rows {
-        match counts.iter_mut().find(|(s, _)| *s == row.scenario) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((&row.scenario, 1)),
-        }
-    }
-    let parts: Vec<String> = counts
-        .iter()
-        .map(|(s, n)| {
-            if *n == 1 {
-                let figure = rows
-                    .iter()
-                    .find(|r| r.scenario == *s)
-                    .map_or("", |r| &r.figure);
-                format!("{s} ({figure})")
-            } else {
-                format!("{s} ({n})")
-            }
-        })
-        .collect();
-    parts.join(", ")
 }
 
 /// The scorecard as text: the legend, a row per figure, then the words.

@@ -9,6 +9,8 @@
 //! keep-alive connection and, with `--build`, its build times.
 
 mod flags;
+mod functions;
+mod knobs;
 mod report;
 mod run;
 

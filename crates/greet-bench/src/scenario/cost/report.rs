@@ -16,6 +16,8 @@ use crate::report::{csv, Render};
 use crate::results::Frame;
 use crate::stats::{distinct, median};
 
+use super::functions::{short_function, string_routine};
+
 /// Cost: what each request costs each server, counted.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
@@ -112,14 +114,14 @@ pub struct CrateCost {
 }
 
 /// One figure of a per-request cost, as tables, points and rows read it.
-struct Figure {
-    metric: Metric,
-    label: &'static str,
-    of: fn(&PerRequest) -> Option<f64>,
+pub(super) struct Figure {
+    pub(super) metric: Metric,
+    pub(super) label: &'static str,
+    pub(super) of: fn(&PerRequest) -> Option<f64>,
 }
 
 /// The per-request figures, in table order.
-const FIGURES: [Figure; 7] = [
+pub(super) const FIGURES: [Figure; 7] = [
     Figure {
         metric: Metric::Instructions,
         label: "instructions",
@@ -164,7 +166,7 @@ impl CostCell {
     }
 
     /// The median of `figure` over the runs, if any counted it.
-    fn median(&self, of: fn(&PerRequest) -> Option<f64>) -> Option<f64> {
+    pub(super) fn median(&self, of: fn(&PerRequest) -> Option<f64>) -> Option<f64> {
         let values = self.values(of);
         (!values.is_empty()).then(|| median(&values))
     }
@@ -179,56 +181,13 @@ impl CostCell {
 }
 
 /// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10.
-fn count(value: Option<f64>) -> String {
+pub(super) fn count(value: Option<f64>) -> String {
     match value {
         None => "-".to_owned(),
         Some(v) if v >= 10_000.0 => format!("{:.1}k", v / 1000.0),
         Some(v) if v >= 100.0 => format!("{v:.0}"),
         Some(v) if v >= 10.0 => format!("{v:.1}"),
         Some(v) => format!("{v:.2}"),
-    }
-}
-
-/// A function's name, short enough for a table: `<Type as Trait>::f` as `Type::f`, generics
-/// left out, its last three path segments.
-fn short_function(name: &str) -> String {
-    let name = match name.strip_prefix('<') {
-        Some(inner) => {
-            // The `>` that closes the leading `<`.
-            let mut depth = 1;
-            let close = inner.char_indices().find_map(|(i, c)| {
-                match c {
-                    '<' => depth += 1,
-                    '>' => depth -= 1,
-                    _ => {}
-                }
-                (depth == 0).then_some(i)
-            });
-            match close {
-                Some(at) => {
-                    let ty = inner[..at].split(" as ").next().unwrap_or_default();
-                    format!("{ty}{}", &inner[at + 1..])
-                }
-                None => name.to_owned(),
-            }
-        }
-        None => name.to_owned(),
-    };
-    let mut out = String::new();
-    let mut depth = 0;
-    for c in name.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    let segments: Vec<&str> = out.split("::").collect();
-    let tail = segments[segments.len().saturating_sub(3)..].join("::");
-    match tail.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}…", &tail[..cut]),
-        None => tail,
     }
 }
 
@@ -293,7 +252,7 @@ fn tables(cost: &Section) -> Vec<Table> {
         })
         .collect();
     let mut out = vec![per_request];
-    out.extend(knobs_table(cost));
+    out.extend(super::knobs::knobs_table(cost));
     if !functions.is_empty() {
         out.push(Table::new(
             "Where the instructions go: each cell's costliest function, by its own instructions",
@@ -336,65 +295,6 @@ fn tables(cost: &Section) -> Vec<Table> {
         out.push(table);
     }
     out
-}
-
-/// What each server with knobs (`greet-hyper+pipeline-flush`) changes per request against
-/// its crate at its defaults, cell by cell; none without such a pair.
-fn knobs_table(cost: &Section) -> Option<Table> {
-    let figures = [
-        Metric::Instructions,
-        Metric::Allocations,
-        Metric::Syscalls,
-        Metric::CpuPerRequest,
-    ];
-    let figures: Vec<&Figure> = FIGURES
-        .iter()
-        .filter(|f| figures.contains(&f.metric))
-        .collect();
-    let rows: Vec<Vec<String>> = cost
-        .cells
-        .iter()
-        .filter(|c| !crate::plan::knobs_of(&c.server).is_empty())
-        .filter_map(|tuned| {
-            let defaults = crate::plan::crate_of(&tuned.server);
-            let base = cost
-                .cells
-                .iter()
-                .find(|c| c.cell == tuned.cell && c.server == defaults)?;
-            let mut row = vec![tuned.cell.clone(), tuned.server.clone()];
-            row.extend(figures.iter().map(|f| change(base.median(f.of), tuned.median(f.of))));
-            Some(row)
-        })
-        .collect();
-    if rows.is_empty() {
-        return None;
-    }
-    let mut headers = vec!["Cell", "Application"];
-    headers.extend(figures.iter().map(|f| f.label));
-    let mut table = Table::new(
-        "What each knob changes: per request, the crate at its defaults → with the knob",
-        &headers,
-        grouped(rows, 0),
-    );
-    table.notes.push(
-        "Counts are counted (a change past 2% is the knob's); CPU µs is timed, this \
-         machine's. Under mimalloc allocations are not counted (-): DHAT sees only malloc."
-            .to_owned(),
-    );
-    Some(table)
-}
-
-/// `15.4k → 14.8k (-3.8%)`: a figure at the defaults, with a knob, and the change.
-fn change(base: Option<f64>, tuned: Option<f64>) -> String {
-    match (base, tuned) {
-        (Some(b), Some(t)) if b > 0.0 => format!(
-            "{} → {} ({:+.1}%)",
-            count(Some(b)),
-            count(Some(t)),
-            (t / b - 1.0) * 100.0
-        ),
-        (b, t) => format!("{} → {}", count(b), count(t)),
-    }
 }
 
 /// A chart per cell: each figure as each server's multiple of the least, a bar per server.
@@ -642,18 +542,6 @@ fn words(cost: &Section) -> Vec<String> {
     out
 }
 
-/// What glibc's string routine `function` does to memory, where it is one: `filling`
-/// (memset) or `copying` (memcpy, memmove).
-fn string_routine(function: &str) -> Option<&'static str> {
-    if function.contains("memset") {
-        Some("filling")
-    } else if function.contains("memcpy") || function.contains("memmove") {
-        Some("copying")
-    } else {
-        None
-    }
-}
-
 impl Section {
     /// Every comparison it makes: one family, judged together.
     pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
@@ -737,34 +625,4 @@ mod tests {
         assert_eq!(short_function("greet_hyper::response"), "greet_hyper::response");
     }
 
-    #[test]
-    fn each_knob_is_set_against_its_crate_at_its_defaults() {
-        let counted = |instructions, allocations| PerRequest {
-            instructions: Some(instructions),
-            allocations,
-            ..PerRequest::default()
-        };
-        let section = Section {
-            cells: vec![
-                cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0))),
-                cell("greet-hyper+no-head-timeout", "baseline", counted(14_000.0, Some(6.0))),
-                cell("greet-hyper+mimalloc", "baseline", counted(15_000.0, None)),
-                // No crate at its defaults in this cell: no row.
-                cell("greet-axum+mimalloc", "baseline", counted(20_000.0, None)),
-            ],
-            ..Section::default()
-        };
-        let table = knobs_table(&section).expect("two knobs against their crate");
-        let rows: Vec<&Vec<String>> = table.groups.iter().flatten().collect();
-        assert_eq!(rows.len(), 2, "{rows:?}");
-        assert_eq!(rows[0][1], "greet-hyper+no-head-timeout");
-        assert_eq!(rows[0][2], "15.4k → 14.0k (-9.1%)");
-        assert_eq!(rows[0][3], "7.00 → 6.00 (-14.3%)");
-        assert_eq!(rows[1][3], "7.00 → -");
-        let plain = Section {
-            cells: vec![cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0)))],
-            ..Section::default()
-        };
-        assert!(knobs_table(&plain).is_none());
-    }
 }

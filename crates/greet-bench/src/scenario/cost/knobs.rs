@@ -1,0 +1,114 @@
+//! What each knob changes, counted: every server with knobs (`greet-hyper+pipeline-flush`)
+//! set against its crate at its defaults, cell by cell, as one table of the cost report.
+
+use crate::plan::Metric;
+use crate::report::table::{grouped, Table};
+
+use super::report::{count, Figure, FIGURES};
+use super::Section;
+
+/// What each server with knobs (`greet-hyper+pipeline-flush`) changes per request against
+/// its crate at its defaults, cell by cell; none without such a pair.
+pub(super) fn knobs_table(cost: &Section) -> Option<Table> {
+    let figures = [
+        Metric::Instructions,
+        Metric::Allocations,
+        Metric::Syscalls,
+        Metric::CpuPerRequest,
+    ];
+    let figures: Vec<&Figure> = FIGURES
+        .iter()
+        .filter(|f| figures.contains(&f.metric))
+        .collect();
+    let rows: Vec<Vec<String>> = cost
+        .cells
+        .iter()
+        .filter(|c| !crate::plan::knobs_of(&c.server).is_empty())
+        .filter_map(|tuned| {
+            let defaults = crate::plan::crate_of(&tuned.server);
+            let base = cost
+                .cells
+                .iter()
+                .find(|c| c.cell == tuned.cell && c.server == defaults)?;
+            let mut row = vec![tuned.cell.clone(), tuned.server.clone()];
+            row.extend(figures.iter().map(|f| change(base.median(f.of), tuned.median(f.of))));
+            Some(row)
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["Cell", "Application"];
+    headers.extend(figures.iter().map(|f| f.label));
+    let mut table = Table::new(
+        "What each knob changes: per request, the crate at its defaults → with the knob",
+        &headers,
+        grouped(rows, 0),
+    );
+    table.notes.push(
+        "Counts are counted (a change past 2% is the knob's); CPU µs is timed, this \
+         machine's. Under mimalloc allocations are not counted (-): DHAT sees only malloc."
+            .to_owned(),
+    );
+    Some(table)
+}
+
+/// `15.4k → 14.8k (-3.8%)`: a figure at the defaults, with a knob, and the change.
+fn change(base: Option<f64>, tuned: Option<f64>) -> String {
+    match (base, tuned) {
+        (Some(b), Some(t)) if b > 0.0 => format!(
+            "{} → {} ({:+.1}%)",
+            count(Some(b)),
+            count(Some(t)),
+            (t / b - 1.0) * 100.0
+        ),
+        (b, t) => format!("{} → {}", count(b), count(t)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::cost::{CostCell, PerRequest};
+
+    fn cell(server: &str, cell: &str, run: PerRequest) -> CostCell {
+        CostCell {
+            server: server.to_owned(),
+            cell: cell.to_owned(),
+            path: "/x".to_owned(),
+            runs: vec![run],
+            ..CostCell::default()
+        }
+    }
+
+    #[test]
+    fn each_knob_is_set_against_its_crate_at_its_defaults() {
+        let counted = |instructions, allocations| PerRequest {
+            instructions: Some(instructions),
+            allocations,
+            ..PerRequest::default()
+        };
+        let section = Section {
+            cells: vec![
+                cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0))),
+                cell("greet-hyper+no-head-timeout", "baseline", counted(14_000.0, Some(6.0))),
+                cell("greet-hyper+mimalloc", "baseline", counted(15_000.0, None)),
+                // No crate at its defaults in this cell: no row.
+                cell("greet-axum+mimalloc", "baseline", counted(20_000.0, None)),
+            ],
+            ..Section::default()
+        };
+        let table = knobs_table(&section).expect("two knobs against their crate");
+        let rows: Vec<&Vec<String>> = table.groups.iter().flatten().collect();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(rows[0][1], "greet-hyper+no-head-timeout");
+        assert_eq!(rows[0][2], "15.4k → 14.0k (-9.1%)");
+        assert_eq!(rows[0][3], "7.00 → 6.00 (-14.3%)");
+        assert_eq!(rows[1][3], "7.00 → -");
+        let plain = Section {
+            cells: vec![cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0)))],
+            ..Section::default()
+        };
+        assert!(knobs_table(&plain).is_none());
+    }
+}
