@@ -69,17 +69,8 @@ fn change(base: Option<f64>, tuned: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::cost::{CostCell, PerRequest};
-
-    fn cell(server: &str, cell: &str, run: PerRequest) -> CostCell {
-        CostCell {
-            server: server.to_owned(),
-            cell: cell.to_owned(),
-            path: "/x".to_owned(),
-            runs: vec![run],
-            ..CostCell::default()
-        }
-    }
+    use crate::scenario::cost::report::tests::cell;
+    use crate::scenario::cost::PerRequest;
 
     #[test]
     fn each_knob_is_set_against_its_crate_at_its_defaults() {

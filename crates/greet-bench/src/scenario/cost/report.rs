@@ -550,10 +550,11 @@ impl Section {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn cell(server: &str, cell: &str, run: PerRequest) -> CostCell {
+    /// A cell of `server` counted once, as `run`.
+    pub(in crate::scenario::cost) fn cell(server: &str, cell: &str, run: PerRequest) -> CostCell {
         CostCell {
             server: server.to_owned(),
             cell: cell.to_owned(),
