@@ -4,7 +4,7 @@
 use crate::plan::Metric;
 use crate::report::table::{grouped, Table};
 
-use super::report::{count, Figure, FIGURES};
+use super::figures::{count, Figure, FIGURES};
 use super::Section;
 
 /// What each server with knobs (`greet-hyper+pipeline-flush`) changes per request against

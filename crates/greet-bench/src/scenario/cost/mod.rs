@@ -8,6 +8,7 @@
 //! choosing the crate costs: its binary's size, its dependencies, its memory per idle
 //! keep-alive connection and, with `--build`, its build times.
 
+mod figures;
 mod flags;
 mod functions;
 mod knobs;

@@ -16,6 +16,7 @@ use crate::report::{csv, Render};
 use crate::results::Frame;
 use crate::stats::{distinct, median};
 
+use super::figures::{count, FIGURES};
 use super::functions::{short_function, string_routine};
 
 /// Cost: what each request costs each server, counted.
@@ -113,52 +114,6 @@ pub struct CrateCost {
     pub rebuild_s: Option<f64>,
 }
 
-/// One figure of a per-request cost, as tables, points and rows read it.
-pub(super) struct Figure {
-    pub(super) metric: Metric,
-    pub(super) label: &'static str,
-    pub(super) of: fn(&PerRequest) -> Option<f64>,
-}
-
-/// The per-request figures, in table order.
-pub(super) const FIGURES: [Figure; 7] = [
-    Figure {
-        metric: Metric::Instructions,
-        label: "instructions",
-        of: |c| c.instructions,
-    },
-    Figure {
-        metric: Metric::Cycles,
-        label: "cycles (est.)",
-        of: |c| c.cycles,
-    },
-    Figure {
-        metric: Metric::Allocations,
-        label: "allocations",
-        of: |c| c.allocations,
-    },
-    Figure {
-        metric: Metric::AllocBytes,
-        label: "bytes allocated",
-        of: |c| c.alloc_bytes,
-    },
-    Figure {
-        metric: Metric::Syscalls,
-        label: "syscalls",
-        of: |c| c.syscalls,
-    },
-    Figure {
-        metric: Metric::Switches,
-        label: "switches",
-        of: |c| c.switches,
-    },
-    Figure {
-        metric: Metric::CpuPerRequest,
-        label: "CPU µs",
-        of: |c| c.cpu_us,
-    },
-];
-
 impl CostCell {
     /// `figure` in each run that counted it.
     fn values(&self, of: fn(&PerRequest) -> Option<f64>) -> Vec<f64> {
@@ -177,17 +132,6 @@ impl CostCell {
         let top = run.functions.first()?;
         let share = top.instructions / run.instructions.filter(|&i| i > 0.0)?;
         Some((top.function.as_str(), share))
-    }
-}
-
-/// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10.
-pub(super) fn count(value: Option<f64>) -> String {
-    match value {
-        None => "-".to_owned(),
-        Some(v) if v >= 10_000.0 => format!("{:.1}k", v / 1000.0),
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) if v >= 10.0 => format!("{v:.1}"),
-        Some(v) => format!("{v:.2}"),
     }
 }
 
