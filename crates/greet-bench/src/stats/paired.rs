@@ -255,6 +255,29 @@ impl Judged {
         }
         format!("{:.2}× [{:.2}, {:.2}]", self.ratio, self.low, self.high)
     }
+
+    /// The same judgement read the other way: the second over the first (`2.00× [1.60,
+    /// 2.50]`, behind, is `0.50× [0.40, 0.62]`, ahead).
+    pub fn flipped(&self) -> Self {
+        let word = match self.word {
+            Word::Ahead => Word::Behind,
+            Word::Behind => Word::Ahead,
+            same => same,
+        };
+        // No interval stays none.
+        let (low, high) = if self.high.is_infinite() {
+            (self.low, self.high)
+        } else {
+            (1.0 / self.high, 1.0 / self.low)
+        };
+        Self {
+            ratio: 1.0 / self.ratio,
+            low,
+            high,
+            word,
+            ..*self
+        }
+    }
 }
 
 /// A figure JSON cannot hold (infinite, not a number) written as null.
@@ -555,6 +578,12 @@ mod tests {
         assert_eq!(j.word, Word::Behind);
         assert_eq!(j.blocks, 10);
         assert!(j.show().starts_with("0.81× [0.8"), "{}", j.show());
+        // Read the other way: the inverse ratio and interval, ahead.
+        let back = j.flipped();
+        assert!((back.ratio * j.ratio - 1.0).abs() < 1e-12, "{back:?}");
+        assert!((back.low * j.high - 1.0).abs() < 1e-12, "{back:?}");
+        assert!((back.high * j.low - 1.0).abs() < 1e-12, "{back:?}");
+        assert_eq!((back.word, back.blocks), (Word::Ahead, 10));
         // Where less is better, the same ratios are ahead.
         let j = Family::default().judge_one(Blocks::of_ratios(&ratios), false);
         assert_eq!(j.word, Word::Ahead);
@@ -570,6 +599,7 @@ mod tests {
         let j = Family::default().judge_one(Blocks::of_ratios(&tight[..3]), true);
         assert_eq!(j.word, Word::Undecided);
         assert!(j.high.is_infinite());
+        assert!(j.flipped().show().ends_with("[too few blocks]"));
         // Loose blocks around 1 are not shown equal.
         let loose = [1.3, 0.7, 1.2, 0.8, 1.25, 0.75, 1.1, 0.9];
         let j = Family::default().judge_one(Blocks::of_ratios(&loose), true);
