@@ -85,6 +85,14 @@ pub fn knobs_of(short: &str) -> Vec<&str> {
     short.split(KNOB_MARK).skip(1).collect()
 }
 
+/// Whether `server` runs tuned, with knobs (`greet-hyper+pipeline-flush`): it is ranked in a
+/// league of its own, never against the crates at their defaults.
+pub fn is_tuned(server: &str) -> bool {
+    let knobs = knobs_of(server);
+    // A `--target` may be named `c++srv`: only knobs by their names make a league.
+    !knobs.is_empty() && knobs.iter().all(|k| greet_server::Knob::named(k).is_some())
+}
+
 /// What `+tuned` stands for (`hyper+tuned`): crate `crate_short`'s knobs that lowered its
 /// counted cost (instructions per request down by more than 2% on a cell of docs/knobs.md,
 /// up by more on none) and give up only what no tuned league asks (answers to bad input, the
@@ -296,21 +304,25 @@ impl Paced {
     }
 }
 
+/// Blocks of a grid scenario's settings (each server once a block): 10. Six are the fewest
+/// whose interval can decide one comparison alone, but a scenario judges a dozen or more at
+/// once: at 6 blocks the smallest p-value there is, 1/32, is above what Benjamini–Hochberg
+/// asks of the first verdict in a family of two or more, and a run of TechEmpower left
+/// plaintext's fourfold gap undecided. At 10 it is 1/512, enough for a family of 25.
+pub const GRID_BLOCKS: usize = 10;
+/// `--quick` blocks of a grid scenario's settings.
+pub const QUICK_GRID_BLOCKS: usize = 2;
+
 /// A grid scenario's [`Measure`] and repeats: its defaults and its `--quick` sizes.
 pub trait Measured {
     /// The default.
     const MEASURE: Measure;
     /// The `--quick` size.
     const QUICK_MEASURE: Measure;
-    /// Blocks of each setting (each server once a block): 10. Six are the fewest whose
-    /// interval can decide one comparison alone, but a scenario judges a dozen or more at
-    /// once: at 6 blocks the smallest p-value there is, 1/32, is above what
-    /// Benjamini–Hochberg asks of the first verdict in a family of two or more, and a run of
-    /// TechEmpower left plaintext's fourfold gap undecided. At 10 it is 1/512, enough for a
-    /// family of 25.
-    const REPEATS: usize = 10;
+    /// Blocks of each setting (each server once a block): [`GRID_BLOCKS`].
+    const REPEATS: usize = GRID_BLOCKS;
     /// `--quick` runs of each setting.
-    const QUICK_REPEATS: usize = 2;
+    const QUICK_REPEATS: usize = QUICK_GRID_BLOCKS;
 
     /// The default, or the `--quick` size.
     fn measure(quick: bool) -> Measure {

@@ -4,7 +4,7 @@
 //! league apart: the crates at their defaults, the tuned), has [`super::words`] write the
 //! words from the verdicts, and prints it.
 
-use crate::plan::{knobs_of, reference_role, Metric};
+use crate::plan::{is_tuned, reference_role, Metric};
 use crate::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
 use crate::stats::median;
 use crate::stats::paired::{self, Blocks, Family, Judged, Word};
@@ -153,14 +153,6 @@ pub(crate) fn judged(scenario: &str, rows: Vec<Row>, looks: usize) -> Vec<ScoreR
     rows.into_iter()
         .filter_map(|row| score(scenario, row, alpha))
         .collect()
-}
-
-/// Whether `server` runs tuned, with knobs (`greet-hyper+pipeline-flush`): it is ranked in a
-/// league of its own, never against the crates at their defaults.
-fn is_tuned(server: &str) -> bool {
-    let knobs = knobs_of(server);
-    // A `--target` may be named `c++srv`: only knobs by their names make a league.
-    !knobs.is_empty() && knobs.iter().all(|k| greet_server::Knob::named(k).is_some())
 }
 
 /// A row made ready to judge, in one league: its servers' entries and the references apart,
