@@ -235,20 +235,26 @@ fn summarise(section: &mut Section) {
             .map(|c| (c.store.clone(), c.test.clone())),
     );
     for (store, test) in keys {
-        // The best server's, never a reference's: the floor's share is then above 100%.
-        let best = section
-            .cells
-            .iter()
-            .filter(|c| c.store == store && c.test == test)
-            .filter(|c| plan::reference_role(&c.server).is_none())
-            .map(|c| c.requests_per_s.median)
-            .fold(0.0, f64::max);
+        // The best server's of its league (at the defaults, or tuned), never a reference's:
+        // the floor's share is then above 100%.
+        let best = |tuned: bool| {
+            section
+                .cells
+                .iter()
+                .filter(|c| c.store == store && c.test == test)
+                .filter(|c| plan::reference_role(&c.server).is_none())
+                .filter(|c| plan::is_tuned(&c.server) == tuned)
+                .map(|c| c.requests_per_s.median)
+                .fold(0.0, f64::max)
+        };
+        let bests = [best(false), best(true)];
         let mut samples = Vec::new();
         for cell in section
             .cells
             .iter_mut()
             .filter(|c| c.store == store && c.test == test)
         {
+            let best = bests[usize::from(plan::is_tuned(&cell.server))];
             cell.share_of_best = if best > 0.0 {
                 cell.requests_per_s.median / best
             } else {

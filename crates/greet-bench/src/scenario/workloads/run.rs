@@ -169,14 +169,15 @@ pub(super) fn fold(section: &mut Section) {
         .into_iter()
         .map(|profile| {
             let measured = |c: &&mut WorkloadCell| c.profile == profile && !c.runs.is_empty();
-            let best = section
-                .cells
-                .iter_mut()
-                .filter(measured)
-                .map(|c| c.requests_per_s.median)
-                .fold(0.0, f64::max);
+            // The best of the cell's league: at the defaults, or tuned.
+            let mut bests = [0.0, 0.0];
+            for cell in section.cells.iter_mut().filter(measured) {
+                let league = &mut bests[usize::from(plan::is_tuned(&cell.server))];
+                *league = f64::max(*league, cell.requests_per_s.median);
+            }
             let mut samples = Vec::new();
             for cell in section.cells.iter_mut().filter(measured) {
+                let best = bests[usize::from(plan::is_tuned(&cell.server))];
                 cell.share_of_best = (best > 0.0).then(|| cell.requests_per_s.median / best);
                 samples.push((cell.server.clone(), throughputs(&cell.runs)));
             }
