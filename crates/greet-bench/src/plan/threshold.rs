@@ -55,11 +55,13 @@ pub enum Metric {
     Build,
     /// Its rebuild after one handler is touched, seconds (this machine's).
     Rebuild,
+    /// The contract's rows a server fails (knobs): what its knobs give up, counted.
+    ContractRows,
 }
 
 impl Metric {
     /// Every metric, in table order.
-    pub const ALL: [Metric; 21] = [
+    pub const ALL: [Metric; 22] = [
         Self::Total,
         Self::Throughput,
         Self::P50,
@@ -81,6 +83,7 @@ impl Metric {
         Self::IdleMemory,
         Self::Build,
         Self::Rebuild,
+        Self::ContractRows,
     ];
 
     /// Its name in tables and thresholds.
@@ -107,6 +110,7 @@ impl Metric {
             Self::IdleMemory => "idle_memory",
             Self::Build => "build",
             Self::Rebuild => "rebuild",
+            Self::ContractRows => "contract_rows",
         }
     }
 
@@ -124,7 +128,8 @@ impl Metric {
             | Self::Allocations
             | Self::Syscalls
             | Self::Switches
-            | Self::Dependencies => "",
+            | Self::Dependencies
+            | Self::ContractRows => "",
             Self::AllocBytes => "B",
             Self::Binary => "MiB",
             Self::IdleMemory => "KiB",
@@ -147,7 +152,8 @@ impl Metric {
             | Self::Allocations
             | Self::AllocBytes
             | Self::Binary
-            | Self::Dependencies => Some(0.02),
+            | Self::Dependencies
+            | Self::ContractRows => Some(0.02),
             // Counted under real load: batching moves them a little from run to run.
             Self::Syscalls => Some(0.05),
             _ => None,
@@ -359,7 +365,8 @@ fn limit(metric: Metric, value: &str) -> Result<(f64, bool), String> {
             | Metric::Allocations
             | Metric::Syscalls
             | Metric::Switches
-            | Metric::Dependencies,
+            | Metric::Dependencies
+            | Metric::ContractRows,
             "",
         ) => 1.0,
         (Metric::Instructions | Metric::Cycles, "k") => 1e3,

@@ -42,6 +42,10 @@ pub(crate) fn page(
         );
     }
     scorecard(&mut out, card);
+    if let Some(table) = super::gains::table(present) {
+        out.push_str("<h2 id=\"knob-gains\">What each knob buys</h2>\n");
+        html_table(&mut out, &table);
+    }
     let versions: Vec<_> = m
         .crate_versions
         .iter()

@@ -6,6 +6,7 @@
 
 pub(crate) mod charts;
 pub(crate) mod csv;
+pub(crate) mod gains;
 pub(crate) mod html;
 pub(crate) mod points;
 pub(crate) mod scorecard;
@@ -41,6 +42,11 @@ pub(crate) trait Render {
     /// What it says in words beside the scorecard's verdicts: the mechanism behind a
     /// difference, where the section can name it.
     fn words(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// What each server with knobs changes against its crate at its defaults, a figure per
+    /// column of the table of what each knob buys ([`gains::table`]).
+    fn knobs(&self) -> Vec<gains::KnobFigure> {
         Vec::new()
     }
 }
@@ -196,12 +202,12 @@ pub(crate) fn text<S: Sections>(results: &Results<S>) -> String {
             .to_owned();
     }
     let mut out = String::new();
-    for p in results.sections.present() {
-        for table in p.section.tables() {
-            out.push_str(&format!("\n{}\n\n{}", table.title, table.text()));
-            for note in &table.notes {
-                out.push_str(&format!("  {note}\n"));
-            }
+    let present = results.sections.present();
+    let tables = present.iter().flat_map(|p| p.section.tables());
+    for table in tables.chain(gains::table(&present)) {
+        out.push_str(&format!("\n{}\n\n{}", table.title, table.text()));
+        for note in &table.notes {
+            out.push_str(&format!("  {note}\n"));
         }
     }
     out.push_str(&scorecard::text(&scorecard::of(&results.sections)));

@@ -49,6 +49,8 @@ pub(crate) struct About {
     /// A server named twice in its `--servers` is measured twice, the second as a server of
     /// its own (`greet-hyper#2`): an A/A check of its noise. Its servers run one at a time.
     pub(crate) again: bool,
+    /// `all` runs it; false for one whose builds take too long to run unasked.
+    pub(crate) in_all: bool,
 }
 
 impl About {
@@ -65,7 +67,69 @@ impl About {
         interleaved: true,
         references: false,
         again: false,
+        in_all: true,
     };
+}
+
+/// A part of a study of knobs (`knobs`): what judges each knob against its crate, each part
+/// run by the scenario that measures it ([`Scenario::knob_part`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KnobPart {
+    /// What a request costs, counted.
+    Counted,
+    /// Throughput against the crate, paired block by block.
+    Timed,
+    /// The contract's rows each knob changes.
+    Contract,
+}
+
+impl KnobPart {
+    /// Every part, in the order they run.
+    pub(crate) const ALL: [KnobPart; 3] = [Self::Counted, Self::Timed, Self::Contract];
+
+    /// Its name on the command line.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Counted => "counted",
+            Self::Timed => "timed",
+            Self::Contract => "contract",
+        }
+    }
+}
+
+impl std::str::FromStr for KnobPart {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == text.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+                format!("{text:?} is no part: {}", names.join(", "))
+            })
+    }
+}
+
+impl std::fmt::Display for KnobPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A study of knobs, as the scenarios that run its parts take it: every crate at its
+/// defaults and with each knob (`hyper`, `hyper+pipeline-flush`), the sizes, the blocks of a
+/// timed part.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct KnobStudy {
+    /// The servers, by short name.
+    pub(crate) servers: Vec<String>,
+    /// At the `--quick` sizes.
+    pub(crate) quick: bool,
+    /// Blocks of a timed part.
+    pub(crate) blocks: usize,
+    /// The parts it runs.
+    pub(crate) parts: Vec<KnobPart>,
 }
 
 /// What every scenario is to the rest of the harness: what it says of itself, its plan and
@@ -133,6 +197,17 @@ pub(crate) trait Scenario: Sized + 'static {
 
     /// Recomputes what a step changes besides its own cells (the comparisons between servers).
     fn compare(_section: &mut Self::Section) {}
+
+    /// The part of a study of knobs it runs, and its plan for `study`; none for most.
+    fn knob_part(_study: &KnobStudy) -> Option<(KnobPart, Self::Plan)> {
+        None
+    }
+
+    /// The study of knobs `plan` stands for, run as the parts other scenarios run
+    /// ([`Scenario::knob_part`]); none for most.
+    fn knob_study(_plan: &Self::Plan) -> Option<KnobStudy> {
+        None
+    }
 }
 
 /// The part of a section every scenario has, [`Frame`], and where the section keeps it.

@@ -116,6 +116,13 @@ macro_rules! scenarios {
                 }
             }
 
+            /// The study of knobs it stands for, if it is one ([`Scenario::knob_study`]).
+            fn knob_study(&self) -> Option<kit::KnobStudy> {
+                match self {
+                    $(Planned::$kind(p) => <$module::$kind as Scenario>::knob_study(p),)+
+                }
+            }
+
             /// Runs it into `results`; false when a server failed.
             pub(crate) async fn run(&self, harness: &Harness, results: &mut Results) -> Result<bool> {
                 match self {
@@ -195,6 +202,7 @@ scenarios!(
     techempower::TechEmpower,
     workloads::Workloads,
     cost::Cost,
+    knobs::Knobs,
 );
 
 use anyhow::Result;
@@ -257,6 +265,7 @@ impl Agenda {
     ) -> Self {
         let scenarios = Kind::ALL
             .iter()
+            .filter(|kind| kind.about().in_all)
             .map(|kind| {
                 let mut scenario = kind.defaults(quick);
                 if let Some(servers) = &servers {
@@ -268,6 +277,16 @@ impl Agenda {
                 scenario
             })
             .collect();
+        Self { common, scenarios }
+    }
+
+    /// A run of one scenario, `planned`; one that stands for a study of knobs (`knobs`) is
+    /// the study's parts, each run by the scenario that measures it ([`knob_parts`]).
+    pub fn of(common: Common, planned: Planned) -> Self {
+        let scenarios = match planned.knob_study() {
+            Some(study) => knob_parts(&study),
+            None => vec![planned],
+        };
         Self { common, scenarios }
     }
 
@@ -294,6 +313,32 @@ impl Agenda {
         let every: Vec<&About> = Kind::ALL.iter().map(|k| k.about()).collect();
         checks::transport(&self.common, &each, &every)
     }
+}
+
+/// The parts of `study` it asks for, in their order, each as the scenario that runs it plans
+/// it ([`Scenario::knob_part`]).
+fn knob_parts(study: &kit::KnobStudy) -> Vec<Planned> {
+    /// A scenario's part of the study, if it runs one.
+    struct PartOf<'a>(&'a kit::KnobStudy);
+
+    impl Visit for PartOf<'_> {
+        type Out = Option<(kit::KnobPart, Planned)>;
+
+        fn visit<K: Listed>(self) -> Self::Out {
+            K::knob_part(self.0).map(|(part, plan)| (part, K::planned(plan)))
+        }
+    }
+
+    let parts: Vec<(kit::KnobPart, Planned)> = Kind::ALL
+        .iter()
+        .filter_map(|k| k.visit(PartOf(study)))
+        .collect();
+    kit::KnobPart::ALL
+        .iter()
+        .filter(|part| study.parts.contains(part))
+        .filter_map(|part| parts.iter().find(|(p, _)| p == part))
+        .map(|(_, planned)| planned.clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -352,9 +397,18 @@ mod tests {
     fn all_is_every_scenario_on_the_chosen_servers() {
         let agenda = Agenda::all(Common::default(), true, Some(vec!["hyper".into()]), None);
         let names: Vec<_> = agenda.scenarios.iter().map(|s| s.kind()).collect();
-        assert_eq!(names, Kind::ALL);
+        let in_all: Vec<Kind> = Kind::ALL
+            .iter()
+            .copied()
+            .filter(|k| k.about().in_all)
+            .collect();
+        assert_eq!(names, in_all);
+        assert!(
+            !in_all.contains(&Kind::Knobs),
+            "knobs builds: never unasked"
+        );
         assert_eq!(agenda.binaries(), ["hyper"]);
-        for (planned, kind) in agenda.scenarios.iter().zip(Kind::ALL) {
+        for (planned, kind) in agenda.scenarios.iter().zip(&in_all) {
             let mut quick = kind.defaults(true);
             quick.base_mut().set_servers(&["hyper".to_owned()]);
             assert_eq!(*planned, quick, "{kind:?}");
@@ -362,7 +416,7 @@ mod tests {
         let full = Agenda::all(Common::default(), false, None, None);
         // cost runs the floor beside the crates by default.
         assert_eq!(full.binaries(), ["actix", "axum", "floor", "hyper"]);
-        for (planned, kind) in full.scenarios.iter().zip(Kind::ALL) {
+        for (planned, kind) in full.scenarios.iter().zip(&in_all) {
             assert_eq!(*planned, kind.defaults(false), "{kind:?}");
         }
     }

@@ -11,6 +11,7 @@ mod cli;
 mod compare;
 mod cost;
 mod docker;
+mod knobs;
 mod ladder;
 mod layering;
 mod open_loop;

@@ -11,7 +11,7 @@
 mod figures;
 mod flags;
 mod functions;
-mod knobs;
+mod knob_table;
 mod report;
 mod run;
 
@@ -23,7 +23,7 @@ use crate::plan::{self, Base, Based, Profile, Protocol, ServerSettings, ServerSp
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Book, KnobPart, KnobStudy, Scenario};
 
 /// The cost scenario.
 #[derive(Debug)]
@@ -57,6 +57,15 @@ impl Scenario for Cost {
 
     async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
+    }
+
+    /// A study's counted part: a plain request, and plaintext pipelined (where batching
+    /// answers, as pipeline-flush does, shows).
+    fn knob_part(study: &KnobStudy) -> Option<(KnobPart, Plan)> {
+        let mut plan = Plan::defaults(study.quick);
+        plan.base.set_servers(&study.servers);
+        plan.cells = vec![Cell::Profile(Profile::Baseline), Cell::Plaintext];
+        Some((KnobPart::Counted, plan))
     }
 }
 

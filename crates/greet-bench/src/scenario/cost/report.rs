@@ -196,7 +196,7 @@ fn tables(cost: &Section) -> Vec<Table> {
         })
         .collect();
     let mut out = vec![per_request];
-    out.extend(super::knobs::knobs_table(cost));
+    out.extend(super::knob_table::knobs_table(cost));
     if !functions.is_empty() {
         out.push(Table::new(
             "Where the instructions go: each cell's costliest function, by its own instructions",
@@ -399,6 +399,10 @@ impl Render for Section {
 
     fn words(&self) -> Vec<String> {
         words(self)
+    }
+
+    fn knobs(&self) -> Vec<crate::report::gains::KnobFigure> {
+        super::knob_table::knob_figures(self)
     }
 }
 

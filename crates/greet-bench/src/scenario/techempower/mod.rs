@@ -15,7 +15,7 @@ use crate::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Book, KnobPart, KnobStudy, Scenario};
 
 /// The techempower scenario.
 #[derive(Debug)]
@@ -48,6 +48,17 @@ impl Scenario for TechEmpower {
 
     async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
         run::run(harness, plan, book).await
+    }
+
+    /// A study's timed part: plaintext and json, which read no store, in the study's blocks.
+    fn knob_part(study: &KnobStudy) -> Option<(KnobPart, Plan)> {
+        let mut plan = Plan::defaults(study.quick);
+        plan.base.set_servers(&study.servers);
+        plan.base.repeats = study.blocks;
+        plan.tests = vec![Test::Plaintext, Test::Json];
+        // Neither test reads a store: SQLite, embedded, is opened by nothing.
+        plan.stores = vec![Store::Sqlite];
+        Some((KnobPart::Timed, plan))
     }
 }
 

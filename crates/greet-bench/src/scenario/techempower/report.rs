@@ -202,6 +202,14 @@ impl Render for Section {
             .collect()
     }
 
+    fn knobs(&self) -> Vec<crate::report::gains::KnobFigure> {
+        // Labels are `server test store`: json and plaintext run on no store.
+        crate::report::gains::paired(&self.comparisons, |what, figure| {
+            let what = what.strip_suffix(&format!(" {NO_STORE}")).unwrap_or(what);
+            format!("{what}: {figure}, timed")
+        })
+    }
+
     fn scorecard(&self) -> Vec<Row> {
         distinct(
             self.cells

@@ -1,0 +1,57 @@
+//! The knobs scenario's own part, the contract: each server (every crate at its defaults and
+//! with each knob) started afresh, in cleartext, and [`failing_rows`] run against it: the
+//! contract's quick cases, a slow head, HTTP/1.1's idle limit and a WebSocket echo. The rows
+//! a knob fails that its crate answers are what it gives up ([`Section::given_up`]).
+
+use anyhow::Result;
+use greet_conformance::knobs::failing_rows;
+
+use crate::harness::{Harness, Start, Subject};
+use crate::results::Frame;
+use crate::scenario::kit::Book;
+
+use super::{Checked, FailingRow, Knobs, Plan, Section};
+
+/// Runs the contract part on every server of the plan, one at a time.
+pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Knobs>) -> Result<()> {
+    book.open(Section {
+        frame: Frame::new(1),
+        ..Section::default()
+    });
+    let (args, _) = harness.server_args(&plan.base.server);
+    for short in plan.servers() {
+        let subject = Subject::Server(short);
+        let name = subject.name();
+        book.once(&name, async |book| {
+            // Started as it will be loaded, without the contract check before it: the
+            // check is what this part runs, row by row.
+            let start = Start {
+                checked: true,
+                ..Start::new(&subject, &args, &plan.base.foreign, greet_core::paths::HEALTH)
+            };
+            let up = harness.bring_up(plan.base.place, &start).await?;
+            let failing: Vec<FailingRow> = failing_rows(up.addr)
+                .await
+                .into_iter()
+                .map(|(row, why)| FailingRow {
+                    row: row.to_owned(),
+                    why,
+                })
+                .collect();
+            harness.say(
+                &name,
+                &match failing.len() {
+                    0 => "answers every row of the contract".to_owned(),
+                    n => format!("fails {n} row(s) of the contract"),
+                },
+            );
+            book.section().servers.push(Checked {
+                server: name.clone(),
+                failing,
+            });
+            harness.release(up).await
+        })
+        .await?;
+    }
+    Ok(())
+}
