@@ -160,7 +160,18 @@ impl Visit for ReadPlan<'_> {
         let mut plan = K::Plan::defaults(common.quick);
         BaseArgs::<K::Plan>::from_arg_matches(self.0)?.apply(plan.base_mut());
         K::Flags::from_arg_matches(self.0)?.apply(&mut plan, &mut common);
-        Ok(Agenda::of(common.plan(), K::planned(plan)))
+        let planned = K::planned(plan);
+        if let Some(study) = planned.knob_study() {
+            if !study.servers.iter().any(|s| plan::is_tuned(s)) {
+                let line = "--knobs: none of them applies to the crates of --servers (each \
+                            server's --help lists its knobs)";
+                return Err(clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    line,
+                ));
+            }
+        }
+        Ok(Agenda::of(common.plan(), planned))
     }
 }
 
@@ -202,7 +213,11 @@ fn command() -> Command {
     for kind in Kind::ALL {
         root = root.subcommand(kind.visit(ScenarioCommand));
     }
-    let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    let names: Vec<&str> = Kind::ALL
+        .iter()
+        .filter(|k| k.about().in_all)
+        .map(|k| k.name())
+        .collect();
     let all = AllArgs::augment_args(Command::new(ALL))
         .about("Every scenario, in one run and one report")
         .long_about(format!(
@@ -648,6 +663,12 @@ mod tests {
             .map(|s| s.kind().name())
             .collect();
         assert_eq!(knobs, ["cost", "techempower", "knobs"]);
+        let contract = plan(&["knobs", "--servers", "hyper", "--parts", "contract"]);
+        assert_eq!(only(contract).kind().name(), "knobs");
+        // No knob of the list is the crate's: refused, rather than a run of the crate alone.
+        let refused = parsed(&["knobs", "--servers", "actix", "--knobs", "pipeline-flush"])
+            .expect_err("pipeline-flush is hyper's and axum's");
+        assert!(refused.to_string().contains("none of them applies"), "{refused}");
     }
 
     #[test]

@@ -194,6 +194,11 @@ pub(crate) fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) ->
         let ratio = (old_median != 0.0).then(|| new_median / old_median);
         let (p, verdict) = match ratio {
             _ if !comparable => (None, "settings differ: no verdict".to_owned()),
+            // A count from none (no failing row, no allocation) has no ratio but is judged:
+            // whatever it counts now is more.
+            None if n.metric.band().is_some() => {
+                verdict(n.metric, &o.values, &n.values, f64::INFINITY, noise)
+            }
             None => (None, "old is 0: no ratio".to_owned()),
             Some(ratio) => verdict(n.metric, &o.values, &n.values, ratio, noise),
         };
@@ -389,6 +394,10 @@ mod tests {
         // Near zero, the grain: 2 allocations against 7 over a thousand messages are one.
         assert_eq!(v(Metric::Allocations, &[0.002], &[0.007]), "same count");
         assert_eq!(v(Metric::Allocations, &[0.0], &[3.06]), "worse");
+        // A row answers or not: one more failing is worse, none either side the same.
+        assert_eq!(v(Metric::ContractRows, &[0.0], &[1.0]), "worse");
+        assert_eq!(v(Metric::ContractRows, &[2.0], &[2.0]), "same count");
+        assert_eq!(v(Metric::ContractRows, &[50.0], &[51.0]), "worse");
         assert_eq!(v(Metric::Syscalls, &[0.12], &[1.07]), "worse");
         assert_eq!(
             v(Metric::Total, &[1.0, 1.1], &[1.3, 1.4]),

@@ -58,7 +58,8 @@ pub(crate) struct CommonArgs {
     /// 'rss<64MiB', 'throughput>50000/s', 'success>=100%' (repeatable; figures: total,
     /// throughput, p50, p99, p99.9, startup, rss, cpu, success, cpu_per_req, and cost's
     /// counts: instructions, cycles, allocations, alloc_bytes, syscalls, switches, binary,
-    /// dependencies, idle_memory, build, rebuild; a time needs its unit; the median of a
+    /// dependencies, idle_memory, build, rebuild, and knobs' contract_rows; a time needs its
+    /// unit; the median of a
     /// figure's runs, or every run: 'max(total)<1.8s'); with --baseline, ratios:
     /// 'total<1.10x', 'instructions<1.01x'; a breach exits 3
     #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_threshold)]

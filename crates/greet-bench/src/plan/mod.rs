@@ -88,6 +88,8 @@ pub fn knobs_of(short: &str) -> Vec<&str> {
 /// Whether `server` runs tuned, with knobs (`greet-hyper+pipeline-flush`): it is ranked in a
 /// league of its own, never against the crates at their defaults.
 pub fn is_tuned(server: &str) -> bool {
+    // A server named again (`greet-hyper+mimalloc#2`) is in its league.
+    let server = server.split('#').next().unwrap_or(server);
     let knobs = knobs_of(server);
     // A `--target` may be named `c++srv`: only knobs by their names make a league.
     !knobs.is_empty() && knobs.iter().all(|k| greet_server::Knob::named(k).is_some())

@@ -62,10 +62,11 @@ pub(crate) fn table(present: &[Present<'_>]) -> Option<Table> {
         grouped(rows, 1),
     );
     table.notes.push(
-        "Counted: the change per request (instructions · allocations · syscalls), the same \
-         to within 1% on a rerun. Timed: throughput with the knobs over without, paired block \
-         by block, with its interval and word. Gives up: the contract's rows the knobs \
-         change (none: every row answers as at the defaults)."
+        "Counted: the change per request (instructions · allocations · syscalls; - where not \
+         counted, as allocations under mimalloc); instructions and allocations come back to \
+         within 1% on a rerun, syscalls to a few. Timed: throughput with the knobs over \
+         without, paired block by block, with its interval and word. Gives up: the \
+         contract's rows the knobs change (none: every row answers as at the defaults)."
             .to_owned(),
     );
     Some(table)

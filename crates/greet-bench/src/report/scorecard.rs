@@ -594,6 +594,7 @@ mod tests {
         let of_floor = alone.cell("greet-a+mimalloc").unwrap().of_floor.unwrap();
         assert!((of_floor - 3.0).abs() < 0.1, "{of_floor}");
         assert!(!is_tuned("c++srv") && is_tuned("greet-a+mimalloc"));
+        assert!(is_tuned("greet-a+mimalloc#2"), "named again, in its league");
         let card = Scorecard {
             servers: vec!["greet-a".into(), "greet-b".into()],
             tuned: vec!["greet-a+mimalloc".into(), "greet-b+mimalloc".into()],

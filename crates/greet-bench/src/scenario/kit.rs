@@ -466,6 +466,19 @@ pub(crate) fn grid_with(grid: &[usize], always: usize) -> Vec<usize> {
     grid
 }
 
+/// Whether a study of knobs compares servers `a` and `b` (table names): two crates at their
+/// defaults, or a crate with knobs against the same crate at its defaults. Never two servers
+/// with knobs: each knob is judged against its crate, and with a score of them every pair
+/// would be hundreds of comparisons.
+pub(crate) fn in_knob_study(a: &str, b: &str) -> bool {
+    use crate::plan::{crate_of, is_tuned};
+    match (is_tuned(a), is_tuned(b)) {
+        (false, false) => true,
+        (true, true) => false,
+        _ => crate_of(a) == crate_of(b),
+    }
+}
+
 /// Every pair of `samples` (labels that start with the server's table name) compared on
 /// `figure`, but the reference servers': they are measured against, never compared.
 pub(crate) fn contenders_pairwise(
@@ -481,4 +494,18 @@ pub(crate) fn contenders_pairwise(
         .cloned()
         .collect();
     crate::stats::paired::pairwise(figure, &kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_study_of_knobs_sets_each_knob_against_its_crate() {
+        assert!(in_knob_study("greet-hyper", "greet-actix"));
+        assert!(in_knob_study("greet-hyper+pipeline-flush", "greet-hyper"));
+        assert!(in_knob_study("greet-hyper", "greet-hyper+mimalloc"));
+        assert!(!in_knob_study("greet-hyper+mimalloc", "greet-axum"));
+        assert!(!in_knob_study("greet-hyper+mimalloc", "greet-hyper+fat-lto"));
+    }
 }

@@ -117,7 +117,7 @@ macro_rules! scenarios {
             }
 
             /// The study of knobs it stands for, if it is one ([`Scenario::knob_study`]).
-            fn knob_study(&self) -> Option<kit::KnobStudy> {
+            pub(crate) fn knob_study(&self) -> Option<kit::KnobStudy> {
                 match self {
                     $(Planned::$kind(p) => <$module::$kind as Scenario>::knob_study(p),)+
                 }

@@ -17,8 +17,9 @@ pub(crate) struct Flags {
     knobs: Option<Vec<String>>,
 
     #[arg(long, value_delimiter = ',',
-          help = help1("What judges them: counted (cost), timed (techempower's plaintext and \
-                        json, paired), contract (the rows each knob changes)",
+          help = help1("What judges each knob against its crate, run in this order; counted: \
+                        what a request costs (cost); timed: the throughput of plaintext and \
+                        json (techempower); contract: the rows it changes",
                        list(&KnobPart::ALL)))]
     parts: Option<Vec<KnobPart>>,
 }

@@ -43,7 +43,7 @@ impl Scenario for Knobs {
                  once into target/knobs/<set> (minutes each on two cores)",
         examples: &[
             "greet-bench knobs                             every crate, every knob (about an hour)",
-            "greet-bench knobs --knobs pipeline-flush,no-head-timeout,os-keep-alive  runtime knobs only",
+            "greet-bench knobs --knobs pipeline-flush,os-keep-alive  two runtime knobs: no build",
             "greet-bench knobs --servers hyper --parts contract  what hyper's knobs give up",
         ],
         // Its rows are raw HTTP/1.1 in cleartext, each with its own requests.
@@ -93,7 +93,7 @@ pub struct Plan {
     pub base: Base,
     /// The knobs, by name, `tuned` for each crate's tuned set ([`plan::tuned`]).
     pub knobs: Vec<String>,
-    /// The parts, in the order they run.
+    /// The parts it runs (always in the order counted, timed, contract).
     pub(crate) parts: Vec<KnobPart>,
     /// The counted and timed parts at their `--quick` sizes.
     pub quick: bool,

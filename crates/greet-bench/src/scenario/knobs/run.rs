@@ -5,6 +5,7 @@
 
 use anyhow::Result;
 use greet_conformance::knobs::failing_rows;
+use greet_load::Wire;
 
 use crate::harness::{Harness, Start, Subject};
 use crate::results::Frame;
@@ -19,6 +20,8 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Knob
         ..Section::default()
     });
     let (args, _) = harness.server_args(&plan.base.server);
+    // The rows are raw HTTP/1.1 in cleartext, whatever --protocol the timed part runs over.
+    let cleartext = Wire::default();
     for short in plan.servers() {
         let subject = Subject::Server(short);
         let name = subject.name();
@@ -27,6 +30,7 @@ pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Knob
             // check is what this part runs, row by row.
             let start = Start {
                 checked: true,
+                wire: Some(&cleartext),
                 ..Start::new(&subject, &args, &plan.base.foreign, greet_core::paths::HEALTH)
             };
             let up = harness.bring_up(plan.base.place, &start).await?;

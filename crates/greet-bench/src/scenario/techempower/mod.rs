@@ -58,6 +58,7 @@ impl Scenario for TechEmpower {
         plan.tests = vec![Test::Plaintext, Test::Json];
         // Neither test reads a store: SQLite, embedded, is opened by nothing.
         plan.stores = vec![Store::Sqlite];
+        plan.knob_study = true;
         Some((KnobPart::Timed, plan))
     }
 }
@@ -148,6 +149,9 @@ pub struct Plan {
     pub pipeline: usize,
     /// How each test is measured: keep-alive connections, duration, warm-up.
     pub measure: Measure,
+    /// The timed part of a study of knobs: a server with knobs is compared only with its
+    /// crate at its defaults (and the crates with each other), not with every server.
+    pub knob_study: bool,
 }
 
 impl Plan {
@@ -174,6 +178,7 @@ impl Based for Plan {
             rows: Self::ROWS,
             pipeline: Self::PIPELINE,
             measure: Self::measure(quick),
+            knob_study: false,
         }
     }
 

@@ -66,7 +66,8 @@ pub struct TechEmpowerCell {
     pub target: String,
     /// Throughput over the runs, valid responses per second.
     pub requests_per_s: Summary,
-    /// Its median over the best server's median on the same test and store, 0–1.
+    /// Its median over the best server's median on the same test and store, 0–1: the best of
+    /// its league (the crates at their defaults, or those with knobs).
     pub share_of_best: f64,
     /// Valid responses, percent, over all runs.
     pub success_rate: f64,
@@ -170,7 +171,7 @@ pub(super) fn charts(techempower: &Section) -> Vec<(String, Chart)> {
     };
     let chart = Chart {
         title: "TechEmpower: each server's throughput as a share of the best".into(),
-        unit: "% of the best server's requests/sec (medians)".into(),
+        unit: "% of the best server's requests/sec in its league (medians)".into(),
         series: series(&names, &groups, find, |v| *v),
         whiskers: Vec::new(),
         groups,

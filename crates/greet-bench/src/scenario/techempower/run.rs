@@ -7,8 +7,9 @@
 //! Each repeat starts a fresh server per store and loads each test on it in turn (warm-up,
 //! then the measured part); repeats are the outer loop, then stores, then servers, so a
 //! slow spell of the machine hits every server alike. Each cell's share is its median over
-//! the best server's on the same test and store, as TechEmpower's tables rank them, and
-//! every pair of servers is compared on its runs paired by repeat (`stats::paired`).
+//! the best server's of its league (at the defaults, or with knobs) on the same test and
+//! store, as TechEmpower's tables rank them, and every pair of servers is compared on its
+//! runs paired by repeat (`stats::paired`).
 
 use anyhow::Result;
 use greet_load::{Expect, Stop, Work};
@@ -118,7 +119,7 @@ pub(super) async fn run(
     let section = book.section();
     // What never ran (a server that failed before its first load) is not a cell.
     section.cells.retain(|c| !c.runs.is_empty());
-    summarise(section);
+    summarise(section, plan.knob_study);
     Ok(())
 }
 
@@ -225,9 +226,10 @@ async fn run_repeat(
     harness.release(up).await
 }
 
-/// Each cell's share of the best server on its test and store, and every pair of servers
-/// compared there.
-fn summarise(section: &mut Section) {
+/// Each cell's share of the best server of its league on its test and store, and every pair
+/// of servers compared there (in a study of knobs, each knob with its crate:
+/// [`in_knob_study`](crate::scenario::kit::in_knob_study)).
+fn summarise(section: &mut Section, knob_study: bool) {
     let keys = crate::stats::distinct(
         section
             .cells
@@ -263,11 +265,9 @@ fn summarise(section: &mut Section) {
             let throughputs = cell.runs.iter().map(|r| r.load.requests_per_s).collect();
             samples.push((format!("{} {test} {store}", cell.server), throughputs));
         }
-        section
-            .comparisons
-            .extend(crate::scenario::kit::contenders_pairwise(
-                Figure::RequestsPerS,
-                &samples,
-            ));
+        let mut compared = crate::scenario::kit::contenders_pairwise(Figure::RequestsPerS, &samples);
+        let server = |label: &str| label.split(' ').next().unwrap_or_default().to_owned();
+        compared.retain(|c| !knob_study || crate::scenario::kit::in_knob_study(&server(&c.a), &server(&c.b)));
+        section.comparisons.extend(compared);
     }
 }

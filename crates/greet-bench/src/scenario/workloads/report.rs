@@ -55,7 +55,8 @@ pub struct WorkloadCell {
     pub client_cpu_us_each: Vec<f64>,
     /// Throughput over the runs.
     pub requests_per_s: Summary,
-    /// Its median throughput over the best server's on this profile.
+    /// Its median throughput over the best server's of its league (at the defaults, or with
+    /// knobs) on this profile.
     pub share_of_best: Option<f64>,
     /// Valid answers, percent of all runs' requests.
     pub success_rate: f64,
