@@ -668,7 +668,10 @@ mod tests {
         // No knob of the list is the crate's: refused, rather than a run of the crate alone.
         let refused = parsed(&["knobs", "--servers", "actix", "--knobs", "pipeline-flush"])
             .expect_err("pipeline-flush is hyper's and axum's");
-        assert!(refused.to_string().contains("none of them applies"), "{refused}");
+        assert!(
+            refused.to_string().contains("none of them applies"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -506,6 +506,9 @@ mod tests {
         assert!(in_knob_study("greet-hyper+pipeline-flush", "greet-hyper"));
         assert!(in_knob_study("greet-hyper", "greet-hyper+mimalloc"));
         assert!(!in_knob_study("greet-hyper+mimalloc", "greet-axum"));
-        assert!(!in_knob_study("greet-hyper+mimalloc", "greet-hyper+fat-lto"));
+        assert!(!in_knob_study(
+            "greet-hyper+mimalloc",
+            "greet-hyper+fat-lto"
+        ));
     }
 }

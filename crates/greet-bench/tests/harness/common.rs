@@ -92,6 +92,30 @@ pub(crate) fn ladder_failed_once(
 }
 
 /// `results.json` of a run, read into the harness's types.
+/// `greet-bench args… --out DIR` on the release servers the harness builds (counts on a debug
+/// build move with its timing), which must succeed: its stdout, results.json and report.html,
+/// the directory removed.
+pub(crate) fn release_run(name: &str, args: &[&str]) -> (String, Results, String) {
+    let out = out_dir(name);
+    let run = Command::new(BENCH)
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .output()
+        .expect("greet-bench runs");
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let read = results(&out.join("results.json"));
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    let _ = std::fs::remove_dir_all(&out);
+    (stdout, read, html)
+}
+
 pub(crate) fn results(path: &Path) -> Results {
     let text = std::fs::read_to_string(path).expect("results.json");
     let results: Results = serde_json::from_str(&text).expect("results.json has the schema");

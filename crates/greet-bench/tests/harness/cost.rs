@@ -8,7 +8,7 @@ use std::path::Path;
 use greet_bench::results::Mark;
 use greet_bench::scenario::cost::{CostCell, Section};
 
-use crate::common::{out_dir, results, BENCH};
+use crate::common::{out_dir, release_run, results, BENCH};
 
 fn cell<'a>(cost: &'a Section, server: &str, cell: &str) -> &'a CostCell {
     cost.cells
@@ -32,9 +32,9 @@ fn close(a: f64, b: f64, share: f64) -> bool {
 fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
     // The release servers, as the harness builds them (a no-op once built): a debug build's
     // counts move with its timing by a few percent, a release build's by under one.
-    let out = out_dir("cost");
-    let run = std::process::Command::new(BENCH)
-        .args([
+    let (stdout, results, html) = release_run(
+        "cost",
+        &[
             "cost",
             "--quick",
             // The default N (16 x 64): at the quick N of 64 what the two loads pay unevenly
@@ -44,21 +44,8 @@ fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
             "--quiet",
             "--servers",
             "hyper,hyper,floor",
-            "--out",
-        ])
-        .arg(&out)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("greet-bench runs");
-    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
+        ],
     );
-    let results = results(&out.join("results.json"));
-    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
-    let _ = std::fs::remove_dir_all(&out);
     let cost = results.sections.cost.clone().expect("cost");
     assert!(cost.skipped.is_empty(), "{:?}", cost.skipped);
     assert_eq!(cost.instruments, ["callgrind", "dhat", "perf"]);

@@ -2,36 +2,21 @@
 //! timed (techempower) and checked row by row against the contract, then set beside its crate
 //! at its defaults in one table of what the knob buys and gives up.
 
-use crate::common::{out_dir, results, BENCH};
+use crate::common::release_run;
 
 #[test]
 #[ignore = "needs valgrind and perf: apt-get install -y valgrind linux-perf (perf as root)"]
 fn knobs_quick_sets_a_knob_against_its_crate_counted_timed_and_checked() {
-    let out = out_dir("knobs");
-    let run = std::process::Command::new(BENCH)
-        .args([
-            "knobs",
-            "--quick",
-            "--quiet",
-            "--servers",
-            "hyper",
-            "--knobs",
-            "pipeline-flush",
-            "--out",
-        ])
-        .arg(&out)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("greet-bench runs");
-    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let results = results(&out.join("results.json"));
-    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
-    let _ = std::fs::remove_dir_all(&out);
+    let args = [
+        "knobs",
+        "--quick",
+        "--quiet",
+        "--servers",
+        "hyper",
+        "--knobs",
+        "pipeline-flush",
+    ];
+    let (stdout, results, html) = release_run("knobs", &args);
     let (plain, flush) = ("greet-hyper", "greet-hyper+pipeline-flush");
 
     // The contract: the crate answers every row; the knob gives up the answers to a refused
