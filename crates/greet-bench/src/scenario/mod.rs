@@ -281,7 +281,7 @@ impl Agenda {
     }
 
     /// A run of one scenario, `planned`; one that stands for a study of knobs (`knobs`) is
-    /// the study's parts, each run by the scenario that measures it ([`knob_parts`]).
+    /// the study's parts, each run by the scenario that measures it (`Scenario::knob_part`).
     pub fn of(common: Common, planned: Planned) -> Self {
         let scenarios = match planned.knob_study() {
             Some(study) => knob_parts(&study),
