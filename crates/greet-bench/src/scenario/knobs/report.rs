@@ -44,7 +44,7 @@ pub struct FailingRow {
 
 impl Section {
     /// The rows `checked` fails that its crate at its defaults answers: what its knobs give
-    /// up. All it fails where its crate was not checked.
+    /// up. All it fails where it is the crate at its defaults, or its crate was not checked.
     pub fn given_up<'a>(&'a self, checked: &'a Checked) -> Vec<&'a FailingRow> {
         let defaults = self
             .servers
@@ -79,19 +79,13 @@ impl Render for Section {
             .servers
             .iter()
             .flat_map(|checked| {
-                let mut rows: Vec<Vec<String>> = if is_tuned(&checked.server) {
-                    self.given_up(checked)
-                        .into_iter()
-                        .map(|f| vec![checked.server.clone(), f.row.clone(), short(&f.why)])
-                        .collect()
-                } else {
-                    // At its defaults every row should answer: one that does not is shown.
-                    checked
-                        .failing
-                        .iter()
-                        .map(|f| vec![checked.server.clone(), f.row.clone(), short(&f.why)])
-                        .collect()
-                };
+                // A crate at its defaults has no crate to set it against: every row it fails
+                // is shown (none should be).
+                let mut rows: Vec<Vec<String>> = self
+                    .given_up(checked)
+                    .into_iter()
+                    .map(|f| vec![checked.server.clone(), f.row.clone(), short(&f.why)])
+                    .collect();
                 if rows.is_empty() {
                     rows.push(vec![
                         checked.server.clone(),
