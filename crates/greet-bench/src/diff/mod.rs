@@ -90,6 +90,67 @@ pub(crate) struct Diff {
     pub(crate) unpaired: [usize; 2],
     /// Each scorecard row both runs have: how the servers stood in OLD and in NEW.
     pub(crate) standings: Vec<Standing>,
+    /// How OLD's words came back in NEW, over those rows.
+    pub(crate) again: Again,
+}
+
+/// How the words of one run came back in another, over the scorecard cells both have: what
+/// a run asked again must keep (no word turned round, most decided ones the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub(crate) struct Again {
+    /// Cells both runs have.
+    pub(crate) cells: usize,
+    /// Of them, OLD's ahead, behind or equal.
+    pub(crate) decided: usize,
+    /// Of those, NEW's the same word.
+    pub(crate) kept: usize,
+    /// Of those, NEW's the opposite: behind for ahead, or ahead for behind.
+    pub(crate) turned: usize,
+    /// Cells undecided, in OLD and in NEW.
+    pub(crate) undecided: [usize; 2],
+}
+
+impl Again {
+    /// Over `standings`.
+    pub(crate) fn of(standings: &[Standing]) -> Self {
+        let mut again = Self::default();
+        for (old, new) in standings
+            .iter()
+            .flat_map(|s| &s.servers)
+            .map(|(_, [(_, o), (_, n)])| (*o, *n))
+        {
+            again.cells += 1;
+            let decided = matches!(old, Mark::Ahead | Mark::Behind | Mark::Equal);
+            again.decided += usize::from(decided);
+            again.kept += usize::from(decided && old == new);
+            again.turned += usize::from(matches!(
+                (old, new),
+                (Mark::Ahead, Mark::Behind) | (Mark::Behind, Mark::Ahead)
+            ));
+            again.undecided[0] += usize::from(old == Mark::Undecided);
+            again.undecided[1] += usize::from(new == Mark::Undecided);
+        }
+        again
+    }
+
+    /// One line: `Asked again: 11 of the 12 words OLD decided came back (92%), none turned
+    /// round; undecided: 5 of 24 cells in OLD, 9 in NEW`.
+    pub(crate) fn line(&self) -> String {
+        let share = if self.decided == 0 {
+            String::new()
+        } else {
+            format!(" ({:.0}%)", 100.0 * self.kept as f64 / self.decided as f64)
+        };
+        let turned = match self.turned {
+            0 => "none turned round".to_owned(),
+            n => format!("{n} turned round (ahead in one, behind in the other)"),
+        };
+        format!(
+            "Asked again: {} of the {} words OLD decided came back{share}, {turned}; undecided: {} \
+             of {} cells in OLD, {} in NEW",
+            self.kept, self.decided, self.undecided[0], self.cells, self.undecided[1]
+        )
+    }
 }
 
 /// A scorecard row of both runs.
@@ -230,13 +291,15 @@ pub(crate) fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) ->
         bail!("--vary {unused}: the runs do not differ in it (they differ in: {differ})");
     }
     let paired = rows.len();
+    let standings = standings(&scorecard(old), &scorecard(new));
     Ok(Diff {
         differences,
         varied: vary.to_vec(),
         noise,
         rows,
         unpaired: [old_points.len() - paired, new_points.len() - paired],
-        standings: standings(&scorecard(old), &scorecard(new)),
+        again: Again::of(&standings),
+        standings,
     })
 }
 
@@ -374,6 +437,40 @@ pub(crate) fn read(path: &Path) -> Result<Results> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rerun_counts_words_kept_and_turned_round() {
+        use Mark::*;
+        let standing = |figure: &str, marks: &[(Mark, Mark)]| Standing {
+            figure: figure.into(),
+            servers: (marks.iter().enumerate())
+                .map(|(i, &(o, n))| (format!("s{i}"), [(1.0, o), (1.0, n)]))
+                .collect(),
+        };
+        let again = Again::of(&[
+            standing(
+                "a",
+                &[(Behind, Behind), (Ahead, Behind), (Equal, Undecided)],
+            ),
+            standing(
+                "b",
+                &[(Undecided, Ahead), (Capped, Capped), (Behind, Ahead)],
+            ),
+        ]);
+        let want = Again {
+            cells: 6,
+            decided: 4,
+            kept: 1,
+            turned: 2,
+            undecided: [1, 1],
+        };
+        assert_eq!(again, want);
+        assert_eq!(
+            again.line(),
+            "Asked again: 1 of the 4 words OLD decided came back (25%), 2 turned round (ahead \
+             in one, behind in the other); undecided: 1 of 6 cells in OLD, 1 in NEW"
+        );
+    }
 
     #[test]
     fn verdicts_need_runs_a_difference_and_more_than_the_noise() {

@@ -128,6 +128,7 @@ fn standings(diff: &Diff) -> String {
             .collect();
         let _ = writeln!(out, "  {}: {}", s.figure, cells.join(", "));
     }
+    let _ = writeln!(out, "{}", diff.again.line());
     out
 }
 
@@ -250,7 +251,7 @@ fn forest(diff: &Diff) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::Standing;
+    use crate::diff::{Again, Standing};
     use crate::plan::Metric;
     use crate::results::Mark;
 
@@ -288,8 +289,17 @@ mod tests {
                     [(0.8, Mark::Behind), (1.0, Mark::Equal)],
                 )],
             }],
+            again: Again::default(),
+        };
+        let diff = Diff {
+            again: Again::of(&diff.standings),
+            ..diff
         };
         let text = render(&diff, Format::Text);
+        assert!(
+            text.contains("Asked again: 0 of the 1 words OLD decided came back (0%), none turned"),
+            "{text}"
+        );
         assert!(text.contains("differs: kernel: 6.1 → 6.2"), "{text}");
         assert!(
             text.contains("soak: keep-alive throughput: greet-axum 0.80- → 1.00="),
@@ -301,6 +311,7 @@ mod tests {
         assert_eq!(md.matches("\n| a |").count(), 2, "{md}");
         let json: serde_json::Value = serde_json::from_str(&render(&diff, Format::Json)).unwrap();
         assert_eq!(json["rows"][0]["ratio"], 1.3);
+        assert_eq!(json["again"]["decided"], 1);
         let html = render(&diff, Format::Html);
         assert_eq!(html.matches("<circle").count(), 2, "one dot per ratio");
         assert!(

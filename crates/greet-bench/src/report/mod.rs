@@ -252,6 +252,14 @@ pub(crate) fn noise<S: Sections>(results: &Results<S>) -> Vec<String> {
     }
     if let Some(noise) = &results.noise {
         out.push(format!("Machine: {}.", noise.line()));
+        if !noise.heavy.is_empty() {
+            out.push(
+                "A block with a load the machine disturbed (heavy steal, or other programs on a \
+                 tenth of the CPUs) is left out of that server's throughput comparisons: each \
+                 says the blocks it rests on."
+                    .into(),
+            );
+        }
     }
     out
 }

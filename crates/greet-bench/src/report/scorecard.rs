@@ -39,6 +39,9 @@ pub(crate) struct Entry {
     /// Figures closer than this share of each other are one figure (a capacity search's
     /// last bracket); 0 where every difference counts.
     pub(crate) resolution: f64,
+    /// Whether the machine disturbed each run ([`Trial::disturbed`]): that block is left out
+    /// of its comparisons. Empty: every block counts.
+    pub(crate) disturbed: Vec<bool>,
 }
 
 impl Entry {
@@ -50,6 +53,7 @@ impl Entry {
             capped: false,
             cpu_us: None,
             resolution: 0.0,
+            disturbed: Vec::new(),
         }
     }
 
@@ -61,8 +65,18 @@ impl Entry {
             .collect();
         Self {
             cpu_us: (cpu.len() == runs.len() && !cpu.is_empty()).then(|| median(&cpu)),
+            disturbed: runs.iter().map(Trial::disturbed).collect(),
             ..Self::new(server, crate::results::throughputs(runs))
         }
+    }
+
+    /// Its figures as blocks of a paired comparison: not a number where the machine
+    /// disturbed the run, which leaves the block out ([`Blocks::of`]).
+    fn blocks(&self) -> Vec<f64> {
+        let disturbed = |i: usize| self.disturbed.get(i).copied().unwrap_or(false);
+        (self.values.iter().enumerate())
+            .map(|(i, &v)| if disturbed(i) { f64::NAN } else { v })
+            .collect()
     }
 }
 
@@ -211,7 +225,7 @@ impl Ranked {
     fn against_best(&self, i: usize) -> (Blocks, f64) {
         let (e, best) = (&self.entries[i], &self.entries[self.best]);
         let band = paired::BAND.max(e.resolution).max(best.resolution);
-        (Blocks::of(&e.values, &best.values), band)
+        (Blocks::of(&e.blocks(), &best.blocks()), band)
     }
 
     /// The other entries' indices.

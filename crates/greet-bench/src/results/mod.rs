@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 pub use paced::{RateRun, RateWindow, Spectrum};
 pub use scorecard::{Cell, Mark, ScoreRow, Scorecard};
 pub use trial::{
-    per_request_us, throughputs, us_per_request_at, AgentRun, Connect, Figures, Gain, Handshakes,
-    Latency, Machine, Noise, Repeated, RssFrom, Sampled, SampledBy, Trial,
+    block_throughputs, per_request_us, throughputs, us_per_request_at, AgentRun, Connect, Figures,
+    Gain, Handshakes, Latency, Machine, Noise, Repeated, RssFrom, Sampled, SampledBy, Trial,
 };
 
 /// How the servers were run: processes, containers or a swarm stack.

@@ -266,6 +266,12 @@ impl Trial {
         per_request_us(pct / 100.0 * self.load.total_s, self.load.requests)
     }
 
+    /// Whether the machine disturbed this load ([`Machine::disturbance`]): its block is left
+    /// out of every comparison with it ([`block_throughputs`]).
+    pub fn disturbed(&self) -> bool {
+        self.machine.is_some_and(|m| m.disturbance().is_some())
+    }
+
     /// Repeated runs of one load as one: every figure the median over the runs, errors summed
     /// (and the requests with them), resource maxima the maxima.
     pub fn median_of(runs: &[Trial]) -> Trial {
@@ -342,9 +348,27 @@ pub fn us_per_request_at(cpu_pct: f64, rps: f64) -> Option<f64> {
     (rps > 0.0).then(|| cpu_pct / 100.0 * 1e6 / rps)
 }
 
-/// Each run's throughput, in order: the sample servers are compared on.
+/// Each run's throughput, in order.
 pub fn throughputs(runs: &[Trial]) -> Vec<f64> {
     runs.iter().map(|r| r.load.requests_per_s).collect()
+}
+
+/// Each run's throughput as a block of a paired comparison, in order: not a number where
+/// the machine disturbed the run ([`Trial::disturbed`]), which leaves that block out of every
+/// comparison with this server ([`Blocks::of`](crate::stats::paired::Blocks::of)). Within a
+/// block a slow spell falls on every server alike, but the hypervisor's steal comes in bursts
+/// shorter than a block: one slice loses a third of its CPU while the next loses none, and
+/// their ratio says nothing about the servers.
+pub fn block_throughputs(runs: &[Trial]) -> Vec<f64> {
+    runs.iter()
+        .map(|r| {
+            if r.disturbed() {
+                f64::NAN
+            } else {
+                r.load.requests_per_s
+            }
+        })
+        .collect()
 }
 
 /// What repeated keep-alive runs add up to.
@@ -402,8 +426,8 @@ impl Gain {
     /// The runs of the best setting (`top`) against the default's (`base`), each named by
     /// its flags.
     pub fn of(top: (&str, &[Trial]), base: (&str, &[Trial])) -> Self {
-        let (a, b) = (throughputs(top.1), throughputs(base.1));
-        let (top_rps, base_rps) = (median(&a), median(&b));
+        let (top_rps, base_rps) = (median(&throughputs(top.1)), median(&throughputs(base.1)));
+        let (a, b) = (block_throughputs(top.1), block_throughputs(base.1));
         Self {
             requests_per_s: top_rps,
             default_requests_per_s: base_rps,

@@ -113,7 +113,12 @@ fn business_quick_measures_every_store_bound_endpoint_against_the_ceiling() {
                     .map(|c| c.requests_per_s.median)
                     .fold(0.0, f64::max);
                 assert_eq!(best.gain.requests_per_s, highest, "{best:?}");
-                assert_eq!(best.gain.comparison.judged.blocks, 2);
+                // A block per repeat, but one the machine disturbed.
+                let c = &best.gain.comparison;
+                assert!(
+                    c.judged.blocks <= 2 && c.ratios.len() == c.judged.blocks,
+                    "{c:?}"
+                );
             }
         }
     }

@@ -19,7 +19,7 @@ use greet_server::ServerFlag;
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{throughputs, Gain, Frame, Repeated, Sampled};
+use crate::results::{block_throughputs, Gain, Frame, Repeated, Sampled};
 use crate::scenario::kit::Book;
 use crate::server::provision::{self, Ready};
 use crate::stats::paired::{pairwise, Figure};
@@ -309,7 +309,7 @@ fn compare_servers(business: &mut Section, default: PoolSetting) {
             .map(|c| {
                 (
                     format!("{} {store} {endpoint}", c.server),
-                    throughputs(&c.runs),
+                    block_throughputs(&c.runs),
                 )
             })
             .collect();

@@ -10,7 +10,7 @@ use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::plan::Placement;
-use crate::results::{throughputs, Frame, Repeated};
+use crate::results::{block_throughputs, Frame, Repeated};
 use crate::scenario::kit::Book;
 use crate::stats::paired::{self, Figure};
 
@@ -59,7 +59,7 @@ pub(super) fn compare(section: &mut Section) {
         let samples: Vec<(String, Vec<f64>)> = shape
             .servers
             .iter()
-            .map(|s| (s.name.clone(), throughputs(&s.runs)))
+            .map(|s| (s.name.clone(), block_throughputs(&s.runs)))
             .collect();
         shape.comparisons = paired::pairwise(Figure::RequestsPerS, &samples);
     }

@@ -12,7 +12,7 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
-use crate::results::{throughputs, Gain, Frame, Repeated};
+use crate::results::{block_throughputs, Gain, Frame, Repeated};
 use crate::scenario::kit::{Book, Members};
 use crate::stats::paired::{self, Figure};
 
@@ -178,10 +178,11 @@ pub(super) fn fold(section: &mut Section) {
                 streams,
                 gain: Gain::of((&case, &cell.runs), (http1.name(), &base.runs)),
             });
-            // Run by run within a repeat: the same spell of the machine on both.
-            let per_run: Vec<f64> = throughputs(&cell.runs)
+            // Run by run within a repeat: the same spell of the machine on both; a run the
+            // machine disturbed, on either side, leaves its block out.
+            let per_run: Vec<f64> = block_throughputs(&cell.runs)
                 .iter()
-                .zip(throughputs(&base.runs))
+                .zip(block_throughputs(&base.runs))
                 .map(|(p, h)| if h > 0.0 { p / h } else { 0.0 })
                 .collect();
             fractions.push((server.to_owned(), per_run));

@@ -13,7 +13,7 @@ use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::results::{throughputs, Frame, Repeated};
+use crate::results::{block_throughputs, Frame, Repeated};
 use crate::sample;
 use crate::scenario::kit::Book;
 use crate::stats::paired::{Comparison, Figure};
@@ -174,7 +174,7 @@ pub(super) fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
                 .map(|c| {
                     (
                         format!("{} {endpoint} c={concurrency}", c.server),
-                        throughputs(&c.runs),
+                        block_throughputs(&c.runs),
                     )
                 })
                 .collect();

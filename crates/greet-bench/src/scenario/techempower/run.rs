@@ -16,7 +16,7 @@ use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{Frame, Repeated, Trial, Transport};
+use crate::results::{block_throughputs, Frame, Repeated, Trial, Transport};
 use crate::scenario::kit::Book;
 use crate::server::provision::{self, Ready};
 use crate::stats::paired::Figure;
@@ -262,8 +262,8 @@ fn summarise(section: &mut Section, knob_study: bool) {
             } else {
                 0.0
             };
-            let throughputs = cell.runs.iter().map(|r| r.load.requests_per_s).collect();
-            samples.push((format!("{} {test} {store}", cell.server), throughputs));
+            let blocks = block_throughputs(&cell.runs);
+            samples.push((format!("{} {test} {store}", cell.server), blocks));
         }
         let mut compared = crate::scenario::kit::contenders_pairwise(Figure::RequestsPerS, &samples);
         let server = |label: &str| label.split(' ').next().unwrap_or_default().to_owned();

@@ -10,7 +10,7 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::plan::{self, Measure, Placement, BLOCKING_THREADS};
-use crate::results::{per_request_us, throughputs, Frame, Repeated, Trial};
+use crate::results::{per_request_us, block_throughputs, Frame, Repeated, Trial};
 use crate::scenario::kit::{Book, Members};
 use crate::stats::paired::{self, Figure};
 use crate::stats::{distinct, max_of, median};
@@ -179,7 +179,7 @@ pub(super) fn fold(section: &mut Section) {
             for cell in section.cells.iter_mut().filter(measured) {
                 let best = bests[usize::from(plan::is_tuned(&cell.server))];
                 cell.share_of_best = (best > 0.0).then(|| cell.requests_per_s.median / best);
-                samples.push((cell.server.clone(), throughputs(&cell.runs)));
+                samples.push((cell.server.clone(), block_throughputs(&cell.runs)));
             }
             ProfileComparisons {
                 profile,
