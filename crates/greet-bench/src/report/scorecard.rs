@@ -757,6 +757,29 @@ mod tests {
     }
 
     #[test]
+    fn a_block_the_machine_disturbed_is_left_out() {
+        let best = blocks(1.0, 0.0);
+        let mut slow = blocks(0.8, 0.0);
+        // Two blocks where a burst of steal fell on one side only.
+        (slow[0], slow[1]) = (best[0] * 2.0, best[1] * 0.2);
+        let mut disturbed = vec![false; best.len()];
+        (disturbed[0], disturbed[1]) = (true, true);
+        let entries = vec![
+            Entry {
+                disturbed,
+                ..Entry::new("a", slow)
+            },
+            Entry::new("b", best.clone()),
+        ];
+        let row = Row::new("throughput", Metric::Throughput, entries);
+        let alpha = alpha_of(std::slice::from_ref(&row), 1);
+        let r = score("soak", row, alpha).expect("a row");
+        let j = r.cell("a").and_then(|c| c.vs_best).expect("a against b");
+        assert_eq!(j.blocks, best.len() - 2, "{j:?}");
+        assert!((j.ratio - 0.8).abs() < 1e-9, "{j:?}");
+    }
+
+    #[test]
     fn the_words_follow_the_verdicts() {
         let fast = blocks(1.0, 0.0);
         let slow = blocks(0.8, 0.0);
@@ -765,6 +788,7 @@ mod tests {
                 Metric::Throughput,
                 &[("a", &slow, false), ("b", &fast, false)],
             ),
+            row(Metric::Cpu, &[("a", &fast, false), ("b", &slow, false)]),
             row(Metric::Rss, &[("a", &fast, false), ("b", &fast, false)]),
             row(
                 Metric::Startup,
@@ -775,10 +799,11 @@ mod tests {
         assert_eq!(
             words,
             [
-                "a is behind on soak: throughput (0.80 of the best, 0.80× [0.80, 0.80]).",
-                "b is ahead on soak: throughput.",
+                "a is behind on soak: throughput (0.80 of the best, 0.80× [0.80, 0.80]); cpu \
+                 (0.80 of the best, 1.25× [1.25, 1.25]).",
+                "b is ahead on soak: throughput; cpu.",
                 "Equal, every server within ±5% of the best, on 1 figure(s): soak (rss).",
-                "Undecided on 1 of 3 figure(s) (some on 1 block(s): 6 are the fewest that can \
+                "Undecided on 1 of 4 figure(s) (some on 1 block(s): 6 are the fewest that can \
                  decide one; --repeats adds blocks): soak (startup)."
             ]
         );

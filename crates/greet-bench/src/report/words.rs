@@ -87,22 +87,15 @@ pub(super) fn words(
         };
         let (ahead, behind) = (with(Mark::Ahead), with(Mark::Behind));
         if !ahead.is_empty() {
-            let names: Vec<String> = ahead.iter().map(|r| r.name()).collect();
-            out.push(format!("{server} is ahead on {}.", names.join("; ")));
+            let names = listed(&ahead, |r| r.figure.clone());
+            out.push(format!("{server} is ahead on {names}."));
         }
         if !behind.is_empty() {
-            let shares: Vec<String> = behind
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} ({} of the best{})",
-                        r.name(),
-                        share(r, server),
-                        interval(r, server)
-                    )
-                })
-                .collect();
-            out.push(format!("{server} is behind on {}.", shares.join("; ")));
+            let shares = listed(&behind, |r| {
+                let (share, interval) = (share(r, server), interval(r, server));
+                format!("{} ({share} of the best{interval})", r.figure)
+            });
+            out.push(format!("{server} is behind on {shares}."));
         }
     }
     let all = |r: &&ScoreRow, mark: Mark| league(r).iter().all(|c| c.mark == mark);
@@ -165,6 +158,23 @@ fn share(row: &ScoreRow, server: &str) -> String {
 }
 
 /// `rows` counted by scenario: `sweep (2), business (4)`, or one row's figure.
+/// `rows` in order, each as `each` says, its scenario named before the first of its rows:
+/// `workloads: baseline throughput (…); static throughput (…); protocols: h2 throughput (…)`.
+fn listed(rows: &[&ScoreRow], each: impl Fn(&ScoreRow) -> String) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut scenario: Option<&str> = None;
+    for row in rows {
+        let text = each(row);
+        if scenario == Some(row.scenario.as_str()) {
+            out.push(text);
+        } else {
+            out.push(format!("{}: {text}", row.scenario));
+            scenario = Some(&row.scenario);
+        }
+    }
+    out.join("; ")
+}
+
 fn by_scenario(rows: &[&ScoreRow]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for row in rows {
