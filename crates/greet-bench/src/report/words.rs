@@ -157,7 +157,6 @@ fn share(row: &ScoreRow, server: &str) -> String {
     format!("{:.2}", row.cell(server).map_or(0.0, |c| c.share))
 }
 
-/// `rows` counted by scenario: `sweep (2), business (4)`, or one row's figure.
 /// `rows` in order, each as `each` says, its scenario named before the first of its rows:
 /// `workloads: baseline throughput (…); static throughput (…); protocols: h2 throughput (…)`.
 fn listed(rows: &[&ScoreRow], each: impl Fn(&ScoreRow) -> String) -> String {
@@ -175,6 +174,7 @@ fn listed(rows: &[&ScoreRow], each: impl Fn(&ScoreRow) -> String) -> String {
     out.join("; ")
 }
 
+/// `rows` counted by scenario: `sweep (2), business (4)`, or one row's figure.
 fn by_scenario(rows: &[&ScoreRow]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for row in rows {
