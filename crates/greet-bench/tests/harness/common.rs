@@ -155,3 +155,14 @@ pub(crate) fn assert_one_line_exit(output: &Output, code: i32) -> String {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     stderr
 }
+
+/// The blocks both `a` and `b` ran undisturbed in: what a paired comparison of them rests on.
+pub(crate) fn undisturbed(
+    a: &[greet_bench::results::Trial],
+    b: &[greet_bench::results::Trial],
+) -> usize {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| !x.disturbed() && !y.disturbed())
+        .count()
+}

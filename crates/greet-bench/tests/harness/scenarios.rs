@@ -4,7 +4,7 @@
 
 use std::process::Output;
 
-use crate::common::{assert_balanced, bench, out_dir, packages, results};
+use crate::common::{assert_balanced, bench, out_dir, packages, results, undisturbed};
 use greet_bench::results::{Mark, Trial};
 use greet_bench::scenario::Kind;
 use greet_bench::stats::paired::{Comparison, Figure, Word, FEWEST_BLOCKS};
@@ -81,14 +81,6 @@ fn assert_comparison(c: &Comparison, runs: usize) {
         // Too few blocks for a 95% interval: never a verdict.
         assert_eq!(c.word(), Word::Undecided, "{c:?}");
     }
-}
-
-/// The blocks both `a` and `b` ran undisturbed in: what a comparison of them rests on.
-fn undisturbed(a: &[Trial], b: &[Trial]) -> usize {
-    a.iter()
-        .zip(b)
-        .filter(|(x, y)| !x.disturbed() && !y.disturbed())
-        .count()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{bench_ok, out_dir, results};
+use crate::common::{bench_ok, out_dir, results, undisturbed};
 use greet_bench::results::{Mark, Scorecard};
 use greet_bench::stats::paired::{Word, FEWEST_BLOCKS};
 
@@ -43,13 +43,12 @@ fn workloads(name: &str, servers: &str, blocks: usize) -> Scorecard {
                     .find(|x| x.profile == p.profile && x.server == server);
                 &cell.expect("a compared cell").runs
             };
-            let undisturbed = runs(&c.a)
-                .iter()
-                .zip(runs(&c.b))
-                .filter(|(x, y)| !x.disturbed() && !y.disturbed())
-                .count();
             assert_eq!(runs(&c.a).len(), blocks, "{c:?}");
-            assert_eq!(c.judged.blocks, undisturbed, "{c:?}");
+            assert_eq!(
+                c.judged.blocks,
+                undisturbed(runs(&c.a), runs(&c.b)),
+                "{c:?}"
+            );
         }
     }
     for c in section.comparisons.iter().flat_map(|p| &p.comparisons) {
