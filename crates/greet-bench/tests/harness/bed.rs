@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, said, BENCH};
-use crate::swarm::ONE_AT_A_TIME;
+use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, said, turn, BENCH};
 use greet_bench::results::SampledBy;
 use greet_bench::Results;
 
@@ -108,7 +107,7 @@ fn placed(what: &str, server: Option<&str>, agents: &[Option<String>]) {
 #[test]
 #[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
 fn ladder_rate_and_business_cross_three_nodes_and_leave_nothing() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let started = Instant::now();
     let bed = Bed::up(&[IMAGES, STORE_IMAGES].concat());
     let up = started.elapsed();
@@ -203,7 +202,7 @@ fn ladder_rate_and_business_cross_three_nodes_and_leave_nothing() {
 #[test]
 #[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
 fn an_agent_killed_on_its_node_is_named_and_the_bed_goes_down_clean() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let bed = Bed::up(&IMAGES);
     let killer = once_agents_run(|| {
         let ps = self::bed(&[
@@ -264,7 +263,7 @@ fn once_agents_run(then: impl FnOnce() -> bool + Send + 'static) -> std::thread:
 #[test]
 #[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
 fn a_node_lost_mid_load_is_named_and_what_it_held_goes_once_it_is_back() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let bed = Bed::up(&IMAGES);
     // The server's node, cut off the switch: its engine and its tasks go on, unheard.
     let cutter = once_agents_run(|| self::bed(&["cut", "2"]).status.success());
@@ -305,7 +304,7 @@ fn a_node_lost_mid_load_is_named_and_what_it_held_goes_once_it_is_back() {
 #[test]
 #[ignore = "needs root, a Docker engine, iproute2 and the images: bash docker/build-offline.sh"]
 fn ctrl_c_mid_level_removes_what_ran_on_every_node() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let bed = Bed::up(&IMAGES);
     let out = out_dir("bed-ctrl-c");
     let child = Command::new("bash")

@@ -4,11 +4,24 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use greet_bench::plan::{package, FLOOR, SERVERS};
 use greet_bench::Results;
 
 pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
+
+/// The machine, for the tests that load it heavily (valgrind, busy loops, a swarm of engines)
+/// or whose figures move with its pace (a capacity; counts, which follow the load
+/// generator's pace a little): they take turns, so that none runs beside another. The
+/// lighter tests run beside them as before.
+static MACHINE: Mutex<()> = Mutex::new(());
+
+/// A turn on the machine ([`MACHINE`]), until the guard drops. A test that panicked in its
+/// turn leaves the others theirs.
+pub(crate) fn turn() -> MutexGuard<'static, ()> {
+    MACHINE.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The servers' binaries (and the floor's): the debug ones `cargo test --workspace` built next to this harness
 /// when they are all there (a small ladder needs no optimisation), else none, and the harness

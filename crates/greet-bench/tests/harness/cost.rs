@@ -8,7 +8,7 @@ use std::path::Path;
 use greet_bench::results::Mark;
 use greet_bench::scenario::cost::{CostCell, Section};
 
-use crate::common::{out_dir, release_run, results, BENCH};
+use crate::common::{out_dir, release_run, results, turn, BENCH};
 
 fn cell<'a>(cost: &'a Section, server: &str, cell: &str) -> &'a CostCell {
     cost.cells
@@ -30,6 +30,7 @@ fn close(a: f64, b: f64, share: f64) -> bool {
 #[test]
 #[ignore = "needs valgrind and perf: apt-get install -y valgrind linux-perf (perf as root)"]
 fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
+    let _turn = turn();
     // The release servers, as the harness builds them (a no-op once built): a debug build's
     // counts move with its timing by a few percent, a release build's by under one.
     let (stdout, results, html) = release_run(

@@ -2,11 +2,12 @@
 //! timed (techempower) and checked row by row against the contract, then set beside its crate
 //! at its defaults in one table of what the knob buys and gives up.
 
-use crate::common::release_run;
+use crate::common::{release_run, turn};
 
 #[test]
 #[ignore = "needs valgrind and perf: apt-get install -y valgrind linux-perf (perf as root)"]
 fn knobs_quick_sets_a_knob_against_its_crate_counted_timed_and_checked() {
+    let _turn = turn();
     let args = [
         "knobs",
         "--quick",

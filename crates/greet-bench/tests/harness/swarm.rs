@@ -6,15 +6,11 @@
 //! need the engine and the images (`cargo test -- --include-ignored` runs them).
 
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, BENCH};
+use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, turn, BENCH};
 use greet_bench::results::{Mode, SampledBy, Trial};
 use greet_bench::Results;
-
-/// One stack per swarm: these tests take turns.
-pub(crate) static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn docker(args: &[&str]) -> Output {
     Command::new("docker")
@@ -154,7 +150,7 @@ fn level_of(out: &std::path::Path, at: usize) -> Trial {
 #[test]
 #[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn two_agents_on_a_swarm_count_every_request_once_and_leave_nothing() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let _swarm = OneNodeSwarm::join();
     let levels = ["--concurrency", "100,300", "--delay-ms", "200"];
     let started = Instant::now();
@@ -211,7 +207,7 @@ fn watched_beside(run: &Trial) {
 #[test]
 #[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn a_soak_on_a_swarm_shares_its_users_and_leaves_nothing() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let _swarm = OneNodeSwarm::join();
     let soak = on_swarm(
         "soak",
@@ -250,7 +246,7 @@ fn a_soak_on_a_swarm_shares_its_users_and_leaves_nothing() {
 #[test]
 #[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let _swarm = OneNodeSwarm::join();
     for image in ["postgres:15", "redis:7"] {
         assert!(
@@ -324,7 +320,7 @@ fn business_on_a_swarm_deploys_the_stores_beside_and_leaves_nothing() {
 #[test]
 #[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let _swarm = OneNodeSwarm::join();
     let killer = std::thread::spawn(|| {
         let deadline = Instant::now() + Duration::from_secs(90);
@@ -356,7 +352,7 @@ fn a_killed_agent_on_a_swarm_fails_its_level_and_leaves_nothing() {
 #[test]
 #[ignore = "needs a Docker engine and the images: bash docker/build-offline.sh"]
 fn a_rate_on_a_swarm_is_split_over_its_agents_and_leaves_nothing() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = turn();
     let _swarm = OneNodeSwarm::join();
     let rate = on_swarm("rate", &["--quick", "--rates", "1000", "--duration", "1s"])
         .sections
