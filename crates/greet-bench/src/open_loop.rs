@@ -48,7 +48,8 @@ pub(crate) struct Probed {
 }
 
 /// A closed-loop probe of `name`'s `endpoint` for `duration` on `connections`, always from
-/// the harness.
+/// the harness; measured again after heavy steal ([`Harness::measure`]), since every level
+/// after it is scaled by it.
 pub(crate) async fn probe(
     harness: &Harness,
     up: &Up,
@@ -65,7 +66,9 @@ pub(crate) async fn probe(
     };
     let probe = Ask::new(endpoint, &foreign.expect, work);
     let label = format!("{name} {endpoint} probe");
-    let probed = harness.load(Placement::Harness, up, &probe, label).await?;
+    let probed = harness
+        .measure(Placement::Harness, up, &probe, label)
+        .await?;
     let client_share = probed.client_cpu_pct(harness.load_cpu_count()) / 100.0;
     let capacity = probed.run().load.requests_per_s;
     let protocol = harness.transport().protocol;

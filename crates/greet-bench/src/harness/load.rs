@@ -26,6 +26,10 @@ use super::agents;
 use super::progress::{Bound, Progress};
 use super::{Harness, Up};
 
+/// The pause before a load the hypervisor's steal disturbed is measured again
+/// ([`Harness::measure`]).
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What a scenario asks of one load: the endpoint, what a valid answer is, and the work.
 #[derive(Debug, Clone)]
 pub(crate) struct Ask<'a> {
@@ -173,6 +177,39 @@ impl Harness {
             log.push((label, machine));
         }
         Ok(loaded)
+    }
+
+    /// [`Harness::load`] for a load a paired comparison rests on: measured once more, after
+    /// [`QUIET`], where the hypervisor's steal was heavy through it
+    /// ([`Machine::heavy_steal`]). Steal comes in bursts of seconds here, and a block it
+    /// disturbed would be left out of every pair ([`Trial::disturbed`]); the second load
+    /// takes the first one's place (labelled `(again)`, counted in the run's noise). Other
+    /// programs busy beside the load (a build) last longer than a second: such a load stands,
+    /// and its block is left out as before.
+    pub(crate) async fn measure(
+        &self,
+        place: Placement,
+        up: &Up,
+        ask: &Ask<'_>,
+        label: String,
+    ) -> Result<Loaded> {
+        let loaded = self.load(place, up, ask, label.clone()).await?;
+        let stolen = loaded
+            .machine(loaded.observed.server().cpu_avg_pct)
+            .filter(Machine::heavy_steal);
+        let Some(machine) = stolen else {
+            return Ok(loaded);
+        };
+        self.say(
+            &label,
+            &format!(
+                "the hypervisor took {:.0}% of the CPUs: measured again",
+                machine.steal_pct
+            ),
+        );
+        tokio::time::sleep(QUIET).await;
+        let again = format!("{label} {}", crate::results::Noise::AGAIN);
+        self.load(place, up, ask, again).await
     }
 
     /// The load from agents, starting together.

@@ -188,9 +188,20 @@ pub struct Noise {
     pub others_max_pct: Option<f64>,
     /// The loads run under heavy steal ([`Machine::HEAVY_STEAL_PCT`]), by label.
     pub heavy: Vec<String>,
+    /// The loads measured again because heavy steal disturbed the first ([`Noise::AGAIN`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub again: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Noise {
+    /// The mark after the label of a load measured again, because heavy steal disturbed the
+    /// first: a paired comparison takes the second in its place.
+    pub const AGAIN: &str = "(again)";
+
     /// Over `loads`, each labelled; none without one.
     pub fn of(loads: &[(String, Machine)]) -> Option<Noise> {
         if loads.is_empty() {
@@ -210,6 +221,10 @@ impl Noise {
                 .filter(|(_, m)| m.heavy_steal())
                 .map(|(label, _)| label.clone())
                 .collect(),
+            again: loads
+                .iter()
+                .filter(|(label, _)| label.ends_with(Self::AGAIN))
+                .count(),
         })
     }
 
@@ -230,8 +245,13 @@ impl Noise {
                 n - NAMED
             ),
         };
+        let again = match self.again {
+            0 => String::new(),
+            n => format!(" ({n} of them measured again after heavy steal)"),
+        };
         format!(
-            "the hypervisor's steal averaged {:.1}% and peaked at {:.1}% over {} loads, {heavy}{others}",
+            "the hypervisor's steal averaged {:.1}% and peaked at {:.1}% over {} loads{again}, \
+             {heavy}{others}",
             self.steal_mean_pct, self.steal_max_pct, self.loads
         )
     }
@@ -486,6 +506,32 @@ mod tests {
             machine(12.0, Some(62.0)).disturbance().as_deref(),
             Some("the hypervisor took 12% of the CPUs")
         );
+    }
+
+    #[test]
+    fn the_noise_counts_heavy_steal_and_the_loads_measured_again() {
+        let machine = |steal_pct| Machine {
+            cpus: 2,
+            steal_pct,
+            busy_pct: 90.0,
+            others_pct: Some(1.0),
+            pace_us: None,
+        };
+        let loads = [
+            ("axum 1".to_owned(), machine(30.0)),
+            (format!("axum 1 {}", Noise::AGAIN), machine(2.0)),
+            ("hyper 1".to_owned(), machine(1.0)),
+        ];
+        let noise = Noise::of(&loads).expect("three loads");
+        assert_eq!((noise.loads, noise.again), (3, 1));
+        assert_eq!(noise.heavy, ["axum 1"]);
+        let line = noise.line();
+        assert!(
+            line.contains("over 3 loads (1 of them measured again after heavy steal), 1 under"),
+            "{line}"
+        );
+        let calm = Noise::of(&loads[2..]).expect("one load");
+        assert!(!calm.line().contains("again"), "{}", calm.line());
     }
 
     #[test]

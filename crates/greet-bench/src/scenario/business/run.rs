@@ -216,7 +216,7 @@ async fn run_repeat(
                 stores: Some(one.store),
                 ..ask(Stop::After(plan.measure.duration))
             };
-            let loaded = harness.load(plan.base.place, &up, &measured, label).await?;
+            let loaded = harness.measure(plan.base.place, &up, &measured, label).await?;
             let (run, store_run) = (loaded.run(), loaded.stores);
             up.ensure_alive()?;
             let cell = &mut book.section().cells[index];

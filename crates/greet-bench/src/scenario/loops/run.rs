@@ -98,7 +98,7 @@ async fn run_repeat(
         let ask = Ask::new(path, &plan.base.foreign.expect, work);
         let label = format!("{name} {users}x{loops} #{repeat}");
         let run = harness
-            .load(Placement::Harness, &up, &ask, label)
+            .measure(Placement::Harness, &up, &ask, label)
             .await?
             .run();
         harness.say(

@@ -122,7 +122,7 @@ pub(super) async fn run(
             let label = format!("{name} {case} #{}", block + 1);
             let measured = ask(wire, *streams, Stop::After(duration));
             let run = harness
-                .load(Placement::Harness, up, &measured, label)
+                .measure(Placement::Harness, up, &measured, label)
                 .await?
                 .run();
             up.ensure_alive()?;

@@ -151,7 +151,7 @@ async fn run_endpoint(
             }
             let measured = ask(Stop::After(plan.measure.duration));
             let run = harness
-                .load(Placement::Harness, &up, &measured, label)
+                .measure(Placement::Harness, &up, &measured, label)
                 .await?
                 .run();
             up.ensure_alive()?;

@@ -204,7 +204,7 @@ async fn run_repeat(
             stores: test.uses_store().then_some(one.store),
             ..ask(Stop::After(plan.measure.duration))
         };
-        let loaded = harness.load(plan.base.place, &up, &measured, label).await?;
+        let loaded = harness.measure(plan.base.place, &up, &measured, label).await?;
         let run = loaded.run();
         up.ensure_alive()?;
         let store = store_of(*test, one.store);

@@ -112,7 +112,7 @@ pub(super) async fn run(
                 let name = subjects[s].name();
                 let label = format!("{name} {profile} #{}", block + 1);
                 let loaded = harness
-                    .load(Placement::Harness, up, &ask(Stop::After(duration)), label)
+                    .measure(Placement::Harness, up, &ask(Stop::After(duration)), label)
                     .await?;
                 up.ensure_alive()?;
                 let run = loaded.run();
