@@ -803,8 +803,8 @@ mod tests {
                  (0.80 of the best, 1.25× [1.25, 1.25]).",
                 "b is ahead on soak: throughput; cpu.",
                 "Equal, every server within ±5% of the best, on 1 figure(s): soak (rss).",
-                "Undecided on 1 of 4 figure(s) (some on 1 block(s): 6 are the fewest that can \
-                 decide one; --repeats adds blocks): soak (startup)."
+                "Undecided: 2 of 8 cells, on 1 of 4 figure(s) (some on 1 block(s): 6 are the fewest \
+                 that can decide one; --repeats adds blocks): soak (startup)."
             ]
         );
     }

@@ -132,8 +132,21 @@ pub(super) fn words(
         } else {
             String::new()
         };
+        // Cells, not only figures: "undecided on 4 of 4 figures" beside "axum is behind on
+        // two of them" read as if nothing was decided.
+        let cells = |rows: &[&ScoreRow], mark: Option<Mark>| -> usize {
+            (rows.iter())
+                .map(|r| {
+                    (league(r).iter())
+                        .filter(|c| mark.is_none_or(|m| c.mark == m))
+                        .count()
+                })
+                .sum()
+        };
         out.push(format!(
-            "Undecided on {} of {} figure(s){more}: {}.",
+            "Undecided: {} of {} cells, on {} of {} figure(s){more}: {}.",
+            cells(&open, Some(Mark::Undecided)),
+            cells(&contested, None),
             open.len(),
             contested.len(),
             by_scenario(&open)
