@@ -352,7 +352,8 @@ fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
 
 /// Busy loops on the machine, stopped when dropped. They run at the lowest priority, on the
 /// time nothing else wants: the harness counts them as other programs all the same, and the
-/// lighter tests running beside this one keep their CPUs (the timed ones wait for its turn).
+/// lighter tests running beside this one keep their CPUs; those that take turns on the
+/// machine ([`crate::common::turn`]) wait for this one to end.
 struct Hogs(Vec<std::process::Child>);
 
 impl Hogs {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{bench_ok, out_dir, results, undisturbed};
+use crate::common::{bench_ok, out_dir, results, turn, undisturbed};
 use greet_bench::results::{Mark, Scorecard};
 use greet_bench::stats::paired::{Word, FEWEST_BLOCKS};
 
@@ -81,6 +81,7 @@ fn marks(card: &Scorecard) -> BTreeMap<(String, String), Mark> {
 
 #[test]
 fn a_rerun_never_flips_a_verdict_and_a_server_never_beats_itself() {
+    let _turn = turn();
     let first = workloads("verdicts-first", "axum,actix,hyper", FEWEST_BLOCKS);
     let second = workloads("verdicts-second", "axum,actix,hyper", FEWEST_BLOCKS);
     let (a, b) = (marks(&first), marks(&second));
