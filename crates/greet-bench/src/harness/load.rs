@@ -26,9 +26,9 @@ use super::agents;
 use super::progress::{Bound, Progress};
 use super::{Harness, Up};
 
-/// The pause before a load the hypervisor's steal disturbed is measured again
-/// ([`Harness::measure`]).
-const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+/// The pause before a load the machine disturbed is measured again ([`Harness::measure`],
+/// capacity's levels).
+pub(crate) const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What a scenario asks of one load: the endpoint, what a valid answer is, and the work.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@ mod progress;
 
 pub(crate) use crate::server::Wrap;
 pub(crate) use bring_up::{mode, Start, Subject, Up};
-pub(crate) use load::Ask;
+pub(crate) use load::{Ask, QUIET};
 
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};

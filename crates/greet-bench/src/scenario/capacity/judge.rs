@@ -27,6 +27,7 @@
 
 use greet_load::Window;
 
+use crate::harness::QUIET;
 use crate::results::{RateRun, Spectrum};
 
 use super::{CapacityStep, Slo};
@@ -161,8 +162,6 @@ pub(super) fn judge(
 /// ([`crate::results::Machine::disturbance`]) is run again: a build that takes the CPUs for
 /// minutes then costs a level four runs, and its verdict is recorded as disturbed.
 pub(super) const DISTURBED_AGAIN: usize = 3;
-/// The pause before a disturbed level is run again.
-const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The runs again a level has left.
 #[derive(Debug, Clone, Copy, PartialEq)]
