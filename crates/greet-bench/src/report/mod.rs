@@ -254,10 +254,10 @@ pub(crate) fn noise<S: Sections>(results: &Results<S>) -> Vec<String> {
         out.push(format!("Machine: {}.", noise.line()));
         if !noise.heavy.is_empty() {
             out.push(
-                "A load a throughput comparison rests on is measured again, once, after heavy \
-                 steal. A block with a load the machine still disturbed (heavy steal, or other \
-                 programs on a tenth of the CPUs) is left out of that server's throughput \
-                 comparisons: each says the blocks it rests on."
+                "A block with a load the machine disturbed (heavy steal, or other programs on a \
+                 tenth of the CPUs) is left out of that server's throughput comparisons: each \
+                 says the blocks it rests on. Loops, sweep, business, TechEmpower, workloads \
+                 and protocols measure a load under heavy steal again, once, first."
                     .into(),
             );
         }

@@ -245,13 +245,14 @@ impl Noise {
                 n - NAMED
             ),
         };
+        // Every load measured again follows one under heavy steal, named above.
         let again = match self.again {
             0 => String::new(),
-            n => format!(" ({n} of them measured again after heavy steal)"),
+            n => format!("; {n} of those measured again, the second in the first's place"),
         };
         format!(
-            "the hypervisor's steal averaged {:.1}% and peaked at {:.1}% over {} loads{again}, \
-             {heavy}{others}",
+            "the hypervisor's steal averaged {:.1}% and peaked at {:.1}% over {} loads, \
+             {heavy}{again}{others}",
             self.steal_mean_pct, self.steal_max_pct, self.loads
         )
     }
@@ -527,7 +528,10 @@ mod tests {
         assert_eq!(noise.heavy, ["axum 1"]);
         let line = noise.line();
         assert!(
-            line.contains("over 3 loads (1 of them measured again after heavy steal), 1 under"),
+            line.contains(
+                "over 3 loads, 1 under heavy steal (>= 10%): axum 1; 1 of those measured again, \
+                 the second in the first's place"
+            ),
             "{line}"
         );
         let calm = Noise::of(&loads[2..]).expect("one load");
