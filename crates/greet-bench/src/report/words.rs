@@ -134,19 +134,17 @@ pub(super) fn words(
         };
         // Cells, not only figures: "undecided on 4 of 4 figures" beside "axum is behind on
         // two of them" read as if nothing was decided.
-        let cells = |rows: &[&ScoreRow], mark: Option<Mark>| -> usize {
-            (rows.iter())
-                .map(|r| {
-                    (league(r).iter())
-                        .filter(|c| mark.is_none_or(|m| c.mark == m))
-                        .count()
-                })
-                .sum()
-        };
+        let undecided: usize = (open.iter())
+            .map(|r| {
+                league(r)
+                    .iter()
+                    .filter(|c| c.mark == Mark::Undecided)
+                    .count()
+            })
+            .sum();
+        let cells: usize = contested.iter().map(|r| league(r).len()).sum();
         out.push(format!(
-            "Undecided: {} of {} cells, on {} of {} figure(s){more}: {}.",
-            cells(&open, Some(Mark::Undecided)),
-            cells(&contested, None),
+            "Undecided: {undecided} of {cells} cells, on {} of {} figure(s){more}: {}.",
             open.len(),
             contested.len(),
             by_scenario(&open)
