@@ -1,7 +1,7 @@
 //! `rate --ramp`: open-loop load whose target rate climbs, reported second by second, against
 //! the real hyper server, in the harness and split over agents.
 
-use crate::common::{bench_ok, out_dir, results, turn};
+use crate::common::{bench_ok, out_dir, results, shared_turn, turn};
 
 /// The ramp of `args` against hyper behind `delay_ms`, into a fresh directory: its results and
 /// the report's files.
@@ -26,7 +26,7 @@ fn ramp(name: &str, args: &[&str]) -> (greet_bench::scenario::rate::Section, Str
 /// answered at the delay, the last queues, and each second offers what the schedule holds.
 #[test]
 fn a_ramp_through_the_knee_is_reported_second_by_second() {
-    let _turn = turn();
+    let _turn = shared_turn();
     let (rate, html, csv) = ramp(
         "ramp-knee",
         &[
@@ -82,7 +82,7 @@ fn a_ramp_through_the_knee_is_reported_second_by_second() {
 /// into the whole.
 #[test]
 fn two_agents_split_a_ramp_and_count_each_second_once() {
-    let _turn = turn();
+    let _turn = shared_turn();
     let (rate, _, _) = ramp("ramp-agents", &["--ramp", "2k:1s,2k:1s", "--agents", "2"]);
     assert!(rate.frame.failures.is_empty(), "{:?}", rate.frame.failures);
     let level = &rate.servers[0].levels[0];
@@ -153,7 +153,7 @@ fn capacity_in(out: &std::path::Path) -> greet_bench::scenario::capacity::Sectio
 /// the client can pace, and the report says how it was found.
 #[test]
 fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
-    let _turn = turn();
+    let _turn = shared_turn();
     let out = out_dir("capacity-knee");
     capacity_behind_the_delay(&out, &[]);
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
@@ -206,7 +206,7 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
 /// 50 ms delay bound both at 320 a second, on 16 connections and on 4.
 #[test]
 fn capacity_measures_each_stream_count_over_http2() {
-    let _turn = turn();
+    let _turn = shared_turn();
     let out = out_dir("capacity-streams");
     capacity_behind_the_delay(&out, &["--protocol", "h2c", "--streams", "1,4"]);
     let capacity = capacity_in(&out);
@@ -228,7 +228,7 @@ fn capacity_measures_each_stream_count_over_http2() {
 /// the bound one agent finds (`capacity_finds_the_rate_the_server_holds_within_the_objective`).
 #[test]
 fn two_agents_find_the_capacity_one_agent_finds() {
-    let _turn = turn();
+    let _turn = shared_turn();
     let out = out_dir("capacity-agents");
     capacity_behind_the_delay(&out, &["--agents", "2"]);
     let capacity = capacity_in(&out);
@@ -256,7 +256,7 @@ fn two_agents_find_the_capacity_one_agent_finds() {
 /// Their searches take turns, one of each a round: a block.
 #[test]
 fn the_same_server_twice_is_never_ahead_or_behind() {
-    let _turn = turn();
+    let _turn = shared_turn();
     let out = out_dir("capacity-a-a");
     let said = capacity_of_behind_the_delay("hyper,hyper", &out, &["--repeats", "4"]);
     let turns: Vec<&str> = said
