@@ -19,8 +19,8 @@ use crate::report::svg::{drawings, Drawing};
 use crate::report::{csv, Render};
 
 /// The rate scenario: open-loop load, each request on a fixed schedule and its latency counted
-/// from its intended send time (no coordinated omission), at fractions of each server's
-/// capacity or at fixed rates.
+/// from its intended send time (no coordinated omission), at fractions of the lowest capacity
+/// among the servers (the same rates for every server) or at fixed rates.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Section {
     /// The protocol its requests went over.
