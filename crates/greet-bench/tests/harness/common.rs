@@ -14,10 +14,10 @@ pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 /// The machine, for the tests that load it heavily (valgrind, busy loops, a swarm of engines,
 /// throughput on both cores) or whose figures move with its pace (a capacity; counts, which
 /// follow the load generator's pace a little). A heavy test takes it alone ([`turn`]): none of
-/// these runs beside it. The ramps and capacity searches behind a 50 ms delay load little (the
-/// delay bounds them at 320 a second) but fail beside busy loops: they share it
-/// ([`shared_turn`]), beside one another, never beside a heavy one. The other tests run beside
-/// all of them.
+/// these runs beside it. The ramps (2,000 requests a second at most) and the capacity searches
+/// (a 50 ms delay bounds them at 320 a second) load little but fail beside busy loops: they
+/// share it ([`shared_turn`]), beside one another, never beside a heavy one. The other tests
+/// run beside all of them.
 static MACHINE: RwLock<()> = RwLock::new(());
 
 /// The machine alone ([`MACHINE`]), until the guard drops. A test that panicked in its turn
