@@ -166,7 +166,8 @@ pub(crate) struct Standing {
 /// sections make.
 fn scorecard(results: &Results) -> Scorecard {
     if results.scorecard.rows.is_empty() {
-        crate::report::scorecard::of(&results.sections)
+        let mut sections = results.sections.clone();
+        crate::report::scorecard::judge_run(&mut sections, results.meta.band)
     } else {
         results.scorecard.clone()
     }
@@ -537,6 +538,7 @@ mod tests {
             crate_versions: BTreeMap::new(),
             scenarios: vec!["ladder".into()],
             comparison_method: String::new(),
+            band: crate::stats::paired::BAND,
             started_at: String::new(),
             commit: None,
             rustc: None,

@@ -16,9 +16,9 @@ use crate::plan::{
 };
 
 use super::values::{
-    help, help1, millis, parse_agents, parse_any_duration, parse_baseline_name, parse_contract,
-    parse_count, parse_database_url, parse_duration, parse_expect, parse_level, parse_redis_url,
-    parse_store, parse_target, parse_threshold,
+    help, help1, millis, parse_agents, parse_any_duration, parse_band, parse_baseline_name,
+    parse_contract, parse_count, parse_database_url, parse_duration, parse_expect, parse_level,
+    parse_redis_url, parse_store, parse_target, parse_threshold,
 };
 
 /// Settings every scenario shares: where results go, pinning, building, output, size.
@@ -120,6 +120,13 @@ pub(crate) struct CommonArgs {
     /// fresh connections of a level measure [default: off]
     #[arg(long)]
     tls_resume: bool,
+
+    /// The equivalence band every verdict is judged against, as a percentage: two servers
+    /// whose ratio's interval lies wholly within 1 ± band are equal, wholly past it ahead or
+    /// behind, else undecided. A wider band decides "equal" sooner and "ahead" later
+    /// [default: 5%]
+    #[arg(long, value_name = "PERCENT", value_parser = parse_band)]
+    band: Option<f64>,
 }
 
 impl CommonArgs {
@@ -157,6 +164,7 @@ impl CommonArgs {
             headers: self.headers,
             body: self.body,
             tls_resume: self.tls_resume,
+            band: self.band.unwrap_or(crate::stats::paired::BAND),
         }
     }
 }

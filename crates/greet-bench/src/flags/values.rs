@@ -198,6 +198,22 @@ pub(crate) fn parse_target(text: &str) -> Result<Target, String> {
     })
 }
 
+/// `--band`: a percentage with its `%` (a bare `5` could be read as 5 or as 500%), above 0
+/// and at most [`crate::stats::paired::WIDEST_BAND`], as a share (`5%` is 0.05).
+pub(crate) fn parse_band(text: &str) -> Result<f64, String> {
+    let widest = crate::stats::paired::WIDEST_BAND * 100.0;
+    let pct = text
+        .trim()
+        .strip_suffix('%')
+        .ok_or_else(|| format!("{text:?} is not a band: a percentage with its %, e.g. 5%"))?;
+    match pct.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= widest => Ok(p / 100.0),
+        _ => Err(format!(
+            "{text:?} is not a band: a percentage above 0% and at most {widest}%, e.g. 5%"
+        )),
+    }
+}
+
 /// A run's `--threshold`: an absolute value, or with `--baseline` a ratio (`1.1x`).
 pub(crate) fn parse_threshold(text: &str) -> Result<Threshold, String> {
     text.parse()
@@ -222,6 +238,16 @@ pub(crate) fn parse_baseline_name(text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_band_is_a_percentage_with_its_sign() {
+        assert_eq!(parse_band("5%"), Ok(0.05));
+        assert_eq!(parse_band(" 2.5 %"), Ok(0.025));
+        for wrong in ["5", "0.05", "0%", "-5%", "51%", "five%", "%"] {
+            let err = parse_band(wrong).unwrap_err();
+            assert!(err.contains("is not a band"), "{wrong}: {err}");
+        }
+    }
 
     #[test]
     fn a_server_takes_its_own_knobs_and_no_other() {

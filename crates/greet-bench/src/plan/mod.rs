@@ -177,6 +177,8 @@ pub struct Common {
     pub body: Option<greet_load::RequestBody>,
     /// Over TLS, handshakes resume the sessions earlier ones left (`--tls-resume`).
     pub tls_resume: bool,
+    /// The equivalence band every comparison is judged against (`--band`; 0.05: ±5%).
+    pub band: f64,
 }
 
 /// Where runs go unless `--out` says otherwise, relative to the working directory.
@@ -208,6 +210,7 @@ impl Default for Common {
             headers: Vec::new(),
             body: None,
             tls_resume: false,
+            band: crate::stats::paired::BAND,
             thresholds: Vec::new(),
             save_baseline: None,
             baseline: None,

@@ -193,10 +193,10 @@ fn scorecard(out: &mut String, card: &Scorecard) {
          the server's CPU per request where measured</li>\
          <li>{}</li>{}{}</ul>",
         esc(&format!(
-            "ahead or behind: the interval lies wholly past ±{band:.0}% of the best; equal: \
-             wholly within ±{band:.0}%; undecided: neither; capped: the client's limit, no \
+            "ahead or behind: the interval lies wholly past {band} of the best; equal: \
+             wholly within {band}; undecided: neither; capped: the client's limit, no \
              verdict",
-            band = crate::stats::paired::BAND * 100.0
+            band = crate::stats::paired::percent(card.band)
         )),
         if card.tuned.is_empty() {
             String::new()

@@ -77,6 +77,10 @@ impl std::fmt::Debug for Present<'_> {
 pub(crate) trait Sections {
     /// The sections that ran, in order.
     fn present(&self) -> Vec<Present<'_>>;
+    /// Every comparison of every section that ran, each with its section's looks
+    /// ([`Present::looks`]): the run's family with the scorecard's rows
+    /// ([`scorecard::judge_run`]).
+    fn comparisons_mut(&mut self) -> Vec<(usize, &mut crate::stats::paired::Comparison)>;
 }
 
 /// Every figure of `results`, section by section.
@@ -113,7 +117,7 @@ pub(crate) fn redraw<S: Sections + Serialize>(dir: &Path, results: &mut Results<
 /// Every output file into `dir`, results.json only if `json`; false when nothing was
 /// measured, and no report drawn.
 fn write<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>, json: bool) -> Result<()> {
-    results.scorecard = scorecard::of(&results.sections);
+    results.scorecard = scorecard::judge_run(&mut results.sections, results.meta.band);
     let results = &*results;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut files: Vec<(String, String)> = Vec::new();
@@ -210,7 +214,7 @@ pub(crate) fn text<S: Sections>(results: &Results<S>) -> String {
             out.push_str(&format!("  {note}\n"));
         }
     }
-    out.push_str(&scorecard::text(&scorecard::of(&results.sections)));
+    out.push_str(&scorecard::text(&results.scorecard));
     let noise = noise(results);
     if !noise.is_empty() {
         out.push('\n');

@@ -7,7 +7,7 @@
 use crate::plan::{is_tuned, reference_role, Metric};
 use crate::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
 use crate::stats::median;
-use crate::stats::paired::{self, Blocks, Family, Judged, Word};
+use crate::stats::paired::{self, Blocks, Family, Judged, Member, Word};
 
 use super::words::{floor_words, words};
 use super::Sections;
@@ -119,15 +119,40 @@ pub(crate) fn best_each<T>(
     out
 }
 
-/// The scorecard of `sections`: each section's rows one family, judged at the rate its
-/// comparisons reach together ([`alpha_of`]).
-pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
+/// The whole run judged as one family at `band`: every comparison `sections` hold judged
+/// again, and the scorecard drawn. Every section's scorecard rows (each server against its
+/// row's best) and every comparison of its lists are members of the family; the run's
+/// threshold ([`paired::threshold`]) divided by a section's looks is the error rate its
+/// verdicts are judged at, so a pair in both the scorecard and a list gets one word.
+pub(crate) fn judge_run<S: Sections>(sections: &mut S, band: f64) -> Scorecard {
+    let mut members: Vec<Member> = (sections.comparisons_mut().into_iter())
+        .map(|(looks, c)| c.member(band, looks))
+        .collect();
+    for present in sections.present() {
+        members.extend(row_members(
+            &present.section.scorecard(),
+            band,
+            present.looks,
+        ));
+    }
+    let threshold = paired::threshold(members);
+    for (looks, comparison) in sections.comparisons_mut() {
+        comparison.judge_at(band, threshold / looks.max(1) as f64);
+    }
+    of(sections, band, threshold)
+}
+
+/// The scorecard of `sections` at `band`: each section's rows judged at the run's `threshold`
+/// divided by its looks ([`judge_run`]).
+fn of<S: Sections>(sections: &S, band: f64, threshold: f64) -> Scorecard {
     let mut rows = Vec::new();
     for present in sections.present() {
+        let alpha = threshold / present.looks.max(1) as f64;
         rows.extend(judged(
             present.name,
             present.section.scorecard(),
-            present.looks,
+            alpha,
+            band,
         ));
     }
     let columns = |cells: &dyn Fn(&ScoreRow) -> &[Cell]| {
@@ -142,9 +167,9 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     let servers = columns(&|r| &r.cells);
     let references = columns(&|r| &r.references);
     let tuned = columns(&|r| &r.tuned);
-    let mut words = words(&servers, &rows, &|r| &r.cells);
+    let mut words = words(&servers, &rows, &|r| &r.cells, band);
     words.extend(
-        self::words(&tuned, &rows, &|r| &r.tuned)
+        self::words(&tuned, &rows, &|r| &r.tuned, band)
             .into_iter()
             .map(|w| format!("Tuned: {w}")),
     );
@@ -153,6 +178,7 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
         words.extend(present.section.words());
     }
     Scorecard {
+        band,
         servers,
         references,
         tuned,
@@ -161,11 +187,10 @@ pub(crate) fn of<S: Sections>(sections: &S) -> Scorecard {
     }
 }
 
-/// A section's rows (scenario `scenario`'s), judged as one family.
-pub(crate) fn judged(scenario: &str, rows: Vec<Row>, looks: usize) -> Vec<ScoreRow> {
-    let alpha = alpha_of(&rows, looks);
+/// A section's rows (scenario `scenario`'s), judged at error rate `alpha` against `band`.
+pub(crate) fn judged(scenario: &str, rows: Vec<Row>, alpha: f64, band: f64) -> Vec<ScoreRow> {
     rows.into_iter()
-        .filter_map(|row| score(scenario, row, alpha))
+        .filter_map(|row| score(scenario, row, alpha, band))
         .collect()
 }
 
@@ -221,10 +246,11 @@ impl Ranked {
         })
     }
 
-    /// Entry `i` against the best, block by block, and the band they are equal within.
-    fn against_best(&self, i: usize) -> (Blocks, f64) {
+    /// Entry `i` against the best, block by block, and the band they are equal within: the
+    /// run's `band`, or wider where either cannot be told apart closer.
+    fn against_best(&self, i: usize, band: f64) -> (Blocks, f64) {
         let (e, best) = (&self.entries[i], &self.entries[self.best]);
-        let band = paired::BAND.max(e.resolution).max(best.resolution);
+        let band = band.max(e.resolution).max(best.resolution);
         (Blocks::of(&e.blocks(), &best.blocks()), band)
     }
 
@@ -240,23 +266,33 @@ fn by_blocks(row: &Row) -> bool {
     !row.once && row.metric.band().is_none()
 }
 
-/// The error rate every comparison of a section is judged at: Benjamini–Hochberg's over
-/// each row's servers against its best ([`paired`]).
-pub(crate) fn alpha_of(rows: &[Row], looks: usize) -> f64 {
-    let family = rows
-        .iter()
+/// The members of the run's family that a section's `rows` make at `band`, its blocks looked
+/// at `looks` times: each row's servers against its best, in each league.
+pub(crate) fn row_members(rows: &[Row], band: f64, looks: usize) -> Vec<Member> {
+    rows.iter()
         .filter(|r| by_blocks(r))
         .flat_map(|r| [Ranked::of(r, false), Ranked::of(r, true)])
         .flatten()
-        .flat_map(|r| r.others().map(|i| r.against_best(i)).collect::<Vec<_>>());
-    paired::alpha_of(family, looks)
+        .flat_map(|r| {
+            r.others()
+                .map(|i| {
+                    let (blocks, band) = r.against_best(i, band);
+                    Member {
+                        blocks,
+                        band,
+                        looks,
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
-/// One row ranked and judged at error rate `alpha`, each league apart; none without a figure
-/// to rank.
-fn score(scenario: &str, row: Row, alpha: f64) -> Option<ScoreRow> {
-    let (cells, references) = league(&row, false, alpha).unwrap_or_default();
-    let (tuned, tuned_references) = league(&row, true, alpha).unwrap_or_default();
+/// One row ranked and judged at error rate `alpha` against `band`, each league apart; none
+/// without a figure to rank.
+fn score(scenario: &str, row: Row, alpha: f64, band: f64) -> Option<ScoreRow> {
+    let (cells, references) = league(&row, false, alpha, band).unwrap_or_default();
+    let (tuned, tuned_references) = league(&row, true, alpha, band).unwrap_or_default();
     if cells.is_empty() && tuned.is_empty() {
         return None;
     }
@@ -279,10 +315,10 @@ fn score(scenario: &str, row: Row, alpha: f64) -> Option<ScoreRow> {
 }
 
 /// The cells of one league of `row` (the `tuned` one or the defaults') and its references',
-/// ranked and judged at error rate `alpha`; none without a figure to rank. The reference
+/// ranked and judged at error rate `alpha` against `band`; none without a figure to rank. The reference
 /// servers are not ranked: each gets its share of the best, and each server its share of
 /// the floor.
-fn league(row: &Row, tuned: bool, alpha: f64) -> Option<(Vec<Cell>, Vec<Cell>)> {
+fn league(row: &Row, tuned: bool, alpha: f64, band: f64) -> Option<(Vec<Cell>, Vec<Cell>)> {
     let ranked = Ranked::of(row, tuned)?;
     let Ranked {
         entries,
@@ -307,7 +343,7 @@ fn league(row: &Row, tuned: bool, alpha: f64) -> Option<(Vec<Cell>, Vec<Cell>)> 
             Some(true) => Word::Equal,
             Some(false) => Word::Behind,
             None => {
-                let (blocks, band) = ranked.against_best(i);
+                let (blocks, band) = ranked.against_best(i, band);
                 let j = Family::with_band(band).judge_at(&blocks, higher, alpha);
                 judged[i] = Some(j);
                 if row.once {
@@ -431,10 +467,11 @@ pub(crate) fn text(card: &Scorecard) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    let mut out = String::from(
+    let mut out = format!(
         "\nScorecard: each server's share of the best (1.00 = the best) and its word against \
-         the best, from paired blocks: ahead or behind by more than ±5%, equal within it, \
+         the best, from paired blocks: ahead or behind by more than {}, equal within it, \
          undecided, capped (no verdict); µs: the server's CPU per request\n",
+        paired::percent(card.band)
     );
     if !card.tuned.is_empty() {
         out.push_str(&format!("{}\n", tuned_legend(&card.tuned)));
@@ -492,6 +529,12 @@ pub(crate) fn micros(us: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::paired::BAND;
+
+    /// The error rate `rows` alone are judged at, one look.
+    fn alpha_of(rows: &[Row]) -> f64 {
+        paired::threshold(row_members(rows, BAND, 1))
+    }
 
     fn row(metric: Metric, entries: &[(&str, &[f64], bool)]) -> ScoreRow {
         let entries = entries
@@ -502,8 +545,8 @@ mod tests {
             })
             .collect();
         let row = Row::new(metric.name(), metric, entries);
-        let alpha = alpha_of(std::slice::from_ref(&row), 1);
-        score("soak", row, alpha).unwrap()
+        let alpha = alpha_of(std::slice::from_ref(&row));
+        score("soak", row, alpha, BAND).unwrap()
     }
 
     fn marks(row: &ScoreRow) -> Vec<(String, Mark)> {
@@ -610,6 +653,7 @@ mod tests {
         assert!(!is_tuned("c++srv") && is_tuned("greet-a+mimalloc"));
         assert!(is_tuned("greet-a+mimalloc#2"), "named again, in its league");
         let card = Scorecard {
+            band: BAND,
             servers: vec!["greet-a".into(), "greet-b".into()],
             tuned: vec!["greet-a+mimalloc".into(), "greet-b+mimalloc".into()],
             rows: vec![r.clone()],
@@ -622,7 +666,7 @@ mod tests {
             .find(|l| l.trim_start().starts_with("greet-a "))
             .unwrap();
         assert!(header.find("greet-b").unwrap() < header.find("greet-a+mimalloc").unwrap());
-        let tuned_words = words(&card.tuned, &card.rows, &|r| &r.tuned);
+        let tuned_words = words(&card.tuned, &card.rows, &|r| &r.tuned, BAND);
         assert_eq!(tuned_words.len(), 2, "{tuned_words:?}");
         assert!(
             tuned_words[0].starts_with("greet-a+mimalloc is ahead"),
@@ -675,6 +719,7 @@ mod tests {
         assert_eq!(unmeasured.cell("greet-a").unwrap().of_floor, None);
 
         let card = Scorecard {
+            band: BAND,
             servers: vec!["greet-a".into()],
             references: vec!["greet-floor".into(), "nginx".into()],
             tuned: Vec::new(),
@@ -751,7 +796,7 @@ mod tests {
         // A best of zero where less is better is nothing measured: no row.
         let zero = vec![0.0; 4];
         let entries = vec![Entry::new("a", zero), Entry::new("b", best.to_vec())];
-        assert!(score("rate", Row::new("p99", Metric::P99, entries), 0.05).is_none());
+        assert!(score("rate", Row::new("p99", Metric::P99, entries), 0.05, BAND).is_none());
         let r = row(Metric::Throughput, &[("a", &high, false)]);
         assert_eq!(marks(&r), [("a".into(), Mark::Alone)]);
     }
@@ -772,8 +817,8 @@ mod tests {
             Entry::new("b", best.clone()),
         ];
         let row = Row::new("throughput", Metric::Throughput, entries);
-        let alpha = alpha_of(std::slice::from_ref(&row), 1);
-        let r = score("soak", row, alpha).expect("a row");
+        let alpha = alpha_of(std::slice::from_ref(&row));
+        let r = score("soak", row, alpha, BAND).expect("a row");
         let j = r.cell("a").and_then(|c| c.vs_best).expect("a against b");
         assert_eq!(j.blocks, best.len() - 2, "{j:?}");
         assert!((j.ratio - 0.8).abs() < 1e-9, "{j:?}");
@@ -795,7 +840,7 @@ mod tests {
                 &[("a", &[1.0], false), ("b", &[2.0], false)],
             ),
         ];
-        let words = words(&["a".into(), "b".into()], &rows, &|r| &r.cells);
+        let words = words(&["a".into(), "b".into()], &rows, &|r| &r.cells, BAND);
         assert_eq!(
             words,
             [
@@ -806,6 +851,155 @@ mod tests {
                 "Undecided: 2 of 8 cells, on 1 of 4 figure(s) (some on 1 block(s): 6 are the fewest \
                  that can decide one; --repeats adds blocks): soak (startup)."
             ]
+        );
+    }
+
+    /// A run's section as the family sees it: its scorecard rows and its lists' comparisons,
+    /// its blocks looked at `looks` times.
+    struct Part {
+        looks: usize,
+        rows: Vec<Row>,
+        comparisons: Vec<paired::Comparison>,
+    }
+
+    impl crate::report::Render for Part {
+        fn tables(&self) -> Vec<crate::report::table::Table> {
+            Vec::new()
+        }
+        fn charts(&self) -> Vec<(String, crate::report::svg::Drawing)> {
+            Vec::new()
+        }
+        fn csv(&self) -> anyhow::Result<Vec<(String, String)>> {
+            Ok(Vec::new())
+        }
+        fn points(&self) -> Vec<crate::report::points::Point> {
+            Vec::new()
+        }
+        fn scorecard(&self) -> Vec<Row> {
+            self.rows.clone()
+        }
+    }
+
+    struct Run(Vec<Part>);
+
+    impl Sections for Run {
+        fn present(&self) -> Vec<crate::report::Present<'_>> {
+            (self.0.iter())
+                .map(|part| crate::report::Present {
+                    name: "soak",
+                    title: "soak",
+                    interleaved: true,
+                    looks: part.looks,
+                    section: part,
+                })
+                .collect()
+        }
+        fn comparisons_mut(&mut self) -> Vec<(usize, &mut paired::Comparison)> {
+            (self.0.iter_mut())
+                .flat_map(|p| {
+                    let looks = p.looks;
+                    p.comparisons.iter_mut().map(move |c| (looks, c))
+                })
+                .collect()
+        }
+    }
+
+    /// A comparison of `a` over `b` whose eight blocks all have `ratio`, give or take 0.5%.
+    fn tight(ratio: f64) -> paired::Comparison {
+        let b = blocks(1.0, 0.0);
+        let a: Vec<f64> = (b.iter().enumerate())
+            .map(|(i, v)| v * ratio * (1.0 + 0.005 * (i % 3) as f64))
+            .collect();
+        paired::Comparison::new(paired::Figure::RequestsPerS, "a", &a, "b", &b)
+    }
+
+    /// Twenty comparisons that show nothing: each block's ratio 0.8 or 1.25 in turn.
+    fn nothing() -> Vec<paired::Comparison> {
+        let b = blocks(1.0, 0.0);
+        let a: Vec<f64> = (b.iter().enumerate())
+            .map(|(i, v)| if i % 2 == 0 { v * 0.8 } else { v * 1.25 })
+            .collect();
+        (0..20)
+            .map(|_| paired::Comparison::new(paired::Figure::RequestsPerS, "a", &a, "b", &b))
+            .collect()
+    }
+
+    #[test]
+    fn the_runs_band_judges_every_comparison_and_the_scorecard() {
+        let part = |comparison| Part {
+            looks: 1,
+            rows: vec![Row::new(
+                "throughput",
+                Metric::Throughput,
+                vec![
+                    Entry::new("a", blocks(1.1, 0.0)),
+                    Entry::new("b", blocks(1.0, 0.0)),
+                ],
+            )],
+            comparisons: vec![comparison],
+        };
+        // 10% apart: ahead past ±5%, equal within ±20%.
+        let mut run = Run(vec![part(tight(1.1))]);
+        let card = judge_run(&mut run, BAND);
+        assert_eq!(run.0[0].comparisons[0].word(), Word::Ahead);
+        assert_eq!(card.rows[0].cell("a").unwrap().mark, Mark::Ahead);
+        let card = judge_run(&mut run, 0.2);
+        let c = &run.0[0].comparisons[0];
+        assert_eq!((c.word(), c.band), (Word::Equal, 0.2));
+        assert_eq!(card.band, 0.2);
+        assert_eq!(card.rows[0].cell("a").unwrap().mark, Mark::Equal);
+        assert!(
+            card.words
+                .iter()
+                .any(|w| w.contains("within ±20% of the best")),
+            "{:?}",
+            card.words
+        );
+        assert!(text(&card).contains("by more than ±20%"), "{}", text(&card));
+        // A comparison that cannot be told apart closer keeps its wider band.
+        run.0[0].comparisons[0] = tight(1.1).resolved(0.3);
+        judge_run(&mut run, BAND);
+        assert_eq!(run.0[0].comparisons[0].band, 0.3);
+    }
+
+    #[test]
+    fn the_run_is_one_family_and_each_scenario_pays_for_its_looks() {
+        let lead = || Part {
+            looks: 1,
+            rows: Vec::new(),
+            comparisons: vec![tight(1.2)],
+        };
+        // Alone, eight blocks all 20% ahead decide it (p = 2/256).
+        let mut alone = Run(vec![lead()]);
+        judge_run(&mut alone, BAND);
+        let judged = alone.0[0].comparisons[0].judged;
+        assert_eq!(judged.word, Word::Ahead);
+        assert!((judged.level - 0.95).abs() < 1e-9, "{judged:?}");
+        // Beside another scenario's twenty comparisons that show nothing, the run's rate
+        // is shared with them: 2/256 is past 0.05/21, and the lead is undecided.
+        let mut run = Run(vec![
+            lead(),
+            Part {
+                looks: 1,
+                rows: Vec::new(),
+                comparisons: nothing(),
+            },
+        ]);
+        judge_run(&mut run, BAND);
+        let judged = run.0[0].comparisons[0].judged;
+        assert_eq!(judged.word, Word::Undecided, "{judged:?}");
+        assert!(
+            (judged.level - (1.0 - 0.05 / 21.0)).abs() < 1e-9,
+            "{judged:?}"
+        );
+        // A scenario that could look three times is judged three times stricter.
+        let mut looked = Run(vec![Part { looks: 3, ..lead() }]);
+        judge_run(&mut looked, BAND);
+        let judged = looked.0[0].comparisons[0].judged;
+        assert_eq!(judged.word, Word::Ahead);
+        assert!(
+            (judged.level - (1.0 - 0.05 / 3.0)).abs() < 1e-9,
+            "{judged:?}"
         );
     }
 }

@@ -59,13 +59,15 @@ pub(super) fn floor_words(
     out
 }
 
-/// The verdicts of one league (the cells `league` takes of each row) in words: each
+/// The verdicts of one league (the cells `league` takes of each row, judged against `band`)
+/// in words: each
 /// server's lead and lag, what is equal, and what the run left undecided. Only decided
 /// figures make a claim.
 pub(super) fn words(
     servers: &[String],
     rows: &[ScoreRow],
     league: &dyn Fn(&ScoreRow) -> &[Cell],
+    band: f64,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let contested: Vec<&ScoreRow> = rows.iter().filter(|r| league(r).len() > 1).collect();
@@ -106,8 +108,8 @@ pub(super) fn words(
         .collect();
     if !equal.is_empty() {
         out.push(format!(
-            "Equal, every server within ±{:.0}% of the best, on {} figure(s): {}.",
-            paired::BAND * 100.0,
+            "Equal, every server within {} of the best, on {} figure(s): {}.",
+            paired::percent(band),
             equal.len(),
             by_scenario(&equal)
         ));

@@ -127,6 +127,10 @@ pub struct Frame {
     pub looks: usize,
 }
 
+fn band() -> f64 {
+    crate::stats::paired::BAND
+}
+
 fn one() -> usize {
     1
 }
@@ -224,6 +228,10 @@ pub struct Meta {
     pub scenarios: Vec<String>,
     /// How servers are told apart in every comparison ([`crate::stats::paired::METHOD`]).
     pub comparison_method: String,
+    /// The equivalence band every comparison is judged against (`--band`; 0.05: ±5%); a
+    /// file from before the flag was judged at ±5%.
+    #[serde(default = "band")]
+    pub band: f64,
     /// UTC start time, RFC 3339.
     pub started_at: String,
     /// The workspace's commit the run was made from (`+dirty` with uncommitted changes), when

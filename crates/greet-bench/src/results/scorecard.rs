@@ -8,8 +8,12 @@ use crate::plan::Metric;
 use crate::stats::paired::{Judged, Word};
 
 /// The answer at a glance.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Scorecard {
+    /// The equivalence band its verdicts were judged against (0.05: ±5%), the run's
+    /// `--band`; a file from before the flag was judged at ±5%.
+    #[serde(default = "default_band")]
+    pub band: f64,
     /// The servers, in the order they first ran: the columns.
     pub servers: Vec<String>,
     /// The reference servers that ran beside them (`greet-floor`, `nginx`): columns of
@@ -24,6 +28,23 @@ pub struct Scorecard {
     pub rows: Vec<ScoreRow>,
     /// What the verdicts say, in plain words.
     pub words: Vec<String>,
+}
+
+fn default_band() -> f64 {
+    crate::stats::paired::BAND
+}
+
+impl Default for Scorecard {
+    fn default() -> Self {
+        Self {
+            band: default_band(),
+            servers: Vec::new(),
+            references: Vec::new(),
+            tuned: Vec::new(),
+            rows: Vec::new(),
+            words: Vec::new(),
+        }
+    }
 }
 
 /// One headline figure, every server's.

@@ -241,7 +241,6 @@ pub(crate) async fn run<K: Scenario>(
         failed: Vec::new(),
     };
     K::run(harness, plan, &mut book).await?;
-    book.settle();
     book.save()?;
     Ok(book.failed.is_empty())
 }
@@ -284,12 +283,20 @@ impl<K: Scenario> Book<'_, K> {
     }
 
     /// Whether every scorecard row of the section whose figure `pick` takes is decided (no
-    /// cell undecided), judged as the report will judge them.
+    /// cell undecided), the section judged alone as the report judges a run of it alone. In
+    /// a run of several scenarios the report judges them all as one family, which may decide
+    /// a little more or less: this only says when to stop adding blocks.
     pub(crate) fn decided(&mut self, pick: impl Fn(&str) -> bool) -> bool {
+        let band = self.harness.common.band;
         let section = self.section();
         let looks = section.frame().looks;
+        let mut members: Vec<_> = (section.comparisons().into_iter())
+            .map(|c| c.member(band, looks))
+            .collect();
         let rows = report::Render::scorecard(section);
-        report::scorecard::judged(K::ABOUT.name, rows, looks)
+        members.extend(report::scorecard::row_members(&rows, band, looks));
+        let alpha = crate::stats::paired::threshold(members) / looks.max(1) as f64;
+        report::scorecard::judged(K::ABOUT.name, rows, alpha, band)
             .iter()
             .filter(|r| pick(&r.figure))
             .all(|r| {
@@ -329,8 +336,8 @@ impl<K: Scenario> Book<'_, K> {
     }
 
     /// The one step of `who`: a failure recorded, then the comparisons recomputed and
-    /// everything saved, so an interrupted run keeps what it measured. Ok unless saving
-    /// failed.
+    /// everything saved (which judges them: [`report::scorecard::judge_run`]), so an
+    /// interrupted run keeps what it measured. Ok unless saving failed.
     pub(crate) async fn once(
         &mut self,
         who: &str,
@@ -340,20 +347,7 @@ impl<K: Scenario> Book<'_, K> {
             self.fail(who, &err);
         }
         K::compare(self.section());
-        self.settle();
         self.save()
-    }
-
-    /// Judges every comparison of the section again as one family, at the error rate its
-    /// scorecard's comparisons reach (the scorecard judges its rows at the same rate, so a
-    /// pair in both gets one word).
-    fn settle(&mut self) {
-        let section = self.section();
-        let looks = section.frame().looks;
-        let alpha = report::scorecard::alpha_of(&report::Render::scorecard(section), looks);
-        for comparison in section.comparisons() {
-            comparison.judge_at(alpha);
-        }
     }
 }
 

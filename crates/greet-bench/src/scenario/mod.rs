@@ -186,6 +186,17 @@ macro_rules! scenarios {
                 )+
                 out
             }
+
+            fn comparisons_mut(&mut self) -> Vec<(usize, &mut crate::stats::paired::Comparison)> {
+                let mut out = Vec::new();
+                $(
+                    if let Some(section) = &mut self.$module {
+                        let looks = section.frame.looks;
+                        out.extend(section.comparisons_mut().into_iter().map(|c| (looks, c)));
+                    }
+                )+
+                out
+            }
         }
     };
 }

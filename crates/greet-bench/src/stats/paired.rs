@@ -14,16 +14,17 @@
 //!   when the interval lies wholly outside 1 ± band on one side, **equal** when wholly
 //!   inside it, **undecided** otherwise. "Equal" is a claim, made with the same confidence as
 //!   "ahead".
-//! - **Many comparisons at once.** A run's comparisons are one family: each one's p-value
-//!   (the smallest error rate at which its interval would make its claim) goes through
-//!   Benjamini–Hochberg at 5%, which holds the expected share of false verdicts among those
-//!   made. The intervals are then all drawn at the level that makes exactly the decided
-//!   ones decided (Benjamini–Yekutieli's false-coverage-rate intervals), so a word and its
-//!   interval never disagree.
+//! - **Many comparisons at once.** A run's comparisons are one family, every scenario's
+//!   together: each one's p-value (the smallest error rate at which its interval would make
+//!   its claim) goes through Benjamini–Hochberg at 5% ([`threshold`]), which holds the
+//!   expected share of false verdicts among those the run makes. The intervals are then all
+//!   drawn at the level that makes exactly the decided ones decided (Benjamini–Yekutieli's
+//!   false-coverage-rate intervals), so a word and its interval never disagree.
 //! - **Adding blocks as it goes.** A scenario that stops adding blocks once its figures are
 //!   decided has looked at them more than once; each look is a chance of a false verdict,
-//!   so the rate is divided by the number of looks its budget allows (Bonferroni over the
-//!   looks: [`Family::looks`]).
+//!   so each of its p-values counts as many times larger as the looks its budget allows, and
+//!   its intervals are drawn that much stricter (Bonferroni over the looks:
+//!   [`Member::looks`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +35,9 @@ pub const BAND: f64 = 0.05;
 /// (the smallest and largest ratios) is at 94%, short of 95%.
 pub const FEWEST_BLOCKS: usize = 6;
 
+/// The widest band `--band` takes: past it, "equal" would say little.
+pub const WIDEST_BAND: f64 = 0.5;
+
 /// The run's rate of false verdicts (Benjamini–Hochberg's q).
 pub const RATE: f64 = 0.05;
 
@@ -41,8 +45,19 @@ pub const RATE: f64 = 0.05;
 pub const METHOD: &str = "paired blocks (each server once a block, in a rotated order); ratio = \
                           Hodges-Lehmann estimate of the blocks' ratios, interval = Wilcoxon \
                           signed-rank; ahead/behind/equal against a band around 1, else \
-                          undecided; Benjamini-Hochberg at 5% over each scenario's \
-                          comparisons, divided by the looks where blocks are added as it goes";
+                          undecided; Benjamini-Hochberg at 5% over the run's comparisons, \
+                          every scenario's together, each p-value times its scenario's looks \
+                          where blocks are added as it goes";
+
+/// A band as the reports write it: `±5%`, `±2.5%`.
+pub fn percent(band: f64) -> String {
+    let pct = band * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("±{pct:.0}%")
+    } else {
+        format!("±{}%", (pct * 1000.0).round() / 1000.0)
+    }
+}
 
 /// A comparison's word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,23 +345,15 @@ impl Family {
     }
 
     /// The error rate each interval of the family is drawn at: Benjamini–Hochberg's
-    /// threshold over the family's p-values (`decided` × rate / count, at least one share),
-    /// each comparison its blocks and whether more is better.
+    /// threshold over the family's p-values ([`threshold`]), divided by its looks; each
+    /// comparison its blocks and whether more is better.
     pub fn alpha_of(&self, comparisons: &[(Blocks, bool)]) -> f64 {
-        self.alpha_over(comparisons.iter().map(|(b, _)| p_value(b, self.band)))
-    }
-
-    /// [`Family::alpha_of`] from the family's p-values.
-    fn alpha_over(&self, ps: impl Iterator<Item = f64>) -> f64 {
-        let mut ps: Vec<f64> = ps.collect();
-        let m = ps.len().max(1);
-        let q = self.rate / self.looks.max(1) as f64;
-        ps.sort_by(f64::total_cmp);
-        let decided = (1..=ps.len())
-            .rev()
-            .find(|&i| ps[i - 1] <= i as f64 * q / m as f64)
-            .unwrap_or(0);
-        decided.max(1) as f64 * q / m as f64
+        let members = comparisons.iter().map(|(blocks, _)| Member {
+            blocks: blocks.clone(),
+            band: self.band,
+            looks: self.looks,
+        });
+        bh(members.map(|m| m.p()), self.rate) / self.looks.max(1) as f64
     }
 
     /// One comparison judged at error rate `alpha`: its word is the claim its interval
@@ -440,17 +447,25 @@ pub struct Comparison {
     pub b: String,
     /// Each block's ratio of `a` over `b`, in block order.
     pub ratios: Vec<f64>,
-    /// Ratios within this share of 1 are equal (the family's band, or wider where the
-    /// figure cannot be told apart closer: a capacity search's last bracket).
+    /// Ratios within this share of 1 are equal (the run's band, or [`Comparison::resolution`]
+    /// where that is wider).
     pub band: f64,
+    /// The figure cannot be told apart closer than this share of it (a capacity search's
+    /// last bracket): its band is at least this wide. 0 where every difference counts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resolution: f64,
     /// The ratio, its interval and its word, for `a` against `b`.
     #[serde(flatten)]
     pub judged: Judged,
 }
 
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
 impl Comparison {
     /// `a` against `b` on `figure`, paired by index (the same index, the same block), judged
-    /// alone at the default band; the family it belongs to judges it again
+    /// alone at the default band; the run's family judges it again
     /// ([`Comparison::judge_at`]).
     pub fn new(figure: Figure, a_name: &str, a: &[f64], b_name: &str, b: &[f64]) -> Self {
         let blocks = Blocks::of(a, b);
@@ -461,6 +476,7 @@ impl Comparison {
             b: b_name.to_owned(),
             ratios: blocks.ratios(),
             band: family.band,
+            resolution: 0.0,
             judged: family.judge_one(blocks, figure.higher_is_better()),
         }
     }
@@ -468,9 +484,20 @@ impl Comparison {
     /// The comparison of figures that cannot be told apart closer than `resolution` (a share
     /// of the figure): its band is at least that wide.
     pub fn resolved(mut self, resolution: f64) -> Self {
+        self.resolution = resolution;
         self.band = self.band.max(resolution);
         self.judged = Family::with_band(self.band).judge_one(self.blocks(), self.higher());
         self
+    }
+
+    /// Its member of the run's family, at the run's `band`, its scenario having looked
+    /// `looks` times.
+    pub fn member(&self, band: f64, looks: usize) -> Member {
+        Member {
+            blocks: self.blocks(),
+            band: band.max(self.resolution),
+            looks,
+        }
     }
 
     /// Its blocks.
@@ -483,8 +510,10 @@ impl Comparison {
         self.figure.higher_is_better()
     }
 
-    /// Judged again at the family's error rate `alpha`.
-    pub fn judge_at(&mut self, alpha: f64) {
+    /// Judged again at the run's `band` (or its resolution, where wider) and error rate
+    /// `alpha`.
+    pub fn judge_at(&mut self, band: f64, alpha: f64) {
+        self.band = band.max(self.resolution);
         let family = Family::with_band(self.band);
         self.judged = family.judge_at(&self.blocks(), self.higher(), alpha);
     }
@@ -521,15 +550,44 @@ pub fn pairwise(figure: Figure, samples: &[(String, Vec<f64>)]) -> Vec<Compariso
     out
 }
 
-/// The error rate a family of comparisons (each its blocks and its band) is judged at, at
-/// the default rate, when its blocks may have been looked at `looks` times before the last
-/// ([`Family::alpha_of`]).
-pub fn alpha_of(family: impl IntoIterator<Item = (Blocks, f64)>, looks: usize) -> f64 {
-    let family_rate = Family {
-        looks,
-        ..Family::default()
-    };
-    family_rate.alpha_over(family.into_iter().map(|(b, band)| p_value(&b, band)))
+/// One comparison of a run's family, as the family counts it.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Its blocks.
+    pub blocks: Blocks,
+    /// The band it is judged against.
+    pub band: f64,
+    /// How many times its scenario could look at its blocks to decide whether to add more
+    /// (1: a fixed number of blocks): its p-value counts this many times larger, and it is
+    /// judged at the run's threshold divided by this.
+    pub looks: usize,
+}
+
+impl Member {
+    /// Its p-value, times its looks (Bonferroni over the looks).
+    fn p(&self) -> f64 {
+        p_value(&self.blocks, self.band) * self.looks.max(1) as f64
+    }
+}
+
+/// The run's threshold: Benjamini–Hochberg at [`RATE`] over every member's p-value (each
+/// times its looks). A member with `looks` looks is judged at the threshold divided by them:
+/// it is decided exactly when BH counts it among the discoveries.
+pub fn threshold(members: impl IntoIterator<Item = Member>) -> f64 {
+    bh(members.into_iter().map(|m| m.p()), RATE)
+}
+
+/// Benjamini–Hochberg's threshold at rate `q` over `ps`: `decided` × q / count, at least one
+/// share (an interval is drawn even where nothing is decided).
+fn bh(ps: impl Iterator<Item = f64>, q: f64) -> f64 {
+    let mut ps: Vec<f64> = ps.collect();
+    let m = ps.len().max(1);
+    ps.sort_by(f64::total_cmp);
+    let decided = (1..=ps.len())
+        .rev()
+        .find(|&i| ps[i - 1] <= i as f64 * q / m as f64)
+        .unwrap_or(0);
+    decided.max(1) as f64 * q / m as f64
 }
 
 #[cfg(test)]

@@ -99,6 +99,8 @@ fn errors_name_what_is_wrong() {
     assert!(zero.contains("more than zero"), "{zero}");
     let bare = assert_one_line_error(&["workloads", "--duration", "5"]);
     assert!(bare.contains("needs its unit"), "{bare}");
+    let band = assert_one_line_error(&["workloads", "--band", "0.05"]);
+    assert!(band.contains("a percentage with its %"), "{band}");
     let missing = assert_one_line_error(&["check"]);
     assert!(
         missing.contains("<URL>"),
