@@ -54,13 +54,23 @@ pub(crate) fn whiskers<G>(
         .collect()
 }
 
+/// A chart of verdicts: its bars, and each group's band of "equal" as a share of the best.
+#[derive(Debug)]
+pub(crate) struct Verdicts {
+    /// The bars and their intervals.
+    pub(crate) chart: Chart,
+    /// Group by group, the shares within the band of the best.
+    pub(crate) bands: Vec<[f64; 2]>,
+}
+
 /// The scorecard's verdicts drawn, for section `name`: a group per row of `rows` judged on
 /// blocks, a bar per server at its share of the row's best (its paired ratio, turned over
-/// where less is better, so below 1 is always behind), and that share's interval as whiskers.
-/// The best stands at 1; an interval still open (too few blocks) draws none. None when no
-/// row has an interval to draw: a chart of ratios without them would say less than the
-/// scorecard's shares.
-pub(crate) fn against_best(name: &str, rows: &[&ScoreRow]) -> Option<Chart> {
+/// where less is better, so below 1 is always behind), that share's interval as whiskers, and
+/// the run's `band` around the best shaded: a whisker wholly inside it is equal, wholly below
+/// it behind. The best stands at 1; an interval still open (too few blocks) draws none. None
+/// when no row has an interval to draw: a chart of ratios without them would say less than
+/// the scorecard's shares.
+pub(crate) fn against_best(name: &str, rows: &[&ScoreRow], band: f64) -> Option<Verdicts> {
     let rows: Vec<&ScoreRow> = rows
         .iter()
         .copied()
@@ -100,9 +110,23 @@ pub(crate) fn against_best(name: &str, rows: &[&ScoreRow]) -> Option<Chart> {
             )
         })
     };
-    Some(Chart {
-        title: format!("{name}: each server against the best, with its interval"),
-        unit: "share of the best, block by block (1 = the best; whiskers: the interval)".into(),
+    // A ratio within 1 ± band is equal; turned over where less is better.
+    let bands = (rows.iter())
+        .map(|r| {
+            if r.metric.higher_is_better() {
+                [1.0 - band, 1.0 + band]
+            } else {
+                [1.0 / (1.0 + band), 1.0 / (1.0 - band)]
+            }
+        })
+        .collect();
+    // The axis's label fits its 250 px: what the whiskers and the shading are goes on top.
+    let chart = Chart {
+        title: format!(
+            "{name}: against the best, with intervals; shaded: {}, equal",
+            crate::stats::paired::percent(band)
+        ),
+        unit: "share of the best, block by block".into(),
         groups: rows.iter().map(|r| r.figure.clone()).collect(),
         series: names
             .iter()
@@ -117,7 +141,8 @@ pub(crate) fn against_best(name: &str, rows: &[&ScoreRow]) -> Option<Chart> {
             .iter()
             .map(|n| rows.iter().map(|r| share(r, n)?.1).collect())
             .collect(),
-    })
+    };
+    Some(Verdicts { chart, bands })
 }
 
 /// A file-name part from a path: `/greetings/blocking` → `greetings-blocking`.
@@ -172,17 +197,28 @@ mod tests {
             tuned: Vec::new(),
         };
         let open = row(Metric::Throughput, judged(0.8, 0.7, f64::INFINITY));
-        assert!(against_best("x", &[&open]).is_none());
+        assert!(against_best("x", &[&open], 0.05).is_none());
         let closed = row(Metric::Throughput, judged(0.8, 0.7, 0.9));
-        let chart = against_best("x", &[&closed]).expect("drawn");
+        let drawn = against_best("x", &[&closed], 0.05).expect("drawn");
+        let chart = &drawn.chart;
         assert_eq!(chart.series[0].1, [Some(1.0)]);
         assert_eq!(chart.series[1].1, [Some(0.8)]);
         assert_eq!(chart.whiskers[1][0], Some([0.7, 0.9]));
-        // Where less is better the ratio is turned over: below 1 is behind there too.
+        assert_eq!(drawn.bands, [[0.95, 1.05]]);
+        assert!(
+            chart.title.contains("shaded: ±5%, equal"),
+            "{}",
+            chart.title
+        );
+        let svg = crate::report::svg::render_banded(chart, &drawn.bands);
+        assert!(svg.contains("<title>equal: 0.95-1.05</title>"), "{svg}");
+        // Where less is better the ratio is turned over: below 1 is behind there too, and so
+        // is the band.
         let slower = row(Metric::P99, judged(1.25, 1.0, 2.0));
-        let chart = against_best("x", &[&slower]).expect("drawn");
-        assert_eq!(chart.series[1].1, [Some(0.8)]);
-        assert_eq!(chart.whiskers[1][0], Some([0.5, 1.0]));
+        let drawn = against_best("x", &[&slower], 0.25).expect("drawn");
+        assert_eq!(drawn.chart.series[1].1, [Some(0.8)]);
+        assert_eq!(drawn.chart.whiskers[1][0], Some([0.5, 1.0]));
+        assert_eq!(drawn.bands, [[0.8, 1.0 / 0.75]]);
     }
 
     #[test]

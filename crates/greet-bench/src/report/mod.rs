@@ -181,11 +181,11 @@ fn verdicts_chart(scorecard: &crate::results::Scorecard, name: &'static str) -> 
         .iter()
         .filter(|r| r.scenario == name)
         .collect();
-    let chart = charts::against_best(name, &rows)?;
+    let drawn = charts::against_best(name, &rows, scorecard.band)?;
     Some(ChartFile {
         section: name,
         file: format!("{name}-verdicts.svg"),
-        svg: svg::Drawing::from(chart).render(),
+        svg: svg::render_banded(&drawn.chart, &drawn.bands),
     })
 }
 

@@ -81,6 +81,12 @@ fn open(title: &str, centre: f64) -> String {
 
 /// Draws `chart` as a standalone SVG document.
 pub(crate) fn render(chart: &Chart) -> String {
+    render_banded(chart, &[])
+}
+
+/// Draws `chart` with a shaded band behind each group's bars, `[low, high]` group by group
+/// (a verdict chart's band of "equal"); a group past the end of `bands` has none.
+pub(crate) fn render_banded(chart: &Chart, bands: &[[f64; 2]]) -> String {
     let whisker = |s: usize, g: usize| {
         chart
             .whiskers
@@ -101,6 +107,7 @@ pub(crate) fn render(chart: &Chart) -> String {
                 .flatten()
                 .map(|[_, high]| high),
         )
+        .chain(bands.iter().map(|[_, high]| high))
         .fold(0.0_f64, |m, &v| m.max(v));
     let (top, step) = nice_scale(max);
     let plot_w = WIDTH - LEFT - RIGHT;
@@ -134,6 +141,18 @@ pub(crate) fn render(chart: &Chart) -> String {
     let bar_w = group_w * 0.8 / bars;
     for (g, label) in chart.groups.iter().enumerate() {
         let gx = LEFT + group_w * g as f64;
+        if let Some([low, high]) = bands.get(g) {
+            let _ = write!(
+                out,
+                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#59a14f" fill-opacity="0.15"><title>equal: {}-{}</title></rect>"##,
+                gx + group_w * 0.05,
+                y(*high),
+                group_w * 0.9,
+                (y(*low) - y(*high)).max(0.0),
+                fmt_value(*low),
+                fmt_value(*high)
+            );
+        }
         for (s, (name, values)) in chart.series.iter().enumerate() {
             if let Some(Some(v)) = values.get(g) {
                 let x = gx + group_w * 0.1 + bar_w * s as f64;
