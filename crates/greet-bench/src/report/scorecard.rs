@@ -913,14 +913,18 @@ mod tests {
         paired::Comparison::new(paired::Figure::RequestsPerS, "a", &a, "b", &b)
     }
 
-    /// Twenty comparisons that show nothing: each block's ratio 0.8 or 1.25 in turn.
+    /// Twenty comparisons that show nothing, each its own: each block's ratio about 0.8 or
+    /// 1.25 in turn.
     fn nothing() -> Vec<paired::Comparison> {
         let b = blocks(1.0, 0.0);
-        let a: Vec<f64> = (b.iter().enumerate())
-            .map(|(i, v)| if i % 2 == 0 { v * 0.8 } else { v * 1.25 })
-            .collect();
         (0..20)
-            .map(|_| paired::Comparison::new(paired::Figure::RequestsPerS, "a", &a, "b", &b))
+            .map(|k| {
+                let a: Vec<f64> = (b.iter().enumerate())
+                    .map(|(i, v)| if i % 2 == 0 { v * 0.8 } else { v * 1.25 })
+                    .map(|v| v * (1.0 + 0.001 * k as f64))
+                    .collect();
+                paired::Comparison::new(paired::Figure::RequestsPerS, "a", &a, "b", &b)
+            })
             .collect()
     }
 

@@ -570,11 +570,28 @@ impl Member {
     }
 }
 
-/// The run's threshold: Benjamini–Hochberg at [`RATE`] over every member's p-value (each
-/// times its looks). A member with `looks` looks is judged at the threshold divided by them:
-/// it is decided exactly when BH counts it among the discoveries.
+impl Member {
+    /// What makes two members one test: the same blocks either way round (a scorecard cell
+    /// against its row's best is also a pair of its scenario's list, or that pair turned
+    /// over), the same band, the same looks.
+    fn key(&self) -> (Vec<i64>, u64, usize) {
+        // Ratios stored and read back differ from those computed afresh in the last bits.
+        let mut logs: Vec<i64> = (self.blocks.logs.iter())
+            .map(|l| (l.abs() * 1e9).round() as i64)
+            .collect();
+        logs.sort_unstable();
+        (logs, self.band.to_bits(), self.looks)
+    }
+}
+
+/// The run's threshold: Benjamini–Hochberg at [`RATE`] over every distinct member's p-value
+/// (each times its looks; a comparison printed twice, in the scorecard and in a list, is one
+/// test and counts once). A member with `looks` looks is judged at the threshold divided by
+/// them: it is decided exactly when BH counts it among the discoveries.
 pub fn threshold(members: impl IntoIterator<Item = Member>) -> f64 {
-    bh(members.into_iter().map(|m| m.p()), RATE)
+    let mut seen = std::collections::HashSet::new();
+    let distinct = members.into_iter().filter(|m| seen.insert(m.key()));
+    bh(distinct.map(|m| m.p()), RATE)
 }
 
 /// Benjamini–Hochberg's threshold at rate `q` over `ps`: `decided` × q / count, at least one
@@ -702,6 +719,27 @@ mod tests {
         }
         // Where bursts take up to 10% off a slice, twelve blocks show most of them equal.
         assert!(equal > 200, "{equal} of 400 equal");
+    }
+
+    #[test]
+    fn a_comparison_printed_twice_is_one_test() {
+        let member = |ratios: &[f64]| Member {
+            blocks: Blocks::of_ratios(ratios),
+            band: BAND,
+            looks: 1,
+        };
+        let lead = [1.2, 1.21, 1.19, 1.22, 1.2, 1.18, 1.2, 1.23];
+        let turned: Vec<f64> = lead.iter().map(|r| 1.0 / r).collect();
+        let nothing = [0.8, 1.25, 0.8, 1.25, 0.8, 1.25, 0.8, 1.25];
+        let once = threshold([member(&lead), member(&nothing)]);
+        // The lead (p = 2/256) is decided beside one comparison showing nothing, at 5%/2.
+        assert!((once - 0.025).abs() < 1e-12, "{once}");
+        let twice = threshold([member(&lead), member(&turned), member(&nothing)]);
+        assert_eq!(twice, once);
+        // Two comparisons that show nothing are two tests, and ask more of the lead.
+        let other = [0.8, 1.25, 0.8, 1.25, 0.8, 1.25, 0.8, 1.26];
+        let more = threshold([member(&lead), member(&nothing), member(&other)]);
+        assert!((more - 0.05 / 3.0).abs() < 1e-12, "{more}");
     }
 
     #[test]
