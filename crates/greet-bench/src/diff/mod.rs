@@ -392,6 +392,9 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
     let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".to_owned());
     differ("commit", or_unknown(&o.commit), or_unknown(&n.commit));
     differ("rustc", or_unknown(&o.rustc), or_unknown(&n.rustc));
+    // Words judged against another band are not the same claims: "asked again" says so here.
+    let band = crate::stats::paired::percent;
+    differ("band", band(o.band), band(n.band));
     for (krate, version) in &n.crate_versions {
         let before = o
             .crate_versions
@@ -609,6 +612,11 @@ mod tests {
         let same = diff(&fast, &fast, NOISE, &[]).unwrap();
         let with_ratio = same.rows.iter().filter(|r| r.ratio.is_some()).count();
         assert!(with_ratio > 0 && ratios(&same, OfRuns::Median).len() == with_ratio);
+        assert!(same.differences.is_empty(), "{:?}", same.differences);
+        let mut wide = fast.clone();
+        wide.meta.band = 0.1;
+        let d = diff(&fast, &wide, NOISE, &[]).unwrap();
+        assert_eq!(d.differences, ["band: ±5% → ±10%"]);
     }
 
     #[test]
