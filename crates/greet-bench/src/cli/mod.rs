@@ -60,7 +60,7 @@ const LONG_ABOUT: &str = "Compares axum, actix-web and hyper under identical loa
 fn examples() -> String {
     let mut lines: Vec<&str> = vec![
         "greet-bench                                   the original experiment on axum, actix-web, hyper",
-        "greet-bench all                               every scenario, one report (about 45 minutes)",
+        "greet-bench all                               every scenario, one report (about 50 minutes)",
     ];
     lines.extend(Kind::ALL[0].about().examples);
     lines.extend([
