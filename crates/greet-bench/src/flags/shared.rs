@@ -122,7 +122,8 @@ pub(crate) struct CommonArgs {
     tls_resume: bool,
 
     /// The equivalence band every verdict is judged against, as a percentage: two servers
-    /// whose ratio's interval lies wholly within 1 ± band are equal, wholly past it ahead or
+    /// whose ratio's interval lies wholly within the band (neither more than band below the
+    /// other: 5% is 0.95× to 1/0.95 = 1.053×) are equal, wholly past it ahead or
     /// behind, else undecided. A wider band decides "equal" sooner and "ahead" later
     /// [default: 5%]
     #[arg(long, value_name = "PERCENT", value_parser = parse_band)]

@@ -110,16 +110,8 @@ pub(crate) fn against_best(name: &str, rows: &[&ScoreRow], band: f64) -> Option<
             )
         })
     };
-    // A ratio within 1 ± band is equal; turned over where less is better.
-    let bands = (rows.iter())
-        .map(|r| {
-            if r.metric.higher_is_better() {
-                [1.0 - band, 1.0 + band]
-            } else {
-                [1.0 / (1.0 + band), 1.0 / (1.0 - band)]
-            }
-        })
-        .collect();
+    // Equal where neither is more than `band` below the other, turned over or not.
+    let bands = vec![[1.0 - band, 1.0 / (1.0 - band)]; rows.len()];
     // The axis's label fits its 250 px: what the whiskers and the shading are goes on top.
     let chart = Chart {
         title: format!(
@@ -204,7 +196,7 @@ mod tests {
         assert_eq!(chart.series[0].1, [Some(1.0)]);
         assert_eq!(chart.series[1].1, [Some(0.8)]);
         assert_eq!(chart.whiskers[1][0], Some([0.7, 0.9]));
-        assert_eq!(drawn.bands, [[0.95, 1.05]]);
+        assert_eq!(drawn.bands, [[0.95, 1.0 / 0.95]]);
         assert!(
             chart.title.contains("shaded: ±5%, equal"),
             "{}",
@@ -212,13 +204,14 @@ mod tests {
         );
         let svg = crate::report::svg::render_banded(chart, &drawn.bands);
         assert!(svg.contains("<title>equal: 0.95-1.05</title>"), "{svg}");
+        // Turned over, the band is the same.
         // Where less is better the ratio is turned over: below 1 is behind there too, and so
         // is the band.
         let slower = row(Metric::P99, judged(1.25, 1.0, 2.0));
         let drawn = against_best("x", &[&slower], 0.25).expect("drawn");
         assert_eq!(drawn.chart.series[1].1, [Some(0.8)]);
         assert_eq!(drawn.chart.whiskers[1][0], Some([0.5, 1.0]));
-        assert_eq!(drawn.bands, [[0.8, 1.0 / 0.75]]);
+        assert_eq!(drawn.bands, [[0.75, 1.0 / 0.75]]);
     }
 
     #[test]

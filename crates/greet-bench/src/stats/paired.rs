@@ -11,8 +11,9 @@
 //!   assumption on the shape of the noise but its symmetry on a log scale. Shown as
 //!   `0.82× [0.78, 0.86]`.
 //! - **Four words**, against an equivalence band (±5% by default): **ahead** or **behind**
-//!   when the interval lies wholly outside 1 ± band on one side, **equal** when wholly
-//!   inside it, **undecided** otherwise. "Equal" is a claim, made with the same confidence as
+//!   when the interval lies wholly outside the band on one side, **equal** when wholly
+//!   inside it, **undecided** otherwise. The band is the same either way round: from
+//!   1 − band to 1 / (1 − band), neither figure more than `band` below the other. "Equal" is a claim, made with the same confidence as
 //!   "ahead".
 //! - **Many comparisons at once.** A run's comparisons are one family, every scenario's
 //!   together: each one's p-value (the smallest error rate at which its interval would make
@@ -189,7 +190,11 @@ impl Tested {
     fn of(blocks: &Blocks, band: f64) -> Self {
         let walsh = blocks.walsh();
         let cdf = signed_rank_cdf(blocks.len());
-        let (low, high) = ((1.0 - band).ln(), (1.0 + band).ln());
+        // The band is the same either way round, so that a pair and the same pair turned over
+        // (a list's a / b, the scorecard's b against its best) make the same claim: equal
+        // where neither is more than `band` below the other, from 1 - band to 1 / (1 - band).
+        let low = (1.0 - band).ln();
+        let high = -low;
         let count = |f: &dyn Fn(f64) -> bool| walsh.iter().filter(|&&w| f(w)).count();
         // The interval [W(k), W(M-k+1)] has level 1 - 2 P(T ≤ k-1); each claim needs k past
         // the averages on the wrong side of its bound.
@@ -451,16 +456,14 @@ pub struct Comparison {
     /// where that is wider).
     pub band: f64,
     /// The figure cannot be told apart closer than this share of it (a capacity search's
-    /// last bracket): its band is at least this wide. 0 where every difference counts.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub resolution: f64,
+    /// last bracket): its band is at least this wide. 0 where every difference counts; none
+    /// in a file from before it was written, which judged every comparison at ±5%, so a
+    /// wider `band` there was the resolution ([`Comparison::floor`]).
+    #[serde(default)]
+    pub resolution: Option<f64>,
     /// The ratio, its interval and its word, for `a` against `b`.
     #[serde(flatten)]
     pub judged: Judged,
-}
-
-fn is_zero(v: &f64) -> bool {
-    *v == 0.0
 }
 
 impl Comparison {
@@ -476,7 +479,7 @@ impl Comparison {
             b: b_name.to_owned(),
             ratios: blocks.ratios(),
             band: family.band,
-            resolution: 0.0,
+            resolution: Some(0.0),
             judged: family.judge_one(blocks, figure.higher_is_better()),
         }
     }
@@ -484,7 +487,7 @@ impl Comparison {
     /// The comparison of figures that cannot be told apart closer than `resolution` (a share
     /// of the figure): its band is at least that wide.
     pub fn resolved(mut self, resolution: f64) -> Self {
-        self.resolution = resolution;
+        self.resolution = Some(resolution);
         self.band = self.band.max(resolution);
         self.judged = Family::with_band(self.band).judge_one(self.blocks(), self.higher());
         self
@@ -495,9 +498,15 @@ impl Comparison {
     pub fn member(&self, band: f64, looks: usize) -> Member {
         Member {
             blocks: self.blocks(),
-            band: band.max(self.resolution),
+            band: band.max(self.floor()),
             looks,
         }
+    }
+
+    /// The narrowest band it can be judged against: its resolution.
+    pub fn floor(&self) -> f64 {
+        self.resolution
+            .unwrap_or(if self.band > BAND { self.band } else { 0.0 })
     }
 
     /// Its blocks.
@@ -513,7 +522,7 @@ impl Comparison {
     /// Judged again at the run's `band` (or its resolution, where wider) and error rate
     /// `alpha`.
     pub fn judge_at(&mut self, band: f64, alpha: f64) {
-        self.band = band.max(self.resolution);
+        self.band = band.max(self.floor());
         let family = Family::with_band(self.band);
         self.judged = family.judge_at(&self.blocks(), self.higher(), alpha);
     }
@@ -576,10 +585,14 @@ impl Member {
     /// over), the same band, the same looks.
     fn key(&self) -> (Vec<i64>, u64, usize) {
         // Ratios stored and read back differ from those computed afresh in the last bits.
-        let mut logs: Vec<i64> = (self.blocks.logs.iter())
-            .map(|l| (l.abs() * 1e9).round() as i64)
-            .collect();
-        logs.sort_unstable();
+        let sorted = |sign: f64| {
+            let mut logs: Vec<i64> = (self.blocks.logs.iter())
+                .map(|l| (sign * l * 1e9).round() as i64)
+                .collect();
+            logs.sort_unstable();
+            logs
+        };
+        let logs = sorted(1.0).min(sorted(-1.0));
         (logs, self.band.to_bits(), self.looks)
     }
 }
@@ -736,6 +749,14 @@ mod tests {
         assert!((once - 0.025).abs() < 1e-12, "{once}");
         let twice = threshold([member(&lead), member(&turned), member(&nothing)]);
         assert_eq!(twice, once);
+        // Turned over, a pair makes the same claim, at the same p-value.
+        let judge = |r: &[f64]| Family::default().judge_one(Blocks::of_ratios(r), true);
+        assert_eq!(judge(&lead).flipped().word, judge(&turned).word);
+        // The same sizes with a sign changed are another test.
+        let mut crossed = lead;
+        crossed[0] = 1.0 / crossed[0];
+        let other = threshold([member(&lead), member(&crossed), member(&nothing)]);
+        assert_ne!(other, once);
         // Two comparisons that show nothing are two tests, and ask more of the lead.
         let other = [0.8, 1.25, 0.8, 1.25, 0.8, 1.25, 0.8, 1.26];
         let more = threshold([member(&lead), member(&nothing), member(&other)]);
@@ -778,8 +799,9 @@ mod tests {
             if i % 3 == 0 {
                 assert_eq!(j.word, Word::Ahead, "{i}: {j:?}");
             }
-            let inside = j.low >= 1.0 - BAND && j.high <= 1.0 + BAND;
-            let above = j.low > 1.0 + BAND;
+            let top = 1.0 / (1.0 - BAND);
+            let inside = j.low >= 1.0 - BAND && j.high <= top;
+            let above = j.low > top;
             let below = j.high < 1.0 - BAND;
             let word = match (inside, above, below) {
                 (true, _, _) => Word::Equal,

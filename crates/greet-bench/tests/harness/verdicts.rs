@@ -63,9 +63,10 @@ fn workloads(name: &str, servers: &str, blocks: usize, band: &str) -> Scorecard 
     for c in section.comparisons.iter().flat_map(|p| &p.comparisons) {
         let j = &c.judged;
         assert_eq!(c.band, share, "{c:?}");
-        let word = if j.low >= 1.0 - share && j.high <= 1.0 + share {
+        let top = 1.0 / (1.0 - share);
+        let word = if j.low >= 1.0 - share && j.high <= top {
             Word::Equal
-        } else if j.low > 1.0 + share {
+        } else if j.low > top {
             Word::Ahead
         } else if j.high < 1.0 - share {
             Word::Behind
