@@ -54,6 +54,7 @@ const GROUPS: &[(&str, &[&str])] = &[
             "threshold",
             "save-baseline",
             "baseline",
+            "band",
         ],
     ),
 ];

@@ -165,7 +165,7 @@ impl CommonArgs {
             headers: self.headers,
             body: self.body,
             tls_resume: self.tls_resume,
-            band: self.band.unwrap_or(crate::stats::paired::BAND),
+            band: self.band,
         }
     }
 }

@@ -98,6 +98,11 @@ impl Harness {
         }
     }
 
+    /// The band every verdict of the run is judged against: `--band`, or ±5%.
+    pub(crate) fn band(&self) -> f64 {
+        self.common.band.unwrap_or(crate::stats::paired::BAND)
+    }
+
     /// The per-request timeout.
     pub(crate) fn timeout(&self) -> Duration {
         self.common.timeout

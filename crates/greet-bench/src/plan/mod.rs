@@ -177,8 +177,9 @@ pub struct Common {
     pub body: Option<greet_load::RequestBody>,
     /// Over TLS, handshakes resume the sessions earlier ones left (`--tls-resume`).
     pub tls_resume: bool,
-    /// The equivalence band every comparison is judged against (`--band`; 0.05: ±5%).
-    pub band: f64,
+    /// The equivalence band every comparison is judged against (`--band`; 0.05: ±5%); none:
+    /// the verdicts' own default (`stats::paired::BAND`), which this module does not know.
+    pub band: Option<f64>,
 }
 
 /// Where runs go unless `--out` says otherwise, relative to the working directory.
@@ -210,7 +211,7 @@ impl Default for Common {
             headers: Vec::new(),
             body: None,
             tls_resume: false,
-            band: crate::stats::paired::BAND,
+            band: None,
             thresholds: Vec::new(),
             save_baseline: None,
             baseline: None,

@@ -35,7 +35,7 @@ pub(super) fn meta(harness: &Harness, scenarios: &[Planned]) -> Meta {
             .map(|s| s.kind().name().to_owned())
             .collect(),
         comparison_method: paired::METHOD.to_owned(),
-        band: harness.common.band,
+        band: harness.band(),
         started_at: rfc3339(SystemTime::now()),
         commit: commit(),
         rustc: Some(env!("GREET_RUSTC").to_owned()).filter(|v| !v.is_empty()),

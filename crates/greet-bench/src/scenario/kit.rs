@@ -287,7 +287,7 @@ impl<K: Scenario> Book<'_, K> {
     /// a run of several scenarios the report judges them all as one family, which may decide
     /// a little more or less: this only says when to stop adding blocks.
     pub(crate) fn decided(&mut self, pick: impl Fn(&str) -> bool) -> bool {
-        let band = self.harness.common.band;
+        let band = self.harness.band();
         let section = self.section();
         let looks = section.frame().looks;
         let mut members: Vec<_> = (section.comparisons().into_iter())
