@@ -613,4 +613,35 @@ mod tests {
         assert_eq!(top_of(100_000.0, 180_000.0, true, true), 180_000.0);
         assert_eq!(top_of(100_000.0, 180_000.0, false, true), 120_000.0);
     }
+
+    /// One search whose staircase held all the way up, with only the ramp's top broken
+    /// above it, does not widen the band of every comparison of its server to that top.
+    #[test]
+    fn a_server_resolves_to_its_searches_median_bracket() {
+        let level = |search, target_rps, held| CapacityStep {
+            search,
+            target_rps,
+            held,
+            ..CapacityStep::default()
+        };
+        let server = CapacityServer {
+            searches: vec![100.0, 100.0, 100.0],
+            steps: vec![
+                level(1, 100.0, true),
+                level(1, 102.0, false),
+                level(2, 100.0, true),
+                level(2, 103.0, false),
+                level(3, 100.0, true),
+                level(3, 172.0, false),
+            ],
+            ..CapacityServer::default()
+        };
+        assert!((server.resolution() - 0.03).abs() < 1e-9, "{}", server.resolution());
+        let held_to_the_top = CapacityServer {
+            searches: vec![100.0],
+            steps: vec![level(1, 100.0, true)],
+            ..CapacityServer::default()
+        };
+        assert_eq!(held_to_the_top.resolution(), 0.0);
+    }
 }
