@@ -60,7 +60,7 @@ const LONG_ABOUT: &str = "Compares axum, actix-web and hyper under identical loa
 fn examples() -> String {
     let mut lines: Vec<&str> = vec![
         "greet-bench                                   the original experiment on axum, actix-web, hyper",
-        "greet-bench all                               every scenario, one report (about 50 minutes)",
+        "greet-bench all                               every scenario, one report (about 55 minutes)",
     ];
     lines.extend(Kind::ALL[0].about().examples);
     lines.extend([
@@ -481,6 +481,26 @@ mod tests {
             Agenda::all(Common::default(), true, None, None)
         );
         assert_eq!(plan(&[]).common, Common::default());
+    }
+
+    /// The upload's slices are at least a second, unless `--quick` or `--duration` asks for
+    /// more; every other profile's are `--duration`'s.
+    #[test]
+    fn the_upload_is_measured_in_slices_it_can_fill() {
+        use crate::plan::Profile;
+        let slices = |args: &[&str]| {
+            let Planned::Workloads(plan) = only(plan(args)) else {
+                panic!("not workloads")
+            };
+            (plan.slice(Profile::Upload), plan.slice(Profile::Baseline))
+        };
+        let ms = Duration::from_millis;
+        assert_eq!(slices(&["workloads"]), (ms(1000), ms(250)));
+        assert_eq!(
+            slices(&["workloads", "--duration", "2s"]),
+            (ms(2000), ms(2000))
+        );
+        assert_eq!(slices(&["workloads", "--quick"]), (ms(150), ms(150)));
     }
 
     /// `all --repeats` reaches every scenario; `all --servers` leaves the reference servers

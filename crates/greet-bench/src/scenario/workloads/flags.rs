@@ -22,7 +22,7 @@ pub(crate) struct Flags {
 
     /// Time for the whole run: where a profile's figures are still undecided after --repeats
     /// blocks, 10 more blocks at a time, 3 looks at most (each verdict pays for the looks);
-    /// 0s: --repeats blocks only [default: 225s; --quick: 0s]
+    /// 0s: --repeats blocks only [default: 285s; --quick: 0s]
     #[arg(long, value_name = "TIME", value_parser = greet_cli::parse_any_duration)]
     budget: Option<std::time::Duration>,
 

@@ -72,6 +72,8 @@ pub struct Plan {
     pub measure: Measure,
     /// Blocks added to a profile whose figures are still undecided.
     pub budget: Budget,
+    /// The upload's slices last at least this long, whatever `measure` says.
+    pub upload_slice: Duration,
 }
 
 impl Plan {
@@ -81,7 +83,20 @@ impl Plan {
     pub const QUICK_UPLOAD_BYTES: u64 = 1 << 20;
     /// Time for the whole scenario, blocks added where undecided: about one and a half times
     /// what its 20 blocks take.
-    pub const BUDGET: Duration = Duration::from_secs(225);
+    pub const BUDGET: Duration = Duration::from_secs(285);
+    /// The upload's shortest slice. A 20 MB upload on each of 64 connections takes about half
+    /// a second, so a 250 ms slice is one wave of requests that end together: its blocks'
+    /// log ratios spread 0.15-0.19, in two clusters. Slices of 1 s spread 0.08-0.11 for about
+    /// twice the time, 2 s no less (docs/harness.md).
+    pub const UPLOAD_SLICE: Duration = Duration::from_secs(1);
+
+    /// How long `profile`'s slices last: `measure`'s, the upload's at least `upload_slice`.
+    pub fn slice(&self, profile: Profile) -> Duration {
+        match profile {
+            Profile::Upload => self.measure.duration.max(self.upload_slice),
+            _ => self.measure.duration,
+        }
+    }
 }
 
 impl Based for Plan {
@@ -99,6 +114,11 @@ impl Based for Plan {
             },
             measure: Self::measure(quick),
             budget: Budget::of(if quick { Duration::ZERO } else { Self::BUDGET }),
+            upload_slice: if quick {
+                Duration::ZERO
+            } else {
+                Self::UPLOAD_SLICE
+            },
         }
     }
 
@@ -112,9 +132,9 @@ impl Based for Plan {
 }
 
 impl Measured for Plan {
-    /// 3 servers × 8 profiles × 20 blocks of a 0.25 s slice, each server started and warmed
-    /// for 0.25 s once a profile: about two and a half minutes, and up to 20 more blocks for a
-    /// profile still undecided, within the budget. Short slices, many blocks: the
+    /// 3 servers × 8 profiles × 20 blocks of a 0.25 s slice (the upload's 1 s), each server
+    /// started and warmed for 0.25 s once a profile: about three minutes, and up to 20 more
+    /// blocks for a profile still undecided, within the budget. Short slices, many blocks: the
     /// same-block ratios spread less the closer together a block's slices are, and longer
     /// slices did not narrow them (docs/harness.md).
     const MEASURE: Measure = Measure {

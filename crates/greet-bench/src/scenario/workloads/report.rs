@@ -33,6 +33,9 @@ pub struct Section {
     pub warmup_s: f64,
     /// Each upload's size, bytes.
     pub upload_bytes: u64,
+    /// The upload's slices, seconds (0 in a file from before they could be longer).
+    #[serde(default)]
+    pub upload_slice_s: f64,
     /// One entry per server and profile.
     pub cells: Vec<WorkloadCell>,
     /// Per profile, every pair of servers on their runs' throughputs.
@@ -136,13 +139,18 @@ pub(super) fn tables(workloads: &Section) -> Vec<Table> {
         format!(
             "Workloads: {} users each, {:.2} s slices after {:.2} s warm-up, {} blocks or more \
              per profile (each server started once a profile), --workers {}, uploads of {} \
-             bytes",
+             bytes{}",
             workloads.concurrency,
             workloads.duration_s,
             workloads.warmup_s,
             workloads.frame.repeats,
             workloads.workers,
             workloads.upload_bytes,
+            if workloads.upload_slice_s > workloads.duration_s {
+                format!(" in {:.2} s slices", workloads.upload_slice_s)
+            } else {
+                String::new()
+            },
         ),
         &[
             "Profile",

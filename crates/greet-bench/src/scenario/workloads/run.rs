@@ -15,7 +15,7 @@ use crate::scenario::kit::{Book, Members};
 use crate::stats::paired::{self, Figure};
 use crate::stats::{distinct, max_of, median};
 
-use super::{Plan, ProfileComparisons, Section, WorkloadCell, Workloads};
+use super::{Plan, Profile, ProfileComparisons, Section, WorkloadCell, Workloads};
 
 /// Runs workloads: every profile on every server, a repeat at a time.
 pub(super) async fn run(
@@ -50,6 +50,7 @@ pub(super) async fn run(
         duration_s: duration.as_secs_f64(),
         warmup_s: warmup.as_secs_f64(),
         upload_bytes: plan.upload_bytes,
+        upload_slice_s: plan.slice(Profile::Upload).as_secs_f64(),
         cells: subjects
             .iter()
             .flat_map(|subject| {
@@ -67,6 +68,7 @@ pub(super) async fn run(
     let until = |p: usize| started + plan.budget.time.mul_f64((p + 1) as f64 / profiles.len() as f64);
     for (p, (profile, wire, (headers, body))) in profiles.iter().enumerate() {
         let path = profile.path();
+        let duration = plan.slice(*profile);
         let ask = |stop| {
             let work = Work::Sessions {
                 users: concurrency,
