@@ -153,9 +153,20 @@ async fn run_all(
     let mut all_ok = true;
     for scenario in scenarios {
         started.fetch_add(1, Ordering::Relaxed);
+        let began = std::time::Instant::now();
         let ok = scenario.run(harness, results).await?;
         all_ok &= ok;
         harness.save(results)?;
+        // Where a run is several scenarios, each one's time says where its hour went.
+        if scenarios.len() > 1 && !harness.common.quiet {
+            let secs = began.elapsed().as_secs();
+            let name = scenario.kind().name();
+            eprintln!(
+                "greet-bench: {name} done in {} min {:02} s",
+                secs / 60,
+                secs % 60
+            );
+        }
     }
     print!("{}", report::text(results));
     let mut compared = None;
