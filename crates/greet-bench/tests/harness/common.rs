@@ -31,6 +31,39 @@ pub(crate) fn shared_turn() -> RwLockReadGuard<'static, ()> {
     MACHINE.read().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Every run of the harness ([`bench`]) against a test that judges timings against each other
+/// ([`quiet`]). Such a test decided nothing beside the quick scenario tests, which take no
+/// turn: `all --quick` on both cores spread its blocks' ratios from 0.44 to 1.10.
+static QUIET: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// This thread holds [`QUIET`] alone: its own runs of the harness go ahead.
+    static ALONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The machine alone, and no other run of the harness beside it (those wait), until it drops.
+pub(crate) struct Quiet {
+    _machine: RwLockWriteGuard<'static, ()>,
+    _runs: RwLockWriteGuard<'static, ()>,
+}
+
+impl Drop for Quiet {
+    fn drop(&mut self) {
+        ALONE.with(|alone| alone.set(false));
+    }
+}
+
+/// The machine quiet ([`Quiet`]): for a test whose verdicts a busy neighbour would blur.
+pub(crate) fn quiet() -> Quiet {
+    let machine = turn();
+    let runs = QUIET.write().unwrap_or_else(PoisonError::into_inner);
+    ALONE.with(|alone| alone.set(true));
+    Quiet {
+        _machine: machine,
+        _runs: runs,
+    }
+}
+
 /// The servers' binaries (and the floor's): the debug ones `cargo test --workspace` built next to this harness
 /// when they are all there (a small ladder needs no optimisation), else none, and the harness
 /// builds the release ones itself.
@@ -54,6 +87,8 @@ pub(crate) fn out_dir(name: &str) -> PathBuf {
 }
 
 pub(crate) fn bench(args: &[&str]) -> Output {
+    let _beside = (!ALONE.with(std::cell::Cell::get))
+        .then(|| QUIET.read().unwrap_or_else(PoisonError::into_inner));
     Command::new(BENCH)
         .args(args)
         .args(bin_dir_args())

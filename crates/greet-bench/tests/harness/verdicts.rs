@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{bench_ok, out_dir, results, turn, undisturbed};
+use crate::common::{bench_ok, out_dir, quiet, results, undisturbed};
 use greet_bench::results::{Mark, Scorecard};
 use greet_bench::stats::paired::{Word, FEWEST_BLOCKS};
 
@@ -92,7 +92,7 @@ fn marks(card: &Scorecard) -> BTreeMap<(String, String), Mark> {
 
 #[test]
 fn a_rerun_never_flips_a_verdict_and_a_server_never_beats_itself() {
-    let _turn = turn();
+    let _quiet = quiet();
     let first = workloads("verdicts-first", "axum,actix,hyper", BLOCKS, "5%");
     let second = workloads("verdicts-second", "axum,actix,hyper", BLOCKS, "5%");
     let (a, b) = (marks(&first), marks(&second));
@@ -127,7 +127,7 @@ fn a_rerun_never_flips_a_verdict_and_a_server_never_beats_itself() {
 
 #[test]
 fn a_wide_band_says_a_server_equals_itself() {
-    let _turn = turn();
+    let _quiet = quiet();
     // Within ±50%, the same server twice is equal on every figure: the band reaches the
     // verdicts, and equal is a word the run can say. A comparison left with fewer blocks than
     // can decide (a burst of steal leaves its block out) is the one excuse.
