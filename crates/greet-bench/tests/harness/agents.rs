@@ -222,6 +222,7 @@ fn bodies_headers_and_answer_bytes_merge_exactly_over_agents() {
 
 #[test]
 fn a_killed_agent_fails_its_level_by_name() {
+    let _beside = crate::common::beside_quiet();
     let out = out_dir("agents-killed");
     let run = Command::new(BENCH)
         .args([

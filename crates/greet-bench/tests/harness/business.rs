@@ -211,6 +211,7 @@ fn stores_given_by_url_are_used_as_they_are() {
 /// install, exit 0. Asked for by name, the same store is an error.
 #[test]
 fn default_stores_that_are_not_installed_are_skipped_in_one_line() {
+    let _beside = crate::common::beside_quiet();
     let empty = out_dir("no-path");
     std::fs::create_dir_all(&empty).unwrap();
     let run = |extra: &[&str], out: &std::path::Path| {
@@ -259,6 +260,7 @@ fn default_stores_that_are_not_installed_are_skipped_in_one_line() {
 /// says what to install, exit 0.
 #[test]
 fn techempower_without_postgres_skips_it_in_one_line() {
+    let _beside = crate::common::beside_quiet();
     let empty = out_dir("te-no-path");
     std::fs::create_dir_all(&empty).unwrap();
     let out = out_dir("techempower-skip");

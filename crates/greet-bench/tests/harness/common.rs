@@ -17,7 +17,8 @@ pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 /// these runs beside it. The ramps (2,000 requests a second at most) and the capacity searches
 /// (a 50 ms delay bounds them at 320 a second) load little but fail beside busy loops: they
 /// share it ([`shared_turn`]), beside one another, never beside a heavy one. The other tests
-/// run beside all of them.
+/// run beside all of them, but for a test that judges timings ([`quiet`]), which no run of the
+/// harness is beside.
 static MACHINE: RwLock<()> = RwLock::new(());
 
 /// The machine alone ([`MACHINE`]), until the guard drops. A test that panicked in its turn
@@ -86,9 +87,15 @@ pub(crate) fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A run of the harness's place beside the others, never beside a test that holds
+/// [`quiet`] (it waits), until the guard drops; none in that test's own thread.
+pub(crate) fn beside_quiet() -> Option<RwLockReadGuard<'static, ()>> {
+    (!ALONE.with(std::cell::Cell::get))
+        .then(|| QUIET.read().unwrap_or_else(PoisonError::into_inner))
+}
+
 pub(crate) fn bench(args: &[&str]) -> Output {
-    let _beside = (!ALONE.with(std::cell::Cell::get))
-        .then(|| QUIET.read().unwrap_or_else(PoisonError::into_inner));
+    let _beside = beside_quiet();
     Command::new(BENCH)
         .args(args)
         .args(bin_dir_args())
@@ -152,6 +159,7 @@ pub(crate) fn ladder_failed_once(
 /// build move with its timing), which must succeed: its stdout, results.json and report.html,
 /// the directory removed.
 pub(crate) fn release_run(name: &str, args: &[&str]) -> (String, Results, String) {
+    let _beside = beside_quiet();
     let out = out_dir(name);
     let run = Command::new(BENCH)
         .args(args)

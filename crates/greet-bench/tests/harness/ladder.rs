@@ -248,6 +248,7 @@ fn a_named_greeting_is_validated_and_counted_as_valid() {
 
 #[test]
 fn a_server_killed_mid_run_is_reported_and_its_results_kept() {
+    let _beside = crate::common::beside_quiet();
     let out = out_dir("killed");
     // Once the first level is on disk, kill the server with SIGKILL.
     let (harness, server) = start_until_first_level(&out, "hyper,axum", "20,20,20,20");

@@ -61,6 +61,7 @@ fn the_jvm_peers_run_in_the_same_ladder() {
 
 #[test]
 fn without_a_jdk_the_peers_are_skipped_in_one_line_and_the_run_goes_on() {
+    let _beside = crate::common::beside_quiet();
     let out = out_dir("no-jdk");
     let empty = out.join("empty-path");
     std::fs::create_dir_all(&empty).expect("dir");
