@@ -215,14 +215,14 @@ impl CapacityServer {
     }
 
     /// How close two capacities can be and still be told apart: over its searches, the
-    /// median last bracket, the lowest level that broke above the capacity found as a share
+    /// (lower) median last bracket, the lowest level that broke above the capacity found as a share
     /// of it, less one (0.02: the search could not tell its capacity from 2% more). A
     /// search that held to the top has no bracket. The median, not the widest: a search
     /// whose staircase held all the way up has only the ramp's top above it (actix-web's
     /// eighth of nine: 72%), and the widest would have called 0.86× [0.76, 0.99] equal; its
     /// low capacity widens the interval instead.
     pub fn resolution(&self) -> f64 {
-        let brackets: Vec<f64> = (1..=self.searches.len())
+        let mut brackets: Vec<f64> = (1..=self.searches.len())
             .zip(&self.searches)
             .filter_map(|(search, &found)| {
                 let above = self
@@ -235,11 +235,12 @@ impl CapacityServer {
                 (found > 0.0).then(|| above / found - 1.0)
             })
             .collect();
-        if brackets.is_empty() {
-            0.0
-        } else {
-            median(&brackets)
-        }
+        // The lower median: of two brackets, the narrower, never their mean with a wide one.
+        brackets.sort_by(f64::total_cmp);
+        brackets
+            .get(brackets.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// Its levels whose last run broke on a disturbed machine: verdicts that may be the
