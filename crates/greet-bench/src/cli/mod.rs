@@ -483,8 +483,8 @@ mod tests {
         assert_eq!(plan(&[]).common, Common::default());
     }
 
-    /// The upload's slices are at least a second, unless `--quick` or `--duration` asks for
-    /// more; every other profile's are `--duration`'s.
+    /// The upload's slices are at least a second (but under `--quick`), or `--duration` where
+    /// it asks for more; every other profile's are `--duration`'s.
     #[test]
     fn the_upload_is_measured_in_slices_it_can_fill() {
         use crate::plan::Profile;

@@ -34,7 +34,8 @@ impl Scenario for Workloads {
                  connections, a JSON POST, compressed answers, a 20 MB upload, a static file, \
                  JSON over TLS and WebSocket echo, on every server: throughput and its share of \
                  the best, latency, bytes per answer, server and client CPU per request, peak \
-                 memory, verdicts",
+                 memory, verdicts. The upload's slices last at least 1 s (a 20 MB upload on 64 \
+                 connections takes half a second), --duration's where longer",
         examples: &[
             "greet-bench workloads --quick",
             "greet-bench workloads --profiles baseline,compressed --repeats 8",
