@@ -183,17 +183,9 @@ fn normal_upper_tail(z: f64) -> f64 {
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift), so the tests never flake.
-    struct Rng(u64);
+    use crate::stats::Rng;
 
     impl Rng {
-        fn unit(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-
         /// Normal(mean, sd) by Box–Muller.
         fn normal(&mut self, mean: f64, sd: f64) -> f64 {
             let (u1, u2) = (self.unit().max(1e-12), self.unit());

@@ -73,6 +73,22 @@ impl Summary {
     }
 }
 
+/// A small deterministic generator (xorshift) for the statistics' tests, so they need no
+/// crate and never flake; each test module adds the draws it needs.
+#[cfg(test)]
+pub(crate) struct Rng(pub(crate) u64);
+
+#[cfg(test)]
+impl Rng {
+    /// Uniform on [0, 1).
+    pub(crate) fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

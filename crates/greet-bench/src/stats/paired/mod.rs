@@ -470,17 +470,9 @@ fn bh(ps: impl Iterator<Item = f64>, q: f64) -> f64 {
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift), so the tests need no crate.
-    struct Rng(u64);
+    use crate::stats::Rng;
 
     impl Rng {
-        fn unit(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-
         /// A ratio of two noisy figures: `shift` times a lopsided noise (a neighbour's burst
         /// slows a slice a lot, never speeds one up) on each side.
         fn ratio(&mut self, shift: f64, spread: f64) -> f64 {
