@@ -215,9 +215,9 @@ impl CapacityServer {
     }
 
     /// How close two capacities can be and still be told apart: over its searches, the
-    /// (lower) median last bracket, the lowest level that broke above the capacity found as a share
-    /// of it, less one (0.02: the search could not tell its capacity from 2% more). A
-    /// search that held to the top has no bracket. The median, not the widest: a search
+    /// (lower) median last bracket, the lowest level that broke above the capacity found as
+    /// a share of it, less one (0.02: the search could not tell its capacity from 2% more).
+    /// A search that held to the top has no bracket. The median, not the widest: a search
     /// whose staircase held all the way up has only the ramp's top above it (actix-web's
     /// eighth of nine: 72%), and the widest would have called 0.86× [0.76, 0.99] equal; its
     /// low capacity widens the interval instead.
