@@ -17,17 +17,16 @@
 //! `httparse` refuses 400 and the connection closed. The binary takes every server's flags
 //! (`greet-server`'s) and logs the same start-up line, so the harness starts it as it starts
 //! the others; SIGTERM and Ctrl-C stop it with exit 0.
+//!
+//! Here are the event loops, their connections and what a request is answered with;
+//! `start.rs` starts the loops and stops them.
 
 use std::io::{self, ErrorKind, Read, Write};
-use std::net::TcpListener as StdListener;
-use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use mio::net::{TcpListener, TcpStream};
-use mio::{Events, Interest, Poll, Token, Waker};
+use mio::{Events, Interest, Poll, Token};
 
 /// The server's name, in its log lines and its `Server` header.
 pub const NAME: &str = "greet-floor";
@@ -40,53 +39,9 @@ const WAKE: Token = Token(1);
 /// Connections are tokens from here on: slot `i` is `Token(FIRST + i)`.
 const FIRST: usize = 2;
 
-/// The running event loops.
-#[derive(Debug)]
-pub struct Floor {
-    stop: Arc<AtomicBool>,
-    wakers: Vec<Arc<Waker>>,
-    loops: Vec<JoinHandle<io::Result<()>>>,
-}
+mod start;
 
-/// Starts `loops` event loops serving `listener` (non-blocking, already listening).
-pub fn start(listener: &StdListener, loops: NonZeroUsize) -> io::Result<Floor> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let (mut wakers, mut handles) = (Vec::new(), Vec::new());
-    for i in 0..loops.get() {
-        let poll = Poll::new()?;
-        let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
-        let mut listener = TcpListener::from_std(listener.try_clone()?);
-        poll.registry()
-            .register(&mut listener, LISTEN, Interest::READABLE)?;
-        let stop = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name(format!("floor-{i}"))
-            .spawn(move || EventLoop::new(poll, listener).run(&stop))?;
-        wakers.push(waker);
-        handles.push(handle);
-    }
-    Ok(Floor {
-        stop,
-        wakers,
-        loops: handles,
-    })
-}
-
-impl Floor {
-    /// Stops every loop and waits for them; open connections are closed.
-    pub fn stop(self) -> io::Result<()> {
-        self.stop.store(true, Ordering::SeqCst);
-        for waker in &self.wakers {
-            waker.wake()?;
-        }
-        for handle in self.loops {
-            handle
-                .join()
-                .map_err(|_| io::Error::other("an event loop panicked"))??;
-        }
-        Ok(())
-    }
-}
+pub use start::{start, Floor};
 
 /// One thread's loop: its accepts, its connections, its clock.
 struct EventLoop {

@@ -131,3 +131,16 @@ pub fn rate(count: u64, seconds: f64) -> f64 {
         0.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_and_rates_over_nothing_are_zero() {
+        assert_eq!(percent(1, 4), 25.0);
+        assert_eq!(percent(1, 0), 0.0);
+        assert_eq!(rate(10, 2.0), 5.0);
+        assert_eq!(rate(10, 0.0), 0.0);
+    }
+}

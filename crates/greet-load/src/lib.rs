@@ -29,8 +29,8 @@
 //! - [`schedule`]: an open loop's target rate over time ([`Schedule`], constant or in ramping
 //!   [`Stage`]s) and every request's intended send;
 //! - [`conn`]: the connection every loop sends through, over HTTP/1.1 or HTTP/2, in cleartext
-//!   or over TLS, or a WebSocket on HTTP/1.1 ([`Wire`]), and the one-request light check
-//!   ([`check_once`]);
+//!   or over TLS, or a WebSocket on HTTP/1.1 ([`Wire`], how it reaches the server:
+//!   `conn/wire.rs`), and the one-request light check ([`check_once`]);
 //! - [`expect`]: what a valid answer is ([`Expect`], the rule; [`Check`], its check);
 //! - [`count`]: one request's [`Outcome`] and the [`Tally`] every loop pushes outcomes into,
 //!   which serializes losslessly (an agent's crosses a process boundary as JSON);

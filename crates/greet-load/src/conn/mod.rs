@@ -1,24 +1,16 @@
 //! The load generator's connection, over HTTP/1.1 or HTTP/2, in cleartext or over TLS
-//! ([`Wire`]): one request written whole, its answer read and checked; and the one-request
-//! check a scenario makes before it measures.
+//! ([`Wire`], `wire.rs`): one request written whole, its answer read and checked; and the
+//! one-request check a scenario makes before it measures.
 
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use greet_probe::http1::{self, Options, Response};
-use greet_probe::tls::{client_config, server_name, Trust};
-use greet_probe::Protocol;
 use h2::client::SendRequest;
-use rustls::{ClientConfig, HandshakeKind};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::net::TcpStream;
-use tokio_rustls::client::TlsStream;
-use tokio_rustls::TlsConnector;
+use tokio::io::AsyncWriteExt;
 
 use crate::count::{ErrorKind, Opened, Outcome};
 use crate::expect::Check;
@@ -26,121 +18,13 @@ use crate::message::{Header, RequestBody};
 
 mod check;
 mod pipelined;
+mod wire;
 mod ws;
 
 pub use check::{check_once, check_request, CheckFailed, Unanswered};
+pub use wire::Wire;
 
-/// How the load reaches a server: the protocol, and over TLS the client's configuration (the
-/// certificate it trusts, ALPN offering the protocol alone, and no session resumption unless
-/// asked for ([`Wire::resuming`]), so that every fresh connection makes a full handshake, as
-/// a new client per request does).
-#[derive(Clone)]
-pub struct Wire {
-    /// The protocol every request goes over.
-    pub protocol: Protocol,
-    tls: Option<Arc<ClientConfig>>,
-    resume: bool,
-    websocket: bool,
-}
-
-impl std::fmt::Debug for Wire {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Wire({})", self.protocol)
-    }
-}
-
-impl Default for Wire {
-    fn default() -> Self {
-        Self {
-            protocol: Protocol::Http1,
-            tls: None,
-            resume: false,
-            websocket: false,
-        }
-    }
-}
-
-impl Wire {
-    /// `protocol`, trusting `trust` when it is over TLS.
-    pub fn new(protocol: Protocol, trust: &Trust) -> Result<Self, rustls::Error> {
-        let tls = if protocol.tls() {
-            let config = client_config(trust, &[protocol.alpn()])?;
-            let mut config = (*config).clone();
-            config.resumption = rustls::client::Resumption::disabled();
-            Some(Arc::new(config))
-        } else {
-            None
-        };
-        Ok(Self {
-            protocol,
-            tls,
-            resume: false,
-            websocket: false,
-        })
-    }
-
-    /// With `websocket`, each connection is a WebSocket (over HTTP/1.1, in cleartext or
-    /// TLS) opened on the load's target, and each request one message echoed on it: the
-    /// load's body, a text message for `text:…` and a binary one for `size:N`.
-    pub fn websocket(mut self, websocket: bool) -> Self {
-        self.websocket = websocket;
-        self
-    }
-
-    /// Whether its connections are WebSockets ([`Wire::websocket`]).
-    pub fn is_websocket(&self) -> bool {
-        self.websocket
-    }
-
-    /// Over TLS with `resume`, each handshake after the first resumes a session an earlier
-    /// one left (TLS 1.3's tickets, kept in memory for the whole load), as a browser or an
-    /// HTTP client library does; without it, every handshake is full, as a new client's.
-    pub fn resuming(mut self, resume: bool) -> Self {
-        if let Some(config) = self.tls.as_mut().filter(|_| resume) {
-            let mut resuming = (**config).clone();
-            resuming.resumption = rustls::client::Resumption::default();
-            *config = Arc::new(resuming);
-            self.resume = true;
-        }
-        self
-    }
-
-    /// Whether its handshakes resume sessions ([`Wire::resuming`]).
-    pub fn resumes(&self) -> bool {
-        self.resume
-    }
-
-    /// Over TLS, the client's configuration and the protocol ALPN must agree on.
-    pub(crate) fn tls(&self) -> Option<(&Arc<ClientConfig>, &'static [u8])> {
-        self.tls
-            .as_ref()
-            .map(|config| (config, self.protocol.alpn()))
-    }
-
-    /// A new connection to `addr`: TCP, then the TLS handshake, which must agree on the
-    /// protocol asked for; how long each took, the connect timed from `sent`.
-    async fn open(&self, addr: SocketAddr, sent: Instant) -> Result<(Io, Opened), ErrorKind> {
-        let tcp = TcpStream::connect(addr)
-            .await
-            .map_err(|_| ErrorKind::Connect)?;
-        let connected = Instant::now();
-        let mut opened = Opened::tcp(connected - sent);
-        let _ = tcp.set_nodelay(true);
-        let Some(tls) = &self.tls else {
-            return Ok((Io::Tcp(tcp), opened));
-        };
-        let stream = TlsConnector::from(Arc::clone(tls))
-            .connect(server_name(addr), tcp)
-            .await
-            .map_err(|_| ErrorKind::Connect)?;
-        opened.tls = Some(connected.elapsed());
-        opened.resumed = stream.get_ref().1.handshake_kind() == Some(HandshakeKind::Resumed);
-        if stream.get_ref().1.alpn_protocol() != Some(self.protocol.alpn()) {
-            return Err(ErrorKind::Protocol);
-        }
-        Ok((Io::Tls(Box::new(stream)), opened))
-    }
-}
+use wire::Io;
 
 /// A request for `target` on `addr`, built once: every request of a load is the same.
 #[derive(Debug)]
@@ -222,7 +106,7 @@ pub(crate) fn request(
         .parse()
         .unwrap_or_else(|_| http::Uri::from_static("http://invalid./"));
     let ws = wire
-        .websocket
+        .is_websocket()
         .then(|| ws::echo(addr, target, body_of, wire));
     Arc::new(Request {
         http1,
@@ -321,7 +205,7 @@ impl Connection {
             Ok(()) => Outcome::Ok {
                 latency: from.elapsed(),
                 connect,
-                bytes: if self.wire.websocket {
+                bytes: if self.wire.is_websocket() {
                     self.echoed
                 } else {
                     self.answer().1.len()
@@ -522,51 +406,5 @@ fn h2_error(err: h2::Error) -> ErrorKind {
         ErrorKind::Protocol
     } else {
         ErrorKind::Io
-    }
-}
-
-/// A connection's byte stream, in cleartext or over TLS.
-enum Io {
-    Tcp(TcpStream),
-    Tls(Box<TlsStream<TcpStream>>),
-}
-
-impl AsyncRead for Io {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Io::Tcp(s) => Pin::new(s).poll_read(cx, buf),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Io {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        match self.get_mut() {
-            Io::Tcp(s) => Pin::new(s).poll_write(cx, buf),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Io::Tcp(s) => Pin::new(s).poll_flush(cx),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Io::Tcp(s) => Pin::new(s).poll_shutdown(cx),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
     }
 }

@@ -4,10 +4,10 @@
 //!
 //! [`Parser`] is sans-IO, as mini-redis's framing is: it is fed bytes and says how many it took
 //! and whether a response is complete, so one state machine serves a blocking socket
-//! ([`read_blocking`]) and an async one ([`read`]). It reads any valid HTTP/1.x response:
-//! interim (1xx) answers skipped, bodies framed by `content-length`, by chunked
-//! transfer-coding (decoded, trailers skipped) or by the end of the connection, no body after
-//! HEAD or on 204 and 304, and whether the connection may carry another request.
+//! ([`read_blocking`]) and an async one ([`read`]), both in `drivers.rs`. It reads any valid
+//! HTTP/1.x response: interim (1xx) answers skipped, bodies framed by `content-length`, by
+//! chunked transfer-coding (decoded, trailers skipped) or by the end of the connection, no
+//! body after HEAD or on 204 and 304, and whether the connection may carry another request.
 //!
 //! The load generator reads tens of thousands of answers a second on one core, so a
 //! [`Response`] is reused: its head is kept as bytes with offsets, not as owned strings, and
@@ -15,12 +15,11 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::sync::Arc;
-use std::time::Duration;
+use std::io;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+mod drivers;
+
+pub use drivers::{get_blocking, read, read_blocking};
 
 /// Most header fields a response may have.
 pub const MAX_FIELDS: usize = 64;
@@ -428,121 +427,6 @@ fn line(input: &[u8]) -> Result<Option<(&[u8], usize)>, Error> {
         None if input.len() > MAX_LINE => Err(Error::Invalid("line too long")),
         None => Ok(None),
     }
-}
-
-/// Feeds `buf` to the parser and drops what it consumed; whether the response is complete.
-fn step(parser: &mut Parser, buf: &mut Vec<u8>, res: &mut Response) -> Result<bool, Error> {
-    if buf.is_empty() {
-        return Ok(false);
-    }
-    let progress = parser.feed(buf, res)?;
-    buf.drain(..progress.consumed);
-    Ok(progress.done)
-}
-
-/// What a read that ended with `err` means: a reset after part of the answer arrived is the
-/// end of the connection (a server that answered, then closed with request bytes unread),
-/// anything else a failure.
-fn ended(err: io::Error, got_any: bool) -> Result<usize, Error> {
-    if got_any && err.kind() == io::ErrorKind::ConnectionReset {
-        Ok(0)
-    } else {
-        Err(Error::Io(err))
-    }
-}
-
-/// Reads one response from `io` into `res`. `buf` holds bytes already read from `io` (it may
-/// start non-empty) and keeps, afterwards, any bytes that followed the response.
-pub async fn read<R: AsyncRead + Unpin>(
-    io: &mut R,
-    buf: &mut Vec<u8>,
-    res: &mut Response,
-    options: Options,
-) -> Result<(), Error> {
-    res.clear();
-    let mut parser = Parser::new(options);
-    let mut got_any = !buf.is_empty();
-    loop {
-        if step(&mut parser, buf, res)? {
-            return Ok(());
-        }
-        buf.reserve(4096);
-        let n = match io.read_buf(buf).await {
-            Ok(n) => n,
-            Err(err) => ended(err, got_any)?,
-        };
-        if n == 0 {
-            return parser.finish(res);
-        }
-        got_any = true;
-    }
-}
-
-/// [`read`], on a blocking reader.
-pub fn read_blocking<R: Read>(
-    io: &mut R,
-    buf: &mut Vec<u8>,
-    res: &mut Response,
-    options: Options,
-) -> Result<(), Error> {
-    res.clear();
-    let mut parser = Parser::new(options);
-    let mut got_any = !buf.is_empty();
-    let mut chunk = [0u8; 8192];
-    loop {
-        if step(&mut parser, buf, res)? {
-            return Ok(());
-        }
-        let n = match io.read(&mut chunk) {
-            Ok(n) => n,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => ended(err, got_any)?,
-        };
-        if n == 0 {
-            return parser.finish(res);
-        }
-        got_any = true;
-        buf.extend_from_slice(&chunk[..n]);
-    }
-}
-
-/// `GET target` on a fresh blocking connection (`Connection: close`), with `timeout` for the
-/// connect and for each read and write; over TLS with `tls` (which should offer `http/1.1`).
-pub fn get_blocking(
-    addr: SocketAddr,
-    target: &str,
-    timeout: Duration,
-    tls: Option<Arc<rustls::ClientConfig>>,
-) -> Result<Response, Error> {
-    let stream = TcpStream::connect_timeout(&addr, timeout)?;
-    stream.set_read_timeout(Some(timeout))?;
-    stream.set_write_timeout(Some(timeout))?;
-    let _ = stream.set_nodelay(true);
-    let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    let mut res = Response::new();
-    match tls {
-        None => exchange_blocking(stream, &request, &mut res)?,
-        Some(config) => {
-            let connection = rustls::ClientConnection::new(config, crate::tls::server_name(addr))
-                .map_err(io::Error::other)?;
-            exchange_blocking(
-                rustls::StreamOwned::new(connection, stream),
-                &request,
-                &mut res,
-            )?;
-        }
-    }
-    Ok(res)
-}
-
-fn exchange_blocking(
-    mut io: impl Read + Write,
-    request: &str,
-    res: &mut Response,
-) -> Result<(), Error> {
-    io.write_all(request.as_bytes())?;
-    io.flush()?;
-    read_blocking(&mut io, &mut Vec::new(), res, Options::default())
 }
 
 #[cfg(test)]
