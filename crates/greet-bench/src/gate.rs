@@ -1,13 +1,13 @@
 //! Holding a run's figures (or a comparison's ratios) to the `--threshold`s
-//! ([`crate::plan::Threshold`]), as k6 does, so that a CI job can fail on a regression. A
+//! ([`greet_model::plan::Threshold`]), as k6 does, so that a CI job can fail on a regression. A
 //! threshold holds when every figure it names holds it (the median of a figure's runs); one
 //! that names no figure is breached, so a typo cannot pass.
 
 use crate::diff::{ratios, Diff};
-use crate::plan::{OfRuns, Threshold};
-use crate::report::points::Point;
-use crate::results::ThresholdCheck;
-use crate::stats::Summary;
+use greet_model::plan::{OfRuns, Threshold};
+use greet_model::results::ThresholdCheck;
+use greet_report::points::Point;
+use greet_stats::Summary;
 
 /// Holds each threshold to `points` (absolute thresholds to a run's figures, ratio thresholds
 /// to a comparison's ratios, each given as a point of one value); a threshold of the other
@@ -74,7 +74,7 @@ fn names(server: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Metric;
+    use greet_model::plan::Metric;
 
     fn point(server: &str, metric: Metric, values: &[f64]) -> Point {
         Point {

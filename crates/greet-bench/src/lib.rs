@@ -14,21 +14,23 @@
 //!
 //! The load itself is `greet_load`'s (the loops, the checks, the tallies, an agent's shard);
 //! where it runs, the harness's own process, agents here or a swarm job, is the plan's
-//! [`plan::Placement`], which the harness reads and no scenario does.
+//! [`plan::Placement`](greet_model::plan::Placement), which the harness reads and no scenario does.
 //!
 //! **A scenario is one folder**, `scenario/<name>/`: what it is (`mod.rs`: what it says of
 //! itself, its plan and defaults), its own flags (`flags.rs`), its run (`run.rs`) and its
 //! report (`report.rs`: its section of results.json, tables, charts, CSV, figures, scorecard
-//! rows), built with one kit (`scenario/kit.rs`: the `Scenario` trait, the run skeleton and
-//! the `Book` it records into). The list of scenarios is one line each, in `scenario/mod.rs`;
+//! rows), built with one kit (`scenario/kit/`: the `Scenario` trait, the run skeleton and
+//! the `Book` it records into). The list of scenarios is one line each (and a plain `pub
+//! mod`), in `scenario/mod.rs`;
 //! the command line's subcommands, `all`, results.json's sections and the report's order come
-//! from it. What every scenario's plan holds, [`plan::Base`], and its one flag group are
-//! written once. The layers below keep only what every scenario shares.
+//! from it. What every scenario's plan holds, [`plan::Base`](greet_model::plan::Base), and
+//! its one flag group are written once. The layers below keep only what every scenario
+//! shares.
 //!
-//! Only what the tests and the binary use is public (the plans and sections, the results, the
-//! statistics, the command line's `main`); the rest is the crate's own. Layout, one job a
-//! module; dependencies point down this list, never up (a test, `tests/harness/layering.rs`,
-//! holds them to it, and within each directory module too):
+//! Only what the tests and the binary use is public (the plans and sections, the command
+//! line's `main`); the rest is the crate's own. Layout, one job a module; dependencies point
+//! down this list, never up (a test, `tests/harness/layering/`, holds them to it, and within
+//! each directory module too):
 //! - [`cli`]: the commands and their exit codes, made from the list of scenarios; it runs
 //!   nothing itself;
 //! - `run`: one run from its [`scenario::Agenda`] to report (servers found once, CPUs split,
@@ -44,44 +46,26 @@
 //! - `harness`: `Harness`, what scenarios share: bring a server up where the placement says
 //!   and verify it, hand a load to where it runs and get one merged result back, progress,
 //!   saving;
-//! - `server`: servers as processes, containers or swarm stacks, pinned, timed and stopped,
-//!   the stores beside them, the agents' swarm job ([`build_command`] builds the servers as
-//!   the harness does); [`jvm`]: the original's Tomcat and Jetty servers as peers; `nginx`:
-//!   Debian's nginx as the outside anchor, from a configuration written per start (the
-//!   floor, `greet-floor`, is a workspace binary like the servers);
-//! - `sample`: a server seen while loaded: /proc (`proc`), or a container's stats from the
-//!   engine or a watch task beside it (`engine`);
-//! - `report`: the output formats as primitives (tables, CSV, SVG charts, one HTML page),
-//!   `write_all` over every section a run has through `report::Render`, and `points`, every
-//!   figure of a run, flat (scenario, server, cell, metric, values), for thresholds and
-//!   comparisons;
 //! - `flags`: the base's flag group, the flags several scenarios share, and flag values (with
-//!   each scenario's `flags.rs` and `cli`, the only code that sees clap);
-//! - [`results`]: the envelope of `results.json` and its reader, and what every section
-//!   records: one [`results::Trial`] per load, a [`results::Frame`];
-//! - [`stats`]: medians, summaries, percentages, the paired verdict (`stats::paired`) and,
-//!   between two runs, the unpaired one (`stats::mann_whitney`);
-//! - [`plan`]: what every scenario's plan shares, as plain values.
+//!   each scenario's `flags.rs` and `cli`, the only code that sees clap).
 //!
-//! One name for one thing:
-//! - **run**: one invocation of greet-bench, one folder of results; its [`scenario::Agenda`]
-//!   is the shared settings and the scenarios it runs;
-//! - **scenario**: one experiment (`ladder`, `rate`, …); its **plan** (`<scenario>::Plan`) is
-//!   its settings, built on a [`plan::Base`]; its **section** (`<scenario>::Section`) is its
-//!   part of results.json;
-//! - **trial** ([`results::Trial`]): one load against one server, what the client and the
-//!   sampler saw; results.json lists a cell's trials as its `runs`;
-//! - **repeat** or **block**: one more trial of every cell (`--repeats`), each server once,
-//!   close together, so that servers are compared block by block; a **cell** is where in a scenario
-//!   a figure was measured (`c=2700`, `4x1000`, a setting), a **point** one figure there;
-//! - **target**: a server the harness did not start (`--target`); a request's **path** is
-//!   the endpoint it loads;
-//! - **placement** ([`plan::Placement`]): where the load runs (the harness, local agents, a
-//!   swarm); nothing else is called a place;
-//! - **connections**: a keep-alive load's connections (`--connections`); the ladder's
-//!   **concurrency** is its fresh connections at once, one request each;
-//! - **verdict** ([`stats::paired::Word`]): ahead, behind, equal or undecided; a run
-//!   **ends** (`run::Ending`) and a capacity level has an **outcome**.
+//! Below the crate, as crates of their own, one on the other:
+//! - `greet_bed`: the bed, `server` (servers as processes, containers or swarm stacks,
+//!   pinned, timed and stopped, the stores beside them, the agents' swarm job,
+//!   `build_command` that builds the servers as the harness does, the original's Tomcat and
+//!   Jetty servers as peers in `jvm`, Debian's nginx as the outside anchor in `nginx`) and
+//!   `sample` (a server seen while loaded: /proc, or a container's stats from the engine or a
+//!   watch task beside it; the counts of a process under an instrument);
+//! - `greet_report`: the output formats as primitives (tables, CSV, SVG charts, one HTML
+//!   page), `write_all` over every section a run has through `greet_report::Render`, the
+//!   scorecard, and `points`, every figure of a run, flat (scenario, server, cell, metric,
+//!   values), for thresholds and comparisons; it names no scenario;
+//! - `greet_model`: the data model, its `plan` (what every scenario's plan shares, as plain
+//!   values) and its `results` (the envelope of `results.json` and its reader, and what every
+//!   section records: one [`Trial`](greet_model::results::Trial) per load, a
+//!   [`Frame`](greet_model::results::Frame));
+//! - `greet_stats`: medians, summaries, the paired verdict (`greet_stats::paired`) and,
+//!   between two runs, the unpaired one (`greet_stats::mann_whitney`).
 
 pub mod cli;
 mod diff;
@@ -89,15 +73,8 @@ mod flags;
 mod gate;
 mod harness;
 mod open_loop;
-pub mod plan;
-mod report;
-pub mod results;
 mod run;
-mod sample;
 pub mod scenario;
-mod server;
-pub mod stats;
 mod tools;
 
 pub use scenario::Results;
-pub use server::{build_command, jvm};

@@ -8,8 +8,8 @@ use anyhow::Result;
 use greet_load::{PacedTally, Stop, Work};
 
 use crate::harness::{Ask, Harness, Up};
-use crate::plan::{Foreign, Placement, Protocol};
-use crate::results::RateRun;
+use greet_model::plan::{Foreign, Placement, Protocol};
+use greet_model::results::RateRun;
 
 /// The load generator is trusted up to this fraction of the rate its CPU would allow at the
 /// probe's cost per request, over cleartext HTTP/1.1: there pacing costs about 0.85 of the

@@ -7,8 +7,8 @@ use clap::Args;
 
 use crate::diff::{self as compare, Format};
 use crate::flags::{help1, parse_agents, parse_baseline_name, parse_level};
-use crate::plan::{self, Threshold};
 use crate::tools::kube::Kubernetes;
+use greet_model::plan::{self, Threshold};
 
 /// The settings of `compare`.
 #[derive(Debug, Clone, Args)]

@@ -20,10 +20,10 @@ use greet_load::agent::ShardArgs;
 
 use crate::diff as compare;
 use crate::flags::{help1, list, parse_repeats, parse_short, BaseArgs, CommonArgs, Own};
-use crate::plan::{self, Based, Common};
 use crate::run::{self, Ending};
 use crate::scenario::{Agenda, Kind, Listed, Visit};
 use crate::tools::{self, kube, merge, Outcome};
+use greet_model::plan::{self, Based, Common, Grounded};
 
 use args::{CheckArgs, CompareArgs, KubernetesArgs, MergeArgs, ReportArgs};
 
@@ -378,10 +378,10 @@ mod tests {
 
     use super::*;
     use crate::flags::parse_duration;
-    use crate::plan::{Bins, Contract, Expect, Measured};
     use crate::scenario::rate::Rates;
     use crate::scenario::soak::SoakBound;
     use crate::scenario::{business, capacity, ladder, loops, rate, soak, sweep, Planned};
+    use greet_model::plan::{Bins, Contract, Expect, Measured};
 
     fn parsed(args: &[&str]) -> Result<Action, clap::Error> {
         command()
@@ -487,7 +487,7 @@ mod tests {
     /// it asks for more; every other profile's are `--duration`'s.
     #[test]
     fn the_upload_is_measured_in_slices_it_can_fill() {
-        use crate::plan::Profile;
+        use greet_model::plan::Profile;
         let slices = |args: &[&str]| {
             let Planned::Workloads(plan) = only(plan(args)) else {
                 panic!("not workloads")
@@ -696,7 +696,7 @@ mod tests {
 
     #[test]
     fn where_the_load_runs_is_one_placement_from_the_same_flags() {
-        use crate::plan::Placement;
+        use greet_model::plan::Placement;
         use std::num::NonZeroUsize;
         let n = |n| NonZeroUsize::new(n).unwrap();
         let Planned::Ladder(ladder) = only(plan(&["--agents", "2"])) else {

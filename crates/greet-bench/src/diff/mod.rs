@@ -3,11 +3,11 @@
 //! medians with a verdict, and what differs between the runs themselves (machine, CPUs,
 //! kernel, crate versions, each scenario's settings). How a [`Diff`] prints is `render`'s.
 //! (Servers compared with each other within one run are compared block by block:
-//! [`crate::stats::paired`].)
+//! [`greet_stats::paired`].)
 //!
 //! Two runs were measured at different times and share no blocks, so their figures cannot be
 //! paired: a verdict needs runs on both sides, set against each other unpaired with
-//! Mann-Whitney ([`crate::stats::mann_whitney::test`]); a figure with one run a side gets none, and neither
+//! Mann-Whitney ([`greet_stats::mann_whitney::test`]); a figure with one run a side gets none, and neither
 //! does one whose scenario ran under other settings, unless the comparison is about those
 //! settings (`--vary workers`: an A/B of one setting, a deliberate change that is the point).
 //! `--vary endpoint` pairs a figure with the same one on another path (`/greetings` against
@@ -24,13 +24,13 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::plan::{Metric, OfRuns};
-use crate::report::points;
-use crate::report::points::{join, Point};
-use crate::results::{Mark, Scorecard};
 use crate::scenario::{Kind, Results};
-use crate::stats::mann_whitney::{self, Verdict};
-use crate::stats::{median, Summary};
+use greet_model::plan::{Metric, OfRuns};
+use greet_model::results::{Mark, Scorecard};
+use greet_report::points;
+use greet_report::points::{join, Point};
+use greet_stats::mann_whitney::{self, Verdict};
+use greet_stats::{median, Summary};
 
 /// The noise band's default: a ratio within 5 % of 1 is never called a change.
 pub(crate) const NOISE: f64 = 0.05;
@@ -167,7 +167,7 @@ pub(crate) struct Standing {
 fn scorecard(results: &Results) -> Scorecard {
     if results.scorecard.rows.is_empty() {
         let mut sections = results.sections.clone();
-        crate::report::scorecard::judge_run(&mut sections, results.meta.band)
+        greet_report::scorecard::judge_run(&mut sections, results.meta.band)
     } else {
         results.scorecard.clone()
     }
@@ -393,7 +393,7 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
     differ("commit", or_unknown(&o.commit), or_unknown(&n.commit));
     differ("rustc", or_unknown(&o.rustc), or_unknown(&n.rustc));
     // Words judged against another band are not the same claims: "asked again" says so here.
-    let band = crate::stats::paired::percent;
+    let band = greet_stats::paired::percent;
     differ("band", band(o.band), band(n.band));
     for (krate, version) in &n.crate_versions {
         let before = o
@@ -435,7 +435,7 @@ pub(crate) fn ratios(diff: &Diff, of_runs: OfRuns) -> Vec<Point> {
 
 /// Reads a run: its `results.json`, or a folder holding one.
 pub(crate) fn read(path: &Path) -> Result<Results> {
-    crate::results::read(path)
+    greet_model::results::read(path)
 }
 
 #[cfg(test)]
@@ -510,8 +510,8 @@ mod tests {
         assert_eq!(v(Metric::Total, &fast, &mixed), "no difference shown");
     }
 
-    use crate::results::{Cpus, Frame, Meta, Mode, Transport, Trial};
     use crate::scenario::ladder::{self, LadderServer, Level};
+    use greet_model::results::{Cpus, Frame, Meta, Mode, Transport, Trial};
 
     fn run(total_s: f64, valid: bool) -> Trial {
         let mut run = Trial::default();
@@ -541,7 +541,7 @@ mod tests {
             crate_versions: BTreeMap::new(),
             scenarios: vec!["ladder".into()],
             comparison_method: String::new(),
-            band: crate::stats::paired::BAND,
+            band: greet_stats::paired::BAND,
             started_at: String::new(),
             commit: None,
             rustc: None,

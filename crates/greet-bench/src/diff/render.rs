@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::svg::esc;
+use greet_report::svg::esc;
 
 use super::{Diff, Row};
 
@@ -252,8 +252,8 @@ fn forest(diff: &Diff) -> String {
 mod tests {
     use super::*;
     use crate::diff::{Again, Standing};
-    use crate::plan::Metric;
-    use crate::results::Mark;
+    use greet_model::plan::Metric;
+    use greet_model::results::Mark;
 
     fn row(ratio: f64, verdict: &str) -> Row {
         Row {

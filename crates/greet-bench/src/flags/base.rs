@@ -1,6 +1,6 @@
 //! The base's flags, one group for every scenario ([`BaseArgs`]): `--servers` and
 //! `--repeats`, and those of the base's settings the scenario takes
-//! ([`crate::plan::Takes`]): the servers' flags, servers the harness did not start, where
+//! ([`greet_model::plan::Takes`]): the servers' flags, servers the harness did not start, where
 //! the load runs. Each help quotes the scenario's own defaults. And [`Own`], what a
 //! scenario's own flags are to the command line.
 
@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 
-use crate::plan::{self, Base, Based, ServerSpec};
+use greet_model::plan::{self, Base, Based, ServerSpec};
 
 use super::shared::{ForeignArgs, PlaceArgs, ServerArgs};
 use super::values::{help, help1, list, parse_repeats, parse_server, parse_short};

@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use crate::plan::{
+use greet_model::plan::{
     self, Based, Bins, Common, Contract, Expect, Foreign, Measure, Measured, Paced, Placement,
     Protocol, ServerSettings, Store, Target, Threshold,
 };
@@ -158,7 +158,7 @@ impl CommonArgs {
             streams_each: if self.streams.is_empty() {
                 vec![1]
             } else {
-                crate::stats::distinct(self.streams.iter().copied())
+                greet_stats::distinct(self.streams.iter().copied())
             },
             pipeline: self.pipeline.unwrap_or(1),
             requests_per_connection: self.requests_per_connection,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use greet_server::Knob;
 use greet_store::{DatabaseUrl, RedisUrl};
 
-use crate::plan::{self, Contract, ServerSpec, Target, Threshold};
+use greet_model::plan::{self, Contract, ServerSpec, Target, Threshold};
 
 pub(crate) use greet_cli::{parse_any_duration, parse_duration};
 pub(crate) use greet_load::flags::{parse_agents, parse_expect, parse_level};
@@ -199,9 +199,9 @@ pub(crate) fn parse_target(text: &str) -> Result<Target, String> {
 }
 
 /// `--band`: a percentage with its `%` (a bare `5` could be read as 5 or as 500%), above 0
-/// and at most [`crate::stats::paired::WIDEST_BAND`], as a share (`5%` is 0.05).
+/// and at most [`greet_stats::paired::WIDEST_BAND`], as a share (`5%` is 0.05).
 pub(crate) fn parse_band(text: &str) -> Result<f64, String> {
-    let widest = crate::stats::paired::WIDEST_BAND * 100.0;
+    let widest = greet_stats::paired::WIDEST_BAND * 100.0;
     let pct = text
         .trim()
         .strip_suffix('%')

@@ -1,6 +1,6 @@
 //! A load's shard handed to agents where the [`Placement`] puts them: processes of this
 //! program on this machine (`greet-bench agent`, `greet_load::local`), or the replicas of a
-//! run-once service on a Docker Swarm (`crate::server::job`).
+//! run-once service on a Docker Swarm (`greet_bed::server::job`).
 //! Either way they start at one instant and their reports come back whole, or the load fails.
 
 use std::net::SocketAddr;
@@ -11,10 +11,10 @@ use greet_load::local::{self, AgentCommand, START_LEAD};
 use greet_load::shard::url_of;
 use greet_load::{merge, AgentRun, Counted, Report, Shard};
 
-use crate::plan::{Placement, Protocol};
-use crate::server::job;
-use crate::server::swarm::Nodes;
-use crate::server::SERVER_HOST;
+use greet_bed::server::job;
+use greet_bed::server::swarm::Nodes;
+use greet_bed::server::SERVER_HOST;
+use greet_model::plan::{Placement, Protocol};
 
 /// How long after the job is created its agents start: time for the swarm to schedule and
 /// start every task.

@@ -10,14 +10,14 @@ use anyhow::{bail, Context, Result};
 use greet_load::{check_request, Check, Wire};
 use greet_server::{Knob, ServerFlag};
 
-use crate::plan::{
+use greet_bed::sample::{self, mib};
+use greet_bed::server::Wrap;
+use greet_bed::server::{self, swarm, Server};
+use greet_model::plan::{
     build_of, is_peer, is_reference, knobs_of, package, Base, Containers, Contract, Foreign,
     Placement, Protocol, Target, ANCHOR,
 };
-use crate::results::Mode;
-use crate::sample::{self, mib};
-use crate::server::Wrap;
-use crate::server::{self, swarm, Server};
+use greet_model::results::Mode;
 
 use super::Harness;
 

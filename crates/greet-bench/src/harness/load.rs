@@ -13,14 +13,14 @@ use greet_load::{
     Work,
 };
 
-use crate::plan::Placement;
+use greet_model::plan::Placement;
 use greet_probe::procfs::{self, MachineTicks};
 
-use crate::results::{Machine, RateRun, Sampled, Spectrum, Trial};
-use crate::sample::pulse::Pulse;
-use crate::sample::{self, EngineStats, Maxima, Sampler};
-use crate::server::provision::{Ready, StoreSampling};
-use crate::server::Server;
+use greet_bed::sample::pulse::Pulse;
+use greet_bed::sample::{self, EngineStats, Maxima, Sampler};
+use greet_bed::server::provision::{Ready, StoreSampling};
+use greet_bed::server::Server;
+use greet_model::results::{Machine, RateRun, Sampled, Spectrum, Trial};
 
 use super::agents;
 use super::progress::{Bound, Progress};
@@ -208,7 +208,7 @@ impl Harness {
             ),
         );
         tokio::time::sleep(QUIET).await;
-        let again = format!("{label} {}", crate::results::Noise::AGAIN);
+        let again = format!("{label} {}", greet_model::results::Noise::AGAIN);
         self.load(place, up, ask, again).await
     }
 

@@ -12,8 +12,8 @@ mod bring_up;
 mod load;
 mod progress;
 
-pub(crate) use crate::server::Wrap;
 pub(crate) use bring_up::{mode, Start, Subject, Up};
+pub(crate) use greet_bed::server::Wrap;
 pub(crate) use load::{Ask, QUIET};
 
 use std::path::PathBuf;
@@ -26,10 +26,10 @@ use greet_server::ServerFlag;
 
 use serde::Serialize;
 
-use crate::plan::{Common, Placement, ServerSettings};
-use crate::report::{self, Sections};
-use crate::results::{Machine, Noise, Results, Transport};
-use crate::server::Binaries;
+use greet_bed::server::Binaries;
+use greet_model::plan::{Common, Placement, ServerSettings};
+use greet_model::results::{Machine, Noise, Results, Transport};
+use greet_report::{self as report, Sections};
 
 /// What every scenario shares.
 #[derive(Debug)]
@@ -100,7 +100,7 @@ impl Harness {
 
     /// The band every verdict of the run is judged against: `--band`, or ±5%.
     pub(crate) fn band(&self) -> f64 {
-        self.common.band.unwrap_or(crate::stats::paired::BAND)
+        self.common.band.unwrap_or(greet_stats::paired::BAND)
     }
 
     /// The per-request timeout.

@@ -7,10 +7,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use greet_probe::procfs;
 
 use crate::harness::Harness;
-use crate::results::{Cpus, Meta};
 use crate::scenario::Planned;
-use crate::server::workspace_root;
-use crate::stats::paired;
+use greet_bed::server::workspace_root;
+use greet_model::results::{Cpus, Meta};
+use greet_stats::paired;
 
 pub(super) fn meta(harness: &Harness, scenarios: &[Planned]) -> Meta {
     let (machine, kernel) = procfs::host_and_kernel();

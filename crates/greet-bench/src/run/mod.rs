@@ -16,11 +16,11 @@ use tokio::signal::unix::{self, SignalKind};
 use crate::diff;
 use crate::gate;
 use crate::harness::Harness;
-use crate::plan::{self, Threshold};
-use crate::report;
-use crate::results::Incomplete;
 use crate::scenario::{Agenda, Planned, Results};
-use crate::server::{split_cpus, Binaries};
+use greet_bed::server::{split_cpus, Binaries};
+use greet_model::plan::{self, Threshold};
+use greet_model::results::Incomplete;
+use greet_report as report;
 
 /// Scheduler ticks between looks at the runtime's global queue (tokio's default: 61).
 const GLOBAL_QUEUE_INTERVAL: u32 = 4;

@@ -2,7 +2,7 @@
 //! flag no scenario of it takes, a reference or a server named twice where the scenario
 //! cannot take it; each refused in one line.
 
-use crate::plan::{Common, Target};
+use greet_model::plan::{Common, Target};
 
 use super::kit::About;
 
@@ -95,16 +95,16 @@ pub(super) fn transport(
     let mut shorts: Vec<&String> = each.iter().flat_map(|e| &e.binaries).collect();
     shorts.sort_unstable();
     shorts.dedup();
-    if protocol != crate::plan::Protocol::Http1 {
+    if protocol != greet_model::plan::Protocol::Http1 {
         if let Some(peer) = shorts
             .iter()
-            .find(|s| crate::plan::is_peer(s) || crate::plan::is_reference(s))
+            .find(|s| greet_model::plan::is_peer(s) || greet_model::plan::is_reference(s))
         {
             return Err(TransportError::PeerCleartext((*peer).clone(), protocol));
         }
     }
     let targets = each.iter().any(|e| !e.targets.is_empty());
-    if !targets && !shorts.is_empty() && shorts.iter().all(|s| crate::plan::is_reference(s)) {
+    if !targets && !shorts.is_empty() && shorts.iter().all(|s| greet_model::plan::is_reference(s)) {
         let names: Vec<&str> = shorts.iter().map(|s| s.as_str()).collect();
         return Err(TransportError::NoContender(names.join(",")));
     }
@@ -121,7 +121,7 @@ pub(super) fn transport(
                 takers: takers(|a| a.again, " and "),
             });
         }
-        let reference = shorts.iter().find(|s| crate::plan::is_reference(s));
+        let reference = shorts.iter().find(|s| greet_model::plan::is_reference(s));
         if let Some(reference) = reference.filter(|_| !entry.about.references) {
             return Err(TransportError::NoReferences {
                 reference: reference.clone(),
@@ -148,10 +148,10 @@ pub enum TransportError {
         /// `--streams` as given.
         streams: String,
         /// `--protocol`.
-        protocol: crate::plan::Protocol,
+        protocol: greet_model::plan::Protocol,
     },
     /// `--tls-resume` in cleartext.
-    ResumeNeedsTls(crate::plan::Protocol),
+    ResumeNeedsTls(greet_model::plan::Protocol),
     /// `--requests-per-connection` where no scenario has keep-alive users.
     NoKeepAlive {
         /// `--requests-per-connection` as given.
@@ -167,9 +167,9 @@ pub enum TransportError {
         takers: String,
     },
     /// A target whose scheme is not the protocol's.
-    TargetScheme(Target, crate::plan::Protocol),
+    TargetScheme(Target, greet_model::plan::Protocol),
     /// A JVM peer over anything but HTTP/1.1 in cleartext.
-    PeerCleartext(String, crate::plan::Protocol),
+    PeerCleartext(String, greet_model::plan::Protocol),
     /// Only reference servers, nothing to measure against them.
     NoContender(String),
     /// A server named twice where the scenario measures each server once.

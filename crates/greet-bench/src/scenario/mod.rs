@@ -4,25 +4,40 @@
 //! plan and defaults, its `Scenario` impl), `flags.rs` (its own flags, and how they set
 //! its plan), `run.rs` (what it loads and records) and `report.rs` (its section of
 //! results.json, and the tables, charts, CSV files, figures and scorecard rows drawn from
-//! it); a file grown past about 400 lines is split in two. The kit every folder is built
-//! with is `kit`; the list below, `scenarios!`, is the one place that names them all: the
-//! modules, the kinds, the plans, the sections of results.json, the command line's
-//! subcommands and the report's order all derive from it. A new scenario is its folder and
-//! one line there.
+//! it); a file past 500 lines before its tests is split along its jobs, into five files a
+//! folder at most. The kit every folder is built with is `kit`; the list below,
+//! `scenarios!`, is the one place that names them all: the kinds, the plans, the sections of
+//! results.json, the command line's subcommands and the report's order all derive from it.
+//! A new scenario is its folder, its `pub mod` here and one line in the list.
 
 mod checks;
 pub(crate) mod kit;
 
+// Declared here, outside `scenarios!`, so that rustfmt (which does not follow modules a macro
+// declares) reaches every file of every scenario; the list below names each again.
+pub mod business;
+pub mod capacity;
+pub mod cost;
+pub mod knobs;
+pub mod ladder;
+pub mod loops;
+pub mod protocols;
+pub mod rate;
+pub mod soak;
+pub mod sweep;
+pub mod techempower;
+pub mod workloads;
+
 use serde::{Deserialize, Serialize};
 
 use crate::harness::Harness;
-use crate::plan::{Base, Based, Common};
-use crate::report;
-use crate::results::Frame;
+use greet_model::plan::{Base, Based, Common, Grounded};
+use greet_model::results::Frame;
+use greet_report as report;
 
 pub use checks::TransportError;
-pub(crate) use kit::{About, Scenario};
-use kit::{Framed, Sheet};
+pub(crate) use kit::{About, Run, Scenario};
+use kit::{Compared, Framed, Sheet};
 
 /// Something done to one scenario, whichever it is ([`Kind::visit`]): what the command line
 /// builds and reads for each.
@@ -34,7 +49,7 @@ pub(crate) trait Visit {
 }
 
 /// A scenario as the list holds it (written by `scenarios!`).
-pub(crate) trait Listed: Scenario {
+pub(crate) trait Listed: Run {
     /// Its plan, as one of the run's.
     fn planned(plan: Self::Plan) -> Planned;
 }
@@ -43,8 +58,6 @@ pub(crate) trait Listed: Scenario {
 /// and everything derived from it.
 macro_rules! scenarios {
     ($($module:ident :: $kind:ident),+ $(,)?) => {
-        $(pub mod $module;)+
-
         /// Which scenario.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Kind {
@@ -162,9 +175,15 @@ macro_rules! scenarios {
                 fn frame(&mut self) -> &mut Frame {
                     &mut self.frame
                 }
+            }
 
-                fn comparisons(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
-                    self.comparisons_mut()
+            impl Grounded for $module::Plan {
+                fn base(&self) -> &Base {
+                    &self.base
+                }
+
+                fn base_mut(&mut self) -> &mut Base {
+                    &mut self.base
                 }
             }
         )+
@@ -179,6 +198,8 @@ macro_rules! scenarios {
                             name: about.name,
                             title: about.title,
                             interleaved: about.interleaved,
+                            measures_again: about.measures_again,
+                            stores: about.stores,
                             looks: section.frame.looks,
                             section,
                         });
@@ -187,12 +208,12 @@ macro_rules! scenarios {
                 out
             }
 
-            fn comparisons_mut(&mut self) -> Vec<(usize, &mut crate::stats::paired::Comparison)> {
+            fn comparisons_mut(&mut self) -> Vec<(usize, &mut greet_stats::paired::Comparison)> {
                 let mut out = Vec::new();
                 $(
                     if let Some(section) = &mut self.$module {
                         let looks = section.frame.looks;
-                        out.extend(section.comparisons_mut().into_iter().map(|c| (looks, c)));
+                        out.extend(Compared::comparisons(section).into_iter().map(|c| (looks, c)));
                     }
                 )+
                 out
@@ -237,7 +258,7 @@ impl Kind {
 
 impl Planned {
     /// The servers it loads that the harness does not start.
-    pub(crate) fn targets(&self) -> &[crate::plan::Target] {
+    pub(crate) fn targets(&self) -> &[greet_model::plan::Target] {
         self.base().targets()
     }
 
@@ -245,7 +266,7 @@ impl Planned {
     fn set_servers(&mut self, servers: &[String]) {
         let kept: Vec<String> = servers
             .iter()
-            .filter(|s| self.kind().about().references || !crate::plan::is_reference(s))
+            .filter(|s| self.kind().about().references || !greet_model::plan::is_reference(s))
             .cloned()
             .collect();
         self.base_mut().set_servers(&kept);
@@ -253,7 +274,7 @@ impl Planned {
 }
 
 /// The whole of results.json: the envelope, with every scenario's section.
-pub type Results = crate::results::Results<Sections>;
+pub type Results = greet_model::results::Results<Sections>;
 
 /// A whole run: the shared settings and the scenarios, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -266,7 +287,7 @@ pub struct Agenda {
 
 impl Agenda {
     /// `all`: every scenario with its defaults (or `--quick` sizes) on `servers` (default:
-    /// [`crate::plan::SERVERS`]), each figure run `repeats` times (default: each scenario's
+    /// [`greet_model::plan::SERVERS`]), each figure run `repeats` times (default: each scenario's
     /// own).
     pub fn all(
         common: Common,
@@ -458,7 +479,7 @@ mod tests {
     fn a_list_of_streams_goes_only_where_it_is_taken() {
         let mut common = Common {
             streams_each: vec![1, 10],
-            protocol: crate::plan::Protocol::H2c,
+            protocol: greet_model::plan::Protocol::H2c,
             ..Common::default()
         };
         let agenda = |common: &Common, kinds: &[Kind]| Agenda {
@@ -474,7 +495,7 @@ mod tests {
             "--streams 1,10: only capacity and protocols take a list of streams; give the \
              others one"
         );
-        common.protocol = crate::plan::Protocol::Http1;
+        common.protocol = greet_model::plan::Protocol::Http1;
         assert!(matches!(
             agenda(&common, &[Kind::Capacity]).check_transport(),
             Err(TransportError::StreamsNeedHttp2 { .. })

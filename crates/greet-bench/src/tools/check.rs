@@ -4,7 +4,7 @@
 use greet_conformance::protocols::{answers_alike, tls_answers_alike};
 use greet_probe::tls::Trust;
 
-use crate::plan::Protocol;
+use greet_model::plan::Protocol;
 
 use super::Outcome;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::diff::{self, Format};
 use crate::gate;
-use crate::plan::Threshold;
+use greet_model::plan::Threshold;
 
 use super::Outcome;
 

@@ -17,10 +17,10 @@ use std::time::Duration;
 use greet_load::{Expect, Shard, Work};
 use serde::Serialize;
 
-use crate::plan::{self, package, Protocol};
-use crate::server::stores::{DATABASE_URL, POSTGRES_ENV, REDIS_ARGS, REDIS_URL};
-use crate::server::swarm::AGENT_IMAGE;
-use crate::server::yaml;
+use greet_bed::server::stores::{DATABASE_URL, POSTGRES_ENV, REDIS_ARGS, REDIS_URL};
+use greet_bed::server::swarm::AGENT_IMAGE;
+use greet_bed::server::yaml;
+use greet_model::plan::{self, package, Protocol};
 
 /// One level on a cluster.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::report::table::{agent_rows, agents_table, Table};
-use crate::results::Trial;
 use crate::scenario::ladder::Level;
+use greet_model::results::Trial;
+use greet_report::table::{agent_rows, agents_table, Table};
 
 use super::Outcome;
 

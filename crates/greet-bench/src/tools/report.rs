@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diff;
-use crate::report;
+use greet_report as report;
 
 use super::Outcome;
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::common::{
     assert_one_line_error, bench_ok, bin_dir_args, ladder_failed_once, out_dir, results, BENCH,
 };
-use greet_bench::results::Trial;
+use greet_model::results::Trial;
 
 /// The level of one agents run: hyper, 300 concurrent requests, 200 ms delay.
 fn level(agents: &str) -> Trial {

@@ -11,8 +11,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, said, turn, BENCH};
-use greet_bench::results::SampledBy;
 use greet_bench::Results;
+use greet_model::results::SampledBy;
 
 /// What every node holds: the server's stack and the agents' job (and the watch tasks).
 const IMAGES: [&str; 2] = ["greet-hyper:latest", "greet-agent:latest"];

@@ -6,8 +6,8 @@
 
 use std::process::{Command, Stdio};
 
-use greet_bench::build_command;
-use greet_bench::plan::SERVERS;
+use greet_bed::server::build_command;
+use greet_model::plan::SERVERS;
 
 /// The packages and targets a cargo build compiled (rather than found fresh).
 fn compiled(cmd: &mut Command) -> Vec<(String, Vec<String>)> {

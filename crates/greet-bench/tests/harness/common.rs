@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use greet_bench::plan::{package, FLOOR, SERVERS};
 use greet_bench::Results;
+use greet_model::plan::{package, FLOOR, SERVERS};
 
 pub(crate) const BENCH: &str = env!("CARGO_BIN_EXE_greet-bench");
 
@@ -183,7 +183,7 @@ pub(crate) fn release_run(name: &str, args: &[&str]) -> (String, Results, String
 pub(crate) fn results(path: &Path) -> Results {
     let text = std::fs::read_to_string(path).expect("results.json");
     let results: Results = serde_json::from_str(&text).expect("results.json has the schema");
-    assert_eq!(results.schema_version, greet_bench::results::SCHEMA_VERSION);
+    assert_eq!(results.schema_version, greet_model::results::SCHEMA_VERSION);
     results
 }
 
@@ -222,8 +222,8 @@ pub(crate) fn assert_one_line_exit(output: &Output, code: i32) -> String {
 
 /// The blocks both `a` and `b` ran undisturbed in: what a paired comparison of them rests on.
 pub(crate) fn undisturbed(
-    a: &[greet_bench::results::Trial],
-    b: &[greet_bench::results::Trial],
+    a: &[greet_model::results::Trial],
+    b: &[greet_model::results::Trial],
 ) -> usize {
     a.iter()
         .zip(b)

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use greet_bench::results::Mark;
 use greet_bench::scenario::cost::{CostCell, Section};
+use greet_model::results::Mark;
 
 use crate::common::{out_dir, release_run, results, turn, BENCH};
 

@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use crate::common::{assert_one_line_exit, out_dir, results, BENCH};
-use greet_bench::results::{Mode, SampledBy};
+use greet_model::results::{Mode, SampledBy};
 
 fn docker(args: &[&str]) -> bool {
     Command::new("docker")

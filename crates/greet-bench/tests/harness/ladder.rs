@@ -9,8 +9,8 @@ use crate::common::{
     assert_balanced, assert_one_line_exit, bench, bench_ok, bin_dir_args, ladder_failed_once,
     out_dir, packages, results, BENCH,
 };
-use greet_bench::results::{Mode, RssFrom};
-use greet_bench::stats::paired::{Figure, Word};
+use greet_model::results::{Mode, RssFrom};
+use greet_stats::paired::{Figure, Word};
 
 #[test]
 fn small_ladder_against_the_three_servers() {

@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use crate::common::{assert_one_line_exit, bench_ok, bin_dir_args, out_dir, results, BENCH};
-use greet_bench::jvm::PACKAGES;
+use greet_bed::server::jvm::PACKAGES;
 use greet_launch::process::which;
 
 #[test]

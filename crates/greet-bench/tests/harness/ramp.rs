@@ -291,7 +291,7 @@ fn the_same_server_twice_is_never_ahead_or_behind() {
     let compared = capacity
         .comparisons
         .iter()
-        .find(|c| c.figure == greet_bench::stats::paired::Figure::CapacityRps)
+        .find(|c| c.figure == greet_stats::paired::Figure::CapacityRps)
         .expect("the two compared");
     assert_eq!(
         (compared.a.as_str(), compared.b.as_str()),
@@ -301,7 +301,7 @@ fn the_same_server_twice_is_never_ahead_or_behind() {
     assert!(
         matches!(
             compared.word(),
-            greet_bench::stats::paired::Word::Equal | greet_bench::stats::paired::Word::Undecided
+            greet_stats::paired::Word::Equal | greet_stats::paired::Word::Undecided
         ),
         "{compared:?}"
     );

@@ -3,9 +3,9 @@
 //! capacity or beyond what the load generator can send.
 
 use crate::scenarios::scenario;
-use greet_bench::plan::Metric;
-use greet_bench::results::Mark;
-use greet_bench::stats::paired::Figure;
+use greet_model::plan::Metric;
+use greet_model::results::Mark;
+use greet_stats::paired::Figure;
 
 #[test]
 fn rate_quick_measures_latency_at_fractions_of_each_capacity() {

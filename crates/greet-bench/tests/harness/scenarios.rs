@@ -5,11 +5,11 @@
 use std::process::Output;
 
 use crate::common::{assert_balanced, bench, out_dir, packages, results, undisturbed};
-use greet_bench::results::{Mark, Trial};
 use greet_bench::scenario::Kind;
-use greet_bench::stats::paired::{Comparison, Figure, Word, FEWEST_BLOCKS};
-use greet_bench::stats::Summary;
 use greet_bench::Results;
+use greet_model::results::{Mark, Trial};
+use greet_stats::paired::{Comparison, Figure, Word, FEWEST_BLOCKS};
+use greet_stats::Summary;
 
 /// Runs a scenario into a fresh directory; its stdout, results and report.html.
 pub(crate) fn scenario(name: &str, args: &[&str]) -> (String, Results, String) {

@@ -9,8 +9,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{bin_dir_args, ladder_failed_once, out_dir, results, turn, BENCH};
-use greet_bench::results::{Mode, SampledBy, Trial};
 use greet_bench::Results;
+use greet_model::results::{Mode, SampledBy, Trial};
 
 fn docker(args: &[&str]) -> Output {
     Command::new("docker")

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::common::{bench_ok, out_dir, quiet, results, undisturbed};
-use greet_bench::results::{Mark, Scorecard};
-use greet_bench::stats::paired::{Word, FEWEST_BLOCKS};
+use greet_model::results::{Mark, Scorecard};
+use greet_stats::paired::{Word, FEWEST_BLOCKS};
 
 /// Blocks enough that a clear gap is decided in the family of a quick two-profile run: at
 /// 10, a signed-rank p-value can be 1/512, under 5% over the family's ten comparisons.

@@ -8,13 +8,12 @@ mod run;
 
 use std::time::Duration;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
+use greet_model::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The business scenario.
 #[derive(Debug)]
@@ -32,6 +31,8 @@ impl Scenario for Business {
             "greet-bench business --quick                  on SQLite, nothing to install",
             "greet-bench business --stores postgres        on PostgreSQL + Redis, started by the harness",
         ],
+        measures_again: true,
+        stores: true,
         ..About::DEFAULT
     };
     type Plan = Plan;
@@ -40,10 +41,6 @@ impl Scenario for Business {
 
     fn stores(plan: &Plan) -> &[Store] {
         &plan.stores
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
     }
 }
 
@@ -105,14 +102,6 @@ impl Based for Plan {
             },
             measure: Self::measure(quick),
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }
 

@@ -11,114 +11,117 @@
 //!
 //! Where each measurement runs is the plan's placement (the warm-ups run from the harness);
 //! the stores are ready before the first server starts, wherever the servers run
-//! (`crate::server::provision`), and sampled beside each measurement.
+//! (`greet_bed::server::provision`), and sampled beside each measurement.
 
 use anyhow::Result;
 use greet_load::{Expect, Stop, Work};
 use greet_server::ServerFlag;
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{block_throughputs, Gain, Frame, Repeated, Sampled};
-use crate::scenario::kit::Book;
-use crate::server::provision::{self, Ready};
-use crate::stats::paired::{pairwise, Figure};
+use crate::scenario::kit::{Book, Run};
+use greet_bed::server::provision::{self, Ready};
+use greet_model::plan::{self, package, Placement, BLOCKING_THREADS};
+use greet_model::results::{block_throughputs, Frame, Gain, Repeated, Sampled};
+use greet_stats::paired::{pairwise, Figure};
 
 use super::{Business, BusinessCell, CeilingFraction, Plan, PoolBest, PoolSetting, Section};
 
-/// Runs business: the stores made ready, then on each store every server, a repeat at a
-/// time.
-pub(super) async fn run(
-    harness: &Harness,
-    plan: &Plan,
-    book: &mut Book<'_, Business>,
-) -> Result<()> {
-    let default = PoolSetting {
-        workers: harness.workers(None),
-        db_pool: Plan::DEFAULT_DB_POOL,
-    };
-    let workers = crate::scenario::kit::grid_with(&plan.workers, default.workers);
-    let pools = crate::scenario::kit::grid_with(&plan.db_pools, default.db_pool);
-    let settings: Vec<PoolSetting> = workers
-        .iter()
-        .flat_map(|&w| {
-            pools.iter().map(move |&p| PoolSetting {
-                workers: w,
-                db_pool: p,
-            })
-        })
-        .collect();
-    book.open(Section {
-        transport: harness.transport(),
-        frame: Frame::new(plan.base.repeats),
-        concurrency: plan.measure.connections,
-        duration_s: plan.measure.duration.as_secs_f64(),
-        warmup_s: plan.measure.warmup.as_secs_f64(),
-        stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
-        workers,
-        db_pools: pools,
-        default,
-        ..Section::default()
-    });
-    let prepared =
-        provision::prepare_all("business", &plan.stores, harness.store_cpus(), plan.base.place).await;
-    let business = book.section();
-    business.store_notes = prepared.notes;
-    business.store_nodes = prepared.nodes;
-    business
-        .stores
-        .retain(|s| !prepared.skipped.contains(&s.as_str()));
-    for (name, err) in &prepared.failed {
-        book.fail(name, err);
-    }
-    let stores = prepared.ready;
-    let shorts = plan.base.shorts();
-    let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
-    for store in &stores {
-        for (_, name) in &servers {
-            add_cells(
-                book.section(),
-                name,
-                store.name,
-                &settings,
-                &plan.endpoints,
-                default,
-            );
-        }
-        // Repeats outermost, then servers, then settings: a slow spell of the machine hits
-        // every server and setting alike, where runs of one server back to back would hand
-        // the drift to the comparison between servers.
-        for repeat in 1..=plan.base.repeats {
-            for (short, name) in &servers {
-                let one = Server {
-                    short,
-                    name,
-                    store,
-                    settings: &settings,
-                    repeat,
-                };
-                let who = format!("{name} {}", store.name);
-                book.step(&who, async |book| {
-                    let outcome = run_repeat(harness, plan, &one, book).await;
-                    if outcome.is_err() {
-                        // What it measured before failing stays; settings it never reached
-                        // go.
-                        book.section().cells.retain(|c| {
-                            !(c.server == *name && c.store == store.name && c.runs.is_empty())
-                        });
-                    }
-                    outcome
+impl Run for Business {
+    /// Runs business: the stores made ready, then on each store every server, a repeat at a
+    /// time.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let default = PoolSetting {
+            workers: harness.workers(None),
+            db_pool: Plan::DEFAULT_DB_POOL,
+        };
+        let workers = crate::scenario::kit::grid_with(&plan.workers, default.workers);
+        let pools = crate::scenario::kit::grid_with(&plan.db_pools, default.db_pool);
+        let settings: Vec<PoolSetting> = workers
+            .iter()
+            .flat_map(|&w| {
+                pools.iter().map(move |&p| PoolSetting {
+                    workers: w,
+                    db_pool: p,
                 })
-                .await?;
+            })
+            .collect();
+        book.open(Section {
+            transport: harness.transport(),
+            frame: Frame::new(plan.base.repeats),
+            concurrency: plan.measure.connections,
+            duration_s: plan.measure.duration.as_secs_f64(),
+            warmup_s: plan.measure.warmup.as_secs_f64(),
+            stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
+            workers,
+            db_pools: pools,
+            default,
+            ..Section::default()
+        });
+        let prepared = provision::prepare_all(
+            "business",
+            &plan.stores,
+            harness.store_cpus(),
+            plan.base.place,
+        )
+        .await;
+        let business = book.section();
+        business.store_notes = prepared.notes;
+        business.store_nodes = prepared.nodes;
+        business
+            .stores
+            .retain(|s| !prepared.skipped.contains(&s.as_str()));
+        for (name, err) in &prepared.failed {
+            book.fail(name, err);
+        }
+        let stores = prepared.ready;
+        let shorts = plan.base.shorts();
+        let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
+        for store in &stores {
+            for (_, name) in &servers {
+                add_cells(
+                    book.section(),
+                    name,
+                    store.name,
+                    &settings,
+                    &plan.endpoints,
+                    default,
+                );
             }
+            // Repeats outermost, then servers, then settings: a slow spell of the machine hits
+            // every server and setting alike, where runs of one server back to back would hand
+            // the drift to the comparison between servers.
+            for repeat in 1..=plan.base.repeats {
+                for (short, name) in &servers {
+                    let one = Server {
+                        short,
+                        name,
+                        store,
+                        settings: &settings,
+                        repeat,
+                    };
+                    let who = format!("{name} {}", store.name);
+                    book.step(&who, async |book| {
+                        let outcome = run_repeat(harness, plan, &one, book).await;
+                        if outcome.is_err() {
+                            // What it measured before failing stays; settings it never reached
+                            // go.
+                            book.section().cells.retain(|c| {
+                                !(c.server == *name && c.store == store.name && c.runs.is_empty())
+                            });
+                        }
+                        outcome
+                    })
+                    .await?;
+                }
+            }
+            for (_, name) in &servers {
+                summarise(book.section(), name, store.name, default);
+            }
+            book.save()?;
         }
-        for (_, name) in &servers {
-            summarise(book.section(), name, store.name, default);
-        }
-        book.save()?;
+        compare_servers(book.section(), default);
+        Ok(())
     }
-    compare_servers(book.section(), default);
-    Ok(())
 }
 
 /// One repeat of one server on one store.
@@ -216,7 +219,9 @@ async fn run_repeat(
                 stores: Some(one.store),
                 ..ask(Stop::After(plan.measure.duration))
             };
-            let loaded = harness.measure(plan.base.place, &up, &measured, label).await?;
+            let loaded = harness
+                .measure(plan.base.place, &up, &measured, label)
+                .await?;
             let (run, store_run) = (loaded.run(), loaded.stores);
             up.ensure_alive()?;
             let cell = &mut book.section().cells[index];
@@ -246,7 +251,7 @@ fn summarise(business: &mut Section, server: &str, store: &str, default: PoolSet
         .iter()
         .find(|c| is_ceiling(&c.endpoint) && c.setting == default)
         .map(|c| c.requests_per_s.median);
-    let endpoints = crate::stats::distinct(
+    let endpoints = greet_stats::distinct(
         mine.iter()
             .filter(|c| !is_ceiling(&c.endpoint))
             .map(|c| c.endpoint.clone()),
@@ -289,7 +294,7 @@ fn summarise(business: &mut Section, server: &str, store: &str, default: PoolSet
 
 /// Every pair of servers on each store and store-bound endpoint, at the default setting.
 fn compare_servers(business: &mut Section, default: PoolSetting) {
-    let keys = crate::stats::distinct(
+    let keys = greet_stats::distinct(
         business
             .cells
             .iter()

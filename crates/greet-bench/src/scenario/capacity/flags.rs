@@ -6,8 +6,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::flags::{
-    help, help1, millis, parse_duration, parse_path, parse_repeats, set, CommonArgs, Own,
-    PacedArgs,
+    help, help1, millis, parse_duration, parse_path, parse_repeats, set, CommonArgs, Own, PacedArgs,
 };
 
 use super::{Plan, Slo};

@@ -1,23 +1,21 @@
 //! capacity's report: its section of results.json, and what is drawn from it: tables, charts,
-//! CSV files, its figures as points and its scorecard rows; its tables are in `table.rs`.
+//! CSV files, its figures as points and its scorecard rows.
 
-use serde::{Deserialize, Serialize};
-use super::table::tables;
-use crate::stats::paired::Comparison;
-use crate::results::{
-    us_per_request_at, AgentRun, Frame, Machine, RateRun, RateWindow, Spectrum, Transport,
-};
-use crate::report::svg::{Line, LineChart, XAxis};
-use crate::stats::distinct;
-use crate::report::charts::slug;
+use crate::scenario::kit::Compared;
 use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
-use crate::stats::median;
+use greet_model::plan::Metric;
+use greet_model::results::{AgentRun, Frame, Machine, RateRun, RateWindow, Spectrum, Transport};
+use greet_report::charts::slug;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::{drawings, Drawing};
+use greet_report::svg::{Line, LineChart, XAxis};
+use greet_report::table::{comparison_notes, failure_notes, opt, Table};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::median;
+use greet_stats::paired::Comparison;
+use serde::{Deserialize, Serialize};
 
 /// The capacity scenario: a closed-loop probe, an open-loop ramp to past it, then searches
 /// around the knee, each a bracket halved and a staircase; a level holds when every answer is valid, at most
@@ -188,88 +186,6 @@ impl CapacityStep {
     }
 }
 
-impl CapacityServer {
-    /// How far its searches spread around its capacity: the lowest and the highest as
-    /// fractions of it, below 1 and above (`0.92, 1.05`); none without a capacity.
-    pub fn spread(&self) -> Option<(f64, f64)> {
-        let lowest = self.searches.iter().copied().reduce(f64::min)?;
-        let highest = self.searches.iter().copied().reduce(f64::max)?;
-        (self.capacity_rps > 0.0).then(|| (lowest / self.capacity_rps, highest / self.capacity_rps))
-    }
-
-    /// Each search's server CPU per request at the highest level it held under its capacity,
-    /// microseconds; none unless every search has it.
-    pub fn server_us_each(&self) -> Vec<f64> {
-        let each: Option<Vec<f64>> = (1..=self.searches.len())
-            .zip(&self.searches)
-            .map(|(search, &found)| {
-                let top = self
-                    .steps
-                    .iter()
-                    .filter(|s| s.search == search && s.held && s.target_rps <= found)
-                    .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))?;
-                us_per_request_at(top.server_cpu_pct?, top.achieved_rps)
-            })
-            .collect();
-        each.unwrap_or_default()
-    }
-
-    /// How close two capacities can be and still be told apart: over its searches, the
-    /// (lower) median last bracket, the lowest level that broke above the capacity found as
-    /// a share of it, less one (0.02: the search could not tell its capacity from 2% more).
-    /// A search that held to the top has no bracket. The median, not the widest: a search
-    /// whose staircase held all the way up has only the ramp's top above it (actix-web's
-    /// eighth of nine: 72%), and the widest would have called 0.86× [0.76, 0.99] equal; its
-    /// low capacity widens the interval instead.
-    pub fn resolution(&self) -> f64 {
-        let mut brackets: Vec<f64> = (1..=self.searches.len())
-            .zip(&self.searches)
-            .filter_map(|(search, &found)| {
-                let above = self
-                    .steps
-                    .iter()
-                    .filter(|s| s.search == search && !s.held && !s.unsure)
-                    .map(|s| s.target_rps)
-                    .filter(|&rate| rate > found)
-                    .reduce(f64::min)?;
-                (found > 0.0).then(|| above / found - 1.0)
-            })
-            .collect();
-        // The lower median: of two brackets, the narrower, never their mean with a wide one.
-        brackets.sort_by(f64::total_cmp);
-        brackets
-            .get(brackets.len().saturating_sub(1) / 2)
-            .copied()
-            .unwrap_or(0.0)
-    }
-
-    /// Its levels whose last run broke on a disturbed machine: verdicts that may be the
-    /// machine's rather than the server's.
-    pub fn disturbed_verdicts(&self) -> usize {
-        let run_again = self
-            .steps
-            .iter()
-            .skip(1)
-            .map(|next| next.again)
-            .chain([false]);
-        self.steps
-            .iter()
-            .zip(run_again)
-            .filter(|(s, again)| !again && !s.held && s.disturbed.is_some())
-            .count()
-    }
-
-    /// What it was measured on: the endpoint, and over more than one stream to a connection,
-    /// how many (`/health, 10 streams`).
-    pub fn case(&self) -> String {
-        if self.streams > 1 {
-            format!("{}, {} streams", self.endpoint, self.streams)
-        } else {
-            self.endpoint.clone()
-        }
-    }
-}
-
 /// Per endpoint (and streams), each second of every server's ramp: the objective's latency against the rate
 /// offered in it, a colour per server, with the objective's bound as a flat line: where a
 /// server's line crosses it is its knee.
@@ -353,7 +269,7 @@ impl Render for Section {
                 .map(|v| format!("{v:.0}"))
                 .collect::<Vec<_>>()
                 .join(" "),
-            spread: super::table::spread(s.spread()),
+            spread: spread(s.spread()),
             paces_us: (s.paces_us.iter())
                 .map(|v| format!("{v:.0}"))
                 .collect::<Vec<_>>()
@@ -443,9 +359,112 @@ struct CapacityRow<'a> {
     client_us_per_request: Option<f64>,
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         self.comparisons.iter_mut().collect()
     }
+}
+
+/// One row per server and endpoint: the capacity at the objective, how the search found it,
+/// the latency below it, and what each side's CPU spent per request there.
+fn tables(capacity: &Section) -> Vec<Table> {
+    let ms = |l: Option<&greet_model::results::Spectrum>| {
+        l.map_or("-".to_owned(), |l| format!("{:.3} / {:.3}", l.p50, l.p99))
+    };
+    let rows = capacity
+        .servers
+        .iter()
+        .map(|s| {
+            let ratio = match (s.client_us_per_request, s.server_us_per_request) {
+                (Some(c), Some(v)) if v > 0.0 => Some(c / v),
+                _ => None,
+            };
+            vec![
+                s.server.clone(),
+                s.case(),
+                format!("{}{:.0}", if s.at_top { ">= " } else { "" }, s.capacity_rps),
+                s.searches
+                    .iter()
+                    .map(|v| format!("{v:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                spread(s.spread()),
+                if s.paces_us.is_empty() {
+                    "-".to_owned()
+                } else {
+                    (s.paces_us.iter())
+                        .map(|v| format!("{v:.0}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
+                format!("{:.0}", s.probe_rps),
+                opt(s.ramp_knee_rps, 0),
+                ms(s.at_half.as_ref()),
+                ms(s.at_ninety.as_ref()),
+                opt(s.server_us_per_request, 1),
+                opt(s.client_us_per_request, 1),
+                opt(ratio, 2),
+            ]
+        })
+        .collect();
+    let mut table = Table::new(
+        format!(
+            "Capacity at {} (every answer valid, at most {:.0}% sent later than it allows), a {:.0} s ramp then {} \
+             search(es), each a staircase of {} levels of {:.1} s, {} connections, delay {} ms, --workers {}",
+            capacity.slo,
+            capacity.late_share_max * 100.0,
+            capacity.ramp_s,
+            capacity.frame.repeats,
+            capacity.steps,
+            capacity.duration_s,
+            capacity.connections,
+            capacity.delay_ms,
+            capacity.workers
+        ),
+        &[
+            "Application",
+            "Endpoint",
+            "Capacity(req/s)",
+            "Searches",
+            "Spread",
+            "Paces (us)",
+            "Closed-loop probe",
+            "Ramp knee",
+            "p50 / p99 at 50%",
+            "p50 / p99 at 90%",
+            "Server us/req",
+            "Client us/req",
+            "Client/server",
+        ],
+        vec![rows],
+    );
+    table.notes.push(
+        ">= : held up to the top of the search (what the client can pace; on agents, 1.2 \
+         times the probe): the capacity is at least this; Spread: the lowest and highest search \
+         from the capacity; Paces: how long the machine took meanwhile for a fixed piece of \
+         kernel work, each search's median (higher is slower); us/req: CPU microseconds per request at the highest level held under the capacity"
+            .to_owned(),
+    );
+    for s in &capacity.servers {
+        let disturbed = s.disturbed_verdicts();
+        if disturbed > 0 {
+            table.notes.push(format!(
+                "{} {}: {disturbed} level(s) broke on a disturbed machine even when run again \
+                 (steal, or other programs on the CPUs): its searches may be low",
+                s.server,
+                s.case()
+            ));
+        }
+    }
+    table.notes.extend(comparison_notes(&capacity.comparisons));
+    table.notes.extend(failure_notes(&capacity.frame.failures));
+    vec![table]
+}
+
+/// The searches' spread around the capacity, in percent (`-8% +5%`).
+fn spread(spread: Option<(f64, f64)>) -> String {
+    spread.map_or("-".to_owned(), |(low, high)| {
+        format!("{:+.0}% {:+.0}%", (low - 1.0) * 100.0, (high - 1.0) * 100.0)
+    })
 }

@@ -1,29 +1,26 @@
 //! Cost: what a request costs each server, counted rather than timed, so that it comes back
 //! to the percent on any run and any machine that has the same binaries. For each server and
 //! each kind of request ([`Cell`]), the server is started under each instrument
-//! (`crate::sample::count`: callgrind, DHAT, perf) and loaded with N/4 requests, then started
+//! (`greet_bed::sample::count`: callgrind, DHAT, perf) and loaded with N/4 requests, then started
 //! again and loaded with N/4 + N: the difference over N is what one request costs, start-up,
 //! warm-up and shutdown cancelled ([`warm_up`]). Only the server runs under an instrument.
 //! Beside the counts, the CPU time per request the kernel charged under perf, and what
 //! choosing the crate costs: its binary's size, its dependencies, its memory per idle
 //! keep-alive connection and, with `--build`, its build times.
 
-mod figures;
 mod flags;
-mod functions;
-mod knob_table;
 mod report;
 mod run;
+mod table;
 
 use greet_load::{Header, RequestBody};
 
-use crate::harness::Harness;
-use crate::plan::{self, Base, Based, Profile, Protocol, ServerSettings, ServerSpec, Takes};
+use greet_model::plan::{self, Base, Based, Profile, Protocol, ServerSettings, ServerSpec, Takes};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, KnobPart, KnobStudy, Scenario};
+use super::kit::{About, KnobPart, KnobStudy, Scenario};
 
 /// The cost scenario.
 #[derive(Debug)]
@@ -54,10 +51,6 @@ impl Scenario for Cost {
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
 
     /// A study's counted part: a plain request, and plaintext pipelined (where batching
     /// answers, as pipeline-flush does, shows).
@@ -219,7 +212,10 @@ impl Cell {
                 self,
                 Self::Db | Self::Fortunes | Self::Profile(Profile::Static)
             );
-        let (few, n) = (plan.connections.min(Plan::FEW), plan.connections * plan.each);
+        let (few, n) = (
+            plan.connections.min(Plan::FEW),
+            plan.connections * plan.each,
+        );
         match self {
             Self::Profile(Profile::Upload) => (few, plan.each.min(Plan::UPLOAD_EACH)),
             _ if settles_slowly => (few, 4 * n / few),
@@ -346,14 +342,6 @@ impl Based for Plan {
             idle: if quick { Self::QUICK_IDLE } else { Self::IDLE },
             build: false,
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }
 

@@ -7,17 +7,17 @@ use anyhow::Result;
 use greet_probe::Protocol;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::Metric;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Chart, Drawing};
-use crate::report::table::{failure_notes, grouped, opt, Table};
-use crate::report::{csv, Render};
-use crate::results::Frame;
-use crate::stats::{distinct, median};
+use greet_model::plan::Metric;
+use greet_model::results::Frame;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::{drawings, Chart, Drawing};
+use greet_report::table::Table;
+use greet_report::{csv, Render};
+use greet_stats::{distinct, median};
 
-use super::figures::{count, FIGURES};
-use super::functions::{short_function, string_routine};
+use super::table::{count, knob_figures, short_function, string_routine, tables, FIGURES};
+use crate::scenario::kit::Compared;
 
 /// Cost: what each request costs each server, counted.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -135,112 +135,6 @@ impl CostCell {
     }
 }
 
-fn tables(cost: &Section) -> Vec<Table> {
-    let mut headers = vec!["Cell", "Application"];
-    headers.extend(FIGURES.iter().map(|f| f.label));
-    let rows: Vec<Vec<String>> = cost
-        .cells
-        .iter()
-        .map(|c| {
-            let mut row = vec![c.cell.clone(), c.server.clone()];
-            row.extend(FIGURES.iter().map(|f| match f.metric {
-                Metric::CpuPerRequest => opt(c.median(f.of), 1),
-                _ => count(c.median(f.of)),
-            }));
-            row
-        })
-        .collect();
-    let each = cost.requests / cost.connections.max(1);
-    let mut per_request = Table::new(
-        format!(
-            "Cost per request, counted: loads of {warm} and {more} requests on {c} keep-alive \
-             connections, their difference over {n}; over TLS, of static files, db and \
-             fortunes 4 times as many on {few} connections, compressed answers as many on \
-             {few}; uploads {few} connections of {up} ({} run(s) each)",
-            cost.frame.repeats,
-            n = cost.requests,
-            warm = cost.connections * super::warm_up(each),
-            more = cost.connections * super::warm_up(each) + cost.requests,
-            c = cost.connections,
-            few = cost.connections.min(super::Plan::FEW),
-            up = each.min(super::Plan::UPLOAD_EACH),
-        ),
-        &headers,
-        grouped(rows, 0),
-    );
-    per_request.notes.push(format!(
-        "Counted by {}; instructions and allocations repeat to well under 1% from run to \
-         run (a difference over 2% is a difference), syscalls to a few percent (over 5%; \
-         the waits, epoll_wait and futex, left out: they follow the client's timing). \
-         Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
-         a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
-        if cost.instruments.is_empty() {
-            "nothing".to_owned()
-        } else {
-            cost.instruments.join(", ")
-        }
-    ));
-    per_request.notes.extend(cost.skipped.iter().cloned());
-    per_request.notes.extend(failure_notes(&cost.frame.failures));
-    let functions: Vec<Vec<String>> = cost
-        .cells
-        .iter()
-        .filter_map(|c| {
-            let (name, share) = c.top_function()?;
-            Some(vec![
-                c.cell.clone(),
-                c.server.clone(),
-                short_function(name),
-                format!("{:.1}%", share * 100.0),
-            ])
-        })
-        .collect();
-    let mut out = vec![per_request];
-    out.extend(super::knob_table::knobs_table(cost));
-    if !functions.is_empty() {
-        out.push(Table::new(
-            "Where the instructions go: each cell's costliest function, by its own instructions",
-            &["Cell", "Application", "Function", "Share"],
-            grouped(functions, 0),
-        ));
-    }
-    let crates: Vec<Vec<String>> = cost
-        .crates
-        .iter()
-        .map(|c| {
-            vec![
-                c.server.clone(),
-                opt(c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 2),
-                c.dependencies.map_or("-".to_owned(), |d| d.to_string()),
-                opt(c.idle_kib, 1),
-                opt(c.build_s, 0),
-                opt(c.rebuild_s, 1),
-            ]
-        })
-        .collect();
-    if !crates.is_empty() {
-        let mut table = Table::new(
-            "What choosing the crate costs",
-            &[
-                "Application",
-                "Binary (MiB, stripped)",
-                "Dependencies",
-                "Idle connection (KiB)",
-                "Clean build (s)",
-                "Rebuild (s)",
-            ],
-            vec![crates],
-        );
-        table.notes.push(format!(
-            "Idle: resident memory over {} idle keep-alive connections, each after one request. \
-             Build times are this machine's, with --build only.",
-            cost.crates.first().map_or(0, |c| c.idle_connections)
-        ));
-        out.push(table);
-    }
-    out
-}
-
 /// A chart per cell: each figure as each server's multiple of the least, a bar per server.
 fn charts(cost: &Section) -> Vec<(String, Chart)> {
     let cells = distinct(cost.cells.iter().map(|c| c.cell.clone()));
@@ -274,7 +168,7 @@ fn charts(cost: &Section) -> Vec<(String, Chart)> {
                 whiskers: Vec::new(),
             };
             (
-                format!("cost-{}.svg", crate::report::charts::slug(cell)),
+                format!("cost-{}.svg", greet_report::charts::slug(cell)),
                 chart,
             )
         })
@@ -369,13 +263,22 @@ impl Render for Section {
             let of: Vec<&CostCell> = self.cells.iter().filter(|c| &c.cell == cell).collect();
             for f in FIGURES
                 .iter()
-                .filter(|f| matches!(f.metric, Metric::Instructions | Metric::Allocations | Metric::Syscalls))
+                .filter(|f| {
+                    matches!(
+                        f.metric,
+                        Metric::Instructions | Metric::Allocations | Metric::Syscalls
+                    )
+                })
                 // An upload's syscalls are the reads its body arrived in, as the sender paced
                 // it (10.2 and 12.1 a request in two runs of one binary): no verdict on them.
                 .filter(|f| !(f.metric == Metric::Syscalls && cell == "upload"))
             {
                 let entries = of.iter().map(|c| Entry::new(&c.server, c.values(f.of)));
-                out.push(Row::new(format!("{cell} {}", f.label), f.metric, entries.collect()));
+                out.push(Row::new(
+                    format!("{cell} {}", f.label),
+                    f.metric,
+                    entries.collect(),
+                ));
             }
         }
         let crate_row = |figure: &str, metric: Metric, value: fn(&CrateCost) -> Option<f64>| {
@@ -391,9 +294,19 @@ impl Render for Section {
         out.push(crate_row("dependencies", Metric::Dependencies, |c| {
             c.dependencies.map(|d| d as f64)
         }));
-        out.push(crate_row("memory per idle connection", Metric::IdleMemory, |c| c.idle_kib));
-        out.push(crate_row("clean release build", Metric::Build, |c| c.build_s));
-        out.push(crate_row("rebuild after one handler", Metric::Rebuild, |c| c.rebuild_s));
+        out.push(crate_row(
+            "memory per idle connection",
+            Metric::IdleMemory,
+            |c| c.idle_kib,
+        ));
+        out.push(crate_row("clean release build", Metric::Build, |c| {
+            c.build_s
+        }));
+        out.push(crate_row(
+            "rebuild after one handler",
+            Metric::Rebuild,
+            |c| c.rebuild_s,
+        ));
         out
     }
 
@@ -401,19 +314,23 @@ impl Render for Section {
         words(self)
     }
 
-    fn knobs(&self) -> Vec<crate::report::gains::KnobFigure> {
-        super::knob_table::knob_figures(self)
+    fn knobs(&self) -> Vec<greet_report::gains::KnobFigure> {
+        knob_figures(self)
     }
 }
 
 /// The contenders' cells of `cell`, with `figure` counted, least first: the crates at their
 /// defaults (what a knob changes is the knobs table's).
-fn ranked<'a>(cost: &'a Section, cell: &str, of: fn(&PerRequest) -> Option<f64>) -> Vec<(&'a CostCell, f64)> {
+fn ranked<'a>(
+    cost: &'a Section,
+    cell: &str,
+    of: fn(&PerRequest) -> Option<f64>,
+) -> Vec<(&'a CostCell, f64)> {
     let mut out: Vec<(&CostCell, f64)> = cost
         .cells
         .iter()
-        .filter(|c| c.cell == cell && crate::plan::reference_role(&c.server).is_none())
-        .filter(|c| crate::plan::knobs_of(&c.server).is_empty())
+        .filter(|c| c.cell == cell && greet_model::plan::reference_role(&c.server).is_none())
+        .filter(|c| greet_model::plan::knobs_of(&c.server).is_empty())
         .filter_map(|c| Some((c, c.median(of)?)))
         .collect();
     out.sort_by(|a, b| a.1.total_cmp(&b.1));
@@ -490,9 +407,9 @@ fn words(cost: &Section) -> Vec<String> {
     out
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         Vec::new()
     }
 }
@@ -571,7 +488,9 @@ pub(super) mod tests {
             short_function("<futures_util::future::Map<F, G> as core::future::Future>::poll"),
             "future::Map::poll"
         );
-        assert_eq!(short_function("greet_hyper::response"), "greet_hyper::response");
+        assert_eq!(
+            short_function("greet_hyper::response"),
+            "greet_hyper::response"
+        );
     }
-
 }

@@ -2,25 +2,22 @@
 //! twice (N/4 requests, then N/4 + N, each on a fresh process), then what choosing each
 //! server's crate costs. A load whose every request was not answered validly counts
 //! nothing: its difference would not be N requests' cost.
-
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use greet_load::{Expect, Stop, Wire, Work};
-use greet_server::{Knob, ServerFlag};
 use greet_probe::tls::Trust;
+use greet_server::{Knob, ServerFlag};
 use tokio::io::AsyncWriteExt;
 
 use crate::harness::{Ask, Harness, Start, Subject, Wrap};
-use crate::plan::{self, Foreign, Placement};
-use crate::results::Frame;
-use crate::sample::count::{proc_totals, Instrument, Totals};
-use crate::scenario::kit::Book;
+use crate::scenario::kit::{Book, Run};
+use greet_bed::sample::count::{proc_totals, Instrument, Scratch, Totals};
+use greet_bed::server::{build_args, dependencies, stripped_size};
+use greet_model::plan::{self, Foreign, Placement};
+use greet_model::results::Frame;
 
-use super::{
-    warm_up, Cell, Cost, CostCell, CrateCost, FunctionCost, PerRequest, Plan, Section,
-};
+use super::{warm_up, Cell, Cost, CostCell, CrateCost, FunctionCost, PerRequest, Plan, Section};
 
 /// The functions kept per cell, most instructions first.
 const FUNCTIONS: usize = 5;
@@ -32,103 +29,107 @@ struct Counting {
     each: Vec<Option<Instrument>>,
 }
 
-/// Runs cost: every cell on every server, a repeat at a time, then each crate's costs.
-pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Cost>) -> Result<()> {
-    let mut skipped = Vec::new();
-    let mut each = Vec::new();
-    for instrument in [Instrument::Callgrind, Instrument::Dhat, Instrument::Perf] {
-        match instrument.available() {
-            Ok(()) => each.push(Some(instrument)),
-            Err(why) => {
-                let counts = match instrument {
-                    Instrument::Callgrind => "instructions and cycles",
-                    Instrument::Dhat => "allocations",
-                    Instrument::Perf => "syscalls from the tracepoint (read and write syscalls from /proc instead)",
-                };
-                let line = format!("{} not counted: {why}", counts);
-                if !skipped.contains(&line) {
-                    harness.say("cost", &line);
-                    skipped.push(line);
-                }
-                if instrument == Instrument::Perf {
-                    each.push(None);
+impl Run for Cost {
+    /// Runs cost: every cell on every server, a repeat at a time, then each crate's costs.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let mut skipped = Vec::new();
+        let mut each = Vec::new();
+        for instrument in [Instrument::Callgrind, Instrument::Dhat, Instrument::Perf] {
+            match instrument.available() {
+                Ok(()) => each.push(Some(instrument)),
+                Err(why) => {
+                    let counts = match instrument {
+                        Instrument::Callgrind => "instructions and cycles",
+                        Instrument::Dhat => "allocations",
+                        Instrument::Perf => {
+                            "syscalls from the tracepoint (read and write syscalls from /proc instead)"
+                        }
+                    };
+                    let line = format!("{} not counted: {why}", counts);
+                    if !skipped.contains(&line) {
+                        harness.say("cost", &line);
+                        skipped.push(line);
+                    }
+                    if instrument == Instrument::Perf {
+                        each.push(None);
+                    }
                 }
             }
         }
-    }
-    let counting = Counting { each };
-    let (args, _) = harness.server_args(&plan.base.server);
-    book.open(Section {
-        connections: plan.connections,
-        requests: plan.connections * plan.each,
-        upload_bytes: plan.upload_bytes,
-        instruments: counting
-            .each
-            .iter()
-            .map(|i| i.map_or("proc", Instrument::name).to_owned())
-            .collect(),
-        skipped,
-        cells: Vec::new(),
-        crates: Vec::new(),
-        frame: Frame::new(plan.base.repeats),
-    });
-    let scratch = Scratch::new()?;
-    let subjects = Subject::all(&plan.base);
-    let mut checked: Vec<String> = Vec::new();
-    for repeat in 1..=plan.base.repeats {
-        for subject in &subjects {
-            let name = subject.name();
-            let cells: Vec<Cell> = plan
-                .cells
+        let counting = Counting { each };
+        let (args, _) = harness.server_args(&plan.base.server);
+        book.open(Section {
+            connections: plan.connections,
+            requests: plan.connections * plan.each,
+            upload_bytes: plan.upload_bytes,
+            instruments: counting
+                .each
                 .iter()
-                .copied()
-                .filter(|c| c.for_references() || !is_reference(subject))
-                .collect();
-            for cell in cells {
-                let one = One {
-                    subject,
-                    name: &name,
-                    args: &args,
-                    cell,
-                    repeat,
-                    checked: checked.contains(&name),
-                };
-                book.step(&name, async |book| {
-                    let (per, n, connections) =
-                        count_cell(harness, plan, &one, &counting, &scratch).await?;
-                    harness.say(
-                        &name,
-                        &format!(
-                            "{cell}: {} instructions, {} allocations, {} syscalls a request",
-                            shown(per.instructions),
-                            shown(per.allocations),
-                            shown(per.syscalls)
-                        ),
-                    );
-                    record(book.section(), &one, per, n, connections);
-                    Ok(())
-                })
-                .await?;
-                checked.push(name.clone());
+                .map(|i| i.map_or("proc", Instrument::name).to_owned())
+                .collect(),
+            skipped,
+            cells: Vec::new(),
+            crates: Vec::new(),
+            frame: Frame::new(plan.base.repeats),
+        });
+        let scratch = Scratch::new()?;
+        let subjects = Subject::all(&plan.base);
+        let mut checked: Vec<String> = Vec::new();
+        for repeat in 1..=plan.base.repeats {
+            for subject in &subjects {
+                let name = subject.name();
+                let cells: Vec<Cell> = plan
+                    .cells
+                    .iter()
+                    .copied()
+                    .filter(|c| c.for_references() || !is_reference(subject))
+                    .collect();
+                for cell in cells {
+                    let one = One {
+                        subject,
+                        name: &name,
+                        args: &args,
+                        cell,
+                        repeat,
+                        checked: checked.contains(&name),
+                    };
+                    book.step(&name, async |book| {
+                        let (per, n, connections) =
+                            count_cell(harness, plan, &one, &counting, &scratch).await?;
+                        harness.say(
+                            &name,
+                            &format!(
+                                "{cell}: {} instructions, {} allocations, {} syscalls a request",
+                                shown(per.instructions),
+                                shown(per.allocations),
+                                shown(per.syscalls)
+                            ),
+                        );
+                        record(book.section(), &one, per, n, connections);
+                        Ok(())
+                    })
+                    .await?;
+                    checked.push(name.clone());
+                }
             }
         }
-    }
-    for subject in subjects.iter().filter(|s| matches!(s, Subject::Server(_))) {
-        let Subject::Server(short) = subject else {
-            continue;
-        };
-        if plan::is_peer(short) || short == plan::ANCHOR {
-            continue;
+        for subject in subjects.iter().filter(|s| matches!(s, Subject::Server(_))) {
+            let Subject::Server(short) = subject else {
+                continue;
+            };
+            if plan::is_peer(short) || short == plan::ANCHOR {
+                continue;
+            }
+            let name = subject.name();
+            book.step(&name, async |book| {
+                let cost = crate_cost(harness, plan, subject, &args).await?;
+                book.section().crates.push(cost);
+                Ok(())
+            })
+            .await?;
         }
-        let name = subject.name();
-        book.step(&name, async |book| {
-            let cost = crate_cost(harness, plan, subject, &args).await?;
-            book.section().crates.push(cost);
-            Ok(())
-        })
-        .await?;
+        Ok(())
     }
-    Ok(())
 }
 
 fn shown(value: Option<f64>) -> String {
@@ -355,52 +356,6 @@ async fn crate_cost(
     })
 }
 
-/// The size of `binary` once stripped of its symbols, as it would ship: a copy stripped.
-fn stripped_size(binary: &Path) -> Result<u64> {
-    let copy = std::env::temp_dir().join(format!("greet-bench-strip-{}", std::process::id()));
-    std::fs::copy(binary, &copy).context("copy the binary")?;
-    let stripped = std::process::Command::new("strip")
-        .arg(&copy)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    let size = std::fs::metadata(&copy).map(|m| m.len());
-    let _ = std::fs::remove_file(&copy);
-    if !stripped {
-        bail!("strip (binutils) did not run");
-    }
-    Ok(size?)
-}
-
-/// The crates server `short`'s binary depends on, once each: its normal dependencies as cargo
-/// resolves them with its build knobs, the workspace's own crates left out; none outside its
-/// workspace.
-fn dependencies(short: &str) -> Option<usize> {
-    let root = crate::server::workspace_root()?;
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let package = plan::binary(short);
-    let out = std::process::Command::new(cargo)
-        .current_dir(root)
-        .args(["tree", "--locked", "--edges", "normal", "--prefix", "none", "-p", &package])
-        .args(build_args(short))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut crates: Vec<&str> = text
-        .lines()
-        // The workspace's own crates are shown with their path.
-        .filter(|l| !l.contains(" (/"))
-        .filter_map(|l| {
-            let mut words = l.split_whitespace();
-            Some(words.next()?).filter(|_| words.next().is_some())
-        })
-        .collect();
-    crates.sort_unstable();
-    crates.dedup();
-    Some(crates.len())
-}
-
 /// The resident memory each idle keep-alive connection holds, KiB: a fresh server (no
 /// instrument), one connection answered once, then `connections` more, each answered once
 /// and left idle; the growth over their count.
@@ -450,22 +405,12 @@ async fn answered(addr: std::net::SocketAddr) -> Result<tokio::net::TcpStream> {
     Ok(stream)
 }
 
-/// What cargo is given to build server `short` with its build knobs.
-fn build_args(short: &str) -> Vec<&'static str> {
-    plan::knobs_of(short)
-        .into_iter()
-        .filter_map(Knob::named)
-        .flat_map(Knob::cargo_args)
-        .copied()
-        .collect()
-}
-
 /// A clean release build of server `short`'s package (with its build knobs) in a target
 /// directory of its own, and its rebuild after one of its sources is touched, in seconds;
 /// the directory removed after.
 fn build_times(harness: &Harness, short: &str) -> Result<(f64, f64)> {
     let package = &plan::binary(short);
-    let root = crate::server::workspace_root().context("the workspace is not here to build")?;
+    let root = greet_bed::server::workspace_root().context("the workspace is not here to build")?;
     let target = std::env::temp_dir().join(format!("greet-bench-build-{package}"));
     let _ = std::fs::remove_dir_all(&target);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -478,7 +423,7 @@ fn build_times(harness: &Harness, short: &str) -> Result<(f64, f64)> {
             .env("CARGO_TARGET_DIR", &target)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        crate::server::without_cargo_run_env(&mut cmd);
+        greet_bed::server::without_cargo_run_env(&mut cmd);
         if !cmd.status()?.success() {
             bail!("cargo build -p {package} failed");
         }
@@ -494,27 +439,4 @@ fn build_times(harness: &Harness, short: &str) -> Result<(f64, f64)> {
     });
     let _ = std::fs::remove_dir_all(&target);
     Ok((clean?, rebuild.context("no rebuild")??))
-}
-
-/// Where the instruments write, a file a run: a directory of its own, removed at the end.
-struct Scratch {
-    dir: PathBuf,
-}
-
-impl Scratch {
-    fn new() -> Result<Self> {
-        let dir = std::env::temp_dir().join(format!("greet-bench-cost-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(Self { dir })
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.dir.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }

@@ -18,13 +18,12 @@ mod flags;
 mod report;
 mod run;
 
-use crate::harness::Harness;
-use crate::plan::{self, Base, Based, ServerSettings, Takes};
+use greet_model::plan::{self, Base, Based, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, KnobPart, KnobStudy, Scenario};
+use super::kit::{About, KnobPart, KnobStudy, Scenario};
 
 /// The knobs scenario.
 #[derive(Debug)]
@@ -78,10 +77,6 @@ impl Scenario for Knobs {
             blocks: plan.base.repeats,
             parts: plan.parts.clone(),
         })
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
     }
 }
 
@@ -141,17 +136,25 @@ impl Plan {
                 let knobs: Vec<&str> = if knob == TUNED {
                     plan::tuned(&crate_short).to_vec()
                 } else {
-                    let applies = greet_server::Knob::named(knob).is_some_and(|k| k.applies_to(&binary));
-                    if applies { vec![knob.as_str()] } else { Vec::new() }
+                    let applies =
+                        greet_server::Knob::named(knob).is_some_and(|k| k.applies_to(&binary));
+                    if applies {
+                        vec![knob.as_str()]
+                    } else {
+                        Vec::new()
+                    }
                 };
                 if !knobs.is_empty() {
-                    add(format!("{crate_short}{}{}", plan::KNOB_MARK, knobs.join("+")));
+                    add(format!(
+                        "{crate_short}{}{}",
+                        plan::KNOB_MARK,
+                        knobs.join("+")
+                    ));
                 }
             }
         }
         out
     }
-
 }
 
 /// The name of each crate's tuned set in `--knobs`.
@@ -179,14 +182,6 @@ impl Based for Plan {
             quick,
         }
     }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
-    }
 }
 
 #[cfg(test)]
@@ -196,7 +191,8 @@ mod tests {
     #[test]
     fn each_crate_with_each_knob_that_is_its() {
         let mut plan = Plan::defaults(true);
-        plan.base.set_servers(&["actix".to_owned(), "hyper".to_owned()]);
+        plan.base
+            .set_servers(&["actix".to_owned(), "hyper".to_owned()]);
         assert_eq!(
             plan.servers(),
             [
@@ -213,7 +209,10 @@ mod tests {
         let servers = full.servers();
         assert_eq!(servers.len(), 8, "{servers:?}");
         assert_eq!(servers[4], "hyper+mimalloc");
-        assert_eq!(servers[7], "hyper+pipeline-flush+no-head-timeout+panic-abort");
+        assert_eq!(
+            servers[7],
+            "hyper+pipeline-flush+no-head-timeout+panic-abort"
+        );
         // A server named with knobs is kept, after its crate; a crate once.
         full.base
             .set_servers(&["axum+mimalloc".to_owned(), "axum".to_owned()]);

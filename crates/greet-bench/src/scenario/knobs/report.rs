@@ -5,14 +5,15 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{crate_of, is_tuned, Metric};
-use crate::report::gains::KnobFigure;
-use crate::report::points::Point;
-use crate::report::scorecard::Row;
-use crate::report::svg::Drawing;
-use crate::report::table::{failure_notes, grouped, Table};
-use crate::report::{csv, Render};
-use crate::results::Frame;
+use crate::scenario::kit::Compared;
+use greet_model::plan::{crate_of, is_tuned, Metric};
+use greet_model::results::Frame;
+use greet_report::gains::KnobFigure;
+use greet_report::points::Point;
+use greet_report::scorecard::Row;
+use greet_report::svg::Drawing;
+use greet_report::table::{failure_notes, grouped, Table};
+use greet_report::{csv, Render};
 
 /// The knobs scenario's part of results.json.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -56,9 +57,11 @@ impl Section {
             .filter(|f| defaults.is_none_or(|d| d.failing.iter().all(|g| g.row != f.row)))
             .collect()
     }
+}
 
+impl Compared for Section {
     /// Every comparison it makes: none (a row answers or not).
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         Vec::new()
     }
 }
@@ -189,7 +192,10 @@ mod tests {
         let section = Section {
             servers: vec![
                 checked("greet-hyper", &["odd_row"]),
-                checked("greet-hyper+no-head-timeout", &["odd_row", "slow_head_is_cut"]),
+                checked(
+                    "greet-hyper+no-head-timeout",
+                    &["odd_row", "slow_head_is_cut"],
+                ),
                 checked("greet-hyper+mimalloc", &[]),
                 // Its crate not checked: every failing row is the knob's.
                 checked("greet-axum+pipeline-flush", &["bad_request_line"]),
@@ -213,15 +219,24 @@ mod tests {
         let rows: Vec<&Vec<String>> = table.groups.iter().flatten().collect();
         // The crate's own odd row is shown on the crate, not on its knob.
         assert_eq!(rows[0][..2], ["greet-hyper", "odd_row"]);
-        assert_eq!(rows[1][..2], ["greet-hyper+no-head-timeout", "slow_head_is_cut"]);
+        assert_eq!(
+            rows[1][..2],
+            ["greet-hyper+no-head-timeout", "slow_head_is_cut"]
+        );
         assert_eq!(rows[2][..2], ["greet-hyper+mimalloc", "none"]);
         let points = section.points();
         assert_eq!(points.len(), 4);
-        assert_eq!((points[1].metric, &points[1].values), (Metric::ContractRows, &vec![2.0]));
+        assert_eq!(
+            (points[1].metric, &points[1].values),
+            (Metric::ContractRows, &vec![2.0])
+        );
         let long = "x".repeat(300);
         assert_eq!(short(&long).chars().count(), 101);
         assert_eq!(short("brief"), "brief");
         let csv = &section.csv().expect("writes")[0].1;
-        assert!(csv.contains("greet-hyper+no-head-timeout,slow_head_is_cut,"), "{csv}");
+        assert!(
+            csv.contains("greet-hyper+no-head-timeout,slow_head_is_cut,"),
+            "{csv}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use crate::flags::{help, help1, list, parse_level, parse_path, set, CommonArgs, Own};
-use crate::plan::Containers;
+use greet_model::plan::Containers;
 
 use super::Plan;
 

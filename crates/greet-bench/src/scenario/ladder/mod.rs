@@ -6,13 +6,12 @@ mod report;
 mod run;
 mod table;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Containers, ServerSettings, Takes, DELAY_MS};
+use greet_model::plan::{Base, Based, Containers, ServerSettings, Takes, DELAY_MS};
 
 pub(crate) use flags::Flags;
 pub use report::{LadderServer, Level, Section};
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The ladder.
 #[derive(Debug)]
@@ -40,14 +39,6 @@ impl Scenario for Ladder {
 
     fn containers(plan: &Plan) -> Option<&Containers> {
         plan.containers.as_ref()
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
-
-    fn compare(section: &mut Section) {
-        section.comparisons = run::comparisons(&section.servers, &section.concurrency);
     }
 }
 
@@ -78,11 +69,16 @@ impl Based for Plan {
         endpoint_each: true,
         ..Takes::ANYWHERE
     };
-    const REPEATS_HELP: &'static str = "Runs of each level; with more than one, figures are medians \
+    const REPEATS_HELP: &'static str =
+        "Runs of each level; with more than one, figures are medians \
                                    and every pair of servers is compared on total time";
 
     fn defaults(quick: bool) -> Self {
-        let delay_ms = if quick { Self::QUICK_DELAY_MS } else { DELAY_MS };
+        let delay_ms = if quick {
+            Self::QUICK_DELAY_MS
+        } else {
+            DELAY_MS
+        };
         Self {
             base: Base::new(ServerSettings::delayed(delay_ms), 1),
             levels: if quick {
@@ -93,13 +89,5 @@ impl Based for Plan {
             endpoint: greet_core::paths::GREETINGS.to_owned(),
             containers: None,
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }

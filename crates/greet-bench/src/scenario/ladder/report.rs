@@ -4,18 +4,19 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::Metric;
-use crate::report::charts::series;
-use crate::report::points::{load_figures, Point};
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Chart, Drawing};
-use crate::report::table::Table;
-use crate::report::{csv, Render};
-use crate::results::{Frame, Mode, RssFrom, Trial, Sampled, Transport};
-use crate::stats::distinct;
-use crate::stats::paired::Comparison;
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Mode, RssFrom, Sampled, Transport, Trial};
+use greet_report::charts::series;
+use greet_report::points::{load_figures, Point};
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::{drawings, Chart, Drawing};
+use greet_report::table::Table;
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
 
 use super::table::tables;
+use crate::scenario::kit::Compared;
 
 /// The ladder, the original experiment: each server started, verified, and loaded at each
 /// concurrency level, one request per fresh connection.
@@ -248,11 +249,11 @@ impl Render for Section {
             let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
             let own = [
                 (
-                    crate::plan::Metric::Startup,
+                    greet_model::plan::Metric::Startup,
                     one(s.startup_s.map(|v| v * 1e3)),
                 ),
-                (crate::plan::Metric::Rss, one(s.rss_max_mib)),
-                (crate::plan::Metric::Cpu, one(s.cpu_max_pct)),
+                (greet_model::plan::Metric::Rss, one(s.rss_max_mib)),
+                (greet_model::plan::Metric::Cpu, one(s.cpu_max_pct)),
             ];
             out.extend(Point::each(&s.name, (&s.endpoint, ""), own));
             for level in &s.levels {
@@ -378,9 +379,9 @@ struct ResourceRow<'a> {
     error: Option<&'a str>,
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         self.comparisons.iter_mut().collect()
     }
 }
@@ -388,7 +389,7 @@ impl Section {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Figures, Sampled};
+    use greet_model::results::{Figures, Sampled};
 
     fn run(total_s: f64, rss: f64) -> Trial {
         Trial {
@@ -446,7 +447,7 @@ mod tests {
             run: Trial {
                 server: Sampled {
                     cpu_max_pct: Some(1.0),
-                    rss_max_from: Some(crate::results::RssFrom::PeakCounter),
+                    rss_max_from: Some(greet_model::results::RssFrom::PeakCounter),
                     ..Sampled::default()
                 },
                 ..run(1.0, 10.0)

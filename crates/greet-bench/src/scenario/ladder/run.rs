@@ -6,10 +6,10 @@ use anyhow::{Context, Result};
 use greet_load::Work;
 
 use crate::harness::{mode, Ask, Harness, Start, Subject, Up};
-use crate::plan::package;
-use crate::results::{Frame, Trial};
-use crate::scenario::kit::Book;
-use crate::stats::paired::{self, Comparison, Figure};
+use crate::scenario::kit::{Book, Run};
+use greet_model::plan::package;
+use greet_model::results::{Frame, Trial};
+use greet_stats::paired::{self, Comparison, Figure};
 
 use super::{Ladder, LadderServer, Level, Plan, Section};
 
@@ -45,33 +45,39 @@ fn entries(plan: &Plan) -> Vec<Entry> {
     servers.chain(targets).collect()
 }
 
-/// Runs the ladder: each entry in turn, at every level.
-pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Ladder>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.base.server);
-    book.open(Section {
-        transport: harness.transport(),
-        frame: Frame::new(plan.base.repeats),
-        mode: mode(plan.base.place, plan.containers.as_ref()),
-        delay_ms: plan.base.server.delay_ms,
-        workers,
-        blocking_threads: plan.base.server.blocking_threads,
-        concurrency: plan.levels.clone(),
-        timeout_s: harness.timeout().as_secs_f64(),
-        servers: Vec::new(),
-        comparisons: Vec::new(),
-    });
-    for entry in entries(plan) {
-        book.section().servers.push(LadderServer {
-            name: entry.name.clone(),
-            endpoint: entry.endpoint.clone(),
-            ..LadderServer::default()
+impl Run for Ladder {
+    /// Runs the ladder: each entry in turn, at every level.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let (args, workers) = harness.server_args(&plan.base.server);
+        book.open(Section {
+            transport: harness.transport(),
+            frame: Frame::new(plan.base.repeats),
+            mode: mode(plan.base.place, plan.containers.as_ref()),
+            delay_ms: plan.base.server.delay_ms,
+            workers,
+            blocking_threads: plan.base.server.blocking_threads,
+            concurrency: plan.levels.clone(),
+            timeout_s: harness.timeout().as_secs_f64(),
+            servers: Vec::new(),
+            comparisons: Vec::new(),
         });
-        book.once(&entry.name, async |book| {
-            run_entry(harness, plan, &args, &entry, book).await
-        })
-        .await?;
+        for entry in entries(plan) {
+            book.section().servers.push(LadderServer {
+                name: entry.name.clone(),
+                endpoint: entry.endpoint.clone(),
+                ..LadderServer::default()
+            });
+            book.once(&entry.name, async |book| {
+                run_entry(harness, plan, &args, &entry, book).await
+            })
+            .await?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    fn compare(section: &mut Section) {
+        section.comparisons = comparisons(&section.servers, &section.concurrency);
+    }
 }
 
 /// The entry being run: the last one.
@@ -170,7 +176,7 @@ async fn measure(
 }
 
 /// Every pair of servers at each level, on per-run total time, when levels were repeated.
-pub(super) fn comparisons(servers: &[LadderServer], levels: &[usize]) -> Vec<Comparison> {
+fn comparisons(servers: &[LadderServer], levels: &[usize]) -> Vec<Comparison> {
     levels
         .iter()
         .flat_map(|&level| {

@@ -1,10 +1,10 @@
 //! The ladder's tables: the original experiment's two (same columns and layout) and an
 //! extended one with a row per level.
 
-use super::{LadderServer, Section};
 use super::Level;
+use super::{LadderServer, Section};
 
-use crate::report::table::{agent_rows, agents_table, comparison_notes, failure_notes, opt, Table};
+use greet_report::table::{agent_rows, agents_table, comparison_notes, failure_notes, opt, Table};
 
 /// The ladder's three tables: the original's two and the extended one.
 pub(super) fn tables(ladder: &Section) -> Vec<Table> {
@@ -195,7 +195,7 @@ fn per_level(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Failure, Figures, Frame, Mode, Trial, Sampled, Transport};
+    use greet_model::results::{Failure, Figures, Frame, Mode, Sampled, Transport, Trial};
 
     fn ladder_of() -> Section {
         // Figures as the original published them (its req/s came from unrounded totals).

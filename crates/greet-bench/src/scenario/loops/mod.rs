@@ -5,13 +5,12 @@ mod flags;
 mod report;
 mod run;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, ServerSettings, Takes};
+use greet_model::plan::{Base, Based, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The loops scenario.
 #[derive(Debug)]
@@ -28,19 +27,12 @@ impl Scenario for Loops {
             "greet-bench loops --quick                     three runs of each shape",
             "greet-bench loops --shapes 100x1000 --repeats 8",
         ],
+        measures_again: true,
         ..About::DEFAULT
     };
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
-
-    fn compare(section: &mut Section) {
-        run::compare(section);
-    }
 }
 
 /// Loops: T users each sending L requests back to back over keep-alive, repeated.
@@ -63,7 +55,8 @@ impl Plan {
 
 impl Based for Plan {
     const TAKES: Takes = Takes::SERVED;
-    const REPEATS_HELP: &'static str = "Blocks of each shape (each server once a block); 6 or more can decide a verdict";
+    const REPEATS_HELP: &'static str =
+        "Blocks of each shape (each server once a block); 6 or more can decide a verdict";
 
     fn defaults(quick: bool) -> Self {
         Self {
@@ -74,13 +67,5 @@ impl Based for Plan {
                 Self::SHAPES.to_vec()
             },
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }

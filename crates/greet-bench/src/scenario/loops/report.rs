@@ -1,21 +1,22 @@
 //! loops's report: its section of results.json, and what is drawn from it: tables, charts,
 //! CSV files, its figures as points and its scorecard rows.
 
-use serde::{Deserialize, Serialize};
-use crate::stats::paired::Comparison;
-use crate::stats::Summary;
-use crate::results::{Frame, Trial, Transport};
-use crate::report::table::{comparison_notes, failure_notes, Table};
-use crate::report::svg::Chart;
-use crate::stats::distinct;
-use crate::report::charts::{series, whiskers};
+use crate::scenario::kit::Compared;
 use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Transport, Trial};
+use greet_report::charts::{series, whiskers};
+use greet_report::points::load_figures;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::Chart;
+use greet_report::svg::{drawings, Drawing};
+use greet_report::table::{comparison_notes, failure_notes, Table};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
+use greet_stats::Summary;
+use serde::{Deserialize, Serialize};
 
 /// The loops scenario: T users × L requests each, over keep-alive, repeated.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -78,7 +79,7 @@ pub(super) fn tables(loops: &Section) -> Vec<Table> {
                             .get(i)
                             .map_or("-".to_owned(), |r| format!("{:.1}", r.load.requests_per_s))
                     }));
-                    let success = crate::results::Repeated::of(&s.runs).success_rate;
+                    let success = greet_model::results::Repeated::of(&s.runs).success_rate;
                     row.extend([
                         format!("{:.1}", s.requests_per_s.mean),
                         format!("{:.1}", s.requests_per_s.median),
@@ -215,9 +216,12 @@ struct LoopKey<'a> {
     repeat: usize,
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
-        self.shapes.iter_mut().flat_map(|s| &mut s.comparisons).collect()
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
+        self.shapes
+            .iter_mut()
+            .flat_map(|s| &mut s.comparisons)
+            .collect()
     }
 }

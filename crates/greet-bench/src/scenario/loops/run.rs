@@ -9,59 +9,61 @@ use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::plan::Placement;
-use crate::results::{block_throughputs, Frame, Repeated};
-use crate::scenario::kit::Book;
-use crate::stats::paired::{self, Figure};
+use crate::scenario::kit::{Book, Run};
+use greet_model::plan::Placement;
+use greet_model::results::{block_throughputs, Frame, Repeated};
+use greet_stats::paired::{self, Figure};
 
 use super::{LoopServer, LoopShape, Loops, Plan, Section};
 
-/// Runs loops: every shape on every server, a repeat at a time.
-pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Loops>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.base.server);
-    book.open(Section {
-        transport: harness.transport(),
-        frame: Frame::new(plan.base.repeats),
-        delay_ms: plan.base.server.delay_ms,
-        workers,
-        shapes: plan
-            .shapes
-            .iter()
-            .map(|&(users, loops)| LoopShape {
-                users,
-                loops,
-                ..LoopShape::default()
-            })
-            .collect(),
-    });
-    let subjects = Subject::all(&plan.base);
-    for repeat in 1..=plan.base.repeats {
-        for subject in &subjects {
-            let name = subject.name();
-            let one = Repeat {
-                subject,
-                name: &name,
-                args: &args,
-                repeat,
-            };
-            book.step(&name, async |book| {
-                run_repeat(harness, plan, &one, book).await
-            })
-            .await?;
+impl Run for Loops {
+    /// Runs loops: every shape on every server, a repeat at a time.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let (args, workers) = harness.server_args(&plan.base.server);
+        book.open(Section {
+            transport: harness.transport(),
+            frame: Frame::new(plan.base.repeats),
+            delay_ms: plan.base.server.delay_ms,
+            workers,
+            shapes: plan
+                .shapes
+                .iter()
+                .map(|&(users, loops)| LoopShape {
+                    users,
+                    loops,
+                    ..LoopShape::default()
+                })
+                .collect(),
+        });
+        let subjects = Subject::all(&plan.base);
+        for repeat in 1..=plan.base.repeats {
+            for subject in &subjects {
+                let name = subject.name();
+                let one = Repeat {
+                    subject,
+                    name: &name,
+                    args: &args,
+                    repeat,
+                };
+                book.step(&name, async |book| {
+                    run_repeat(harness, plan, &one, book).await
+                })
+                .await?;
+            }
         }
+        Ok(())
     }
-    Ok(())
-}
 
-/// Every pair of servers in each shape, on per-run throughput.
-pub(super) fn compare(section: &mut Section) {
-    for shape in &mut section.shapes {
-        let samples: Vec<(String, Vec<f64>)> = shape
-            .servers
-            .iter()
-            .map(|s| (s.name.clone(), block_throughputs(&s.runs)))
-            .collect();
-        shape.comparisons = paired::pairwise(Figure::RequestsPerS, &samples);
+    /// Every pair of servers in each shape, on per-run throughput.
+    fn compare(section: &mut Section) {
+        for shape in &mut section.shapes {
+            let samples: Vec<(String, Vec<f64>)> = shape
+                .servers
+                .iter()
+                .map(|s| (s.name.clone(), block_throughputs(&s.runs)))
+                .collect();
+            shape.comparisons = paired::pairwise(Figure::RequestsPerS, &samples);
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use crate::flags::{CommonArgs, MeasureArgs, Own};
-use crate::plan::Protocol;
+use greet_model::plan::Protocol;
 
 use super::Plan;
 

@@ -7,13 +7,12 @@ mod run;
 
 use std::time::Duration;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Budget, Measure, Measured, Protocol, Takes, GRID_REPEATS};
+use greet_model::plan::{Base, Based, Budget, Measure, Measured, Protocol, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The protocols scenario.
 #[derive(Debug)]
@@ -33,19 +32,12 @@ impl Scenario for Protocols {
         ],
         own_protocols: true,
         streams_list: true,
+        measures_again: true,
         ..About::DEFAULT
     };
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
-
-    fn compare(section: &mut Section) {
-        run::fold(section);
-    }
 }
 
 /// Protocols: each server loaded at delay 0 over HTTP/1.1, h2c, HTTP/1.1 over TLS and HTTP/2
@@ -79,14 +71,6 @@ impl Based for Plan {
             measure: Self::measure(quick),
             budget: Budget::of(if quick { Duration::ZERO } else { Self::BUDGET }),
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }
 

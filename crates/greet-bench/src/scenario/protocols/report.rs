@@ -1,23 +1,24 @@
 //! protocols's report: its section of results.json, and what is drawn from it: tables, charts,
 //! CSV files, its figures as points and its scorecard rows.
 
-use greet_probe::Protocol;
-use serde::{Deserialize, Serialize};
-use crate::stats::paired::Comparison;
-use crate::stats::Summary;
-use crate::results::{Gain, Frame, Trial};
 use self::case as protocol_case;
-use crate::report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
-use crate::report::svg::Chart;
-use crate::stats::distinct;
-use crate::report::charts::{series, whiskers};
+use crate::scenario::kit::Compared;
 use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Gain, Trial};
+use greet_probe::Protocol;
+use greet_report::charts::{series, whiskers};
+use greet_report::points::load_figures;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::Chart;
+use greet_report::svg::{drawings, Drawing};
+use greet_report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
+use greet_stats::Summary;
+use serde::{Deserialize, Serialize};
 
 /// The protocols scenario: keep-alive load at delay 0 over each protocol, a fresh server per
 /// run, repeats outermost.
@@ -215,9 +216,7 @@ pub(super) fn tables(protocols: &Section) -> Vec<Table> {
     table.notes.extend(undecided(
         protocols.comparisons.iter().flat_map(|c| &c.comparisons),
     ));
-    table
-        .notes
-        .extend(failure_notes(&protocols.frame.failures));
+    table.notes.extend(failure_notes(&protocols.frame.failures));
     vec![table]
 }
 
@@ -296,9 +295,9 @@ impl Render for Section {
     }
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         self.comparisons
             .iter_mut()
             .flat_map(|c| &mut c.comparisons)

@@ -11,144 +11,151 @@ use anyhow::Result;
 use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
-use crate::results::{block_throughputs, Gain, Frame, Repeated};
-use crate::scenario::kit::{Book, Members};
-use crate::stats::paired::{self, Figure};
+use crate::scenario::kit::{Book, Members, Run};
+use greet_model::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
+use greet_model::results::{block_throughputs, Frame, Gain, Repeated};
+use greet_stats::paired::{self, Figure};
 
 use super::report::{case as protocol_case, cases as protocol_cases};
 use super::{Plan, ProtocolCell, ProtocolComparisons, ProtocolGain, Protocols, Section};
 
-/// Runs protocols: every server over every case, a block at a time.
-pub(super) async fn run(
-    harness: &Harness,
-    plan: &Plan,
-    book: &mut Book<'_, Protocols>,
-) -> Result<()> {
-    let Measure {
-        connections: concurrency,
-        duration,
-        warmup,
-    } = plan.measure;
-    let repeats = plan.base.repeats;
-    let workers = harness.workers(None);
-    let cases = protocol_cases(&plan.protocols, &harness.common.streams_each);
-    let mut wires = Vec::new();
-    for &(protocol, streams) in &cases {
-        let wire = Wire::new(protocol, &greet_probe::tls::Trust::Any)?;
-        wires.push((wire.resuming(harness.common.tls_resume), streams));
-    }
-    book.open(Section {
-        frame: Frame {
-            looks: plan.budget.looks(),
-            ..Frame::new(repeats)
-        },
-        protocols: plan.protocols.clone(),
-        streams: harness.common.streams,
-        streams_each: harness.common.streams_each.clone(),
-        workers,
-        concurrency,
-        duration_s: duration.as_secs_f64(),
-        warmup_s: warmup.as_secs_f64(),
-        cells: plan
-            .base
-            .servers
-            .iter()
-            .flat_map(|spec| {
-                let short = &spec.short;
-                cases.iter().map(move |&(protocol, streams)| ProtocolCell {
-                    server: package(short),
-                    protocol,
-                    streams,
-                    ..ProtocolCell::default()
+impl Run for Protocols {
+    /// Runs protocols: every server over every case, a block at a time.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let Measure {
+            connections: concurrency,
+            duration,
+            warmup,
+        } = plan.measure;
+        let repeats = plan.base.repeats;
+        let workers = harness.workers(None);
+        let cases = protocol_cases(&plan.protocols, &harness.common.streams_each);
+        let mut wires = Vec::new();
+        for &(protocol, streams) in &cases {
+            let wire = Wire::new(protocol, &greet_probe::tls::Trust::Any)?;
+            wires.push((wire.resuming(harness.common.tls_resume), streams));
+        }
+        book.open(Section {
+            frame: Frame {
+                looks: plan.budget.looks(),
+                ..Frame::new(repeats)
+            },
+            protocols: plan.protocols.clone(),
+            streams: harness.common.streams,
+            streams_each: harness.common.streams_each.clone(),
+            workers,
+            concurrency,
+            duration_s: duration.as_secs_f64(),
+            warmup_s: warmup.as_secs_f64(),
+            cells: plan
+                .base
+                .servers
+                .iter()
+                .flat_map(|spec| {
+                    let short = &spec.short;
+                    cases.iter().map(move |&(protocol, streams)| ProtocolCell {
+                        server: package(short),
+                        protocol,
+                        streams,
+                        ..ProtocolCell::default()
+                    })
                 })
-            })
-            .collect(),
-        ..Section::default()
-    });
-    let target = greet_core::paths::GREETINGS;
-    let args = server_args(0, workers, BLOCKING_THREADS);
-    // Every server in every case started and warmed once, then measured in blocks: a
-    // protocol and the same server's HTTP/1.1 in the same block, seconds apart.
-    let shorts = plan.base.shorts();
-    let ask = |wire, streams: usize, stop| {
-        let work = Work::Sessions {
-            users: concurrency,
-            stop,
-            streams,
-            pipeline: harness.common.pipeline,
-            requests_per_connection: harness.common.requests_per_connection,
+                .collect(),
+            ..Section::default()
+        });
+        let target = greet_core::paths::GREETINGS;
+        let args = server_args(0, workers, BLOCKING_THREADS);
+        // Every server in every case started and warmed once, then measured in blocks: a
+        // protocol and the same server's HTTP/1.1 in the same block, seconds apart.
+        let shorts = plan.base.shorts();
+        let ask = |wire, streams: usize, stop| {
+            let work = Work::Sessions {
+                users: concurrency,
+                stop,
+                streams,
+                pipeline: harness.common.pipeline,
+                requests_per_connection: harness.common.requests_per_connection,
+            };
+            Ask {
+                wire: Some(wire),
+                ..Ask::new(target, &Expect::Greeting, work)
+            }
         };
-        Ask {
-            wire: Some(wire),
-            ..Ask::new(target, &Expect::Greeting, work)
+        let mut members = Members::new();
+        let mut cells = Vec::new();
+        for (p, (wire, streams)) in wires.iter().enumerate() {
+            for (s, short) in shorts.iter().enumerate() {
+                let name = package(short);
+                let case = protocol_case(wire.protocol, *streams);
+                let subject = Subject::Server(short.clone());
+                let foreign = plan::Foreign::default();
+                members
+                    .start(book, &name, async || {
+                        let start = Start {
+                            checked: p > 0,
+                            wire: Some(wire),
+                            ..Start::new(&subject, &args, &foreign, target)
+                        };
+                        let up = harness.bring_up(Placement::Harness, &start).await?;
+                        if !warmup.is_zero() {
+                            let warm = ask(wire, *streams, Stop::After(warmup));
+                            let label = format!("{name} {case} warm-up");
+                            harness.load(Placement::Harness, &up, &warm, label).await?;
+                        }
+                        Ok(up)
+                    })
+                    .await?;
+                cells.push((s, p));
+            }
         }
-    };
-    let mut members = Members::new();
-    let mut cells = Vec::new();
-    for (p, (wire, streams)) in wires.iter().enumerate() {
-        for (s, short) in shorts.iter().enumerate() {
-            let name = package(short);
-            let case = protocol_case(wire.protocol, *streams);
-            let subject = Subject::Server(short.clone());
-            let foreign = plan::Foreign::default();
-            members
-                .start(book, &name, async || {
-                    let start = Start {
-                        checked: p > 0,
-                        wire: Some(wire),
-                        ..Start::new(&subject, &args, &foreign, target)
-                    };
-                    let up = harness.bring_up(Placement::Harness, &start).await?;
-                    if !warmup.is_zero() {
-                        let warm = ask(wire, *streams, Stop::After(warmup));
-                        let label = format!("{name} {case} warm-up");
-                        harness.load(Placement::Harness, &up, &warm, label).await?;
-                    }
-                    Ok(up)
-                })
-                .await?;
-            cells.push((s, p));
-        }
+        let until = std::time::Instant::now() + plan.budget.time;
+        let decided = |book: &mut Book<'_, Self>| book.decided(|_| true);
+        members
+            .blocks(
+                book,
+                (repeats, plan.budget, until),
+                decided,
+                async |book, m, block, up| {
+                    let (s, p) = cells[m];
+                    let (wire, streams) = &wires[p];
+                    let name = package(&shorts[s]);
+                    let case = protocol_case(wire.protocol, *streams);
+                    let label = format!("{name} {case} #{}", block + 1);
+                    let measured = ask(wire, *streams, Stop::After(duration));
+                    let run = harness
+                        .measure(Placement::Harness, up, &measured, label)
+                        .await?
+                        .run();
+                    up.ensure_alive()?;
+                    harness.say(
+                        &name,
+                        &format!(
+                            "{case} block {}: {:.1} req/s, {:.2}% ok",
+                            block + 1,
+                            run.load.requests_per_s,
+                            run.load.success_rate
+                        ),
+                    );
+                    let cell = &mut book.section().cells[s * wires.len() + p];
+                    cell.runs.push(run);
+                    let r = Repeated::of(&cell.runs);
+                    cell.requests_per_s = r.requests_per_s;
+                    cell.success_rate = r.success_rate;
+                    cell.cpu_avg_pct = r.cpu_avg_pct;
+                    Ok(())
+                },
+            )
+            .await?;
+        members.release(harness, book).await
     }
-    let until = std::time::Instant::now() + plan.budget.time;
-    let decided = |book: &mut Book<'_, Protocols>| book.decided(|_| true);
-    members
-        .blocks(book, (repeats, plan.budget, until), decided, async |book, m, block, up| {
-            let (s, p) = cells[m];
-            let (wire, streams) = &wires[p];
-            let name = package(&shorts[s]);
-            let case = protocol_case(wire.protocol, *streams);
-            let label = format!("{name} {case} #{}", block + 1);
-            let measured = ask(wire, *streams, Stop::After(duration));
-            let run = harness
-                .measure(Placement::Harness, up, &measured, label)
-                .await?
-                .run();
-            up.ensure_alive()?;
-            harness.say(
-                &name,
-                &format!(
-                    "{case} block {}: {:.1} req/s, {:.2}% ok",
-                    block + 1,
-                    run.load.requests_per_s,
-                    run.load.success_rate
-                ),
-            );
-            let cell = &mut book.section().cells[s * wires.len() + p];
-            cell.runs.push(run);
-            let r = Repeated::of(&cell.runs);
-            cell.requests_per_s = r.requests_per_s;
-            cell.success_rate = r.success_rate;
-            cell.cpu_avg_pct = r.cpu_avg_pct;
-            Ok(())
-        })
-        .await?;
-    members.release(harness, book).await
+
+    fn compare(section: &mut Section) {
+        fold(section);
+    }
 }
 
 /// Each server's protocols against its HTTP/1.1, and the servers against each other.
-pub(super) fn fold(section: &mut Section) {
+fn fold(section: &mut Section) {
     let http1 = Protocol::Http1;
     let cells = &section.cells;
     let of = |server: &str, (protocol, streams): (Protocol, usize)| {

@@ -11,13 +11,12 @@ use std::time::Duration;
 
 use greet_load::schedule::Ramp;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Paced, ServerSettings, Takes};
+use greet_model::plan::{Base, Based, Paced, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The rate scenario.
 #[derive(Debug)]
@@ -45,14 +44,6 @@ impl Scenario for Rate {
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
-
-    fn compare(section: &mut Section) {
-        section.comparisons = run::comparisons(&section.servers);
-    }
 }
 
 /// The target rates of an open-loop run.
@@ -92,7 +83,7 @@ impl Plan {
     /// Each level's length, a block: 10 blocks of 1 s.
     pub const DURATION: Duration = Duration::from_secs(1);
     /// Blocks of each level: 10, as the grid's, so that a family of a dozen comparisons can
-    /// decide (`crate::plan::Measured::REPEATS` says why).
+    /// decide (`greet_model::plan::Measured::REPEATS` says why).
     pub const REPEATS: usize = 10;
     /// `--quick` length.
     pub const QUICK_DURATION: Duration = Duration::from_millis(500);
@@ -122,13 +113,5 @@ impl Based for Plan {
             },
             paced: Paced::defaults(quick),
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }

@@ -1,22 +1,24 @@
 //! rate's report: its section of results.json, and what is drawn from it: tables, charts,
-//! CSV files, its figures as points and its scorecard rows; its tables are in `table.rs`.
+//! CSV files, its figures as points and its scorecard rows; its tables, as text and as CSV,
+//! are in `table.rs`.
 
-use std::collections::BTreeMap;
-use serde::{Deserialize, Serialize};
-use super::table::tables;
-use crate::stats::paired::Comparison;
-use crate::results::{Frame, Machine, RateRun, RateWindow, Sampled, Spectrum, Transport};
-use crate::stats::median;
-use crate::report::svg::{Line, LineChart, XAxis};
-use crate::stats::distinct;
-use crate::report::charts::slug;
+use super::table::{csv_files, tables};
+use crate::scenario::kit::Compared;
 use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::table::Table;
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Machine, RateRun, RateWindow, Sampled, Spectrum, Transport};
+use greet_report::charts::slug;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::{drawings, Drawing};
+use greet_report::svg::{Line, LineChart, XAxis};
+use greet_report::table::Table;
+use greet_report::Render;
+use greet_stats::distinct;
+use greet_stats::median;
+use greet_stats::paired::Comparison;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The rate scenario: open-loop load, each request on a fixed schedule and its latency counted
 /// from its intended send time (no coordinated omission), at fractions of the lowest capacity
@@ -294,13 +296,16 @@ impl Render for Section {
             let fractions = self.servers.iter().any(|s| {
                 s.endpoint == endpoint && s.levels.iter().any(|l| l.label.contains("% ("))
             });
-            let servers = self.servers.iter().filter(|s| s.endpoint == endpoint).count();
+            let servers = self
+                .servers
+                .iter()
+                .filter(|s| s.endpoint == endpoint)
+                .count();
             if let (true, true, Some((server, capacity))) = (
                 fractions,
                 servers > 1,
                 super::run::lowest_capacity(&self.servers, endpoint),
-            )
-            {
+            ) {
                 out.push(format!(
                     "rate loaded every server at the same rates on {endpoint}: fractions of the \
                      lowest capacity, {server}'s {capacity:.0}/s."
@@ -315,61 +320,7 @@ impl Render for Section {
     }
 
     fn csv(&self) -> Result<Vec<(String, String)>> {
-        let mut out = Vec::new();
-        let rows = self.servers.iter().flat_map(|s| {
-            s.levels.iter().map(move |l| RateRow {
-                server: &s.server,
-                endpoint: &s.endpoint,
-                level: &l.label,
-                target_rps: l.target_rps,
-                achieved_rps: l.achieved_rps,
-                over_capacity: l.over_capacity,
-                refused: l.refused.as_deref(),
-                requests: l.requests,
-                success_rate: l.success_rate,
-                p50_ms: l.latency_ms.p50,
-                p90_ms: l.latency_ms.p90,
-                p99_ms: l.latency_ms.p99,
-                p999_ms: l.latency_ms.p999,
-                p9999_ms: l.latency_ms.p9999,
-                max_ms: l.latency_ms.max,
-                service_p50_ms: l.service_ms.p50,
-                service_p99_ms: l.service_ms.p99,
-                late: l.late,
-                busy_max: l.busy_max,
-                client_cpu_pct: l.client_cpu_pct,
-                server_cpu_avg_pct: l.server.cpu_avg_pct,
-                server_us_per_request: l.server_us_per_request(),
-                steal_pct: l.machine().map(|m| m.steal_pct),
-            })
-        });
-        out.push(("rate.csv".to_owned(), csv::write(rows)?));
-        let seconds: Vec<_> = self
-            .servers
-            .iter()
-            .flat_map(|s| {
-                s.levels.iter().flat_map(move |l| {
-                    l.windows.iter().map(move |w| RampRow {
-                        server: &s.server,
-                        endpoint: &s.endpoint,
-                        level: &l.label,
-                        at_s: w.at_s,
-                        offered_rps: w.offered_rps,
-                        achieved_rps: w.achieved_rps,
-                        late: w.late,
-                        success_rate: w.success_rate,
-                        p50_ms: w.latency_ms.p50,
-                        p99_ms: w.latency_ms.p99,
-                        p999_ms: w.latency_ms.p999,
-                        max_ms: w.latency_ms.max,
-                    })
-                })
-            })
-            .collect();
-        if !seconds.is_empty() {
-            out.push(("rate-ramp.csv".to_owned(), csv::write(seconds)?));
-        }
-        Ok(out)
+        csv_files(self)
     }
 
     fn points(&self) -> Vec<Point> {
@@ -447,54 +398,9 @@ impl Render for Section {
     }
 }
 
-/// A row of `rate.csv`.
-#[derive(Serialize)]
-struct RateRow<'a> {
-    server: &'a str,
-    endpoint: &'a str,
-    level: &'a str,
-    target_rps: f64,
-    achieved_rps: f64,
-    over_capacity: bool,
-    refused: Option<&'a str>,
-    requests: u64,
-    success_rate: f64,
-    p50_ms: f64,
-    p90_ms: f64,
-    p99_ms: f64,
-    p999_ms: f64,
-    p9999_ms: f64,
-    max_ms: f64,
-    service_p50_ms: f64,
-    service_p99_ms: f64,
-    late: u64,
-    busy_max: usize,
-    client_cpu_pct: f64,
-    server_cpu_avg_pct: Option<f64>,
-    server_us_per_request: Option<f64>,
-    steal_pct: Option<f64>,
-}
-
-/// A row of `rate-ramp.csv`: one second of a ramp.
-#[derive(Serialize)]
-struct RampRow<'a> {
-    server: &'a str,
-    endpoint: &'a str,
-    level: &'a str,
-    at_s: u64,
-    offered_rps: f64,
-    achieved_rps: f64,
-    late: u64,
-    success_rate: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-    p999_ms: f64,
-    max_ms: f64,
-}
-
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         self.comparisons.iter_mut().collect()
     }
 }

@@ -9,165 +9,178 @@ use greet_load::Window;
 use greet_load::{PacedTally, Schedule, Work, LATE, SPECTRUM};
 
 use crate::harness::{Ask, Harness, Start, Subject, Up};
-use crate::scenario::kit::Scenario;
 use crate::open_loop::{beyond_the_client, paced_run, probe, Probed, CLIENT_BOUND_PCT};
-use crate::results::{Frame, RateRun, RateWindow, Sampled, Spectrum};
-use crate::scenario::kit::Book;
-use crate::stats::paired::{self, Comparison, Figure};
-use crate::stats::{distinct, median};
+use crate::scenario::kit::{Book, Run};
+use greet_model::results::{Frame, RateRun, RateWindow, Sampled, Spectrum};
+use greet_stats::paired::{self, Comparison, Figure};
+use greet_stats::{distinct, median};
 
 use super::{Plan, Rate, RateLevel, RateServer, Rates, Section};
 
 /// A level whose achieved rate is under this fraction of its target is over capacity.
 pub(crate) const OVER_CAPACITY_BELOW: f64 = 0.95;
-/// Runs rate: every endpoint of every server in turn.
-pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Rate>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.base.server);
-    book.open(Section {
-        transport: harness.transport(),
-        frame: Frame::new(plan.base.repeats),
-        delay_ms: plan.base.server.delay_ms,
-        workers,
-        duration_s: match &plan.rates {
-            Rates::Ramp(ramp) => ramp.duration(),
-            _ => plan.duration,
-        }
-        .as_secs_f64(),
-        probe_s: plan.paced.probe.as_secs_f64(),
-        connections: plan.paced.connections,
-        late_ms: LATE.as_secs_f64() * 1000.0,
-        over_capacity_below: OVER_CAPACITY_BELOW,
-        client_bound_pct: CLIENT_BOUND_PCT,
-        ..Section::default()
-    });
-    // Every server started and probed first, so that the levels can be the same rates for
-    // all of them.
-    let subjects = Subject::all(&plan.base);
-    let mut ups = Vec::new();
-    for subject in &subjects {
-        let name = subject.name();
-        let mut slot = None;
-        book.once(&name, async |book| {
-            let up = probe_subject(harness, plan, subject, &name, &args, book).await?;
-            slot = Some(up);
-            Ok(())
-        })
-        .await?;
-        ups.push(slot);
-    }
-    let load_cpus = harness.load_cpu_count();
-    for endpoint in &plan.endpoints {
-        let streams = harness.common.streams;
-        let schedules = schedules(plan, &book.section().servers, endpoint, streams);
-        for (label, schedule) in schedules {
-            let (target, peak) = (schedule.mean_rate(), schedule.peak_rate());
-            let ramped = schedule.constant_rate().is_none();
-            let ask = Ask::new(
-                endpoint,
-                &plan.base.foreign.expect,
-                Work::Paced(schedule.clone()),
-            );
-            // Each server's level, refused where it cannot be sent; the rest run in blocks.
-            let mut runs: Vec<Option<(PacedTally, Vec<RateRun>)>> = Vec::new();
-            for (s, subject) in subjects.iter().enumerate() {
-                let name = subject.name();
-                let Some(record) = record_of(book.section(), &name, endpoint) else {
-                    runs.push(None);
-                    continue;
-                };
-                let refusal = if target < 1.0 {
-                    Some("a rate under 1/s".to_owned())
-                } else {
-                    let here = Harness::loads_here(plan.base.place);
-                    beyond_the_client(peak, record.client_max_rps, load_cpus, here)
-                };
-                match refusal {
-                    Some(why) if ups[s].is_some() => {
-                        harness.say(&name, &format!("{endpoint} {label}: refused: {why}"));
-                        record.levels.push(RateLevel {
-                            label: label.clone(),
-                            target_rps: target,
-                            refused: Some(why),
-                            ..RateLevel::default()
-                        });
-                        runs.push(None);
-                    }
-                    _ => runs.push(ups[s].is_some().then(Default::default)),
-                }
+impl Run for Rate {
+    /// Runs rate: every endpoint of every server in turn.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let (args, workers) = harness.server_args(&plan.base.server);
+        book.open(Section {
+            transport: harness.transport(),
+            frame: Frame::new(plan.base.repeats),
+            delay_ms: plan.base.server.delay_ms,
+            workers,
+            duration_s: match &plan.rates {
+                Rates::Ramp(ramp) => ramp.duration(),
+                _ => plan.duration,
             }
-            for block in 0..plan.base.repeats {
-                for k in 0..subjects.len() {
-                    let s = (k + block) % subjects.len();
-                    let name = subjects[s].name();
-                    let (Some(up), Some((merged, level_runs))) = (ups[s].as_mut(), runs[s].as_mut())
-                    else {
+            .as_secs_f64(),
+            probe_s: plan.paced.probe.as_secs_f64(),
+            connections: plan.paced.connections,
+            late_ms: LATE.as_secs_f64() * 1000.0,
+            over_capacity_below: OVER_CAPACITY_BELOW,
+            client_bound_pct: CLIENT_BOUND_PCT,
+            ..Section::default()
+        });
+        // Every server started and probed first, so that the levels can be the same rates for
+        // all of them.
+        let subjects = Subject::all(&plan.base);
+        let mut ups = Vec::new();
+        for subject in &subjects {
+            let name = subject.name();
+            let mut slot = None;
+            book.once(&name, async |book| {
+                let up = probe_subject(harness, plan, subject, &name, &args, book).await?;
+                slot = Some(up);
+                Ok(())
+            })
+            .await?;
+            ups.push(slot);
+        }
+        let load_cpus = harness.load_cpu_count();
+        for endpoint in &plan.endpoints {
+            let streams = harness.common.streams;
+            let schedules = schedules(plan, &book.section().servers, endpoint, streams);
+            for (label, schedule) in schedules {
+                let (target, peak) = (schedule.mean_rate(), schedule.peak_rate());
+                let ramped = schedule.constant_rate().is_none();
+                let ask = Ask::new(
+                    endpoint,
+                    &plan.base.foreign.expect,
+                    Work::Paced(schedule.clone()),
+                );
+                // Each server's level, refused where it cannot be sent; the rest run in blocks.
+                let mut runs: Vec<Option<(PacedTally, Vec<RateRun>)>> = Vec::new();
+                for (s, subject) in subjects.iter().enumerate() {
+                    let name = subject.name();
+                    let Some(record) = record_of(book.section(), &name, endpoint) else {
+                        runs.push(None);
                         continue;
                     };
-                    book.step(&name, async |_| {
-                        let (tally, run) = paced_run(
-                            harness,
-                            (up, plan.base.place),
-                            &ask,
-                            format!("{name} {endpoint} {label} #{}", block + 1),
-                        )
-                        .await
-                        .with_context(|| format!("{endpoint} {label}"))?;
-                        harness.say(
-                            &name,
-                            &format!(
-                                "{endpoint} {label} ({target:.0}/s) block {}: achieved {:.0}/s, \
-                                 p99 {:.3} ms, late {}",
-                                block + 1,
-                                run.achieved_rps,
-                                run.latency_ms.p99,
-                                run.late
-                            ),
-                        );
-                        if ramped {
-                            for (second, w) in tally.seconds().iter().enumerate() {
-                                harness.say(&name, &format!("{endpoint} {label} {second}s: {}", said(w)));
-                            }
+                    let refusal = if target < 1.0 {
+                        Some("a rate under 1/s".to_owned())
+                    } else {
+                        let here = Harness::loads_here(plan.base.place);
+                        beyond_the_client(peak, record.client_max_rps, load_cpus, here)
+                    };
+                    match refusal {
+                        Some(why) if ups[s].is_some() => {
+                            harness.say(&name, &format!("{endpoint} {label}: refused: {why}"));
+                            record.levels.push(RateLevel {
+                                label: label.clone(),
+                                target_rps: target,
+                                refused: Some(why),
+                                ..RateLevel::default()
+                            });
+                            runs.push(None);
                         }
-                        merged.merge(&tally);
-                        level_runs.push(run);
-                        up.ensure_alive()?;
-                        crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive)
-                            .await;
-                        Ok(())
-                    })
-                    .await?;
-                    if book.has_failed(&name) {
-                        ups[s] = None;
+                        _ => runs.push(ups[s].is_some().then(Default::default)),
                     }
                 }
-            }
-            for (s, subject) in subjects.iter().enumerate() {
-                let Some((merged, level_runs)) = runs[s].take() else {
-                    continue;
-                };
-                if level_runs.is_empty() {
-                    continue;
+                for block in 0..plan.base.repeats {
+                    for k in 0..subjects.len() {
+                        let s = (k + block) % subjects.len();
+                        let name = subjects[s].name();
+                        let (Some(up), Some((merged, level_runs))) =
+                            (ups[s].as_mut(), runs[s].as_mut())
+                        else {
+                            continue;
+                        };
+                        book.step(&name, async |_| {
+                            let (tally, run) = paced_run(
+                                harness,
+                                (up, plan.base.place),
+                                &ask,
+                                format!("{name} {endpoint} {label} #{}", block + 1),
+                            )
+                            .await
+                            .with_context(|| format!("{endpoint} {label}"))?;
+                            harness.say(
+                                &name,
+                                &format!(
+                                    "{endpoint} {label} ({target:.0}/s) block {}: achieved {:.0}/s, \
+                                     p99 {:.3} ms, late {}",
+                                    block + 1,
+                                    run.achieved_rps,
+                                    run.latency_ms.p99,
+                                    run.late
+                                ),
+                            );
+                            if ramped {
+                                for (second, w) in tally.seconds().iter().enumerate() {
+                                    harness.say(
+                                        &name,
+                                        &format!("{endpoint} {label} {second}s: {}", said(w)),
+                                    );
+                                }
+                            }
+                            merged.merge(&tally);
+                            level_runs.push(run);
+                            up.ensure_alive()?;
+                            crate::scenario::kit::settle(crate::scenario::kit::Leftover::KeepAlive)
+                                .await;
+                            Ok(())
+                        })
+                        .await?;
+                        if book.has_failed(&name) {
+                            ups[s] = None;
+                        }
+                    }
                 }
-                let level = level_of(label.clone(), (target, ramped), &merged, level_runs);
-                if let Some(record) = record_of(book.section(), &subject.name(), endpoint) {
-                    record.levels.push(level);
+                for (s, subject) in subjects.iter().enumerate() {
+                    let Some((merged, level_runs)) = runs[s].take() else {
+                        continue;
+                    };
+                    if level_runs.is_empty() {
+                        continue;
+                    }
+                    let level = level_of(label.clone(), (target, ramped), &merged, level_runs);
+                    if let Some(record) = record_of(book.section(), &subject.name(), endpoint) {
+                        record.levels.push(level);
+                    }
                 }
+                Rate::compare(book.section());
+                book.save()?;
             }
-            Rate::compare(book.section());
-            book.save()?;
         }
-    }
-    for (s, up) in ups.into_iter().enumerate() {
-        if let Some(up) = up {
-            book.step(&subjects[s].name(), async |_| harness.release(up).await)
-                .await?;
+        for (s, up) in ups.into_iter().enumerate() {
+            if let Some(up) = up {
+                book.step(&subjects[s].name(), async |_| harness.release(up).await)
+                    .await?;
+            }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn compare(section: &mut Section) {
+        section.comparisons = comparisons(&section.servers);
+    }
 }
 
 /// The record of `server` at `endpoint`, once probed.
-fn record_of<'a>(section: &'a mut Section, server: &str, endpoint: &str) -> Option<&'a mut RateServer> {
+fn record_of<'a>(
+    section: &'a mut Section,
+    server: &str,
+    endpoint: &str,
+) -> Option<&'a mut RateServer> {
     section
         .servers
         .iter_mut()
@@ -196,7 +209,11 @@ async fn probe_subject(
             &up,
             (name, endpoint),
             &plan.base.foreign,
-            (plan.paced.probe, plan.paced.connections, harness.common.streams),
+            (
+                plan.paced.probe,
+                plan.paced.connections,
+                harness.common.streams,
+            ),
         )
         .await?;
         book.section().servers.push(RateServer {
@@ -220,8 +237,9 @@ fn schedules(
     endpoint: &str,
     streams: usize,
 ) -> Vec<(String, Schedule)> {
-    let constant =
-        |rate| Schedule::constant(rate, plan.duration, plan.paced.connections).with_streams(streams);
+    let constant = |rate| {
+        Schedule::constant(rate, plan.duration, plan.paced.connections).with_streams(streams)
+    };
     let lowest = lowest_capacity(servers, endpoint).map_or(0.0, |(_, c)| c);
     match &plan.rates {
         Rates::OfCapacity(fractions) => fractions
@@ -245,7 +263,10 @@ fn schedules(
 
 /// The server with the lowest capacity probed at `endpoint`, and that capacity: what the
 /// default levels are fractions of.
-pub(crate) fn lowest_capacity<'a>(servers: &'a [RateServer], endpoint: &str) -> Option<(&'a str, f64)> {
+pub(crate) fn lowest_capacity<'a>(
+    servers: &'a [RateServer],
+    endpoint: &str,
+) -> Option<(&'a str, f64)> {
     servers
         .iter()
         .filter(|s| s.endpoint == endpoint && s.capacity_rps > 0.0)
@@ -319,7 +340,7 @@ fn said(w: &Window) -> String {
 }
 
 /// Every pair of servers at each endpoint and level, on per-run p99 and achieved rate.
-pub(super) fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
+fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
     let keys = distinct(servers.iter().flat_map(|s| {
         s.levels
             .iter()
@@ -343,10 +364,7 @@ pub(super) fn comparisons(servers: &[RateServer]) -> Vec<Comparison> {
                 })
                 .collect()
         };
-        out.extend(paired::pairwise(
-            Figure::P99Ms,
-            &runs(|r| r.latency_ms.p99),
-        ));
+        out.extend(paired::pairwise(Figure::P99Ms, &runs(|r| r.latency_ms.p99)));
         out.extend(paired::pairwise(
             Figure::AchievedRps,
             &runs(|r| r.achieved_rps),
@@ -367,21 +385,32 @@ mod tests {
 
     #[test]
     fn default_levels_are_the_same_rates_for_every_server() {
-        use crate::plan::Based;
+        use greet_model::plan::Based;
         let record = |server: &str, capacity_rps| RateServer {
             server: server.to_owned(),
             endpoint: "/greetings".to_owned(),
             capacity_rps,
             ..RateServer::default()
         };
-        let servers = [record("fast", 2000.0), record("slow", 1000.0), record("none", 0.0)];
-        assert_eq!(lowest_capacity(&servers, "/greetings"), Some(("slow", 1000.0)));
+        let servers = [
+            record("fast", 2000.0),
+            record("slow", 1000.0),
+            record("none", 0.0),
+        ];
+        assert_eq!(
+            lowest_capacity(&servers, "/greetings"),
+            Some(("slow", 1000.0))
+        );
         assert_eq!(lowest_capacity(&servers, "/health"), None);
         let plan = Plan::defaults(false);
         let levels = schedules(&plan, &servers, "/greetings", 1);
         assert_eq!(levels.len(), Plan::FRACTIONS.len());
         assert_eq!(levels[2].0, "50% (500/s)");
-        assert!((levels[2].1.mean_rate() - 500.0).abs() < 1.0, "{:?}", levels[2].1.mean_rate());
+        assert!(
+            (levels[2].1.mean_rate() - 500.0).abs() < 1.0,
+            "{:?}",
+            levels[2].1.mean_rate()
+        );
     }
 
     #[test]

@@ -1,11 +1,15 @@
-//! The rate tables.
+//! The rate tables: as text (a table of capacities, one of levels per endpoint, one of
+//! agents) and as CSV files (`rate.csv`, and `rate-ramp.csv` on a ramp).
 
 use super::{RateServer, Section};
-use crate::stats::distinct;
-use crate::stats::paired::Comparison;
+use anyhow::Result;
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
+use serde::Serialize;
 
-use crate::report::table::{failure_notes, opt, steal, Table};
-use crate::results::Machine;
+use greet_model::results::Machine;
+use greet_report::csv;
+use greet_report::table::{failure_notes, opt, steal, Table};
 
 /// The latency budget the rate tables rank levels by: a p99 of 1 ms is what a service
 /// answering from memory on loopback keeps until it saturates, so the rate where it breaks is
@@ -232,4 +236,109 @@ pub(super) fn tables(rate: &Section) -> Vec<Table> {
         out.push(agents);
     }
     out
+}
+
+/// The rate CSV files: `rate.csv`, a row per server, endpoint and level, and on a ramp
+/// `rate-ramp.csv`, a row per second of it.
+pub(super) fn csv_files(rate: &Section) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let rows = rate.servers.iter().flat_map(|s| {
+        s.levels.iter().map(move |l| RateRow {
+            server: &s.server,
+            endpoint: &s.endpoint,
+            level: &l.label,
+            target_rps: l.target_rps,
+            achieved_rps: l.achieved_rps,
+            over_capacity: l.over_capacity,
+            refused: l.refused.as_deref(),
+            requests: l.requests,
+            success_rate: l.success_rate,
+            p50_ms: l.latency_ms.p50,
+            p90_ms: l.latency_ms.p90,
+            p99_ms: l.latency_ms.p99,
+            p999_ms: l.latency_ms.p999,
+            p9999_ms: l.latency_ms.p9999,
+            max_ms: l.latency_ms.max,
+            service_p50_ms: l.service_ms.p50,
+            service_p99_ms: l.service_ms.p99,
+            late: l.late,
+            busy_max: l.busy_max,
+            client_cpu_pct: l.client_cpu_pct,
+            server_cpu_avg_pct: l.server.cpu_avg_pct,
+            server_us_per_request: l.server_us_per_request(),
+            steal_pct: l.machine().map(|m| m.steal_pct),
+        })
+    });
+    out.push(("rate.csv".to_owned(), csv::write(rows)?));
+    let seconds: Vec<_> = rate
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.levels.iter().flat_map(move |l| {
+                l.windows.iter().map(move |w| RampRow {
+                    server: &s.server,
+                    endpoint: &s.endpoint,
+                    level: &l.label,
+                    at_s: w.at_s,
+                    offered_rps: w.offered_rps,
+                    achieved_rps: w.achieved_rps,
+                    late: w.late,
+                    success_rate: w.success_rate,
+                    p50_ms: w.latency_ms.p50,
+                    p99_ms: w.latency_ms.p99,
+                    p999_ms: w.latency_ms.p999,
+                    max_ms: w.latency_ms.max,
+                })
+            })
+        })
+        .collect();
+    if !seconds.is_empty() {
+        out.push(("rate-ramp.csv".to_owned(), csv::write(seconds)?));
+    }
+    Ok(out)
+}
+
+/// A row of `rate.csv`.
+#[derive(Serialize)]
+struct RateRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    level: &'a str,
+    target_rps: f64,
+    achieved_rps: f64,
+    over_capacity: bool,
+    refused: Option<&'a str>,
+    requests: u64,
+    success_rate: f64,
+    p50_ms: f64,
+    p90_ms: f64,
+    p99_ms: f64,
+    p999_ms: f64,
+    p9999_ms: f64,
+    max_ms: f64,
+    service_p50_ms: f64,
+    service_p99_ms: f64,
+    late: u64,
+    busy_max: usize,
+    client_cpu_pct: f64,
+    server_cpu_avg_pct: Option<f64>,
+    server_us_per_request: Option<f64>,
+    steal_pct: Option<f64>,
+}
+
+/// A row of `rate-ramp.csv`: one second of a ramp.
+#[derive(Serialize)]
+struct RampRow<'a> {
+    server: &'a str,
+    endpoint: &'a str,
+    level: &'a str,
+    at_s: u64,
+    offered_rps: f64,
+    achieved_rps: f64,
+    late: u64,
+    success_rate: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    p999_ms: f64,
+    max_ms: f64,
 }

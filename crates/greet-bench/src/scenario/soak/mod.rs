@@ -8,13 +8,12 @@ mod run;
 
 use std::time::Duration;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, ServerSettings, Takes};
+use greet_model::plan::{Base, Based, ServerSettings, Takes};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The soak scenario.
 #[derive(Debug)]
@@ -37,14 +36,6 @@ impl Scenario for Soak {
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
-
-    fn compare(section: &mut Section) {
-        section.comparisons = run::comparisons(&section.cells);
-    }
 }
 
 /// How long each soak level runs.
@@ -105,13 +96,5 @@ impl Based for Plan {
                 Self::DURATION
             }),
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }

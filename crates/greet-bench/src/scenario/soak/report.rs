@@ -1,23 +1,24 @@
 //! soak's report: its section of results.json, and what is drawn from it: tables, charts,
 //! CSV files, its figures as points and its scorecard rows.
 
-use serde::{Deserialize, Serialize};
-use crate::stats::paired::Comparison;
-use crate::stats::Summary;
-use crate::results::{Frame, Trial, Transport};
-use crate::stats::distinct;
-use crate::report::table::{
+use crate::scenario::kit::Compared;
+use anyhow::Result;
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Transport, Trial};
+use greet_report::charts::{series, whiskers};
+use greet_report::points::load_figures;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::Chart;
+use greet_report::svg::{drawings, Drawing};
+use greet_report::table::{
     agent_rows, agents_table, comparison_notes, count, failure_notes, grouped, opt, spread, Table,
 };
-use crate::report::svg::Chart;
-use crate::report::charts::{series, whiskers};
-use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
+use greet_stats::Summary;
+use serde::{Deserialize, Serialize};
 
 /// The soak scenario: duration- or count-bounded load at each concurrency, on the async and
 /// the blocking endpoint, counting the server's threads.
@@ -333,9 +334,9 @@ impl Render for Section {
     }
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         self.comparisons.iter_mut().collect()
     }
 }

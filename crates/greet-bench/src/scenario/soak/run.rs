@@ -13,54 +13,60 @@ use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::results::{block_throughputs, Frame, Repeated};
-use crate::sample;
-use crate::scenario::kit::Book;
-use crate::stats::paired::{Comparison, Figure};
-use crate::stats::{distinct, max_of};
+use crate::scenario::kit::{Book, Run};
+use greet_bed::sample;
+use greet_model::results::{block_throughputs, Frame, Repeated};
+use greet_stats::paired::{Comparison, Figure};
+use greet_stats::{distinct, max_of};
 
 use super::{Plan, Section, Soak, SoakBound, SoakCell};
 
-/// Runs soak: every endpoint of every server, a repeat at a time.
-pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Soak>) -> Result<()> {
-    let (args, workers) = harness.server_args(&plan.base.server);
-    book.open(Section {
-        transport: harness.transport(),
-        frame: Frame::new(plan.base.repeats),
-        duration_s: match plan.bound {
-            SoakBound::Duration(d) => Some(d.as_secs_f64()),
-            SoakBound::Requests(_) => None,
-        },
-        requests: match plan.bound {
-            SoakBound::Requests(n) => Some(n),
-            SoakBound::Duration(_) => None,
-        },
-        delay_ms: plan.base.server.delay_ms,
-        workers,
-        blocking_threads: plan.base.server.blocking_threads,
-        ..Section::default()
-    });
-    let subjects = Subject::all(&plan.base);
-    for repeat in 1..=plan.base.repeats {
-        for subject in &subjects {
-            let name = subject.name();
-            for (i, endpoint) in plan.endpoints.iter().enumerate() {
-                let one = Endpoint {
-                    subject,
-                    name: &name,
-                    endpoint,
-                    check: i == 0 && repeat == 1,
-                    repeat,
-                };
-                let who = format!("{name} {endpoint}");
-                book.step(&who, async |book| {
-                    run_endpoint(harness, plan, &one, &args, book).await
-                })
-                .await?;
+impl Run for Soak {
+    /// Runs soak: every endpoint of every server, a repeat at a time.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let (args, workers) = harness.server_args(&plan.base.server);
+        book.open(Section {
+            transport: harness.transport(),
+            frame: Frame::new(plan.base.repeats),
+            duration_s: match plan.bound {
+                SoakBound::Duration(d) => Some(d.as_secs_f64()),
+                SoakBound::Requests(_) => None,
+            },
+            requests: match plan.bound {
+                SoakBound::Requests(n) => Some(n),
+                SoakBound::Duration(_) => None,
+            },
+            delay_ms: plan.base.server.delay_ms,
+            workers,
+            blocking_threads: plan.base.server.blocking_threads,
+            ..Section::default()
+        });
+        let subjects = Subject::all(&plan.base);
+        for repeat in 1..=plan.base.repeats {
+            for subject in &subjects {
+                let name = subject.name();
+                for (i, endpoint) in plan.endpoints.iter().enumerate() {
+                    let one = Endpoint {
+                        subject,
+                        name: &name,
+                        endpoint,
+                        check: i == 0 && repeat == 1,
+                        repeat,
+                    };
+                    let who = format!("{name} {endpoint}");
+                    book.step(&who, async |book| {
+                        run_endpoint(harness, plan, &one, &args, book).await
+                    })
+                    .await?;
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn compare(section: &mut Section) {
+        section.comparisons = comparisons(&section.cells);
+    }
 }
 
 struct Endpoint<'a> {
@@ -164,7 +170,7 @@ async fn run_endpoint(
 }
 
 /// Every pair of servers at each endpoint and concurrency.
-pub(super) fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
+fn comparisons(cells: &[SoakCell]) -> Vec<Comparison> {
     distinct(cells.iter().map(|c| (c.endpoint.as_str(), c.concurrency)))
         .into_iter()
         .flat_map(|(endpoint, concurrency)| {

@@ -8,13 +8,12 @@ mod run;
 
 use std::time::Duration;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Measure, Measured, Takes, BLOCKING_THREADS, GRID_REPEATS};
+use greet_model::plan::{Base, Based, Measure, Measured, Takes, BLOCKING_THREADS, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The sweep scenario.
 #[derive(Debug)]
@@ -33,15 +32,12 @@ impl Scenario for Sweep {
             "greet-bench sweep --workers 1,2 --blocking-threads 2,200",
         ],
         interleaved: false,
+        measures_again: true,
         ..About::DEFAULT
     };
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
 }
 
 /// Sweep: zero-delay load on the ceiling and the greeting endpoints over thread-count grids.
@@ -96,14 +92,6 @@ impl Based for Plan {
             },
             measure: Self::measure(quick),
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }
 

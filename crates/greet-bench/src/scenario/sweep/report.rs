@@ -1,20 +1,21 @@
 //! sweep's report: its section of results.json, and what is drawn from it: tables, charts,
 //! CSV files, its figures as points and its scorecard rows.
 
-use serde::{Deserialize, Serialize};
-use crate::stats::Summary;
-use crate::results::{Gain, Frame, Trial, Transport};
-use crate::report::table::{failure_notes, gain_cells, grouped, opt, undecided, Table};
-use crate::report::svg::Chart;
-use crate::stats::distinct;
-use crate::report::charts::{series, slug, whiskers};
+use crate::scenario::kit::Compared;
 use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{self, Row};
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Gain, Transport, Trial};
+use greet_report::charts::{series, slug, whiskers};
+use greet_report::points::load_figures;
+use greet_report::points::Point;
+use greet_report::scorecard::{self, Row};
+use greet_report::svg::Chart;
+use greet_report::svg::{drawings, Drawing};
+use greet_report::table::{failure_notes, gain_cells, grouped, opt, undecided, Table};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::Summary;
+use serde::{Deserialize, Serialize};
 
 /// The sweep scenario: zero-delay load over a grid of `--workers`, and of
 /// `--blocking-threads` on the blocking endpoint, a fresh server per run.
@@ -285,9 +286,12 @@ impl Render for Section {
     }
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
-        self.best.iter_mut().map(|b| &mut b.gain.comparison).collect()
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
+        self.best
+            .iter_mut()
+            .map(|b| &mut b.gain.comparison)
+            .collect()
     }
 }

@@ -8,90 +8,92 @@ use anyhow::Result;
 use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
-use crate::results::{Gain, Frame, Repeated};
-use crate::scenario::kit::Book;
+use crate::scenario::kit::{Book, Run};
+use greet_model::plan::{self, package, Measure, Placement, BLOCKING_THREADS};
+use greet_model::results::{Frame, Gain, Repeated};
 
 use super::{Plan, Section, Setting, Sweep, SweepBest, SweepCell};
 
-/// Runs the sweep: every endpoint of every server over its grid.
-pub(super) async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Sweep>) -> Result<()> {
-    let default = Setting {
-        workers: harness.workers(None),
-        blocking_threads: Some(BLOCKING_THREADS),
-    };
-    let workers = crate::scenario::kit::grid_with(&plan.workers, default.workers);
-    let blocking = crate::scenario::kit::grid_with(&plan.blocking_threads, BLOCKING_THREADS);
-    let Measure {
-        connections: concurrency,
-        duration,
-        warmup,
-    } = plan.measure;
-    let repeats = plan.base.repeats;
-    book.open(Section {
-        transport: harness.transport(),
-        frame: Frame::new(repeats),
-        concurrency,
-        duration_s: duration.as_secs_f64(),
-        warmup_s: warmup.as_secs_f64(),
-        workers: workers.clone(),
-        blocking_threads: blocking.clone(),
-        default,
-        ..Section::default()
-    });
-    for short in &plan.base.shorts() {
-        let name = package(short);
-        let mut checked = false;
-        for endpoint in &plan.endpoints {
-            let settings: Vec<Setting> = if endpoint == greet_core::paths::GREETINGS_BLOCKING {
-                workers
-                    .iter()
-                    .flat_map(|&w| {
-                        blocking.iter().map(move |&b| Setting {
-                            workers: w,
-                            blocking_threads: Some(b),
+impl Run for Sweep {
+    /// Runs the sweep: every endpoint of every server over its grid.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        let default = Setting {
+            workers: harness.workers(None),
+            blocking_threads: Some(BLOCKING_THREADS),
+        };
+        let workers = crate::scenario::kit::grid_with(&plan.workers, default.workers);
+        let blocking = crate::scenario::kit::grid_with(&plan.blocking_threads, BLOCKING_THREADS);
+        let Measure {
+            connections: concurrency,
+            duration,
+            warmup,
+        } = plan.measure;
+        let repeats = plan.base.repeats;
+        book.open(Section {
+            transport: harness.transport(),
+            frame: Frame::new(repeats),
+            concurrency,
+            duration_s: duration.as_secs_f64(),
+            warmup_s: warmup.as_secs_f64(),
+            workers: workers.clone(),
+            blocking_threads: blocking.clone(),
+            default,
+            ..Section::default()
+        });
+        for short in &plan.base.shorts() {
+            let name = package(short);
+            let mut checked = false;
+            for endpoint in &plan.endpoints {
+                let settings: Vec<Setting> = if endpoint == greet_core::paths::GREETINGS_BLOCKING {
+                    workers
+                        .iter()
+                        .flat_map(|&w| {
+                            blocking.iter().map(move |&b| Setting {
+                                workers: w,
+                                blocking_threads: Some(b),
+                            })
                         })
-                    })
-                    .collect()
-            } else {
-                workers
-                    .iter()
-                    .map(|&w| Setting {
-                        workers: w,
-                        blocking_threads: None,
-                    })
-                    .collect()
-            };
-            let one = Endpoint {
-                short,
-                name: &name,
-                endpoint,
-                settings: &settings,
-                measure: plan.measure,
-                repeats,
-            };
-            let who = format!("{name} {endpoint}");
-            book.once(&who, async |book| {
-                run_endpoint(harness, &one, &mut checked, book).await?;
-                let sweep = book.section();
-                if let Some(best) = best(&sweep.cells, &name, endpoint, default) {
-                    harness.say(
-                        &name,
-                        &format!(
-                            "{endpoint}: best {} at {:.0} req/s, {:.3}x the default",
-                            best.setting.label(),
-                            best.gain.requests_per_s,
-                            best.gain.gain
-                        ),
-                    );
-                    sweep.best.push(best);
-                }
-                Ok(())
-            })
-            .await?;
+                        .collect()
+                } else {
+                    workers
+                        .iter()
+                        .map(|&w| Setting {
+                            workers: w,
+                            blocking_threads: None,
+                        })
+                        .collect()
+                };
+                let one = Endpoint {
+                    short,
+                    name: &name,
+                    endpoint,
+                    settings: &settings,
+                    measure: plan.measure,
+                    repeats,
+                };
+                let who = format!("{name} {endpoint}");
+                book.once(&who, async |book| {
+                    run_endpoint(harness, &one, &mut checked, book).await?;
+                    let sweep = book.section();
+                    if let Some(best) = best(&sweep.cells, &name, endpoint, default) {
+                        harness.say(
+                            &name,
+                            &format!(
+                                "{endpoint}: best {} at {:.0} req/s, {:.3}x the default",
+                                best.setting.label(),
+                                best.gain.requests_per_s,
+                                best.gain.gain
+                            ),
+                        );
+                        sweep.best.push(best);
+                    }
+                    Ok(())
+                })
+                .await?;
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 struct Endpoint<'a> {

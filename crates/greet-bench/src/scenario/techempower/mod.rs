@@ -9,13 +9,12 @@ use std::time::Duration;
 
 use greet_core::paths;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
+use greet_model::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEATS};
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, KnobPart, KnobStudy, Scenario};
+use super::kit::{About, KnobPart, KnobStudy, Scenario};
 
 /// The techempower scenario.
 #[derive(Debug)]
@@ -36,6 +35,8 @@ impl Scenario for TechEmpower {
             "greet-bench techempower --stores postgres     the database tests on PostgreSQL",
         ],
         references: true,
+        measures_again: true,
+        stores: true,
         ..About::DEFAULT
     };
     type Plan = Plan;
@@ -44,10 +45,6 @@ impl Scenario for TechEmpower {
 
     fn stores(plan: &Plan) -> &[Store] {
         &plan.stores
-    }
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
     }
 
     /// A study's timed part: plaintext and json, which read no store, in the study's blocks.
@@ -180,14 +177,6 @@ impl Based for Plan {
             measure: Self::measure(quick),
             knob_study: false,
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }
 

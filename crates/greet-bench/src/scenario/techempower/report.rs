@@ -1,21 +1,22 @@
 //! techempower's report: its section of results.json, and what is drawn from it: tables, charts,
 //! CSV files, its figures as points and its scorecard rows.
 
-use serde::{Deserialize, Serialize};
-use crate::stats::paired::Comparison;
-use crate::stats::Summary;
-use crate::results::{Frame, Trial, StoreNode, Transport};
-use crate::report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
-use crate::report::svg::Chart;
-use crate::stats::distinct;
-use crate::report::charts::series;
+use crate::scenario::kit::Compared;
 use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::load_figures;
-use crate::report::points::Point;
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, StoreNode, Transport, Trial};
+use greet_report::charts::series;
+use greet_report::points::load_figures;
+use greet_report::points::Point;
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::Chart;
+use greet_report::svg::{drawings, Drawing};
+use greet_report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
+use greet_stats::Summary;
+use serde::{Deserialize, Serialize};
 
 /// The store of the tests that use none (json, plaintext).
 pub const NO_STORE: &str = "none";
@@ -85,7 +86,7 @@ pub struct TechEmpowerCell {
 pub(super) fn tables(techempower: &Section) -> Vec<Table> {
     let mut cells: Vec<_> = techempower.cells.iter().collect();
     // Stable: tests in the order they ran, then stores, servers in the order given.
-    let order = crate::stats::distinct(cells.iter().map(|c| (c.test.clone(), c.store.clone())));
+    let order = greet_stats::distinct(cells.iter().map(|c| (c.test.clone(), c.store.clone())));
     cells.sort_by_key(|c| order.iter().position(|k| k.0 == c.test && k.1 == c.store));
     let rows = cells
         .iter()
@@ -203,9 +204,9 @@ impl Render for Section {
             .collect()
     }
 
-    fn knobs(&self) -> Vec<crate::report::gains::KnobFigure> {
+    fn knobs(&self) -> Vec<greet_report::gains::KnobFigure> {
         // Labels are `server test store`: json and plaintext run on no store.
-        crate::report::gains::paired(&self.comparisons, |what, figure| {
+        greet_report::gains::paired(&self.comparisons, |what, figure| {
             let what = what.strip_suffix(&format!(" {NO_STORE}")).unwrap_or(what);
             format!("{what}: {figure}, timed")
         })
@@ -238,9 +239,9 @@ impl Render for Section {
     }
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
         self.comparisons.iter_mut().collect()
     }
 }

@@ -9,118 +9,117 @@
 //! slow spell of the machine hits every server alike. Each cell's share is its median over
 //! the best server's of its league (at the defaults, or with knobs) on the same test and
 //! store, as TechEmpower's tables rank them, and every pair of servers is compared on its
-//! runs paired by repeat (`stats::paired`).
+//! runs paired by repeat (`greet_stats::paired`).
 
 use anyhow::Result;
 use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::plan::{self, package, Placement, BLOCKING_THREADS};
-use crate::results::{block_throughputs, Frame, Repeated, Trial, Transport};
-use crate::scenario::kit::Book;
-use crate::server::provision::{self, Ready};
-use crate::stats::paired::Figure;
+use crate::scenario::kit::{Book, Run};
+use greet_bed::server::provision::{self, Ready};
+use greet_model::plan::{self, package, Placement, BLOCKING_THREADS};
+use greet_model::results::{block_throughputs, Frame, Repeated, Transport, Trial};
+use greet_stats::paired::Figure;
 
 use super::{Plan, Section, TechEmpower, TechEmpowerCell, Test, NO_STORE};
 
-/// Runs TechEmpower's tests: the stores made ready, then every server on each store, a
-/// repeat at a time.
-pub(super) async fn run(
-    harness: &Harness,
-    plan: &Plan,
-    book: &mut Book<'_, TechEmpower>,
-) -> Result<()> {
-    book.open(Section {
-        // Only plaintext pipelines, at its own depth.
-        transport: Transport {
-            pipeline: 1,
-            ..harness.transport()
-        },
-        frame: Frame::new(plan.base.repeats),
-        concurrency: plan.measure.connections,
-        plaintext_pipeline: plan.pipeline,
-        rows: plan.rows,
-        duration_s: plan.measure.duration.as_secs_f64(),
-        warmup_s: plan.measure.warmup.as_secs_f64(),
-        stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
-        ..Section::default()
-    });
-    // No test that reads a database: one store (the first) serves json and plaintext.
-    let wanted = if plan.tests.iter().any(|t| t.uses_store()) {
-        &plan.stores[..]
-    } else {
-        &plan.stores[..plan.stores.len().min(1)]
-    };
-    let prepared =
-        provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.base.place).await;
-    let te = book.section();
-    te.store_notes = prepared.notes;
-    te.store_nodes = prepared.nodes;
-    te.stores.retain(|s| {
-        wanted.iter().any(|w| w.name() == s) && !prepared.skipped.contains(&s.as_str())
-    });
-    for (name, err) in &prepared.failed {
-        book.fail(name, err);
-    }
-    let stores = prepared.ready;
-    // The tests each store's servers run: json and plaintext with the first store only; a
-    // store left with none starts no server.
-    let runs: Vec<(&Ready, Vec<Test>)> = stores
-        .iter()
-        .enumerate()
-        .map(|(i, store)| {
-            let tests = plan
-                .tests
-                .iter()
-                .copied()
-                .filter(|t| t.uses_store() || i == 0)
-                .collect();
-            (store, tests)
-        })
-        .filter(|(_, tests): &(_, Vec<Test>)| !tests.is_empty())
-        .collect();
-    let shorts = plan.base.shorts();
-    let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
-    for (store, tests) in &runs {
-        for (short, name) in &servers {
-            for test in served(short, tests) {
-                book.section().cells.push(TechEmpowerCell {
-                    server: name.clone(),
-                    store: store_of(test, store).to_owned(),
-                    test: test.name().to_owned(),
-                    target: test.path(plan.rows),
-                    ..TechEmpowerCell::default()
-                });
-            }
+impl Run for TechEmpower {
+    /// Runs TechEmpower's tests: the stores made ready, then every server on each store, a
+    /// repeat at a time.
+    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
+        book.open(Section {
+            // Only plaintext pipelines, at its own depth.
+            transport: Transport {
+                pipeline: 1,
+                ..harness.transport()
+            },
+            frame: Frame::new(plan.base.repeats),
+            concurrency: plan.measure.connections,
+            plaintext_pipeline: plan.pipeline,
+            rows: plan.rows,
+            duration_s: plan.measure.duration.as_secs_f64(),
+            warmup_s: plan.measure.warmup.as_secs_f64(),
+            stores: plan.stores.iter().map(|s| s.name().to_owned()).collect(),
+            ..Section::default()
+        });
+        // No test that reads a database: one store (the first) serves json and plaintext.
+        let wanted = if plan.tests.iter().any(|t| t.uses_store()) {
+            &plan.stores[..]
+        } else {
+            &plan.stores[..plan.stores.len().min(1)]
+        };
+        let prepared =
+            provision::prepare_all("techempower", wanted, harness.store_cpus(), plan.base.place)
+                .await;
+        let te = book.section();
+        te.store_notes = prepared.notes;
+        te.store_nodes = prepared.nodes;
+        te.stores.retain(|s| {
+            wanted.iter().any(|w| w.name() == s) && !prepared.skipped.contains(&s.as_str())
+        });
+        for (name, err) in &prepared.failed {
+            book.fail(name, err);
         }
-    }
-    for repeat in 1..=plan.base.repeats {
+        let stores = prepared.ready;
+        // The tests each store's servers run: json and plaintext with the first store only; a
+        // store left with none starts no server.
+        let runs: Vec<(&Ready, Vec<Test>)> = stores
+            .iter()
+            .enumerate()
+            .map(|(i, store)| {
+                let tests = plan
+                    .tests
+                    .iter()
+                    .copied()
+                    .filter(|t| t.uses_store() || i == 0)
+                    .collect();
+                (store, tests)
+            })
+            .filter(|(_, tests): &(_, Vec<Test>)| !tests.is_empty())
+            .collect();
+        let shorts = plan.base.shorts();
+        let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
         for (store, tests) in &runs {
             for (short, name) in &servers {
-                let tests = &served(short, tests);
-                if tests.is_empty() {
-                    continue;
+                for test in served(short, tests) {
+                    book.section().cells.push(TechEmpowerCell {
+                        server: name.clone(),
+                        store: store_of(test, store).to_owned(),
+                        test: test.name().to_owned(),
+                        target: test.path(plan.rows),
+                        ..TechEmpowerCell::default()
+                    });
                 }
-                let one = Server {
-                    short,
-                    name,
-                    store,
-                    tests,
-                    repeat,
-                };
-                let who = format!("{name} {}", store.name);
-                book.step(&who, async |book| {
-                    run_repeat(harness, plan, &one, book).await
-                })
-                .await?;
             }
         }
+        for repeat in 1..=plan.base.repeats {
+            for (store, tests) in &runs {
+                for (short, name) in &servers {
+                    let tests = &served(short, tests);
+                    if tests.is_empty() {
+                        continue;
+                    }
+                    let one = Server {
+                        short,
+                        name,
+                        store,
+                        tests,
+                        repeat,
+                    };
+                    let who = format!("{name} {}", store.name);
+                    book.step(&who, async |book| {
+                        run_repeat(harness, plan, &one, book).await
+                    })
+                    .await?;
+                }
+            }
+        }
+        let section = book.section();
+        // What never ran (a server that failed before its first load) is not a cell.
+        section.cells.retain(|c| !c.runs.is_empty());
+        summarise(section, plan.knob_study);
+        Ok(())
     }
-    let section = book.section();
-    // What never ran (a server that failed before its first load) is not a cell.
-    section.cells.retain(|c| !c.runs.is_empty());
-    summarise(section, plan.knob_study);
-    Ok(())
 }
 
 /// The tests of `tests` server `short` serves: a reference server has no store.
@@ -204,7 +203,9 @@ async fn run_repeat(
             stores: test.uses_store().then_some(one.store),
             ..ask(Stop::After(plan.measure.duration))
         };
-        let loaded = harness.measure(plan.base.place, &up, &measured, label).await?;
+        let loaded = harness
+            .measure(plan.base.place, &up, &measured, label)
+            .await?;
         let run = loaded.run();
         up.ensure_alive()?;
         let store = store_of(*test, one.store);
@@ -230,7 +231,7 @@ async fn run_repeat(
 /// of servers compared there (in a study of knobs, each knob with its crate:
 /// [`in_knob_study`](crate::scenario::kit::in_knob_study)).
 fn summarise(section: &mut Section, knob_study: bool) {
-    let keys = crate::stats::distinct(
+    let keys = greet_stats::distinct(
         section
             .cells
             .iter()
@@ -265,9 +266,12 @@ fn summarise(section: &mut Section, knob_study: bool) {
             let blocks = block_throughputs(&cell.runs);
             samples.push((format!("{} {test} {store}", cell.server), blocks));
         }
-        let mut compared = crate::scenario::kit::contenders_pairwise(Figure::RequestsPerS, &samples);
+        let mut compared =
+            crate::scenario::kit::contenders_pairwise(Figure::RequestsPerS, &samples);
         let server = |label: &str| label.split(' ').next().unwrap_or_default().to_owned();
-        compared.retain(|c| !knob_study || crate::scenario::kit::in_knob_study(&server(&c.a), &server(&c.b)));
+        compared.retain(|c| {
+            !knob_study || crate::scenario::kit::in_knob_study(&server(&c.a), &server(&c.b))
+        });
         section.comparisons.extend(compared);
     }
 }

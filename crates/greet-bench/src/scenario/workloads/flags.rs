@@ -33,7 +33,7 @@ pub(crate) struct Flags {
 impl Own<Plan> for Flags {
     fn apply(self, plan: &mut Plan, _common: &mut CommonArgs) {
         if let Some(profiles) = self.profiles {
-            plan.profiles = crate::stats::distinct(profiles);
+            plan.profiles = greet_stats::distinct(profiles);
         }
         if let Some(bytes) = self.upload_size {
             plan.upload_bytes = bytes;

@@ -10,15 +10,14 @@ mod run;
 
 use std::time::Duration;
 
-use crate::harness::Harness;
-use crate::plan::{Base, Based, Budget, Measure, Measured, Takes, GRID_REPEATS};
+use greet_model::plan::{Base, Based, Budget, Measure, Measured, Takes, GRID_REPEATS};
 
-pub use crate::plan::Profile;
+pub use greet_model::plan::Profile;
 
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, Book, Scenario};
+use super::kit::{About, Scenario};
 
 /// The workloads scenario.
 #[derive(Debug)]
@@ -44,19 +43,12 @@ impl Scenario for Workloads {
         own_protocols: true,
         again: true,
         keep_alive: false,
+        measures_again: true,
         ..About::DEFAULT
     };
     type Plan = Plan;
     type Flags = Flags;
     type Section = Section;
-
-    async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> anyhow::Result<()> {
-        run::run(harness, plan, book).await
-    }
-
-    fn compare(section: &mut Section) {
-        run::fold(section);
-    }
 }
 
 /// Workloads: every profile on every server, each server started once a profile, measured in
@@ -121,14 +113,6 @@ impl Based for Plan {
                 Self::UPLOAD_SLICE
             },
         }
-    }
-
-    fn base(&self) -> &Base {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut Base {
-        &mut self.base
     }
 }
 

@@ -4,21 +4,22 @@
 use serde::{Deserialize, Serialize};
 
 use super::Profile;
-use crate::results::{Frame, Trial};
-use crate::stats::paired::Comparison;
-use crate::stats::Summary;
-use crate::report::table::{
+use crate::scenario::kit::Compared;
+use anyhow::Result;
+use greet_model::plan::Metric;
+use greet_model::results::{Frame, Trial};
+use greet_report::charts::series;
+use greet_report::points::{load_figures, Point};
+use greet_report::scorecard::{Entry, Row};
+use greet_report::svg::Chart;
+use greet_report::svg::{drawings, Drawing};
+use greet_report::table::{
     comparison_notes, failure_notes, grouped, opt, spread, undecided, Table,
 };
-use crate::stats::distinct;
-use crate::report::svg::Chart;
-use crate::report::charts::series;
-use anyhow::Result;
-use crate::plan::Metric;
-use crate::report::points::{load_figures, Point};
-use crate::report::scorecard::{Entry, Row};
-use crate::report::svg::{drawings, Drawing};
-use crate::report::{csv, Render};
+use greet_report::{csv, Render};
+use greet_stats::distinct;
+use greet_stats::paired::Comparison;
+use greet_stats::Summary;
 
 /// The workloads scenario: every profile on every server, a fresh server per run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -180,9 +181,7 @@ pub(super) fn tables(workloads: &Section) -> Vec<Table> {
     table.notes.extend(undecided(
         workloads.comparisons.iter().flat_map(|c| &c.comparisons),
     ));
-    table
-        .notes
-        .extend(failure_notes(&workloads.frame.failures));
+    table.notes.extend(failure_notes(&workloads.frame.failures));
     vec![table]
 }
 
@@ -235,12 +234,7 @@ impl Render for Section {
 
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
-            csv::CellKey::rows(
-                &c.server,
-                c.profile.path(),
-                c.profile.to_string(),
-                &c.runs,
-            )
+            csv::CellKey::rows(&c.server, c.profile.path(), c.profile.to_string(), &c.runs)
         });
         Ok(vec![("workloads.csv".to_owned(), csv::write(rows)?)])
     }
@@ -273,9 +267,12 @@ impl Render for Section {
     }
 }
 
-impl Section {
+impl Compared for Section {
     /// Every comparison it makes: one family, judged together.
-    pub(crate) fn comparisons_mut(&mut self) -> Vec<&mut crate::stats::paired::Comparison> {
-        self.comparisons.iter_mut().flat_map(|c| &mut c.comparisons).collect()
+    fn comparisons(&mut self) -> Vec<&mut greet_stats::paired::Comparison> {
+        self.comparisons
+            .iter_mut()
+            .flat_map(|c| &mut c.comparisons)
+            .collect()
     }
 }

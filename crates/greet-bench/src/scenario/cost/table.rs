@@ -1,0 +1,381 @@
+//! Cost's tables: the figures of a per-request cost in the order the tables show them and
+//! how a count is written, the functions a count names in a table's few words (a symbol
+//! shortened; what glibc's string routines do to memory, where valgrind's count of them
+//! overstates the cost), and the tables themselves: per request, what each knob changes
+//! (every server with knobs, `greet-hyper+pipeline-flush`, set against its crate at its
+//! defaults, cell by cell), where the instructions go, and what choosing the crate costs.
+
+use greet_model::plan::Metric;
+use greet_report::gains::KnobFigure;
+use greet_report::table::{failure_notes, grouped, opt, Table};
+
+use super::{CostCell, PerRequest, Section};
+
+/// One figure of a per-request cost, as tables, points and rows read it.
+pub(super) struct Figure {
+    pub(super) metric: Metric,
+    pub(super) label: &'static str,
+    pub(super) of: fn(&PerRequest) -> Option<f64>,
+}
+
+/// The per-request figures, in table order.
+pub(super) const FIGURES: [Figure; 7] = [
+    Figure {
+        metric: Metric::Instructions,
+        label: "instructions",
+        of: |c| c.instructions,
+    },
+    Figure {
+        metric: Metric::Cycles,
+        label: "cycles (est.)",
+        of: |c| c.cycles,
+    },
+    Figure {
+        metric: Metric::Allocations,
+        label: "allocations",
+        of: |c| c.allocations,
+    },
+    Figure {
+        metric: Metric::AllocBytes,
+        label: "bytes allocated",
+        of: |c| c.alloc_bytes,
+    },
+    Figure {
+        metric: Metric::Syscalls,
+        label: "syscalls",
+        of: |c| c.syscalls,
+    },
+    Figure {
+        metric: Metric::Switches,
+        label: "switches",
+        of: |c| c.switches,
+    },
+    Figure {
+        metric: Metric::CpuPerRequest,
+        label: "CPU µs",
+        of: |c| c.cpu_us,
+    },
+];
+
+/// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10.
+pub(super) fn count(value: Option<f64>) -> String {
+    match value {
+        None => "-".to_owned(),
+        Some(v) if v >= 10_000.0 => format!("{:.1}k", v / 1000.0),
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) if v >= 10.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
+/// A function's name, short enough for a table: `<Type as Trait>::f` as `Type::f`, generics
+/// left out, its last three path segments.
+pub(super) fn short_function(name: &str) -> String {
+    let name = match name.strip_prefix('<') {
+        Some(inner) => {
+            // The `>` that closes the leading `<`.
+            let mut depth = 1;
+            let close = inner.char_indices().find_map(|(i, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            });
+            match close {
+                Some(at) => {
+                    let ty = inner[..at].split(" as ").next().unwrap_or_default();
+                    format!("{ty}{}", &inner[at + 1..])
+                }
+                None => name.to_owned(),
+            }
+        }
+        None => name.to_owned(),
+    };
+    let mut out = String::new();
+    let mut depth = 0;
+    for c in name.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let segments: Vec<&str> = out.split("::").collect();
+    let tail = segments[segments.len().saturating_sub(3)..].join("::");
+    match tail.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &tail[..cut]),
+        None => tail,
+    }
+}
+
+/// What glibc's string routine `function` does to memory, where it is one: `filling`
+/// (memset) or `copying` (memcpy, memmove).
+pub(super) fn string_routine(function: &str) -> Option<&'static str> {
+    if function.contains("memset") {
+        Some("filling")
+    } else if function.contains("memcpy") || function.contains("memmove") {
+        Some("copying")
+    } else {
+        None
+    }
+}
+
+/// The cost tables: per request, what each knob changes, where the instructions go, and what
+/// choosing the crate costs.
+pub(super) fn tables(cost: &Section) -> Vec<Table> {
+    let mut headers = vec!["Cell", "Application"];
+    headers.extend(FIGURES.iter().map(|f| f.label));
+    let rows: Vec<Vec<String>> = cost
+        .cells
+        .iter()
+        .map(|c| {
+            let mut row = vec![c.cell.clone(), c.server.clone()];
+            row.extend(FIGURES.iter().map(|f| match f.metric {
+                Metric::CpuPerRequest => opt(c.median(f.of), 1),
+                _ => count(c.median(f.of)),
+            }));
+            row
+        })
+        .collect();
+    let each = cost.requests / cost.connections.max(1);
+    let mut per_request = Table::new(
+        format!(
+            "Cost per request, counted: loads of {warm} and {more} requests on {c} keep-alive \
+             connections, their difference over {n}; over TLS, of static files, db and \
+             fortunes 4 times as many on {few} connections, compressed answers as many on \
+             {few}; uploads {few} connections of {up} ({} run(s) each)",
+            cost.frame.repeats,
+            n = cost.requests,
+            warm = cost.connections * super::warm_up(each),
+            more = cost.connections * super::warm_up(each) + cost.requests,
+            c = cost.connections,
+            few = cost.connections.min(super::Plan::FEW),
+            up = each.min(super::Plan::UPLOAD_EACH),
+        ),
+        &headers,
+        grouped(rows, 0),
+    );
+    per_request.notes.push(format!(
+        "Counted by {}; instructions and allocations repeat to well under 1% from run to \
+         run (a difference over 2% is a difference), syscalls to a few percent (over 5%; \
+         the waits, epoll_wait and futex, left out: they follow the client's timing). \
+         Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
+         a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
+        if cost.instruments.is_empty() {
+            "nothing".to_owned()
+        } else {
+            cost.instruments.join(", ")
+        }
+    ));
+    per_request.notes.extend(cost.skipped.iter().cloned());
+    per_request
+        .notes
+        .extend(failure_notes(&cost.frame.failures));
+    let functions: Vec<Vec<String>> = cost
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let (name, share) = c.top_function()?;
+            Some(vec![
+                c.cell.clone(),
+                c.server.clone(),
+                short_function(name),
+                format!("{:.1}%", share * 100.0),
+            ])
+        })
+        .collect();
+    let mut out = vec![per_request];
+    out.extend(knobs_table(cost));
+    if !functions.is_empty() {
+        out.push(Table::new(
+            "Where the instructions go: each cell's costliest function, by its own instructions",
+            &["Cell", "Application", "Function", "Share"],
+            grouped(functions, 0),
+        ));
+    }
+    let crates: Vec<Vec<String>> = cost
+        .crates
+        .iter()
+        .map(|c| {
+            vec![
+                c.server.clone(),
+                opt(c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 2),
+                c.dependencies.map_or("-".to_owned(), |d| d.to_string()),
+                opt(c.idle_kib, 1),
+                opt(c.build_s, 0),
+                opt(c.rebuild_s, 1),
+            ]
+        })
+        .collect();
+    if !crates.is_empty() {
+        let mut table = Table::new(
+            "What choosing the crate costs",
+            &[
+                "Application",
+                "Binary (MiB, stripped)",
+                "Dependencies",
+                "Idle connection (KiB)",
+                "Clean build (s)",
+                "Rebuild (s)",
+            ],
+            vec![crates],
+        );
+        table.notes.push(format!(
+            "Idle: resident memory over {} idle keep-alive connections, each after one request. \
+             Build times are this machine's, with --build only.",
+            cost.crates.first().map_or(0, |c| c.idle_connections)
+        ));
+        out.push(table);
+    }
+    out
+}
+
+/// What each server with knobs (`greet-hyper+pipeline-flush`) changes per request against
+/// its crate at its defaults, cell by cell; none without such a pair.
+pub(super) fn knobs_table(cost: &Section) -> Option<Table> {
+    let figures = [
+        Metric::Instructions,
+        Metric::Allocations,
+        Metric::Syscalls,
+        Metric::CpuPerRequest,
+    ];
+    let figures: Vec<&Figure> = FIGURES
+        .iter()
+        .filter(|f| figures.contains(&f.metric))
+        .collect();
+    let rows: Vec<Vec<String>> = pairs(cost)
+        .map(|(base, tuned)| {
+            let mut row = vec![tuned.cell.clone(), tuned.server.clone()];
+            row.extend(
+                figures
+                    .iter()
+                    .map(|f| change(base.median(f.of), tuned.median(f.of))),
+            );
+            row
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["Cell", "Application"];
+    headers.extend(figures.iter().map(|f| f.label));
+    let mut table = Table::new(
+        "What each knob changes: per request, the crate at its defaults → with the knob",
+        &headers,
+        grouped(rows, 0),
+    );
+    table.notes.push(
+        "Counts are counted (a change past 2% is the knob's); CPU µs is timed, this \
+         machine's. Under mimalloc allocations are not counted (-): DHAT sees only malloc."
+            .to_owned(),
+    );
+    Some(table)
+}
+
+/// Each cell of a server with knobs, with the same cell of its crate at its defaults:
+/// `(defaults, with knobs)`; none where the crate did not run the cell.
+fn pairs(cost: &Section) -> impl Iterator<Item = (&CostCell, &CostCell)> {
+    cost.cells
+        .iter()
+        .filter(|c| greet_model::plan::is_tuned(&c.server))
+        .filter_map(|tuned| {
+            let defaults = greet_model::plan::crate_of(&tuned.server);
+            let base = cost
+                .cells
+                .iter()
+                .find(|c| c.cell == tuned.cell && c.server == defaults)?;
+            Some((base, tuned))
+        })
+}
+
+/// Each server with knobs, cell by cell, for the table of what each knob buys: the change of
+/// its counts per request, `-3.8% · -14.3% · -88.2%` (instructions · allocations · syscalls).
+pub(super) fn knob_figures(cost: &Section) -> Vec<KnobFigure> {
+    let counted = [Metric::Instructions, Metric::Allocations, Metric::Syscalls];
+    pairs(cost)
+        .map(|(base, tuned)| {
+            let changes: Vec<String> = FIGURES
+                .iter()
+                .filter(|f| counted.contains(&f.metric))
+                .map(|f| match (base.median(f.of), tuned.median(f.of)) {
+                    (Some(b), Some(t)) if b > 0.0 => format!("{:+.1}%", (t / b - 1.0) * 100.0),
+                    _ => "-".to_owned(),
+                })
+                .collect();
+            KnobFigure {
+                column: format!("{}: counted", tuned.cell),
+                server: tuned.server.clone(),
+                text: changes.join(" · "),
+            }
+        })
+        .collect()
+}
+
+/// `15.4k → 14.8k (-3.8%)`: a figure at the defaults, with a knob, and the change.
+fn change(base: Option<f64>, tuned: Option<f64>) -> String {
+    match (base, tuned) {
+        (Some(b), Some(t)) if b > 0.0 => format!(
+            "{} → {} ({:+.1}%)",
+            count(Some(b)),
+            count(Some(t)),
+            (t / b - 1.0) * 100.0
+        ),
+        (b, t) => format!("{} → {}", count(b), count(t)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::cost::report::tests::cell;
+
+    #[test]
+    fn each_knob_is_set_against_its_crate_at_its_defaults() {
+        let counted = |instructions, allocations| PerRequest {
+            instructions: Some(instructions),
+            allocations,
+            ..PerRequest::default()
+        };
+        let section = Section {
+            cells: vec![
+                cell("greet-hyper", "baseline", counted(15_400.0, Some(7.0))),
+                cell(
+                    "greet-hyper+no-head-timeout",
+                    "baseline",
+                    counted(14_000.0, Some(6.0)),
+                ),
+                cell("greet-hyper+mimalloc", "baseline", counted(15_000.0, None)),
+                // No crate at its defaults in this cell: no row.
+                cell("greet-axum+mimalloc", "baseline", counted(20_000.0, None)),
+            ],
+            ..Section::default()
+        };
+        let table = knobs_table(&section).expect("two knobs against their crate");
+        let rows: Vec<&Vec<String>> = table.groups.iter().flatten().collect();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(rows[0][1], "greet-hyper+no-head-timeout");
+        assert_eq!(rows[0][2], "15.4k → 14.0k (-9.1%)");
+        assert_eq!(rows[0][3], "7.00 → 6.00 (-14.3%)");
+        assert_eq!(rows[1][3], "7.00 → -");
+        let plain = Section {
+            cells: vec![cell(
+                "greet-hyper",
+                "baseline",
+                counted(15_400.0, Some(7.0)),
+            )],
+            ..Section::default()
+        };
+        assert!(knobs_table(&plain).is_none());
+        assert!(knob_figures(&plain).is_empty());
+        // The same pairs, for the table of what each knob buys.
+        let figures = knob_figures(&section);
+        assert_eq!(figures.len(), 2, "{figures:?}");
+        assert_eq!(figures[0].column, "baseline: counted");
+        assert_eq!(figures[0].server, "greet-hyper+no-head-timeout");
+        assert_eq!(figures[0].text, "-9.1% · -14.3% · -");
+        assert_eq!(figures[1].text, "-2.6% · - · -");
+    }
+}
