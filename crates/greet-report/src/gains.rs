@@ -107,18 +107,24 @@ mod tests {
     use super::*;
     use crate::points::Point;
     use crate::scorecard::Row;
-    use crate::svg::Drawing;
     use crate::Render;
 
     struct Gives(Vec<KnobFigure>);
 
+    impl crate::Tables for Gives {
+        fn tables(&self) -> Vec<crate::table::Table> {
+            Vec::new()
+        }
+    }
+
+    impl crate::Charts for Gives {
+        type Chart = crate::svg::Drawing;
+        fn charts(&self) -> Vec<(String, crate::svg::Drawing)> {
+            Vec::new()
+        }
+    }
+
     impl Render for Gives {
-        fn tables(&self) -> Vec<Table> {
-            Vec::new()
-        }
-        fn charts(&self) -> Vec<(String, Drawing)> {
-            Vec::new()
-        }
         fn csv(&self) -> anyhow::Result<Vec<(String, String)>> {
             Ok(Vec::new())
         }

@@ -33,13 +33,38 @@ use points::Point;
 use charts::ChartFile;
 use table::Table;
 
-/// A scenario's section as the report draws it: its tables, charts, CSV files, flat figures
-/// and scorecard rows.
-pub trait Render {
+/// A section's tables, in order: written where they are built.
+pub trait Tables {
     /// Its tables, in order.
     fn tables(&self) -> Vec<Table>;
+}
+
+/// A section's charts, each of the kind it draws, as its own tests read them.
+pub trait Charts {
+    /// The kind of chart it draws (bars, lines, or [`svg::Drawing`] where it draws both).
+    type Chart: Into<svg::Drawing>;
     /// Its charts: file name and the chart.
-    fn charts(&self) -> Vec<(String, svg::Drawing)>;
+    fn charts(&self) -> Vec<(String, Self::Chart)>;
+}
+
+/// A section's charts as the report draws them: written once, for every [`Charts`].
+pub trait Drawn {
+    /// Its charts: file name and the drawing.
+    fn drawings(&self) -> Vec<(String, svg::Drawing)>;
+}
+
+impl<T: Charts> Drawn for T {
+    fn drawings(&self) -> Vec<(String, svg::Drawing)> {
+        (self.charts().into_iter())
+            .map(|(file, chart)| (file, chart.into()))
+            .collect()
+    }
+}
+
+/// A scenario's section as the report draws it: its tables ([`Tables`]) and charts
+/// ([`Charts`]), each written where it is built, and here its CSV files, flat figures and
+/// scorecard rows.
+pub trait Render: Tables + Drawn {
     /// Its CSV files: file name and contents.
     fn csv(&self) -> Result<Vec<(String, String)>>;
     /// Every figure it holds, flat, for thresholds and `compare`; `scenario` is filled in by
@@ -152,7 +177,7 @@ fn write<S: Sections + Serialize>(dir: &Path, results: &mut Results<S>, json: bo
         .iter()
         .flat_map(|p| {
             p.section
-                .charts()
+                .drawings()
                 .into_iter()
                 .map(|(file, chart)| ChartFile {
                     section: p.name,

@@ -755,13 +755,20 @@ mod tests {
         comparisons: Vec<paired::Comparison>,
     }
 
-    impl crate::Render for Part {
+    impl crate::Tables for Part {
         fn tables(&self) -> Vec<crate::table::Table> {
             Vec::new()
         }
+    }
+
+    impl crate::Charts for Part {
+        type Chart = crate::svg::Drawing;
         fn charts(&self) -> Vec<(String, crate::svg::Drawing)> {
             Vec::new()
         }
+    }
+
+    impl crate::Render for Part {
         fn csv(&self) -> anyhow::Result<Vec<(String, String)>> {
             Ok(Vec::new())
         }

@@ -57,14 +57,6 @@ impl From<LineChart> for Drawing {
     }
 }
 
-/// `charts`, each as a [`Drawing`].
-pub fn drawings<C: Into<Drawing>>(charts: Vec<(String, C)>) -> Vec<(String, Drawing)> {
-    charts
-        .into_iter()
-        .map(|(file, chart)| (file, chart.into()))
-        .collect()
-}
-
 /// A chart's document up to its plot: the root element, a white ground, the title centred on
 /// `centre`.
 fn open(title: &str, centre: f64) -> String {

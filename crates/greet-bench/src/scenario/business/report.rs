@@ -10,11 +10,10 @@ use greet_report::points::load_figures;
 use greet_report::points::Point;
 use greet_report::scorecard::{self, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{
     comparison_notes, failure_notes, gain_cells, grouped, opt, undecided, Table,
 };
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::paired::Comparison;
 use greet_stats::Summary;
@@ -143,172 +142,168 @@ pub struct PoolBest {
 
 /// The business tables: every cell; each store-bound endpoint as a fraction of the ceiling,
 /// with the servers compared; the best `--db-pool`.
-pub(super) fn tables(business: &Section) -> Vec<Table> {
-    let rows = business
-        .cells
-        .iter()
-        .map(|cell| {
-            let stores = cell.store_processes.as_ref();
-            vec![
-                cell.server.clone(),
-                cell.store.clone(),
-                cell.endpoint.clone(),
-                cell.setting.workers.to_string(),
-                cell.setting.db_pool.to_string(),
-                format!("{:.1}", cell.requests_per_s.median),
-                format!(
-                    "{:.1}-{:.1}",
-                    cell.requests_per_s.min, cell.requests_per_s.max
-                ),
-                format!("{:.2}", cell.success_rate),
-                opt(cell.cpu_avg_pct, 1),
-                opt(stores.and_then(|s| s.cpu_avg_pct), 1),
-                opt(stores.and_then(|s| s.rss_max_mib), 1),
-            ]
-        })
-        .collect();
-    let mut cells = Table::new(
-        format!(
-            "Business: zero delay, {} keep-alive connections, {:.2} s measured after {:.2} s \
-             warm-up, {} run(s) per setting on a fresh server; default {}",
-            business.concurrency,
-            business.duration_s,
-            business.warmup_s,
-            business.frame.repeats,
-            business.default.label(),
-        ),
-        &[
-            "Application",
-            "Store",
-            "Endpoint",
-            "Workers",
-            "DB pool",
-            "Requests/sec",
-            "min-max",
-            "Success(%)",
-            "CPU avg(%)",
-            "Store CPU avg(%)",
-            "Store RSS max(MiB)",
-        ],
-        grouped(rows, 2),
-    );
-    cells.notes.extend(business.store_notes.iter().cloned());
-    let rows = business
-        .fractions
-        .iter()
-        .map(|f| {
-            vec![
-                f.server.clone(),
-                f.store.clone(),
-                f.endpoint.clone(),
-                format!("{:.1}", f.requests_per_s),
-                format!("{:.1}", f.ceiling_requests_per_s),
-                format!("{:.3}", f.fraction),
-            ]
-        })
-        .collect();
-    let mut fractions = Table::new(
-        format!(
-            "Business: each store-bound endpoint as a fraction of the same server's /health, {}",
-            business.default.label()
-        ),
-        &[
-            "Application",
-            "Store",
-            "Endpoint",
-            "Requests/sec",
-            "/health req/s",
-            "Fraction",
-        ],
-        grouped(rows, 2),
-    );
-    fractions.notes = comparison_notes(&business.comparisons);
-    let rows = business
-        .best_pools
-        .iter()
-        .map(|b| {
-            vec![b.server.clone(), b.store.clone(), b.endpoint.clone()]
-                .into_iter()
-                .chain(gain_cells(
-                    &b.setting.label(),
-                    &b.gain,
-                    b.setting == business.default,
-                ))
-                .collect()
-        })
-        .collect();
-    let mut best = Table::new(
-        "Business: the best --db-pool (and --workers) per server, store and endpoint",
-        &[
-            "Application",
-            "Store",
-            "Endpoint",
-            "Best setting",
-            "Requests/sec",
-            "Default req/s",
-            "Gain",
-            "Gain over the blocks [interval]",
-            "Verdict",
-        ],
-        grouped(rows, 2),
-    );
-    best.notes.extend(undecided(
-        business
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let rows = self
+            .cells
+            .iter()
+            .map(|cell| {
+                let stores = cell.store_processes.as_ref();
+                vec![
+                    cell.server.clone(),
+                    cell.store.clone(),
+                    cell.endpoint.clone(),
+                    cell.setting.workers.to_string(),
+                    cell.setting.db_pool.to_string(),
+                    format!("{:.1}", cell.requests_per_s.median),
+                    format!(
+                        "{:.1}-{:.1}",
+                        cell.requests_per_s.min, cell.requests_per_s.max
+                    ),
+                    format!("{:.2}", cell.success_rate),
+                    opt(cell.cpu_avg_pct, 1),
+                    opt(stores.and_then(|s| s.cpu_avg_pct), 1),
+                    opt(stores.and_then(|s| s.rss_max_mib), 1),
+                ]
+            })
+            .collect();
+        let mut cells = Table::new(
+            format!(
+                "Business: zero delay, {} keep-alive connections, {:.2} s measured after {:.2} s \
+                 warm-up, {} run(s) per setting on a fresh server; default {}",
+                self.concurrency,
+                self.duration_s,
+                self.warmup_s,
+                self.frame.repeats,
+                self.default.label(),
+            ),
+            &[
+                "Application",
+                "Store",
+                "Endpoint",
+                "Workers",
+                "DB pool",
+                "Requests/sec",
+                "min-max",
+                "Success(%)",
+                "CPU avg(%)",
+                "Store CPU avg(%)",
+                "Store RSS max(MiB)",
+            ],
+            grouped(rows, 2),
+        );
+        cells.notes.extend(self.store_notes.iter().cloned());
+        let rows = self
+            .fractions
+            .iter()
+            .map(|f| {
+                vec![
+                    f.server.clone(),
+                    f.store.clone(),
+                    f.endpoint.clone(),
+                    format!("{:.1}", f.requests_per_s),
+                    format!("{:.1}", f.ceiling_requests_per_s),
+                    format!("{:.3}", f.fraction),
+                ]
+            })
+            .collect();
+        let mut fractions = Table::new(
+            format!(
+                "Business: each store-bound endpoint as a fraction of the same server's /health, {}",
+                self.default.label()
+            ),
+            &[
+                "Application",
+                "Store",
+                "Endpoint",
+                "Requests/sec",
+                "/health req/s",
+                "Fraction",
+            ],
+            grouped(rows, 2),
+        );
+        fractions.notes = comparison_notes(&self.comparisons);
+        let rows = self
             .best_pools
             .iter()
-            .map(|b| &b.gain.comparison)
-            .chain(&business.comparisons),
-    ));
-    best.notes.extend(failure_notes(&business.frame.failures));
-    vec![cells, fractions, best]
+            .map(|b| {
+                vec![b.server.clone(), b.store.clone(), b.endpoint.clone()]
+                    .into_iter()
+                    .chain(gain_cells(
+                        &b.setting.label(),
+                        &b.gain,
+                        b.setting == self.default,
+                    ))
+                    .collect()
+            })
+            .collect();
+        let mut best = Table::new(
+            "Business: the best --db-pool (and --workers) per server, store and endpoint",
+            &[
+                "Application",
+                "Store",
+                "Endpoint",
+                "Best setting",
+                "Requests/sec",
+                "Default req/s",
+                "Gain",
+                "Gain over the blocks [interval]",
+                "Verdict",
+            ],
+            grouped(rows, 2),
+        );
+        best.notes.extend(undecided(
+            self.best_pools
+                .iter()
+                .map(|b| &b.gain.comparison)
+                .chain(&self.comparisons),
+        ));
+        best.notes.extend(failure_notes(&self.frame.failures));
+        vec![cells, fractions, best]
+    }
 }
 
 /// Per store: each endpoint's throughput at the default setting, a bar per server, so the
 /// store-bound endpoints stand beside the ceiling they are a fraction of.
-pub(super) fn charts(business: &Section) -> Vec<(String, Chart)> {
-    business
-        .stores
-        .iter()
-        .map(|store| {
-            let cells: Vec<_> = business
-                .cells
-                .iter()
-                .filter(|c| {
-                    &c.store == store && c.setting == business.default && !c.runs.is_empty()
-                })
-                .collect();
-            let endpoints = distinct(cells.iter().map(|c| c.endpoint.clone()));
-            let names = distinct(cells.iter().map(|c| c.server.clone()));
-            let find = |name: &str, endpoint: &String| {
-                cells
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        self.stores
+            .iter()
+            .map(|store| {
+                let cells: Vec<_> = self
+                    .cells
                     .iter()
-                    .find(|c| c.server == name && &c.endpoint == endpoint)
-                    .map(|c| c.requests_per_s.clone())
-            };
-            let chart = Chart {
-                title: format!(
-                    "Business on {store}: each endpoint against the ceiling (/health), {}",
-                    business.default.label()
-                ),
-                unit: "requests/sec (median, whiskers min-max)".into(),
-                groups: endpoints.clone(),
-                series: series(&names, &endpoints, find, |s| s.median),
-                whiskers: whiskers(&names, &endpoints, find),
-            };
-            (format!("business-{}.svg", slug(store)), chart)
-        })
-        .collect()
+                    .filter(|c| {
+                        &c.store == store && c.setting == self.default && !c.runs.is_empty()
+                    })
+                    .collect();
+                let endpoints = distinct(cells.iter().map(|c| c.endpoint.clone()));
+                let names = distinct(cells.iter().map(|c| c.server.clone()));
+                let find = |name: &str, endpoint: &String| {
+                    cells
+                        .iter()
+                        .find(|c| c.server == name && &c.endpoint == endpoint)
+                        .map(|c| c.requests_per_s.clone())
+                };
+                let chart = Chart {
+                    title: format!(
+                        "Business on {store}: each endpoint against the ceiling (/health), {}",
+                        self.default.label()
+                    ),
+                    unit: "requests/sec (median, whiskers min-max)".into(),
+                    groups: endpoints.clone(),
+                    series: series(&names, &endpoints, find, |s| s.median),
+                    whiskers: whiskers(&names, &endpoints, find),
+                };
+                (format!("business-{}.svg", slug(store)), chart)
+            })
+            .collect()
+    }
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
             let setting = format!("{} {}", c.store, c.setting.label());

@@ -8,10 +8,9 @@ use greet_model::results::{AgentRun, Frame, Machine, RateRun, RateWindow, Spectr
 use greet_report::charts::slug;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
-use greet_report::svg::{drawings, Drawing};
 use greet_report::svg::{Line, LineChart, XAxis};
 use greet_report::table::{comparison_notes, failure_notes, opt, Table};
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::median;
 use greet_stats::paired::Comparison;
@@ -189,72 +188,65 @@ impl CapacityStep {
 /// Per endpoint (and streams), each second of every server's ramp: the objective's latency against the rate
 /// offered in it, a colour per server, with the objective's bound as a flat line: where a
 /// server's line crosses it is its knee.
-pub(super) fn charts(capacity: &Section) -> Vec<(String, LineChart)> {
-    let mut out = Vec::new();
-    let servers = distinct(capacity.servers.iter().map(|s| s.server.clone()));
-    for case in distinct(capacity.servers.iter().map(|s| s.case())) {
-        let mut lines = Vec::new();
-        let mut widest: f64 = 0.0;
-        for (colour, server) in servers.iter().enumerate() {
-            let Some(record) = capacity
-                .servers
-                .iter()
-                .find(|s| &s.server == server && s.case() == case)
-            else {
-                continue;
-            };
-            let mut seconds: Vec<_> = record
-                .ramp
-                .iter()
-                .filter(|w| w.latency_ms.p50 > 0.0)
-                .collect();
-            seconds.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
-            widest = seconds.iter().map(|w| w.offered_rps).fold(widest, f64::max);
-            lines.push(Line {
-                name: format!("{server} {:.1}k/s", record.capacity_rps / 1000.0),
-                points: seconds
+impl Charts for Section {
+    type Chart = LineChart;
+
+    fn charts(&self) -> Vec<(String, LineChart)> {
+        let mut out = Vec::new();
+        let servers = distinct(self.servers.iter().map(|s| s.server.clone()));
+        for case in distinct(self.servers.iter().map(|s| s.case())) {
+            let mut lines = Vec::new();
+            let mut widest: f64 = 0.0;
+            for (colour, server) in servers.iter().enumerate() {
+                let Some(record) = self
+                    .servers
                     .iter()
-                    .map(|w| (w.offered_rps, w.latency_ms.at(capacity.slo_percentile)))
-                    .collect(),
-                colour,
-                dashed: false,
+                    .find(|s| &s.server == server && s.case() == case)
+                else {
+                    continue;
+                };
+                let mut seconds: Vec<_> = record
+                    .ramp
+                    .iter()
+                    .filter(|w| w.latency_ms.p50 > 0.0)
+                    .collect();
+                seconds.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
+                widest = seconds.iter().map(|w| w.offered_rps).fold(widest, f64::max);
+                lines.push(Line {
+                    name: format!("{server} {:.1}k/s", record.capacity_rps / 1000.0),
+                    points: seconds
+                        .iter()
+                        .map(|w| (w.offered_rps, w.latency_ms.at(self.slo_percentile)))
+                        .collect(),
+                    colour,
+                    dashed: false,
+                });
+            }
+            if lines.is_empty() {
+                continue;
+            }
+            lines.push(Line {
+                name: format!("objective: {}", self.slo),
+                points: vec![(0.0, self.slo_ms), (widest, self.slo_ms)],
+                colour: servers.len(),
+                dashed: true,
             });
+            out.push((
+                format!("capacity-{}.svg", slug(&case)),
+                LineChart {
+                    title: format!("The ramp, second by second, against {}: {case}", self.slo),
+                    x_label: "requests/sec offered in the second".into(),
+                    y_label: "ms from the intended send (log)".into(),
+                    x_axis: XAxis::Linear,
+                    lines,
+                },
+            ));
         }
-        if lines.is_empty() {
-            continue;
-        }
-        lines.push(Line {
-            name: format!("objective: {}", capacity.slo),
-            points: vec![(0.0, capacity.slo_ms), (widest, capacity.slo_ms)],
-            colour: servers.len(),
-            dashed: true,
-        });
-        out.push((
-            format!("capacity-{}.svg", slug(&case)),
-            LineChart {
-                title: format!(
-                    "The ramp, second by second, against {}: {case}",
-                    capacity.slo
-                ),
-                x_label: "requests/sec offered in the second".into(),
-                y_label: "ms from the intended send (log)".into(),
-                x_axis: XAxis::Linear,
-                lines,
-            },
-        ));
+        out
     }
-    out
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.servers.iter().map(|s| CapacityRow {
             server: &s.server,
@@ -368,98 +360,100 @@ impl Compared for Section {
 
 /// One row per server and endpoint: the capacity at the objective, how the search found it,
 /// the latency below it, and what each side's CPU spent per request there.
-fn tables(capacity: &Section) -> Vec<Table> {
-    let ms = |l: Option<&greet_model::results::Spectrum>| {
-        l.map_or("-".to_owned(), |l| format!("{:.3} / {:.3}", l.p50, l.p99))
-    };
-    let rows = capacity
-        .servers
-        .iter()
-        .map(|s| {
-            let ratio = match (s.client_us_per_request, s.server_us_per_request) {
-                (Some(c), Some(v)) if v > 0.0 => Some(c / v),
-                _ => None,
-            };
-            vec![
-                s.server.clone(),
-                s.case(),
-                format!("{}{:.0}", if s.at_top { ">= " } else { "" }, s.capacity_rps),
-                s.searches
-                    .iter()
-                    .map(|v| format!("{v:.0}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                spread(s.spread()),
-                if s.paces_us.is_empty() {
-                    "-".to_owned()
-                } else {
-                    (s.paces_us.iter())
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let ms = |l: Option<&greet_model::results::Spectrum>| {
+            l.map_or("-".to_owned(), |l| format!("{:.3} / {:.3}", l.p50, l.p99))
+        };
+        let rows = self
+            .servers
+            .iter()
+            .map(|s| {
+                let ratio = match (s.client_us_per_request, s.server_us_per_request) {
+                    (Some(c), Some(v)) if v > 0.0 => Some(c / v),
+                    _ => None,
+                };
+                vec![
+                    s.server.clone(),
+                    s.case(),
+                    format!("{}{:.0}", if s.at_top { ">= " } else { "" }, s.capacity_rps),
+                    s.searches
+                        .iter()
                         .map(|v| format!("{v:.0}"))
                         .collect::<Vec<_>>()
-                        .join(" ")
-                },
-                format!("{:.0}", s.probe_rps),
-                opt(s.ramp_knee_rps, 0),
-                ms(s.at_half.as_ref()),
-                ms(s.at_ninety.as_ref()),
-                opt(s.server_us_per_request, 1),
-                opt(s.client_us_per_request, 1),
-                opt(ratio, 2),
-            ]
-        })
-        .collect();
-    let mut table = Table::new(
-        format!(
-            "Capacity at {} (every answer valid, at most {:.0}% sent later than it allows), a {:.0} s ramp then {} \
-             search(es), each a staircase of {} levels of {:.1} s, {} connections, delay {} ms, --workers {}",
-            capacity.slo,
-            capacity.late_share_max * 100.0,
-            capacity.ramp_s,
-            capacity.frame.repeats,
-            capacity.steps,
-            capacity.duration_s,
-            capacity.connections,
-            capacity.delay_ms,
-            capacity.workers
-        ),
-        &[
-            "Application",
-            "Endpoint",
-            "Capacity(req/s)",
-            "Searches",
-            "Spread",
-            "Paces (us)",
-            "Closed-loop probe",
-            "Ramp knee",
-            "p50 / p99 at 50%",
-            "p50 / p99 at 90%",
-            "Server us/req",
-            "Client us/req",
-            "Client/server",
-        ],
-        vec![rows],
-    );
-    table.notes.push(
-        ">= : held up to the top of the search (what the client can pace; on agents, 1.2 \
-         times the probe): the capacity is at least this; Spread: the lowest and highest search \
-         from the capacity; Paces: how long the machine took meanwhile for a fixed piece of \
-         kernel work, each search's median (higher is slower); us/req: CPU microseconds per request at the highest level held under the capacity"
-            .to_owned(),
-    );
-    for s in &capacity.servers {
-        let disturbed = s.disturbed_verdicts();
-        if disturbed > 0 {
-            table.notes.push(format!(
-                "{} {}: {disturbed} level(s) broke on a disturbed machine even when run again \
-                 (steal, or other programs on the CPUs): its searches may be low",
-                s.server,
-                s.case()
-            ));
+                        .join(" "),
+                    spread(s.spread()),
+                    if s.paces_us.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        (s.paces_us.iter())
+                            .map(|v| format!("{v:.0}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    },
+                    format!("{:.0}", s.probe_rps),
+                    opt(s.ramp_knee_rps, 0),
+                    ms(s.at_half.as_ref()),
+                    ms(s.at_ninety.as_ref()),
+                    opt(s.server_us_per_request, 1),
+                    opt(s.client_us_per_request, 1),
+                    opt(ratio, 2),
+                ]
+            })
+            .collect();
+        let mut table = Table::new(
+            format!(
+                "Capacity at {} (every answer valid, at most {:.0}% sent later than it allows), a {:.0} s ramp then {} \
+                 search(es), each a staircase of {} levels of {:.1} s, {} connections, delay {} ms, --workers {}",
+                self.slo,
+                self.late_share_max * 100.0,
+                self.ramp_s,
+                self.frame.repeats,
+                self.steps,
+                self.duration_s,
+                self.connections,
+                self.delay_ms,
+                self.workers
+            ),
+            &[
+                "Application",
+                "Endpoint",
+                "Capacity(req/s)",
+                "Searches",
+                "Spread",
+                "Paces (us)",
+                "Closed-loop probe",
+                "Ramp knee",
+                "p50 / p99 at 50%",
+                "p50 / p99 at 90%",
+                "Server us/req",
+                "Client us/req",
+                "Client/server",
+            ],
+            vec![rows],
+        );
+        table.notes.push(
+            ">= : held up to the top of the search (what the client can pace; on agents, 1.2 \
+             times the probe): the capacity is at least this; Spread: the lowest and highest search \
+             from the capacity; Paces: how long the machine took meanwhile for a fixed piece of \
+             kernel work, each search's median (higher is slower); us/req: CPU microseconds per request at the highest level held under the capacity"
+                .to_owned(),
+        );
+        for s in &self.servers {
+            let disturbed = s.disturbed_verdicts();
+            if disturbed > 0 {
+                table.notes.push(format!(
+                    "{} {}: {disturbed} level(s) broke on a disturbed machine even when run again \
+                     (steal, or other programs on the CPUs): its searches may be low",
+                    s.server,
+                    s.case()
+                ));
+            }
         }
+        table.notes.extend(comparison_notes(&self.comparisons));
+        table.notes.extend(failure_notes(&self.frame.failures));
+        vec![table]
     }
-    table.notes.extend(comparison_notes(&capacity.comparisons));
-    table.notes.extend(failure_notes(&capacity.frame.failures));
-    vec![table]
 }
 
 /// The searches' spread around the capacity, in percent (`-8% +5%`).

@@ -11,12 +11,11 @@ use greet_model::plan::Metric;
 use greet_model::results::Frame;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
-use greet_report::svg::{drawings, Chart, Drawing};
-use greet_report::table::Table;
-use greet_report::{csv, Render};
+use greet_report::svg::Chart;
+use greet_report::{csv, Charts, Render};
 use greet_stats::{distinct, median};
 
-use super::table::{count, knob_figures, short_function, string_routine, tables, FIGURES};
+use super::table::{count, knob_figures, short_function, string_routine, FIGURES};
 use crate::scenario::kit::Compared;
 
 /// Cost: what each request costs each server, counted.
@@ -136,43 +135,47 @@ impl CostCell {
 }
 
 /// A chart per cell: each figure as each server's multiple of the least, a bar per server.
-fn charts(cost: &Section) -> Vec<(String, Chart)> {
-    let cells = distinct(cost.cells.iter().map(|c| c.cell.clone()));
-    let counted = &FIGURES[..5];
-    cells
-        .iter()
-        .map(|cell| {
-            let of: Vec<&CostCell> = cost.cells.iter().filter(|c| &c.cell == cell).collect();
-            let series = of
-                .iter()
-                .map(|c| {
-                    let values = counted
-                        .iter()
-                        .map(|f| {
-                            let least = of
-                                .iter()
-                                .filter_map(|o| o.median(f.of))
-                                .fold(f64::INFINITY, f64::min);
-                            let own = c.median(f.of)?;
-                            (least > 0.0 && least.is_finite()).then(|| own / least)
-                        })
-                        .collect();
-                    (c.server.clone(), values)
-                })
-                .collect();
-            let chart = Chart {
-                title: format!("{cell}: cost per request, as a multiple of the least"),
-                unit: "× the least".to_owned(),
-                groups: counted.iter().map(|f| f.label.to_owned()).collect(),
-                series,
-                whiskers: Vec::new(),
-            };
-            (
-                format!("cost-{}.svg", greet_report::charts::slug(cell)),
-                chart,
-            )
-        })
-        .collect()
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        let cells = distinct(self.cells.iter().map(|c| c.cell.clone()));
+        let counted = &FIGURES[..5];
+        cells
+            .iter()
+            .map(|cell| {
+                let of: Vec<&CostCell> = self.cells.iter().filter(|c| &c.cell == cell).collect();
+                let series = of
+                    .iter()
+                    .map(|c| {
+                        let values = counted
+                            .iter()
+                            .map(|f| {
+                                let least = of
+                                    .iter()
+                                    .filter_map(|o| o.median(f.of))
+                                    .fold(f64::INFINITY, f64::min);
+                                let own = c.median(f.of)?;
+                                (least > 0.0 && least.is_finite()).then(|| own / least)
+                            })
+                            .collect();
+                        (c.server.clone(), values)
+                    })
+                    .collect();
+                let chart = Chart {
+                    title: format!("{cell}: cost per request, as a multiple of the least"),
+                    unit: "× the least".to_owned(),
+                    groups: counted.iter().map(|f| f.label.to_owned()).collect(),
+                    series,
+                    whiskers: Vec::new(),
+                };
+                (
+                    format!("cost-{}.svg", greet_report::charts::slug(cell)),
+                    chart,
+                )
+            })
+            .collect()
+    }
 }
 
 /// A row of cost.csv.
@@ -196,14 +199,6 @@ struct CostRow<'a> {
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
             c.runs.iter().enumerate().map(move |(i, r)| CostRow {

@@ -8,6 +8,7 @@
 use greet_model::plan::Metric;
 use greet_report::gains::KnobFigure;
 use greet_report::table::{failure_notes, grouped, opt, Table};
+use greet_report::Tables;
 
 use super::{CostCell, PerRequest, Section};
 
@@ -125,112 +126,114 @@ pub(super) fn string_routine(function: &str) -> Option<&'static str> {
 
 /// The cost tables: per request, what each knob changes, where the instructions go, and what
 /// choosing the crate costs.
-pub(super) fn tables(cost: &Section) -> Vec<Table> {
-    let mut headers = vec!["Cell", "Application"];
-    headers.extend(FIGURES.iter().map(|f| f.label));
-    let rows: Vec<Vec<String>> = cost
-        .cells
-        .iter()
-        .map(|c| {
-            let mut row = vec![c.cell.clone(), c.server.clone()];
-            row.extend(FIGURES.iter().map(|f| match f.metric {
-                Metric::CpuPerRequest => opt(c.median(f.of), 1),
-                _ => count(c.median(f.of)),
-            }));
-            row
-        })
-        .collect();
-    let each = cost.requests / cost.connections.max(1);
-    let mut per_request = Table::new(
-        format!(
-            "Cost per request, counted: loads of {warm} and {more} requests on {c} keep-alive \
-             connections, their difference over {n}; over TLS, of static files, db and \
-             fortunes 4 times as many on {few} connections, compressed answers as many on \
-             {few}; uploads {few} connections of {up} ({} run(s) each)",
-            cost.frame.repeats,
-            n = cost.requests,
-            warm = cost.connections * super::warm_up(each),
-            more = cost.connections * super::warm_up(each) + cost.requests,
-            c = cost.connections,
-            few = cost.connections.min(super::Plan::FEW),
-            up = each.min(super::Plan::UPLOAD_EACH),
-        ),
-        &headers,
-        grouped(rows, 0),
-    );
-    per_request.notes.push(format!(
-        "Counted by {}; instructions and allocations repeat to well under 1% from run to \
-         run (a difference over 2% is a difference), syscalls to a few percent (over 5%; \
-         the waits, epoll_wait and futex, left out: they follow the client's timing). \
-         Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
-         a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
-        if cost.instruments.is_empty() {
-            "nothing".to_owned()
-        } else {
-            cost.instruments.join(", ")
-        }
-    ));
-    per_request.notes.extend(cost.skipped.iter().cloned());
-    per_request
-        .notes
-        .extend(failure_notes(&cost.frame.failures));
-    let functions: Vec<Vec<String>> = cost
-        .cells
-        .iter()
-        .filter_map(|c| {
-            let (name, share) = c.top_function()?;
-            Some(vec![
-                c.cell.clone(),
-                c.server.clone(),
-                short_function(name),
-                format!("{:.1}%", share * 100.0),
-            ])
-        })
-        .collect();
-    let mut out = vec![per_request];
-    out.extend(knobs_table(cost));
-    if !functions.is_empty() {
-        out.push(Table::new(
-            "Where the instructions go: each cell's costliest function, by its own instructions",
-            &["Cell", "Application", "Function", "Share"],
-            grouped(functions, 0),
-        ));
-    }
-    let crates: Vec<Vec<String>> = cost
-        .crates
-        .iter()
-        .map(|c| {
-            vec![
-                c.server.clone(),
-                opt(c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 2),
-                c.dependencies.map_or("-".to_owned(), |d| d.to_string()),
-                opt(c.idle_kib, 1),
-                opt(c.build_s, 0),
-                opt(c.rebuild_s, 1),
-            ]
-        })
-        .collect();
-    if !crates.is_empty() {
-        let mut table = Table::new(
-            "What choosing the crate costs",
-            &[
-                "Application",
-                "Binary (MiB, stripped)",
-                "Dependencies",
-                "Idle connection (KiB)",
-                "Clean build (s)",
-                "Rebuild (s)",
-            ],
-            vec![crates],
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let mut headers = vec!["Cell", "Application"];
+        headers.extend(FIGURES.iter().map(|f| f.label));
+        let rows: Vec<Vec<String>> = self
+            .cells
+            .iter()
+            .map(|c| {
+                let mut row = vec![c.cell.clone(), c.server.clone()];
+                row.extend(FIGURES.iter().map(|f| match f.metric {
+                    Metric::CpuPerRequest => opt(c.median(f.of), 1),
+                    _ => count(c.median(f.of)),
+                }));
+                row
+            })
+            .collect();
+        let each = self.requests / self.connections.max(1);
+        let mut per_request = Table::new(
+            format!(
+                "Cost per request, counted: loads of {warm} and {more} requests on {c} keep-alive \
+                 connections, their difference over {n}; over TLS, of static files, db and \
+                 fortunes 4 times as many on {few} connections, compressed answers as many on \
+                 {few}; uploads {few} connections of {up} ({} run(s) each)",
+                self.frame.repeats,
+                n = self.requests,
+                warm = self.connections * super::warm_up(each),
+                more = self.connections * super::warm_up(each) + self.requests,
+                c = self.connections,
+                few = self.connections.min(super::Plan::FEW),
+                up = each.min(super::Plan::UPLOAD_EACH),
+            ),
+            &headers,
+            grouped(rows, 0),
         );
-        table.notes.push(format!(
-            "Idle: resident memory over {} idle keep-alive connections, each after one request. \
-             Build times are this machine's, with --build only.",
-            cost.crates.first().map_or(0, |c| c.idle_connections)
+        per_request.notes.push(format!(
+            "Counted by {}; instructions and allocations repeat to well under 1% from run to \
+             run (a difference over 2% is a difference), syscalls to a few percent (over 5%; \
+             the waits, epoll_wait and futex, left out: they follow the client's timing). \
+             Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
+             a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
+            if self.instruments.is_empty() {
+                "nothing".to_owned()
+            } else {
+                self.instruments.join(", ")
+            }
         ));
-        out.push(table);
+        per_request.notes.extend(self.skipped.iter().cloned());
+        per_request
+            .notes
+            .extend(failure_notes(&self.frame.failures));
+        let functions: Vec<Vec<String>> = self
+            .cells
+            .iter()
+            .filter_map(|c| {
+                let (name, share) = c.top_function()?;
+                Some(vec![
+                    c.cell.clone(),
+                    c.server.clone(),
+                    short_function(name),
+                    format!("{:.1}%", share * 100.0),
+                ])
+            })
+            .collect();
+        let mut out = vec![per_request];
+        out.extend(knobs_table(self));
+        if !functions.is_empty() {
+            out.push(Table::new(
+                "Where the instructions go: each cell's costliest function, by its own instructions",
+                &["Cell", "Application", "Function", "Share"],
+                grouped(functions, 0),
+            ));
+        }
+        let crates: Vec<Vec<String>> = self
+            .crates
+            .iter()
+            .map(|c| {
+                vec![
+                    c.server.clone(),
+                    opt(c.binary_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 2),
+                    c.dependencies.map_or("-".to_owned(), |d| d.to_string()),
+                    opt(c.idle_kib, 1),
+                    opt(c.build_s, 0),
+                    opt(c.rebuild_s, 1),
+                ]
+            })
+            .collect();
+        if !crates.is_empty() {
+            let mut table = Table::new(
+                "What choosing the crate costs",
+                &[
+                    "Application",
+                    "Binary (MiB, stripped)",
+                    "Dependencies",
+                    "Idle connection (KiB)",
+                    "Clean build (s)",
+                    "Rebuild (s)",
+                ],
+                vec![crates],
+            );
+            table.notes.push(format!(
+                "Idle: resident memory over {} idle keep-alive connections, each after one request. \
+                 Build times are this machine's, with --build only.",
+                self.crates.first().map_or(0, |c| c.idle_connections)
+            ));
+            out.push(table);
+        }
+        out
     }
-    out
 }
 
 /// What each server with knobs (`greet-hyper+pipeline-flush`) changes per request against

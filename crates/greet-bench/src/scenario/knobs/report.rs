@@ -13,7 +13,7 @@ use greet_report::points::Point;
 use greet_report::scorecard::Row;
 use greet_report::svg::Drawing;
 use greet_report::table::{failure_notes, grouped, Table};
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 
 /// The knobs scenario's part of results.json.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -76,7 +76,7 @@ fn short(why: &str) -> String {
     }
 }
 
-impl Render for Section {
+impl Tables for Section {
     fn tables(&self) -> Vec<Table> {
         let rows = self
             .servers
@@ -109,11 +109,17 @@ impl Render for Section {
         table.notes.extend(failure_notes(&self.frame.failures));
         vec![table]
     }
+}
+
+impl Charts for Section {
+    type Chart = Drawing;
 
     fn charts(&self) -> Vec<(String, Drawing)> {
         Vec::new()
     }
+}
 
+impl Render for Section {
     fn csv(&self) -> Result<Vec<(String, String)>> {
         /// A row of knobs.csv.
         #[derive(Serialize)]

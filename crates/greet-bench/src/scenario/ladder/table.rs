@@ -5,128 +5,131 @@ use super::Level;
 use super::{LadderServer, Section};
 
 use greet_report::table::{agent_rows, agents_table, comparison_notes, failure_notes, opt, Table};
+use greet_report::Tables;
 
 /// The ladder's three tables: the original's two and the extended one.
-pub(super) fn tables(ladder: &Section) -> Vec<Table> {
-    let levels: Vec<String> = ladder.concurrency.iter().map(ToString::to_string).collect();
-    let mut original = Table::new(
-        format!(
-            "Ladder: {} concurrent, one request per fresh connection, --delay-ms {} --workers {}, {} run(s) each{}",
-            levels.join(", "),
-            ladder.delay_ms,
-            ladder.workers,
-            ladder.frame.repeats,
-            if ladder.frame.repeats > 1 { " (figures are medians)" } else { "" }
-        ),
-        &[
-            "Application",
-            "numRequests",
-            "Concurrency",
-            "Success rate(%)",
-            "Total(secs)",
-            "Slowest(secs)",
-            "Fastest(secs)",
-            "Average(secs)",
-            "Requests/sec",
-        ],
-        per_level(&ladder.servers, |s, l| {
-            let f = &l.run.load;
-            vec![
-                s.name.clone(),
-                f.requests.to_string(),
-                l.concurrency.to_string(),
-                format!("{:.2}", f.success_rate),
-                format!("{:.4}", f.total_s),
-                format!("{:.4}", f.slowest_s),
-                format!("{:.4}", f.fastest_s),
-                format!("{:.4}", f.average_s),
-                format!("{:.4}", f.requests_per_s),
-            ]
-        }),
-    );
-    original.notes = failure_notes(&ladder.frame.failures);
-    let resources = Table::new(
-        "Start-up and resources",
-        &[
-            "Application",
-            "StartUpTime(sec)",
-            "Max CPU(%)",
-            "Max Memory(MB)",
-        ],
-        vec![ladder
-            .servers
-            .iter()
-            .map(|s| {
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let levels: Vec<String> = self.concurrency.iter().map(ToString::to_string).collect();
+        let mut original = Table::new(
+            format!(
+                "Ladder: {} concurrent, one request per fresh connection, --delay-ms {} --workers {}, {} run(s) each{}",
+                levels.join(", "),
+                self.delay_ms,
+                self.workers,
+                self.frame.repeats,
+                if self.frame.repeats > 1 { " (figures are medians)" } else { "" }
+            ),
+            &[
+                "Application",
+                "numRequests",
+                "Concurrency",
+                "Success rate(%)",
+                "Total(secs)",
+                "Slowest(secs)",
+                "Fastest(secs)",
+                "Average(secs)",
+                "Requests/sec",
+            ],
+            per_level(&self.servers, |s, l| {
+                let f = &l.run.load;
                 vec![
                     s.name.clone(),
-                    opt(s.startup_s, 4),
-                    opt(s.cpu_max_pct, 2),
-                    opt(s.rss_max_mib, 2),
+                    f.requests.to_string(),
+                    l.concurrency.to_string(),
+                    format!("{:.2}", f.success_rate),
+                    format!("{:.4}", f.total_s),
+                    format!("{:.4}", f.slowest_s),
+                    format!("{:.4}", f.fastest_s),
+                    format!("{:.4}", f.average_s),
+                    format!("{:.4}", f.requests_per_s),
                 ]
-            })
-            .collect()],
-    );
-    let mut extended = Table::new(
-        "Latency percentiles, connect times, threads, errors",
-        &[
-            "Application",
-            "Concurrency",
-            "p50(ms)",
-            "p90(ms)",
-            "p99(ms)",
-            "p99.9(ms)",
-            "Connect avg(ms)",
-            "Connect max(ms)",
-            "Max threads",
-            "Errors",
-        ],
-        per_level(&ladder.servers, |s, l| {
-            let f = &l.run.load;
-            let errors = if f.errors.is_empty() {
-                "0".to_owned()
-            } else {
-                let kinds: Vec<_> = f.errors.iter().map(|(k, n)| format!("{k}:{n}")).collect();
-                kinds.join(",")
-            };
-            vec![
-                s.name.clone(),
-                l.concurrency.to_string(),
-                format!("{:.1}", f.latency_ms.p50),
-                format!("{:.1}", f.latency_ms.p90),
-                format!("{:.1}", f.latency_ms.p99),
-                format!("{:.1}", f.latency_ms.p999),
-                format!("{:.2}", f.connect_ms.avg),
-                format!("{:.2}", f.connect_ms.max),
-                l.run
-                    .server
-                    .threads_max
-                    .map_or("-".to_owned(), |t| t.to_string()),
-                errors,
-            ]
-        }),
-    );
-    extended.notes = comparison_notes(&ladder.comparisons);
-    let mut tables = vec![original, resources, extended];
-    if ladder.over_tls() {
-        tables.push(handshakes(ladder));
+            }),
+        );
+        original.notes = failure_notes(&self.frame.failures);
+        let resources = Table::new(
+            "Start-up and resources",
+            &[
+                "Application",
+                "StartUpTime(sec)",
+                "Max CPU(%)",
+                "Max Memory(MB)",
+            ],
+            vec![self
+                .servers
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.name.clone(),
+                        opt(s.startup_s, 4),
+                        opt(s.cpu_max_pct, 2),
+                        opt(s.rss_max_mib, 2),
+                    ]
+                })
+                .collect()],
+        );
+        let mut extended = Table::new(
+            "Latency percentiles, connect times, threads, errors",
+            &[
+                "Application",
+                "Concurrency",
+                "p50(ms)",
+                "p90(ms)",
+                "p99(ms)",
+                "p99.9(ms)",
+                "Connect avg(ms)",
+                "Connect max(ms)",
+                "Max threads",
+                "Errors",
+            ],
+            per_level(&self.servers, |s, l| {
+                let f = &l.run.load;
+                let errors = if f.errors.is_empty() {
+                    "0".to_owned()
+                } else {
+                    let kinds: Vec<_> = f.errors.iter().map(|(k, n)| format!("{k}:{n}")).collect();
+                    kinds.join(",")
+                };
+                vec![
+                    s.name.clone(),
+                    l.concurrency.to_string(),
+                    format!("{:.1}", f.latency_ms.p50),
+                    format!("{:.1}", f.latency_ms.p90),
+                    format!("{:.1}", f.latency_ms.p99),
+                    format!("{:.1}", f.latency_ms.p999),
+                    format!("{:.2}", f.connect_ms.avg),
+                    format!("{:.2}", f.connect_ms.max),
+                    l.run
+                        .server
+                        .threads_max
+                        .map_or("-".to_owned(), |t| t.to_string()),
+                    errors,
+                ]
+            }),
+        );
+        extended.notes = comparison_notes(&self.comparisons);
+        let mut tables = vec![original, resources, extended];
+        if self.over_tls() {
+            tables.push(handshakes(self));
+        }
+        let with_agents = self.servers.iter().flat_map(|s| &s.levels);
+        if with_agents.clone().any(|l| !l.run.agents.is_empty()) {
+            let rows = self.servers.iter().map(|s| {
+                let levels = s.levels.iter().map(|l| (s.name.as_str(), l));
+                levels
+                    .flat_map(|(name, l)| agent_rows(name, l.concurrency, &l.run))
+                    .collect()
+            });
+            let mut agents = agents_table(rows.collect());
+            agents.notes = self
+                .servers
+                .iter()
+                .filter_map(|s| Some(format!("{} ran on swarm node {}", s.name, s.node.as_ref()?)))
+                .collect();
+            tables.push(agents);
+        }
+        tables
     }
-    let with_agents = ladder.servers.iter().flat_map(|s| &s.levels);
-    if with_agents.clone().any(|l| !l.run.agents.is_empty()) {
-        let rows = ladder.servers.iter().map(|s| {
-            let levels = s.levels.iter().map(|l| (s.name.as_str(), l));
-            levels
-                .flat_map(|(name, l)| agent_rows(name, l.concurrency, &l.run))
-                .collect()
-        });
-        let mut agents = agents_table(rows.collect());
-        agents.notes = ladder
-            .servers
-            .iter()
-            .filter_map(|s| Some(format!("{} ran on swarm node {}", s.name, s.node.as_ref()?)))
-            .collect();
-        tables.push(agents);
-    }
-    tables
 }
 
 /// Over TLS: each level's connect, then its handshakes, and the server's CPU per connection
@@ -277,7 +280,7 @@ Application | numRequests | Concurrency | Success rate(%) | Total(secs) | Slowes
 ...................... + ........... + ........... + ............... + ........... + ............. + ............. + ............. + ............ |
 greetings-api-undertow |         100 |         100 |          100.00 |      1.3076 |        1.3066 |        1.2665 |        1.2833 |      76.4765 |
 ";
-        let tables = tables(&ladder_of());
+        let tables = ladder_of().tables();
         assert_eq!(tables[0].text(), expected);
         assert_eq!(tables[0].notes, ["greetings-api-undertow FAILED: died"]);
     }
@@ -290,12 +293,12 @@ Application | StartUpTime(sec) | Max CPU(%) | Max Memory(MB) |
   greetings-api-tomcat |           1.8920 |     101.26 |         269.10 |
 greetings-api-undertow |                - |          - |              - |
 ";
-        assert_eq!(tables(&ladder_of())[1].text(), expected);
+        assert_eq!(ladder_of().tables()[1].text(), expected);
     }
 
     #[test]
     fn extended_has_a_row_per_level() {
-        let text = tables(&ladder_of())[2].text();
+        let text = ladder_of().tables()[2].text();
         assert_eq!(text.lines().count(), 2 + 3 + 1);
         assert!(text.lines().all(|l| l.ends_with(" |")));
     }

@@ -10,9 +10,8 @@ use greet_report::points::load_figures;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{comparison_notes, failure_notes, Table};
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::paired::Comparison;
 use greet_stats::Summary;
@@ -60,52 +59,54 @@ pub struct LoopServer {
 }
 
 /// The loops tables: per shape, throughput of each run, the average, median and min–max.
-pub(super) fn tables(loops: &Section) -> Vec<Table> {
-    let mut out: Vec<Table> = loops
-        .shapes
-        .iter()
-        .map(|shape| {
-            let runs = shape.servers.iter().map(|s| s.runs.len()).max().unwrap_or(0);
-            let mut headers: Vec<String> = vec!["Application".into()];
-            headers.extend((0..runs).map(run_label));
-            headers.extend(["average", "median", "min-max", "Success rate(%)"].map(String::from));
-            let rows = shape
-                .servers
-                .iter()
-                .map(|s| {
-                    let mut row = vec![s.name.clone()];
-                    row.extend((0..runs).map(|i| {
-                        s.runs
-                            .get(i)
-                            .map_or("-".to_owned(), |r| format!("{:.1}", r.load.requests_per_s))
-                    }));
-                    let success = greet_model::results::Repeated::of(&s.runs).success_rate;
-                    row.extend([
-                        format!("{:.1}", s.requests_per_s.mean),
-                        format!("{:.1}", s.requests_per_s.median),
-                        format!("{:.1}-{:.1}", s.requests_per_s.min, s.requests_per_s.max),
-                        format!("{success:.2}"),
-                    ]);
-                    row
-                })
-                .collect();
-            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-            let mut table = Table::new(
-                format!(
-                    "Loops: {} users x {} requests each, keep-alive, delay {} ms, --workers {}: requests/sec",
-                    shape.users, shape.loops, loops.delay_ms, loops.workers
-                ),
-                &headers,
-                vec![rows],
-            );
-            table.notes = comparison_notes(&shape.comparisons);
-            table
-        })
-        .collect();
-    if let Some(last) = out.last_mut() {
-        last.notes.extend(failure_notes(&loops.frame.failures));
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let mut out: Vec<Table> = self
+            .shapes
+            .iter()
+            .map(|shape| {
+                let runs = shape.servers.iter().map(|s| s.runs.len()).max().unwrap_or(0);
+                let mut headers: Vec<String> = vec!["Application".into()];
+                headers.extend((0..runs).map(run_label));
+                headers.extend(["average", "median", "min-max", "Success rate(%)"].map(String::from));
+                let rows = shape
+                    .servers
+                    .iter()
+                    .map(|s| {
+                        let mut row = vec![s.name.clone()];
+                        row.extend((0..runs).map(|i| {
+                            s.runs
+                                .get(i)
+                                .map_or("-".to_owned(), |r| format!("{:.1}", r.load.requests_per_s))
+                        }));
+                        let success = greet_model::results::Repeated::of(&s.runs).success_rate;
+                        row.extend([
+                            format!("{:.1}", s.requests_per_s.mean),
+                            format!("{:.1}", s.requests_per_s.median),
+                            format!("{:.1}-{:.1}", s.requests_per_s.min, s.requests_per_s.max),
+                            format!("{success:.2}"),
+                        ]);
+                        row
+                    })
+                    .collect();
+                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+                let mut table = Table::new(
+                    format!(
+                        "Loops: {} users x {} requests each, keep-alive, delay {} ms, --workers {}: requests/sec",
+                        shape.users, shape.loops, self.delay_ms, self.workers
+                    ),
+                    &headers,
+                    vec![rows],
+                );
+                table.notes = comparison_notes(&shape.comparisons);
+                table
+            })
+            .collect();
+        if let Some(last) = out.last_mut() {
+            last.notes.extend(failure_notes(&self.frame.failures));
+        }
+        out
     }
-    out
 }
 
 /// The original's names for the first three runs.
@@ -119,8 +120,12 @@ fn run_label(i: usize) -> String {
 }
 
 /// `loops.svg`.
-pub(super) fn charts(loops: &Section) -> Vec<(String, Chart)> {
-    vec![("loops.svg".into(), chart(loops))]
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        vec![("loops.svg".into(), chart(self))]
+    }
 }
 
 fn chart(loops: &Section) -> Chart {
@@ -151,14 +156,6 @@ fn chart(loops: &Section) -> Chart {
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.shapes.iter().flat_map(|shape| {
             shape.servers.iter().flat_map(move |s| {

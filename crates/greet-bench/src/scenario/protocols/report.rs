@@ -12,9 +12,8 @@ use greet_report::points::load_figures;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::paired::Comparison;
 use greet_stats::Summary;
@@ -144,116 +143,114 @@ fn one() -> usize {
 }
 
 /// One row per server and protocol; the notes compare the servers per protocol.
-pub(super) fn tables(protocols: &Section) -> Vec<Table> {
-    let rows = protocols
-        .cells
-        .iter()
-        .filter(|c| !c.runs.is_empty())
-        .map(|cell| {
-            let gain = protocols.of_http1.iter().find(|g| {
-                (&g.server, g.protocol, g.streams) == (&cell.server, cell.protocol, cell.streams)
-            });
-            vec![
-                cell.server.clone(),
-                cell.case(),
-                format!("{:.1}", cell.requests_per_s.median),
-                format!(
-                    "{:.1}-{:.1}",
-                    cell.requests_per_s.min, cell.requests_per_s.max
-                ),
-                format!("{:.2}", cell.success_rate),
-                opt(cell.cpu_avg_pct, 1),
-                gain.map_or("1".to_owned(), |g| format!("{:.3}", g.gain.gain)),
-                gain.map_or("-".to_owned(), |g| {
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let rows = self
+            .cells
+            .iter()
+            .filter(|c| !c.runs.is_empty())
+            .map(|cell| {
+                let gain = self.of_http1.iter().find(|g| {
+                    (&g.server, g.protocol, g.streams)
+                        == (&cell.server, cell.protocol, cell.streams)
+                });
+                vec![
+                    cell.server.clone(),
+                    cell.case(),
+                    format!("{:.1}", cell.requests_per_s.median),
                     format!(
-                        "{} {}",
-                        g.gain.comparison.word().describe(),
-                        g.gain.comparison.judged.show()
-                    )
-                }),
-            ]
-        })
-        .collect();
-    let mut table = Table::new(
-        format!(
-            "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
-             warm-up, {} blocks or more (each server started once a protocol), --workers {}",
-            protocols.concurrency,
-            if !protocols.cases().iter().any(|c| c.1 > 1) {
-                String::new()
-            } else if protocols.streams_each.len() > 1 {
-                " (HTTP/2 at each stream count)".into()
-            } else {
-                format!(" ({} to an HTTP/2 connection)", protocols.streams)
-            },
-            protocols.duration_s,
-            protocols.warmup_s,
-            protocols.frame.repeats,
-            protocols.workers,
-        ),
-        &[
-            "Application",
-            "Protocol",
-            "Requests/sec",
-            "min-max",
-            "Success(%)",
-            "CPU avg(%)",
-            "of its HTTP/1.1",
-            "vs its HTTP/1.1",
-        ],
-        grouped(rows, 1),
-    );
-    table.notes = protocols
-        .comparisons
-        .iter()
-        .flat_map(|c| {
-            let lines = comparison_notes(&c.comparisons);
-            lines
-                .into_iter()
-                .map(move |line| format!("{}: {line}", protocol_case(c.protocol, c.streams)))
-        })
-        .collect();
-    table.notes.extend(undecided(
-        protocols.comparisons.iter().flat_map(|c| &c.comparisons),
-    ));
-    table.notes.extend(failure_notes(&protocols.frame.failures));
-    vec![table]
+                        "{:.1}-{:.1}",
+                        cell.requests_per_s.min, cell.requests_per_s.max
+                    ),
+                    format!("{:.2}", cell.success_rate),
+                    opt(cell.cpu_avg_pct, 1),
+                    gain.map_or("1".to_owned(), |g| format!("{:.3}", g.gain.gain)),
+                    gain.map_or("-".to_owned(), |g| {
+                        format!(
+                            "{} {}",
+                            g.gain.comparison.word().describe(),
+                            g.gain.comparison.judged.show()
+                        )
+                    }),
+                ]
+            })
+            .collect();
+        let mut table = Table::new(
+            format!(
+                "Protocols: zero delay, {} keep-alive connections{}, {:.2} s measured after {:.2} s \
+                 warm-up, {} blocks or more (each server started once a protocol), --workers {}",
+                self.concurrency,
+                if !self.cases().iter().any(|c| c.1 > 1) {
+                    String::new()
+                } else if self.streams_each.len() > 1 {
+                    " (HTTP/2 at each stream count)".into()
+                } else {
+                    format!(" ({} to an HTTP/2 connection)", self.streams)
+                },
+                self.duration_s,
+                self.warmup_s,
+                self.frame.repeats,
+                self.workers,
+            ),
+            &[
+                "Application",
+                "Protocol",
+                "Requests/sec",
+                "min-max",
+                "Success(%)",
+                "CPU avg(%)",
+                "of its HTTP/1.1",
+                "vs its HTTP/1.1",
+            ],
+            grouped(rows, 1),
+        );
+        table.notes = self
+            .comparisons
+            .iter()
+            .flat_map(|c| {
+                let lines = comparison_notes(&c.comparisons);
+                lines
+                    .into_iter()
+                    .map(move |line| format!("{}: {line}", protocol_case(c.protocol, c.streams)))
+            })
+            .collect();
+        table.notes.extend(undecided(
+            self.comparisons.iter().flat_map(|c| &c.comparisons),
+        ));
+        table.notes.extend(failure_notes(&self.frame.failures));
+        vec![table]
+    }
 }
 
 /// Throughput per protocol (groups), a bar per server.
-pub(super) fn charts(protocols: &Section) -> Vec<(String, Chart)> {
-    let names = distinct(protocols.cells.iter().map(|c| c.server.clone()));
-    let groups: Vec<String> = protocols
-        .cases()
-        .into_iter()
-        .map(|(p, streams)| protocol_case(p, streams))
-        .collect();
-    let find = |name: &str, case: &String| {
-        protocols
-            .cells
-            .iter()
-            .find(|c| c.server == name && c.case() == *case && !c.runs.is_empty())
-            .map(|c| c.requests_per_s.clone())
-    };
-    let chart = Chart {
-        title: "Protocols: keep-alive throughput at zero delay".into(),
-        unit: "requests/sec (median, whiskers min-max)".into(),
-        series: series(&names, &groups, find, |s| s.median),
-        whiskers: whiskers(&names, &groups, find),
-        groups,
-    };
-    vec![("protocols.svg".into(), chart)]
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        let names = distinct(self.cells.iter().map(|c| c.server.clone()));
+        let groups: Vec<String> = self
+            .cases()
+            .into_iter()
+            .map(|(p, streams)| protocol_case(p, streams))
+            .collect();
+        let find = |name: &str, case: &String| {
+            self.cells
+                .iter()
+                .find(|c| c.server == name && c.case() == *case && !c.runs.is_empty())
+                .map(|c| c.requests_per_s.clone())
+        };
+        let chart = Chart {
+            title: "Protocols: keep-alive throughput at zero delay".into(),
+            unit: "requests/sec (median, whiskers min-max)".into(),
+            series: series(&names, &groups, find, |s| s.median),
+            whiskers: whiskers(&names, &groups, find),
+            groups,
+        };
+        vec![("protocols.svg".into(), chart)]
+    }
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
             csv::CellKey::rows(&c.server, greet_core::paths::GREETINGS, c.case(), &c.runs)

@@ -2,7 +2,7 @@
 //! CSV files, its figures as points and its scorecard rows; its tables, as text and as CSV,
 //! are in `table.rs`.
 
-use super::table::{csv_files, tables};
+use super::table::csv_files;
 use crate::scenario::kit::Compared;
 use anyhow::Result;
 use greet_model::plan::Metric;
@@ -10,10 +10,8 @@ use greet_model::results::{Frame, Machine, RateRun, RateWindow, Sampled, Spectru
 use greet_report::charts::slug;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
-use greet_report::svg::{drawings, Drawing};
 use greet_report::svg::{Line, LineChart, XAxis};
-use greet_report::table::Table;
-use greet_report::Render;
+use greet_report::{Charts, Render};
 use greet_stats::distinct;
 use greet_stats::median;
 use greet_stats::paired::Comparison;
@@ -148,88 +146,92 @@ impl RateLevel {
 /// Per endpoint, p50 and p99 against the achieved rate, a colour per server (and on a ramp,
 /// against each second's offered rate); per server and endpoint, the corrected latency by
 /// percentile, a line per level.
-pub(super) fn charts(rate: &Section) -> Vec<(String, LineChart)> {
-    let mut out = Vec::new();
-    let servers = distinct(rate.servers.iter().map(|s| s.server.clone()));
-    for endpoint in distinct(rate.servers.iter().map(|s| s.endpoint.clone())) {
-        let mut lines = Vec::new();
-        for (colour, server) in servers.iter().enumerate() {
-            let Some(record) = rate
-                .servers
-                .iter()
-                .find(|s| &s.server == server && s.endpoint == endpoint)
-            else {
-                continue;
-            };
-            let mut levels: Vec<_> = record
+impl Charts for Section {
+    type Chart = LineChart;
+
+    fn charts(&self) -> Vec<(String, LineChart)> {
+        let mut out = Vec::new();
+        let servers = distinct(self.servers.iter().map(|s| s.server.clone()));
+        for endpoint in distinct(self.servers.iter().map(|s| s.endpoint.clone())) {
+            let mut lines = Vec::new();
+            for (colour, server) in servers.iter().enumerate() {
+                let Some(record) = self
+                    .servers
+                    .iter()
+                    .find(|s| &s.server == server && s.endpoint == endpoint)
+                else {
+                    continue;
+                };
+                let mut levels: Vec<_> = record
+                    .levels
+                    .iter()
+                    .filter(|l| l.refused.is_none())
+                    .collect();
+                levels.sort_by(|a, b| a.achieved_rps.total_cmp(&b.achieved_rps));
+                for (quantile, dashed) in [("p50", false), ("p99", true)] {
+                    lines.push(Line {
+                        name: format!("{server} {quantile}"),
+                        points: levels
+                            .iter()
+                            .map(|l| {
+                                let y = if dashed {
+                                    l.latency_ms.p99
+                                } else {
+                                    l.latency_ms.p50
+                                };
+                                (l.achieved_rps, y)
+                            })
+                            .collect(),
+                        colour,
+                        dashed,
+                    });
+                }
+            }
+            out.push((
+                format!("rate-{}.svg", slug(&endpoint)),
+                LineChart {
+                    title: format!("Latency against throughput: {endpoint}"),
+                    x_label: "achieved requests/sec".into(),
+                    y_label: "ms from the intended send (log)".into(),
+                    x_axis: XAxis::Linear,
+                    lines,
+                },
+            ));
+        }
+        out.extend(ramps(self, &servers));
+        for record in &self.servers {
+            let lines = record
                 .levels
                 .iter()
                 .filter(|l| l.refused.is_none())
-                .collect();
-            levels.sort_by(|a, b| a.achieved_rps.total_cmp(&b.achieved_rps));
-            for (quantile, dashed) in [("p50", false), ("p99", true)] {
-                lines.push(Line {
-                    name: format!("{server} {quantile}"),
-                    points: levels
-                        .iter()
-                        .map(|l| {
-                            let y = if dashed {
-                                l.latency_ms.p99
-                            } else {
-                                l.latency_ms.p50
-                            };
-                            (l.achieved_rps, y)
-                        })
-                        .collect(),
+                .enumerate()
+                .map(|(colour, l)| Line {
+                    name: format!("{} ({:.0}/s)", l.label, l.achieved_rps),
+                    points: l.distribution.iter().map(|[p, ms]| (*p, *ms)).collect(),
                     colour,
-                    dashed,
-                });
-            }
-        }
-        out.push((
-            format!("rate-{}.svg", slug(&endpoint)),
-            LineChart {
-                title: format!("Latency against throughput: {endpoint}"),
-                x_label: "achieved requests/sec".into(),
-                y_label: "ms from the intended send (log)".into(),
-                x_axis: XAxis::Linear,
-                lines,
-            },
-        ));
-    }
-    out.extend(ramps(rate, &servers));
-    for record in &rate.servers {
-        let lines = record
-            .levels
-            .iter()
-            .filter(|l| l.refused.is_none())
-            .enumerate()
-            .map(|(colour, l)| Line {
-                name: format!("{} ({:.0}/s)", l.label, l.achieved_rps),
-                points: l.distribution.iter().map(|[p, ms]| (*p, *ms)).collect(),
-                colour,
-                dashed: l.over_capacity,
-            })
-            .collect();
-        out.push((
-            format!(
-                "rate-{}-{}.svg",
-                slug(&record.server),
-                slug(&record.endpoint)
-            ),
-            LineChart {
-                title: format!(
-                    "Latency by percentile: {} {}",
-                    record.server, record.endpoint
+                    dashed: l.over_capacity,
+                })
+                .collect();
+            out.push((
+                format!(
+                    "rate-{}-{}.svg",
+                    slug(&record.server),
+                    slug(&record.endpoint)
                 ),
-                x_label: "percentile (dashed: over capacity)".into(),
-                y_label: "ms from the intended send (log)".into(),
-                x_axis: XAxis::Nines,
-                lines,
-            },
-        ));
+                LineChart {
+                    title: format!(
+                        "Latency by percentile: {} {}",
+                        record.server, record.endpoint
+                    ),
+                    x_label: "percentile (dashed: over capacity)".into(),
+                    y_label: "ms from the intended send (log)".into(),
+                    x_axis: XAxis::Nines,
+                    lines,
+                },
+            ));
+        }
+        out
     }
-    out
 }
 
 /// Per endpoint that ran a ramp, each second's p50 and p99 against the rate offered in it, a
@@ -286,10 +288,6 @@ fn ramps(rate: &Section, servers: &[String]) -> Vec<(String, LineChart)> {
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
     fn words(&self) -> Vec<String> {
         let mut out = Vec::new();
         for endpoint in distinct(self.servers.iter().map(|s| s.endpoint.as_str())) {
@@ -313,10 +311,6 @@ impl Render for Section {
             }
         }
         out
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
     }
 
     fn csv(&self) -> Result<Vec<(String, String)>> {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use greet_model::results::Machine;
 use greet_report::csv;
 use greet_report::table::{failure_notes, opt, steal, Table};
+use greet_report::Tables;
 
 /// The latency budget the rate tables rank levels by: a p99 of 1 ms is what a service
 /// answering from memory on loopback keeps until it saturates, so the rate where it breaks is
@@ -28,214 +29,216 @@ pub(super) fn within_budget(record: &RateServer) -> Option<f64> {
 }
 
 /// The rate tables: each server's capacity, then per endpoint every level's latencies.
-pub(super) fn tables(rate: &Section) -> Vec<Table> {
-    let rows = rate
-        .servers
-        .iter()
-        .map(|r| {
-            vec![
-                r.server.clone(),
-                r.endpoint.clone(),
-                format!("{:.0}", r.capacity_rps),
-                format!("{:.0}", r.probe_client_cpu_pct),
-                if r.client_max_rps > 0.0 {
-                    format!("{:.0}", r.client_max_rps)
-                } else {
-                    "-".to_owned()
-                },
-                within_budget(r).map_or("-".to_owned(), |v| format!("{v:.0}")),
-            ]
-        })
-        .collect();
-    let mut out = vec![Table::new(
-        format!(
-            "Rate: capacity by a {:.1} s closed-loop probe on {} connections, delay {} ms, --workers {}",
-            rate.probe_s, rate.connections, rate.delay_ms, rate.workers
-        ),
-        &[
-            "Application",
-            "Endpoint",
-            "Capacity(req/s)",
-            "Client CPU in probe(%)",
-            "Client max(req/s)",
-            &format!("Highest rate, p99 <= {P99_BUDGET_MS} ms"),
-        ],
-        vec![rows],
-    )];
-    for endpoint in distinct(rate.servers.iter().map(|s| s.endpoint.as_str())) {
-        let groups = rate
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let rows = self
             .servers
             .iter()
-            .filter(|s| s.endpoint == endpoint)
-            .map(|s| {
-                s.levels
-                    .iter()
-                    .map(|l| {
-                        let state = match (&l.refused, l.over_capacity, l.client_bound) {
-                            (Some(_), _, _) => "refused",
-                            (None, true, true) => "over, client",
-                            (None, true, false) => "over",
-                            (None, false, true) => "held, client",
-                            (None, false, false) => "held",
-                        };
-                        let ms = |v: f64| {
-                            if l.refused.is_some() {
-                                "-".to_owned()
-                            } else {
-                                format!("{v:.3}")
-                            }
-                        };
-                        vec![
-                            s.server.clone(),
-                            l.label.clone(),
-                            format!("{:.0}", l.target_rps),
-                            format!("{:.0}", l.achieved_rps),
-                            state.to_owned(),
-                            ms(l.latency_ms.p50),
-                            ms(l.latency_ms.p90),
-                            ms(l.latency_ms.p99),
-                            ms(l.latency_ms.p999),
-                            ms(l.latency_ms.p9999),
-                            ms(l.latency_ms.max),
-                            ms(l.service_ms.p99),
-                            l.late.to_string(),
-                            l.busy_max.to_string(),
-                            format!("{:.0}", l.client_cpu_pct),
-                            opt(l.server.cpu_avg_pct, 0),
-                            opt(l.server_us_per_request(), 1),
-                            steal(l.machine()),
-                        ]
-                    })
-                    .collect()
+            .map(|r| {
+                vec![
+                    r.server.clone(),
+                    r.endpoint.clone(),
+                    format!("{:.0}", r.capacity_rps),
+                    format!("{:.0}", r.probe_client_cpu_pct),
+                    if r.client_max_rps > 0.0 {
+                        format!("{:.0}", r.client_max_rps)
+                    } else {
+                        "-".to_owned()
+                    },
+                    within_budget(r).map_or("-".to_owned(), |v| format!("{v:.0}")),
+                ]
             })
             .collect();
-        let mut table = Table::new(
+        let mut out = vec![Table::new(
             format!(
-                "Rate: {endpoint}, {:.1} s a level, latency in ms from each request's intended send",
-                rate.duration_s
+                "Rate: capacity by a {:.1} s closed-loop probe on {} connections, delay {} ms, --workers {}",
+                self.probe_s, self.connections, self.delay_ms, self.workers
             ),
             &[
                 "Application",
-                "Level",
-                "Target/s",
-                "Achieved/s",
-                "Capacity",
-                "p50",
-                "p90",
-                "p99",
-                "p99.9",
-                "p99.99",
-                "max",
-                "Service p99",
-                "Late",
-                "Busy conns",
-                "Client CPU(%)",
-                "Server CPU(%)",
-                "Server µs/req",
-                "Steal(%)",
+                "Endpoint",
+                "Capacity(req/s)",
+                "Client CPU in probe(%)",
+                "Client max(req/s)",
+                &format!("Highest rate, p99 <= {P99_BUDGET_MS} ms"),
             ],
-            groups,
-        );
-        table.notes = rate
-            .servers
-            .iter()
-            .filter(|s| s.endpoint == endpoint)
-            .flat_map(|s| {
-                s.levels.iter().filter_map(move |l| {
-                    l.refused
-                        .as_ref()
-                        .map(|why| format!("{} {}: refused: {why}", s.server, l.label))
-                })
-            })
-            .collect();
-        table.notes.extend(
-            rate.comparisons
+            vec![rows],
+        )];
+        for endpoint in distinct(self.servers.iter().map(|s| s.endpoint.as_str())) {
+            let groups = self
+                .servers
                 .iter()
-                .filter(|c| c.a.contains(&format!(" {endpoint} ")))
-                .map(Comparison::line),
-        );
-        out.push(table);
-    }
-    if let Some(last) = out.last_mut() {
-        last.notes.push(format!(
-            "Capacity: held (achieved >= {:.0}% of the target), over, or refused (more than the \
-             load generator can send); client: the load generator used {:.0}% of its CPU or \
-             more; late: sent {} ms or more after the intended time",
-            rate.over_capacity_below * 100.0,
-            rate.client_bound_pct,
-            rate.late_ms
-        ));
-        last.notes.push(format!(
-            "Server µs/req: the server's CPU (user and system) per request, the figure a fixed \
-             rate holds steadiest; steal: CPU time the hypervisor took, * from {:.0}% (a \
-             disturbed level)",
-            Machine::HEAVY_STEAL_PCT
-        ));
-        if rate.frame.repeats < 4 {
-            last.notes.push(format!(
-                "{} block(s) per level: no verdicts (--repeats 6 or more can decide them)",
-                rate.frame.repeats
-            ));
+                .filter(|s| s.endpoint == endpoint)
+                .map(|s| {
+                    s.levels
+                        .iter()
+                        .map(|l| {
+                            let state = match (&l.refused, l.over_capacity, l.client_bound) {
+                                (Some(_), _, _) => "refused",
+                                (None, true, true) => "over, client",
+                                (None, true, false) => "over",
+                                (None, false, true) => "held, client",
+                                (None, false, false) => "held",
+                            };
+                            let ms = |v: f64| {
+                                if l.refused.is_some() {
+                                    "-".to_owned()
+                                } else {
+                                    format!("{v:.3}")
+                                }
+                            };
+                            vec![
+                                s.server.clone(),
+                                l.label.clone(),
+                                format!("{:.0}", l.target_rps),
+                                format!("{:.0}", l.achieved_rps),
+                                state.to_owned(),
+                                ms(l.latency_ms.p50),
+                                ms(l.latency_ms.p90),
+                                ms(l.latency_ms.p99),
+                                ms(l.latency_ms.p999),
+                                ms(l.latency_ms.p9999),
+                                ms(l.latency_ms.max),
+                                ms(l.service_ms.p99),
+                                l.late.to_string(),
+                                l.busy_max.to_string(),
+                                format!("{:.0}", l.client_cpu_pct),
+                                opt(l.server.cpu_avg_pct, 0),
+                                opt(l.server_us_per_request(), 1),
+                                steal(l.machine()),
+                            ]
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut table = Table::new(
+                format!(
+                    "Rate: {endpoint}, {:.1} s a level, latency in ms from each request's intended send",
+                    self.duration_s
+                ),
+                &[
+                    "Application",
+                    "Level",
+                    "Target/s",
+                    "Achieved/s",
+                    "Capacity",
+                    "p50",
+                    "p90",
+                    "p99",
+                    "p99.9",
+                    "p99.99",
+                    "max",
+                    "Service p99",
+                    "Late",
+                    "Busy conns",
+                    "Client CPU(%)",
+                    "Server CPU(%)",
+                    "Server µs/req",
+                    "Steal(%)",
+                ],
+                groups,
+            );
+            table.notes = self
+                .servers
+                .iter()
+                .filter(|s| s.endpoint == endpoint)
+                .flat_map(|s| {
+                    s.levels.iter().filter_map(move |l| {
+                        l.refused
+                            .as_ref()
+                            .map(|why| format!("{} {}: refused: {why}", s.server, l.label))
+                    })
+                })
+                .collect();
+            table.notes.extend(
+                self.comparisons
+                    .iter()
+                    .filter(|c| c.a.contains(&format!(" {endpoint} ")))
+                    .map(Comparison::line),
+            );
+            out.push(table);
         }
-        last.notes.extend(failure_notes(&rate.frame.failures));
-    }
-    let groups: Vec<Vec<Vec<String>>> = rate
-        .servers
-        .iter()
-        .map(|s| {
-            let runs = s
-                .levels
-                .iter()
-                .flat_map(|l| l.runs.iter().map(move |r| (l, r)));
-            runs.flat_map(|(l, r)| {
-                r.agents.iter().map(move |a| {
-                    vec![
-                        format!("{} {}", s.server, s.endpoint),
-                        l.label.clone(),
-                        format!("{} of {}", a.index, r.agents.len()),
-                        a.requests.to_string(),
-                        format!("{:.2}", a.success_rate),
-                        format!("{:.1}", a.requests_per_s),
-                        format!("{:.1}", a.start_skew_ms),
-                        format!("{:.2}", a.cpu_s),
-                        a.node.clone().unwrap_or_else(|| "this host".to_owned()),
-                    ]
-                })
-            })
-            .collect()
-        })
-        .collect();
-    if groups.iter().any(|g| !g.is_empty()) {
-        let mut agents = Table::new(
-            "Rate agents: each one's share of a level's schedule (the level's figures merge \
-             their tallies)",
-            &[
-                "Application",
-                "Level",
-                "Agent",
-                "Requests",
-                "Success rate(%)",
-                "Achieved/s",
-                "Start skew(ms)",
-                "CPU(s)",
-                "Node",
-            ],
-            groups,
-        );
-        agents.notes = rate
+        if let Some(last) = out.last_mut() {
+            last.notes.push(format!(
+                "Capacity: held (achieved >= {:.0}% of the target), over, or refused (more than the \
+                 load generator can send); client: the load generator used {:.0}% of its CPU or \
+                 more; late: sent {} ms or more after the intended time",
+                self.over_capacity_below * 100.0,
+                self.client_bound_pct,
+                self.late_ms
+            ));
+            last.notes.push(format!(
+                "Server µs/req: the server's CPU (user and system) per request, the figure a fixed \
+                 rate holds steadiest; steal: CPU time the hypervisor took, * from {:.0}% (a \
+                 disturbed level)",
+                Machine::HEAVY_STEAL_PCT
+            ));
+            if self.frame.repeats < 4 {
+                last.notes.push(format!(
+                    "{} block(s) per level: no verdicts (--repeats 6 or more can decide them)",
+                    self.frame.repeats
+                ));
+            }
+            last.notes.extend(failure_notes(&self.frame.failures));
+        }
+        let groups: Vec<Vec<Vec<String>>> = self
             .servers
             .iter()
-            .filter_map(|s| {
-                let node = s.node.as_ref()?;
-                Some(format!(
-                    "{} {} ran on swarm node {node}",
-                    s.server, s.endpoint
-                ))
+            .map(|s| {
+                let runs = s
+                    .levels
+                    .iter()
+                    .flat_map(|l| l.runs.iter().map(move |r| (l, r)));
+                runs.flat_map(|(l, r)| {
+                    r.agents.iter().map(move |a| {
+                        vec![
+                            format!("{} {}", s.server, s.endpoint),
+                            l.label.clone(),
+                            format!("{} of {}", a.index, r.agents.len()),
+                            a.requests.to_string(),
+                            format!("{:.2}", a.success_rate),
+                            format!("{:.1}", a.requests_per_s),
+                            format!("{:.1}", a.start_skew_ms),
+                            format!("{:.2}", a.cpu_s),
+                            a.node.clone().unwrap_or_else(|| "this host".to_owned()),
+                        ]
+                    })
+                })
+                .collect()
             })
             .collect();
-        out.push(agents);
+        if groups.iter().any(|g| !g.is_empty()) {
+            let mut agents = Table::new(
+                "Rate agents: each one's share of a level's schedule (the level's figures merge \
+                 their tallies)",
+                &[
+                    "Application",
+                    "Level",
+                    "Agent",
+                    "Requests",
+                    "Success rate(%)",
+                    "Achieved/s",
+                    "Start skew(ms)",
+                    "CPU(s)",
+                    "Node",
+                ],
+                groups,
+            );
+            agents.notes = self
+                .servers
+                .iter()
+                .filter_map(|s| {
+                    let node = s.node.as_ref()?;
+                    Some(format!(
+                        "{} {} ran on swarm node {node}",
+                        s.server, s.endpoint
+                    ))
+                })
+                .collect();
+            out.push(agents);
+        }
+        out
     }
-    out
 }
 
 /// The rate CSV files: `rate.csv`, a row per server, endpoint and level, and on a ramp

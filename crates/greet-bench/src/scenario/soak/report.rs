@@ -10,11 +10,10 @@ use greet_report::points::load_figures;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{
     agent_rows, agents_table, comparison_notes, count, failure_notes, grouped, opt, spread, Table,
 };
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::paired::Comparison;
 use greet_stats::Summary;
@@ -90,206 +89,209 @@ pub struct SoakCell {
 
 /// The soak tables: throughput and latency, threads, and the original's siege-style matrix per
 /// endpoint.
-pub(super) fn tables(soak: &Section) -> Vec<Table> {
-    let bound = match (soak.duration_s, soak.requests) {
-        (Some(d), _) => format!("{d} s"),
-        (None, Some(n)) => format!("{n} requests"),
-        (None, None) => "-".to_owned(),
-    };
-    let rows = soak
-        .cells
-        .iter()
-        .map(|c| {
-            vec![
-                c.server.clone(),
-                c.endpoint.clone(),
-                c.concurrency.to_string(),
-                c.hits.to_string(),
-                format!("{:.2}", c.success_rate),
-                if soak.frame.repeats > 1 {
-                    spread(&c.requests_per_s)
-                } else {
-                    format!("{:.1}", c.requests_per_s.median)
-                },
-                format!("{:.4}", c.average_s),
-                opt(c.bytes_per_answer, 0),
-                opt(c.cpu_avg_pct, 1),
-                opt(c.rss_max_mib, 2),
-            ]
-        })
-        .collect();
-    let mut out = vec![Table::new(
-        format!(
-            "Soak: keep-alive load for {bound} per level, delay {} ms, --workers {}, --blocking-threads {}, {} run(s) each",
-            soak.delay_ms, soak.workers, soak.blocking_threads, soak.frame.repeats
-        ),
-        &[
-            "Application",
-            "Endpoint",
-            "Concurrency",
-            "Hits",
-            "Success rate(%)",
-            "Requests/sec",
-            "Average(secs)",
-            "Bytes/answer",
-            "CPU avg(%)",
-            "Max Memory(MB)",
-        ],
-        grouped(rows, 1),
-    )];
-    let rows = soak
-        .cells
-        .iter()
-        .map(|c| {
-            vec![
-                c.server.clone(),
-                c.endpoint.clone(),
-                c.concurrency.to_string(),
-                count(c.threads_at_start),
-                count(c.threads_live),
-                count(c.threads_peak),
-                count(c.threads_total),
-            ]
-        })
-        .collect();
-    out.push(Table::new(
-        "Soak: the server's threads",
-        &[
-            "Application",
-            "Endpoint",
-            "Concurrency",
-            "Threads at start",
-            "Live",
-            "Peak",
-            "Total started",
-        ],
-        grouped(rows, 1),
-    ));
-    // The siege table: servers down, levels across, "throughput, average" in each cell.
-    let mut levels: Vec<usize> = soak.cells.iter().map(|c| c.concurrency).collect();
-    levels.sort_unstable();
-    levels.dedup();
-    for endpoint in distinct(soak.cells.iter().map(|c| c.endpoint.as_str())) {
-        let mut headers = vec!["Application".to_owned()];
-        headers.extend(levels.iter().map(|c| format!("-c {c}")));
-        let servers = distinct(
-            soak.cells
-                .iter()
-                .filter(|c| c.endpoint == endpoint)
-                .map(|c| c.server.as_str()),
-        );
-        let rows = servers
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let bound = match (self.duration_s, self.requests) {
+            (Some(d), _) => format!("{d} s"),
+            (None, Some(n)) => format!("{n} requests"),
+            (None, None) => "-".to_owned(),
+        };
+        let rows = self
+            .cells
             .iter()
-            .map(|server| {
-                let mut row = vec![(*server).to_owned()];
-                row.extend(levels.iter().map(|level| {
-                    soak.cells
-                        .iter()
-                        .find(|c| {
-                            c.server == *server && c.endpoint == endpoint && c.concurrency == *level
-                        })
-                        .map_or("-".to_owned(), |c| {
-                            format!("{:.1}/s, {:.4} s", c.requests_per_s.median, c.average_s)
-                        })
-                }));
-                row
+            .map(|c| {
+                vec![
+                    c.server.clone(),
+                    c.endpoint.clone(),
+                    c.concurrency.to_string(),
+                    c.hits.to_string(),
+                    format!("{:.2}", c.success_rate),
+                    if self.frame.repeats > 1 {
+                        spread(&c.requests_per_s)
+                    } else {
+                        format!("{:.1}", c.requests_per_s.median)
+                    },
+                    format!("{:.4}", c.average_s),
+                    opt(c.bytes_per_answer, 0),
+                    opt(c.cpu_avg_pct, 1),
+                    opt(c.rss_max_mib, 2),
+                ]
             })
             .collect();
-        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        let mut out = vec![Table::new(
+            format!(
+                "Soak: keep-alive load for {bound} per level, delay {} ms, --workers {}, --blocking-threads {}, {} run(s) each",
+                self.delay_ms, self.workers, self.blocking_threads, self.frame.repeats
+            ),
+            &[
+                "Application",
+                "Endpoint",
+                "Concurrency",
+                "Hits",
+                "Success rate(%)",
+                "Requests/sec",
+                "Average(secs)",
+                "Bytes/answer",
+                "CPU avg(%)",
+                "Max Memory(MB)",
+            ],
+            grouped(rows, 1),
+        )];
+        let rows = self
+            .cells
+            .iter()
+            .map(|c| {
+                vec![
+                    c.server.clone(),
+                    c.endpoint.clone(),
+                    c.concurrency.to_string(),
+                    count(c.threads_at_start),
+                    count(c.threads_live),
+                    count(c.threads_peak),
+                    count(c.threads_total),
+                ]
+            })
+            .collect();
         out.push(Table::new(
-            format!("{endpoint}: requests/sec, average seconds"),
-            &headers,
-            vec![rows],
+            "Soak: the server's threads",
+            &[
+                "Application",
+                "Endpoint",
+                "Concurrency",
+                "Threads at start",
+                "Live",
+                "Peak",
+                "Total started",
+            ],
+            grouped(rows, 1),
         ));
-    }
-    if let Some(last) = out.last_mut() {
-        last.notes = if soak.frame.repeats > 1 {
-            comparison_notes(&soak.comparisons)
-        } else {
-            vec!["one run per level: no verdicts (--repeats 6 or more can decide them)".to_owned()]
-        };
-        last.notes.extend(failure_notes(&soak.frame.failures));
-    }
-    let with_agents = soak
-        .cells
-        .iter()
-        .filter(|c| c.runs.iter().any(|r| !r.agents.is_empty()));
-    let rows: Vec<Vec<Vec<String>>> = with_agents
-        .map(|c| {
-            let name = format!("{} {}", c.server, c.endpoint);
-            c.runs
+        // The siege table: servers down, levels across, "throughput, average" in each cell.
+        let mut levels: Vec<usize> = self.cells.iter().map(|c| c.concurrency).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        for endpoint in distinct(self.cells.iter().map(|c| c.endpoint.as_str())) {
+            let mut headers = vec!["Application".to_owned()];
+            headers.extend(levels.iter().map(|c| format!("-c {c}")));
+            let servers = distinct(
+                self.cells
+                    .iter()
+                    .filter(|c| c.endpoint == endpoint)
+                    .map(|c| c.server.as_str()),
+            );
+            let rows = servers
                 .iter()
-                .flat_map(|run| agent_rows(&name, c.concurrency, run))
-                .collect()
-        })
-        .collect();
-    if !rows.is_empty() {
-        let mut agents = agents_table(rows);
-        agents.notes = distinct(soak.cells.iter().filter_map(|c| {
-            let node = c.node.as_ref()?;
-            Some(format!(
-                "{} {} ran on swarm node {node}",
-                c.server, c.endpoint
-            ))
-        }));
-        out.push(agents);
+                .map(|server| {
+                    let mut row = vec![(*server).to_owned()];
+                    row.extend(levels.iter().map(|level| {
+                        self.cells
+                            .iter()
+                            .find(|c| {
+                                c.server == *server
+                                    && c.endpoint == endpoint
+                                    && c.concurrency == *level
+                            })
+                            .map_or("-".to_owned(), |c| {
+                                format!("{:.1}/s, {:.4} s", c.requests_per_s.median, c.average_s)
+                            })
+                    }));
+                    row
+                })
+                .collect();
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            out.push(Table::new(
+                format!("{endpoint}: requests/sec, average seconds"),
+                &headers,
+                vec![rows],
+            ));
+        }
+        if let Some(last) = out.last_mut() {
+            last.notes = if self.frame.repeats > 1 {
+                comparison_notes(&self.comparisons)
+            } else {
+                vec![
+                    "one run per level: no verdicts (--repeats 6 or more can decide them)"
+                        .to_owned(),
+                ]
+            };
+            last.notes.extend(failure_notes(&self.frame.failures));
+        }
+        let with_agents = self
+            .cells
+            .iter()
+            .filter(|c| c.runs.iter().any(|r| !r.agents.is_empty()));
+        let rows: Vec<Vec<Vec<String>>> = with_agents
+            .map(|c| {
+                let name = format!("{} {}", c.server, c.endpoint);
+                c.runs
+                    .iter()
+                    .flat_map(|run| agent_rows(&name, c.concurrency, run))
+                    .collect()
+            })
+            .collect();
+        if !rows.is_empty() {
+            let mut agents = agents_table(rows);
+            agents.notes = distinct(self.cells.iter().filter_map(|c| {
+                let node = c.node.as_ref()?;
+                Some(format!(
+                    "{} {} ran on swarm node {node}",
+                    c.server, c.endpoint
+                ))
+            }));
+            out.push(agents);
+        }
+        out
     }
-    out
 }
 
-pub(super) fn charts(soak: &Section) -> Vec<(String, Chart)> {
-    let groups = distinct(
-        soak.cells
-            .iter()
-            .map(|c| (c.endpoint.clone(), c.concurrency)),
-    );
-    let names = distinct(soak.cells.iter().map(|c| c.server.clone()));
-    let cell = |name: &str, (endpoint, level): &(String, usize)| {
-        soak.cells
-            .iter()
-            .find(|c| c.server == name && &c.endpoint == endpoint && c.concurrency == *level)
-    };
-    let labels: Vec<String> = groups.iter().map(|(e, c)| format!("{e} c={c}")).collect();
-    let throughput = Chart {
-        title: "Soak: throughput per endpoint and connections".into(),
-        unit: "requests/sec".into(),
-        groups: labels.clone(),
-        series: series(&names, &groups, cell, |c: &&SoakCell| {
-            c.requests_per_s.median
-        }),
-        whiskers: whiskers(&names, &groups, |name, g| {
-            cell(name, g)
-                .filter(|c| c.runs.len() > 1)
-                .map(|c| c.requests_per_s.clone())
-        }),
-    };
-    let threads = Chart {
-        title: "Soak: peak live threads".into(),
-        unit: "threads".into(),
-        groups: labels,
-        series: series(
-            &names,
-            &groups,
-            |n, g| cell(n, g).filter(|c| c.threads_peak.is_some()),
-            |c: &&SoakCell| c.threads_peak.unwrap_or(0) as f64,
-        ),
-        whiskers: Vec::new(),
-    };
-    vec![
-        ("soak-throughput.svg".into(), throughput),
-        ("soak-threads.svg".into(), threads),
-    ]
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        let groups = distinct(
+            self.cells
+                .iter()
+                .map(|c| (c.endpoint.clone(), c.concurrency)),
+        );
+        let names = distinct(self.cells.iter().map(|c| c.server.clone()));
+        let cell = |name: &str, (endpoint, level): &(String, usize)| {
+            self.cells
+                .iter()
+                .find(|c| c.server == name && &c.endpoint == endpoint && c.concurrency == *level)
+        };
+        let labels: Vec<String> = groups.iter().map(|(e, c)| format!("{e} c={c}")).collect();
+        let throughput = Chart {
+            title: "Soak: throughput per endpoint and connections".into(),
+            unit: "requests/sec".into(),
+            groups: labels.clone(),
+            series: series(&names, &groups, cell, |c: &&SoakCell| {
+                c.requests_per_s.median
+            }),
+            whiskers: whiskers(&names, &groups, |name, g| {
+                cell(name, g)
+                    .filter(|c| c.runs.len() > 1)
+                    .map(|c| c.requests_per_s.clone())
+            }),
+        };
+        let threads = Chart {
+            title: "Soak: peak live threads".into(),
+            unit: "threads".into(),
+            groups: labels,
+            series: series(
+                &names,
+                &groups,
+                |n, g| cell(n, g).filter(|c| c.threads_peak.is_some()),
+                |c: &&SoakCell| c.threads_peak.unwrap_or(0) as f64,
+            ),
+            whiskers: Vec::new(),
+        };
+        vec![
+            ("soak-throughput.svg".into(), throughput),
+            ("soak-threads.svg".into(), threads),
+        ]
+    }
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
             csv::CellKey::rows(&c.server, &c.endpoint, c.concurrency.to_string(), &c.runs)

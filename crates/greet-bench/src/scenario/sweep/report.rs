@@ -10,9 +10,8 @@ use greet_report::points::load_figures;
 use greet_report::points::Point;
 use greet_report::scorecard::{self, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{failure_notes, gain_cells, grouped, opt, undecided, Table};
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::Summary;
 use serde::{Deserialize, Serialize};
@@ -107,148 +106,148 @@ pub struct SweepBest {
 }
 
 /// The sweep tables: every setting, then the best per server and endpoint.
-pub(super) fn tables(sweep: &Section) -> Vec<Table> {
-    let rows = sweep
-        .cells
-        .iter()
-        .map(|cell| {
-            let base = sweep
-                .best
-                .iter()
-                .find(|b| b.server == cell.server && b.endpoint == cell.endpoint);
-            vec![
-                cell.server.clone(),
-                cell.endpoint.clone(),
-                cell.setting.workers.to_string(),
-                cell.setting
-                    .blocking_threads
-                    .map_or("-".to_owned(), |b| b.to_string()),
-                format!("{:.1}", cell.requests_per_s.median),
-                format!(
-                    "{:.1}-{:.1}",
-                    cell.requests_per_s.min, cell.requests_per_s.max
-                ),
-                opt(cell.cpu_avg_pct, 1),
-                base.filter(|b| b.gain.default_requests_per_s > 0.0)
-                    .map_or("-".to_owned(), |b| {
-                        format!(
-                            "{:.3}",
-                            cell.requests_per_s.median / b.gain.default_requests_per_s
-                        )
-                    }),
-            ]
-        })
-        .collect();
-    let settings = Table::new(
-        format!(
-            "Sweep: zero delay, {} keep-alive connections, {:.2} s measured after {:.2} s warm-up, \
-             {} run(s) per setting on a fresh server; default --workers {} --blocking-threads {}",
-            sweep.concurrency,
-            sweep.duration_s,
-            sweep.warmup_s,
-            sweep.frame.repeats,
-            sweep.default.workers,
-            sweep.default.blocking_threads.unwrap_or(0),
-        ),
-        &[
-            "Application",
-            "Endpoint",
-            "Workers",
-            "Blocking threads",
-            "Requests/sec",
-            "min-max",
-            "CPU avg(%)",
-            "vs default",
-        ],
-        grouped(rows, 2),
-    );
-    let rows = sweep
-        .best
-        .iter()
-        .map(|b| {
-            vec![b.server.clone(), b.endpoint.clone()]
-                .into_iter()
-                .chain(gain_cells(
-                    &b.setting.label(),
-                    &b.gain,
-                    b.setting.is_default(&sweep.default),
-                ))
-                .collect()
-        })
-        .collect();
-    let mut best = Table::new(
-        "Sweep: the best setting per server and endpoint",
-        &[
-            "Application",
-            "Endpoint",
-            "Best setting",
-            "Requests/sec",
-            "Default req/s",
-            "Gain",
-            "Gain over the blocks [interval]",
-            "Verdict",
-        ],
-        vec![rows],
-    );
-    best.notes
-        .extend(undecided(sweep.best.iter().map(|b| &b.gain.comparison)));
-    best.notes.extend(failure_notes(&sweep.frame.failures));
-    vec![settings, best]
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let rows = self
+            .cells
+            .iter()
+            .map(|cell| {
+                let base = self
+                    .best
+                    .iter()
+                    .find(|b| b.server == cell.server && b.endpoint == cell.endpoint);
+                vec![
+                    cell.server.clone(),
+                    cell.endpoint.clone(),
+                    cell.setting.workers.to_string(),
+                    cell.setting
+                        .blocking_threads
+                        .map_or("-".to_owned(), |b| b.to_string()),
+                    format!("{:.1}", cell.requests_per_s.median),
+                    format!(
+                        "{:.1}-{:.1}",
+                        cell.requests_per_s.min, cell.requests_per_s.max
+                    ),
+                    opt(cell.cpu_avg_pct, 1),
+                    base.filter(|b| b.gain.default_requests_per_s > 0.0).map_or(
+                        "-".to_owned(),
+                        |b| {
+                            format!(
+                                "{:.3}",
+                                cell.requests_per_s.median / b.gain.default_requests_per_s
+                            )
+                        },
+                    ),
+                ]
+            })
+            .collect();
+        let settings = Table::new(
+            format!(
+                "Sweep: zero delay, {} keep-alive connections, {:.2} s measured after {:.2} s warm-up, \
+                 {} run(s) per setting on a fresh server; default --workers {} --blocking-threads {}",
+                self.concurrency,
+                self.duration_s,
+                self.warmup_s,
+                self.frame.repeats,
+                self.default.workers,
+                self.default.blocking_threads.unwrap_or(0),
+            ),
+            &[
+                "Application",
+                "Endpoint",
+                "Workers",
+                "Blocking threads",
+                "Requests/sec",
+                "min-max",
+                "CPU avg(%)",
+                "vs default",
+            ],
+            grouped(rows, 2),
+        );
+        let rows = self
+            .best
+            .iter()
+            .map(|b| {
+                vec![b.server.clone(), b.endpoint.clone()]
+                    .into_iter()
+                    .chain(gain_cells(
+                        &b.setting.label(),
+                        &b.gain,
+                        b.setting.is_default(&self.default),
+                    ))
+                    .collect()
+            })
+            .collect();
+        let mut best = Table::new(
+            "Sweep: the best setting per server and endpoint",
+            &[
+                "Application",
+                "Endpoint",
+                "Best setting",
+                "Requests/sec",
+                "Default req/s",
+                "Gain",
+                "Gain over the blocks [interval]",
+                "Verdict",
+            ],
+            vec![rows],
+        );
+        best.notes
+            .extend(undecided(self.best.iter().map(|b| &b.gain.comparison)));
+        best.notes.extend(failure_notes(&self.frame.failures));
+        vec![settings, best]
+    }
 }
 
 /// One chart per endpoint swept, settings along the axis.
-pub(super) fn charts(sweep: &Section) -> Vec<(String, Chart)> {
-    distinct(sweep.cells.iter().map(|c| c.endpoint.as_str()))
-        .into_iter()
-        .map(|endpoint| {
-            let cells: Vec<_> = sweep
-                .cells
-                .iter()
-                .filter(|c| c.endpoint == endpoint)
-                .collect();
-            let settings = distinct(cells.iter().map(|c| c.setting));
-            let names = distinct(cells.iter().map(|c| c.server.clone()));
-            let find = |name: &str, setting: &super::Setting| {
-                cells
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        distinct(self.cells.iter().map(|c| c.endpoint.as_str()))
+            .into_iter()
+            .map(|endpoint| {
+                let cells: Vec<_> = self
+                    .cells
                     .iter()
-                    .find(|c| c.server == name && c.setting == *setting && !c.runs.is_empty())
-                    .map(|c| c.requests_per_s.clone())
-            };
-            let blocking = settings.iter().any(|s| s.blocking_threads.is_some());
-            let chart = Chart {
-                title: format!(
-                    "Sweep: {endpoint} by --workers{}",
-                    if blocking {
-                        " and --blocking-threads"
-                    } else {
-                        ""
-                    }
-                ),
-                unit: "requests/sec (median, whiskers min-max)".into(),
-                groups: settings
-                    .iter()
-                    .map(|s| match s.blocking_threads {
-                        Some(b) => format!("w{} b{b}", s.workers),
-                        None => format!("w{}", s.workers),
-                    })
-                    .collect(),
-                series: series(&names, &settings, find, |s| s.median),
-                whiskers: whiskers(&names, &settings, find),
-            };
-            (format!("sweep-{}.svg", slug(endpoint)), chart)
-        })
-        .collect()
+                    .filter(|c| c.endpoint == endpoint)
+                    .collect();
+                let settings = distinct(cells.iter().map(|c| c.setting));
+                let names = distinct(cells.iter().map(|c| c.server.clone()));
+                let find = |name: &str, setting: &super::Setting| {
+                    cells
+                        .iter()
+                        .find(|c| c.server == name && c.setting == *setting && !c.runs.is_empty())
+                        .map(|c| c.requests_per_s.clone())
+                };
+                let blocking = settings.iter().any(|s| s.blocking_threads.is_some());
+                let chart = Chart {
+                    title: format!(
+                        "Sweep: {endpoint} by --workers{}",
+                        if blocking {
+                            " and --blocking-threads"
+                        } else {
+                            ""
+                        }
+                    ),
+                    unit: "requests/sec (median, whiskers min-max)".into(),
+                    groups: settings
+                        .iter()
+                        .map(|s| match s.blocking_threads {
+                            Some(b) => format!("w{} b{b}", s.workers),
+                            None => format!("w{}", s.workers),
+                        })
+                        .collect(),
+                    series: series(&names, &settings, find, |s| s.median),
+                    whiskers: whiskers(&names, &settings, find),
+                };
+                (format!("sweep-{}.svg", slug(endpoint)), chart)
+            })
+            .collect()
+    }
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self
             .cells

@@ -10,9 +10,8 @@ use greet_report::points::load_figures;
 use greet_report::points::Point;
 use greet_report::scorecard::{Entry, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{comparison_notes, failure_notes, grouped, opt, undecided, Table};
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::paired::Comparison;
 use greet_stats::Summary;
@@ -83,112 +82,102 @@ pub struct TechEmpowerCell {
 }
 
 /// One row per test, store and server, in the order the tests ran.
-pub(super) fn tables(techempower: &Section) -> Vec<Table> {
-    let mut cells: Vec<_> = techempower.cells.iter().collect();
-    // Stable: tests in the order they ran, then stores, servers in the order given.
-    let order = greet_stats::distinct(cells.iter().map(|c| (c.test.clone(), c.store.clone())));
-    cells.sort_by_key(|c| order.iter().position(|k| k.0 == c.test && k.1 == c.store));
-    let rows = cells
-        .iter()
-        .map(|c| {
-            vec![
-                c.test.clone(),
-                c.store.clone(),
-                c.server.clone(),
-                format!("{:.1}", c.requests_per_s.median),
-                format!("{:.1}-{:.1}", c.requests_per_s.min, c.requests_per_s.max),
-                format!("{:.1}", c.share_of_best * 100.0),
-                format!("{:.2}", c.p50_ms),
-                format!("{:.2}", c.p99_ms),
-                format!("{:.2}", c.success_rate),
-                opt(c.cpu_avg_pct, 1),
-            ]
-        })
-        .collect();
-    let mut table = Table::new(
-        format!(
-            "TechEmpower: {} keep-alive connections (plaintext {} requests deep each), {} rows \
-             per queries/updates/cached-queries request, {:.2} s measured after {:.2} s \
-             warm-up, {} run(s) per test on a fresh server",
-            techempower.concurrency,
-            techempower.plaintext_pipeline,
-            techempower.rows,
-            techempower.duration_s,
-            techempower.warmup_s,
-            techempower.frame.repeats,
-        ),
-        &[
-            "Test",
-            "Store",
-            "Application",
-            "Requests/sec",
-            "min-max",
-            "% of best",
-            "p50(ms)",
-            "p99(ms)",
-            "Success(%)",
-            "CPU avg(%)",
-        ],
-        grouped(rows, 2),
-    );
-    table.notes = comparison_notes(&techempower.comparisons);
-    table.notes.extend(techempower.store_notes.iter().cloned());
-    table.notes.extend(undecided(&techempower.comparisons));
-    table
-        .notes
-        .extend(failure_notes(&techempower.frame.failures));
-    vec![table]
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let mut cells: Vec<_> = self.cells.iter().collect();
+        // Stable: tests in the order they ran, then stores, servers in the order given.
+        let order = greet_stats::distinct(cells.iter().map(|c| (c.test.clone(), c.store.clone())));
+        cells.sort_by_key(|c| order.iter().position(|k| k.0 == c.test && k.1 == c.store));
+        let rows = cells
+            .iter()
+            .map(|c| {
+                vec![
+                    c.test.clone(),
+                    c.store.clone(),
+                    c.server.clone(),
+                    format!("{:.1}", c.requests_per_s.median),
+                    format!("{:.1}-{:.1}", c.requests_per_s.min, c.requests_per_s.max),
+                    format!("{:.1}", c.share_of_best * 100.0),
+                    format!("{:.2}", c.p50_ms),
+                    format!("{:.2}", c.p99_ms),
+                    format!("{:.2}", c.success_rate),
+                    opt(c.cpu_avg_pct, 1),
+                ]
+            })
+            .collect();
+        let mut table = Table::new(
+            format!(
+                "TechEmpower: {} keep-alive connections (plaintext {} requests deep each), {} rows \
+                 per queries/updates/cached-queries request, {:.2} s measured after {:.2} s \
+                 warm-up, {} run(s) per test on a fresh server",
+                self.concurrency,
+                self.plaintext_pipeline,
+                self.rows,
+                self.duration_s,
+                self.warmup_s,
+                self.frame.repeats,
+            ),
+            &[
+                "Test",
+                "Store",
+                "Application",
+                "Requests/sec",
+                "min-max",
+                "% of best",
+                "p50(ms)",
+                "p99(ms)",
+                "Success(%)",
+                "CPU avg(%)",
+            ],
+            grouped(rows, 2),
+        );
+        table.notes = comparison_notes(&self.comparisons);
+        table.notes.extend(self.store_notes.iter().cloned());
+        table.notes.extend(undecided(&self.comparisons));
+        table.notes.extend(failure_notes(&self.frame.failures));
+        vec![table]
+    }
 }
 
 /// Each server's share of the best per test and store (groups), as TechEmpower's tables
 /// rank them: throughputs that differ a hundredfold between tests, on one scale.
-pub(super) fn charts(techempower: &Section) -> Vec<(String, Chart)> {
-    let names = distinct(techempower.cells.iter().map(|c| c.server.clone()));
-    let keys = distinct(
-        techempower
-            .cells
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        let names = distinct(self.cells.iter().map(|c| c.server.clone()));
+        let keys = distinct(self.cells.iter().map(|c| (c.test.clone(), c.store.clone())));
+        // A bar group is a few characters wide: short names, the store on a line of its own.
+        let groups: Vec<String> = keys
             .iter()
-            .map(|c| (c.test.clone(), c.store.clone())),
-    );
-    // A bar group is a few characters wide: short names, the store on a line of its own.
-    let groups: Vec<String> = keys
-        .iter()
-        .map(|(test, store)| {
-            let test = test.strip_suffix("-queries").unwrap_or(test);
-            match store.as_str() {
-                NO_STORE => test.to_owned(),
-                store => format!("{test} {}", store.split('+').next().unwrap_or(store)),
-            }
-        })
-        .collect();
-    let find = |name: &str, group: &String| {
-        let i = groups.iter().position(|g| g == group)?;
-        let (test, store) = &keys[i];
-        techempower
-            .cells
-            .iter()
-            .find(|c| c.server == name && &c.test == test && &c.store == store)
-            .map(|c| c.share_of_best * 100.0)
-    };
-    let chart = Chart {
-        title: "TechEmpower: each server's throughput as a share of the best".into(),
-        unit: "% of the best server's requests/sec in its league (medians)".into(),
-        series: series(&names, &groups, find, |v| *v),
-        whiskers: Vec::new(),
-        groups,
-    };
-    vec![("techempower.svg".into(), chart)]
+            .map(|(test, store)| {
+                let test = test.strip_suffix("-queries").unwrap_or(test);
+                match store.as_str() {
+                    NO_STORE => test.to_owned(),
+                    store => format!("{test} {}", store.split('+').next().unwrap_or(store)),
+                }
+            })
+            .collect();
+        let find = |name: &str, group: &String| {
+            let i = groups.iter().position(|g| g == group)?;
+            let (test, store) = &keys[i];
+            self.cells
+                .iter()
+                .find(|c| c.server == name && &c.test == test && &c.store == store)
+                .map(|c| c.share_of_best * 100.0)
+        };
+        let chart = Chart {
+            title: "TechEmpower: each server's throughput as a share of the best".into(),
+            unit: "% of the best server's requests/sec in its league (medians)".into(),
+            series: series(&names, &groups, find, |v| *v),
+            whiskers: Vec::new(),
+            groups,
+        };
+        vec![("techempower.svg".into(), chart)]
+    }
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
             let setting = format!("{} {}", c.test, c.store);

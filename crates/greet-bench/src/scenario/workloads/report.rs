@@ -12,11 +12,10 @@ use greet_report::charts::series;
 use greet_report::points::{load_figures, Point};
 use greet_report::scorecard::{Entry, Row};
 use greet_report::svg::Chart;
-use greet_report::svg::{drawings, Drawing};
 use greet_report::table::{
     comparison_notes, failure_notes, grouped, opt, spread, undecided, Table,
 };
-use greet_report::{csv, Render};
+use greet_report::{csv, Charts, Render, Tables};
 use greet_stats::distinct;
 use greet_stats::paired::Comparison;
 use greet_stats::Summary;
@@ -110,128 +109,124 @@ pub struct ProfileComparisons {
 }
 
 /// One row per profile and server, profiles in their order.
-pub(super) fn tables(workloads: &Section) -> Vec<Table> {
-    let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
-    let rows = profiles
-        .iter()
-        .flat_map(|&p| workloads.cells.iter().filter(move |c| c.profile == p))
-        .filter(|c| !c.runs.is_empty())
-        .map(|c| {
-            vec![
-                c.profile.to_string(),
-                c.server.clone(),
-                if workloads.frame.repeats > 1 {
-                    spread(&c.requests_per_s)
+impl Tables for Section {
+    fn tables(&self) -> Vec<Table> {
+        let profiles = distinct(self.cells.iter().map(|c| c.profile));
+        let rows = profiles
+            .iter()
+            .flat_map(|&p| self.cells.iter().filter(move |c| c.profile == p))
+            .filter(|c| !c.runs.is_empty())
+            .map(|c| {
+                vec![
+                    c.profile.to_string(),
+                    c.server.clone(),
+                    if self.frame.repeats > 1 {
+                        spread(&c.requests_per_s)
+                    } else {
+                        format!("{:.1}", c.requests_per_s.median)
+                    },
+                    opt(c.share_of_best, 2),
+                    format!("{:.3}", c.p50_ms),
+                    format!("{:.3}", c.p99_ms),
+                    opt(c.bytes_per_answer, 0),
+                    opt(c.server_cpu_us, 1),
+                    opt(c.client_cpu_us, 1),
+                    opt(c.rss_max_mib, 1),
+                    format!("{:.2}", c.success_rate),
+                ]
+            })
+            .collect();
+        let mut table = Table::new(
+            format!(
+                "Workloads: {} users each, {:.2} s slices after {:.2} s warm-up, {} blocks or more \
+                 per profile (each server started once a profile), --workers {}, uploads of {} \
+                 bytes{}",
+                self.concurrency,
+                self.duration_s,
+                self.warmup_s,
+                self.frame.repeats,
+                self.workers,
+                self.upload_bytes,
+                if self.upload_slice_s > self.duration_s {
+                    format!(" in {:.2} s slices", self.upload_slice_s)
                 } else {
-                    format!("{:.1}", c.requests_per_s.median)
+                    String::new()
                 },
-                opt(c.share_of_best, 2),
-                format!("{:.3}", c.p50_ms),
-                format!("{:.3}", c.p99_ms),
-                opt(c.bytes_per_answer, 0),
-                opt(c.server_cpu_us, 1),
-                opt(c.client_cpu_us, 1),
-                opt(c.rss_max_mib, 1),
-                format!("{:.2}", c.success_rate),
-            ]
-        })
-        .collect();
-    let mut table = Table::new(
-        format!(
-            "Workloads: {} users each, {:.2} s slices after {:.2} s warm-up, {} blocks or more \
-             per profile (each server started once a profile), --workers {}, uploads of {} \
-             bytes{}",
-            workloads.concurrency,
-            workloads.duration_s,
-            workloads.warmup_s,
-            workloads.frame.repeats,
-            workloads.workers,
-            workloads.upload_bytes,
-            if workloads.upload_slice_s > workloads.duration_s {
-                format!(" in {:.2} s slices", workloads.upload_slice_s)
-            } else {
-                String::new()
-            },
-        ),
-        &[
-            "Profile",
-            "Application",
-            "Requests/sec",
-            "Share of best",
-            "p50 (ms)",
-            "p99 (ms)",
-            "Bytes/answer",
-            "Server CPU/req (µs)",
-            "Client CPU/req (µs)",
-            "Max memory (MiB)",
-            "Success(%)",
-        ],
-        grouped(rows, 1),
-    );
-    table.notes = workloads
-        .comparisons
-        .iter()
-        .flat_map(|c| {
-            let lines = comparison_notes(&c.comparisons);
-            lines
-                .into_iter()
-                .map(move |line| format!("{}: {line}", c.profile))
-        })
-        .collect();
-    table.notes.extend(undecided(
-        workloads.comparisons.iter().flat_map(|c| &c.comparisons),
-    ));
-    table.notes.extend(failure_notes(&workloads.frame.failures));
-    vec![table]
+            ),
+            &[
+                "Profile",
+                "Application",
+                "Requests/sec",
+                "Share of best",
+                "p50 (ms)",
+                "p99 (ms)",
+                "Bytes/answer",
+                "Server CPU/req (µs)",
+                "Client CPU/req (µs)",
+                "Max memory (MiB)",
+                "Success(%)",
+            ],
+            grouped(rows, 1),
+        );
+        table.notes = self
+            .comparisons
+            .iter()
+            .flat_map(|c| {
+                let lines = comparison_notes(&c.comparisons);
+                lines
+                    .into_iter()
+                    .map(move |line| format!("{}: {line}", c.profile))
+            })
+            .collect();
+        table.notes.extend(undecided(
+            self.comparisons.iter().flat_map(|c| &c.comparisons),
+        ));
+        table.notes.extend(failure_notes(&self.frame.failures));
+        vec![table]
+    }
 }
 
 /// Server CPU per request against the cheapest server's, per profile (the throughput against
 /// the best's, with its interval, is the report's verdicts chart).
-pub(super) fn charts(workloads: &Section) -> Vec<(String, Chart)> {
-    let names = distinct(workloads.cells.iter().map(|c| c.server.clone()));
-    let profiles = distinct(workloads.cells.iter().map(|c| c.profile));
-    let groups: Vec<String> = profiles.iter().map(ToString::to_string).collect();
-    let find = |name: &str, group: &String| {
-        workloads
-            .cells
-            .iter()
-            .find(|c| c.server == name && c.profile.name() == group && !c.runs.is_empty())
-    };
-    // Per profile, against the cheapest: an upload's thousands of µs would flatten the rest.
-    let cheapest = |group: &String| {
-        workloads
-            .cells
-            .iter()
-            .filter(|c| c.profile.name() == group)
-            .filter_map(|c| c.server_cpu_us)
-            .filter(|us| *us > 0.0)
-            .fold(f64::INFINITY, f64::min)
-    };
-    let cpu = Chart {
-        title: "Workloads: server CPU per request, against the cheapest server's per profile"
-            .into(),
-        unit: "times the cheapest server's CPU per request (medians; 1 = the cheapest)".into(),
-        series: series(&names, &groups, find, |c| {
-            let low = cheapest(&c.profile.name().to_owned());
-            c.server_cpu_us
-                .filter(|_| low.is_finite())
-                .map_or(0.0, |us| us / low)
-        }),
-        whiskers: Vec::new(),
-        groups,
-    };
-    vec![("workloads-cpu.svg".into(), cpu)]
+impl Charts for Section {
+    type Chart = Chart;
+
+    fn charts(&self) -> Vec<(String, Chart)> {
+        let names = distinct(self.cells.iter().map(|c| c.server.clone()));
+        let profiles = distinct(self.cells.iter().map(|c| c.profile));
+        let groups: Vec<String> = profiles.iter().map(ToString::to_string).collect();
+        let find = |name: &str, group: &String| {
+            self.cells
+                .iter()
+                .find(|c| c.server == name && c.profile.name() == group && !c.runs.is_empty())
+        };
+        // Per profile, against the cheapest: an upload's thousands of µs would flatten the rest.
+        let cheapest = |group: &String| {
+            self.cells
+                .iter()
+                .filter(|c| c.profile.name() == group)
+                .filter_map(|c| c.server_cpu_us)
+                .filter(|us| *us > 0.0)
+                .fold(f64::INFINITY, f64::min)
+        };
+        let cpu = Chart {
+            title: "Workloads: server CPU per request, against the cheapest server's per profile"
+                .into(),
+            unit: "times the cheapest server's CPU per request (medians; 1 = the cheapest)".into(),
+            series: series(&names, &groups, find, |c| {
+                let low = cheapest(&c.profile.name().to_owned());
+                c.server_cpu_us
+                    .filter(|_| low.is_finite())
+                    .map_or(0.0, |us| us / low)
+            }),
+            whiskers: Vec::new(),
+            groups,
+        };
+        vec![("workloads-cpu.svg".into(), cpu)]
+    }
 }
 
 impl Render for Section {
-    fn tables(&self) -> Vec<Table> {
-        tables(self)
-    }
-
-    fn charts(&self) -> Vec<(String, Drawing)> {
-        drawings(charts(self))
-    }
-
     fn csv(&self) -> Result<Vec<(String, String)>> {
         let rows = self.cells.iter().flat_map(|c| {
             csv::CellKey::rows(&c.server, c.profile.path(), c.profile.to_string(), &c.runs)
