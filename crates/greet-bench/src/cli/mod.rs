@@ -160,18 +160,9 @@ impl Visit for ReadPlan<'_> {
         let mut plan = K::Plan::defaults(common.quick);
         BaseArgs::<K::Plan>::from_arg_matches(self.0)?.apply(plan.base_mut());
         K::Flags::from_arg_matches(self.0)?.apply(&mut plan, &mut common);
-        let planned = K::planned(plan);
-        if let Some(study) = planned.knob_study() {
-            if !study.servers.iter().any(|s| plan::is_tuned(s)) {
-                let line = "--knobs: none of them applies to the crates of --servers (each \
-                            server's --help lists its knobs)";
-                return Err(clap::Error::raw(
-                    clap::error::ErrorKind::ValueValidation,
-                    line,
-                ));
-            }
-        }
-        Ok(Agenda::of(common.plan(), planned))
+        K::check(&plan)
+            .map_err(|line| clap::Error::raw(clap::error::ErrorKind::ValueValidation, line))?;
+        Ok(Agenda::of(common.plan(), K::planned(plan)))
     }
 }
 

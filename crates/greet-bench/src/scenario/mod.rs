@@ -129,10 +129,10 @@ macro_rules! scenarios {
                 }
             }
 
-            /// The study of knobs it stands for, if it is one ([`Scenario::knob_study`]).
-            pub(crate) fn knob_study(&self) -> Option<kit::KnobStudy> {
+            /// The study it stands for, if it is one ([`Scenario::study`]).
+            pub(crate) fn study(&self) -> Option<kit::Study> {
                 match self {
-                    $(Planned::$kind(p) => <$module::$kind as Scenario>::knob_study(p),)+
+                    $(Planned::$kind(p) => <$module::$kind as Scenario>::study(p),)+
                 }
             }
 
@@ -312,11 +312,11 @@ impl Agenda {
         Self { common, scenarios }
     }
 
-    /// A run of one scenario, `planned`; one that stands for a study of knobs (`knobs`) is
-    /// the study's parts, each run by the scenario that measures it (`Scenario::knob_part`).
+    /// A run of one scenario, `planned`; one that stands for a study is the study's parts,
+    /// each run by the scenario that measures it (`Scenario::part`).
     pub fn of(common: Common, planned: Planned) -> Self {
-        let scenarios = match planned.knob_study() {
-            Some(study) => knob_parts(&study),
+        let scenarios = match planned.study() {
+            Some(study) => parts(&study),
             None => vec![planned],
         };
         Self { common, scenarios }
@@ -348,24 +348,24 @@ impl Agenda {
 }
 
 /// The parts of `study` it asks for, in their order, each as the scenario that runs it plans
-/// it ([`Scenario::knob_part`]).
-fn knob_parts(study: &kit::KnobStudy) -> Vec<Planned> {
+/// it ([`Scenario::part`]).
+fn parts(study: &kit::Study) -> Vec<Planned> {
     /// A scenario's part of the study, if it runs one.
-    struct PartOf<'a>(&'a kit::KnobStudy);
+    struct PartOf<'a>(&'a kit::Study);
 
     impl Visit for PartOf<'_> {
-        type Out = Option<(kit::KnobPart, Planned)>;
+        type Out = Option<(kit::Part, Planned)>;
 
         fn visit<K: Listed>(self) -> Self::Out {
-            K::knob_part(self.0).map(|(part, plan)| (part, K::planned(plan)))
+            K::part(self.0).map(|(part, plan)| (part, K::planned(plan)))
         }
     }
 
-    let parts: Vec<(kit::KnobPart, Planned)> = Kind::ALL
+    let parts: Vec<(kit::Part, Planned)> = Kind::ALL
         .iter()
         .filter_map(|k| k.visit(PartOf(study)))
         .collect();
-    kit::KnobPart::ALL
+    kit::Part::ALL
         .iter()
         .filter(|part| study.parts.contains(part))
         .filter_map(|part| parts.iter().find(|(p, _)| p == part))

@@ -95,6 +95,18 @@ pub fn is_tuned(server: &str) -> bool {
     !knobs.is_empty() && knobs.iter().all(|k| greet_server::Knob::named(k).is_some())
 }
 
+/// Whether servers `a` and `b` (table names) are compared where each server with knobs is
+/// judged against its crate alone: two crates at their defaults, or a crate with knobs and
+/// the same crate at its defaults. Never two servers with knobs: with a score of them every
+/// pair would be hundreds of comparisons.
+pub fn against_its_crate(a: &str, b: &str) -> bool {
+    match (is_tuned(a), is_tuned(b)) {
+        (false, false) => true,
+        (true, true) => false,
+        _ => crate_of(a) == crate_of(b),
+    }
+}
+
 /// What `+tuned` stands for (`hyper+tuned`): crate `crate_short`'s knobs that lowered its
 /// counted cost (instructions per request down by more than 2% on a cell of docs/knobs.md,
 /// up by more on none) and give up only what no tuned league asks (answers to bad input, the
@@ -459,6 +471,21 @@ pub struct Foreign {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_server_with_knobs_is_set_against_its_crate_alone() {
+        assert!(against_its_crate("greet-hyper", "greet-actix"));
+        assert!(against_its_crate(
+            "greet-hyper+pipeline-flush",
+            "greet-hyper"
+        ));
+        assert!(against_its_crate("greet-hyper", "greet-hyper+mimalloc"));
+        assert!(!against_its_crate("greet-hyper+mimalloc", "greet-axum"));
+        assert!(!against_its_crate(
+            "greet-hyper+mimalloc",
+            "greet-hyper+fat-lto"
+        ));
+    }
 
     #[test]
     fn servers_are_packages() {

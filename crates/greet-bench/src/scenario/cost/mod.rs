@@ -20,7 +20,7 @@ use greet_model::plan::{self, Base, Based, Profile, Protocol, ServerSettings, Se
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, KnobPart, KnobStudy, Scenario};
+use super::kit::{About, Part, Scenario, Study};
 
 /// The cost scenario.
 #[derive(Debug)]
@@ -54,11 +54,11 @@ impl Scenario for Cost {
 
     /// A study's counted part: a plain request, and plaintext pipelined (where batching
     /// answers, as pipeline-flush does, shows).
-    fn knob_part(study: &KnobStudy) -> Option<(KnobPart, Plan)> {
+    fn part(study: &Study) -> Option<(Part, Plan)> {
         let mut plan = Plan::defaults(study.quick);
         plan.base.set_servers(&study.servers);
         plan.cells = vec![Cell::Profile(Profile::Baseline), Cell::Plaintext];
-        Some((KnobPart::Counted, plan))
+        Some((Part::Counted, plan))
     }
 }
 

@@ -6,14 +6,14 @@
 //!
 //! A scenario's folder imports this module and nothing else of `scenario/`; the list of
 //! scenarios (`scenario/mod.rs`) imports the folders and this module. Beside the contract
-//! here: `blocks.rs`, how a scenario measures in blocks and what it compares; `knob.rs`, a
-//! study of knobs as the scenarios that run its parts take it.
+//! here: `blocks.rs`, how a scenario measures in blocks and what it compares; `study.rs`, a
+//! scenario that stands for parts other scenarios run.
 
 mod blocks;
-mod knob;
+mod study;
 
 pub(crate) use blocks::{contenders_pairwise, grid_with, settle, Leftover, Members};
-pub(crate) use knob::{in_knob_study, KnobPart, KnobStudy};
+pub(crate) use study::{Part, Study};
 
 use std::fmt::Debug;
 
@@ -146,14 +146,20 @@ pub(crate) trait Scenario: Sized + 'static {
         greet_bed::server::provision::preflight(Self::stores(plan), base.place)
     }
 
-    /// The part of a study of knobs it runs, and its plan for `study`; none for most.
-    fn knob_part(_study: &KnobStudy) -> Option<(KnobPart, Self::Plan)> {
+    /// What in `plan` its flags set but it cannot run, as one line (checked before the run,
+    /// as a bad flag is).
+    fn check(_plan: &Self::Plan) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The part of a study it runs, and its plan for `study`; none for most.
+    fn part(_study: &Study) -> Option<(Part, Self::Plan)> {
         None
     }
 
-    /// The study of knobs `plan` stands for, run as the parts other scenarios run
-    /// ([`Scenario::knob_part`]); none for most.
-    fn knob_study(_plan: &Self::Plan) -> Option<KnobStudy> {
+    /// The study `plan` stands for, run as the parts other scenarios run
+    /// ([`Scenario::part`]); none for most.
+    fn study(_plan: &Self::Plan) -> Option<Study> {
         None
     }
 }

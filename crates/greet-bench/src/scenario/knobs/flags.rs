@@ -6,7 +6,7 @@ use clap::Args;
 use crate::flags::{help, help1, list, set, CommonArgs, Own};
 
 use super::{Plan, TUNED};
-use crate::scenario::kit::KnobPart;
+use crate::scenario::kit::Part;
 
 /// The knobs scenario's own settings.
 #[derive(Debug, Clone, Args)]
@@ -20,8 +20,8 @@ pub(crate) struct Flags {
           help = help1("What judges each knob against its crate, run in this order; counted: \
                         what a request costs (cost); timed: the throughput of plaintext and \
                         json (techempower); contract: the rows it changes",
-                       list(&KnobPart::ALL)))]
-    parts: Option<Vec<KnobPart>>,
+                       list(&Part::ALL)))]
+    parts: Option<Vec<Part>>,
 }
 
 impl Own<Plan> for Flags {

@@ -10,7 +10,8 @@
 //! - **contract**: this scenario's own run, the contract's rows each knob changes
 //!   ([`greet_conformance::knobs::failing_rows`] on each server).
 //!
-//! The list of scenarios (`scenario/mod.rs`) makes a `knobs` command into those parts; the
+//! It is a study ([`Scenario::study`]): the list of scenarios makes a `knobs` command into
+//! those parts, each asked for its plan ([`Scenario::part`]); the
 //! report sets their figures side by side in one table (`report::gains`). `all` leaves it
 //! out: its builds take minutes each.
 
@@ -23,7 +24,7 @@ use greet_model::plan::{self, Base, Based, ServerSettings, Takes};
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, KnobPart, KnobStudy, Scenario};
+use super::kit::{About, Part, Scenario, Study};
 
 /// The knobs scenario.
 #[derive(Debug)]
@@ -60,18 +61,31 @@ impl Scenario for Knobs {
         plan.servers()
     }
 
+    /// A study in which no knob applies to a crate of `--servers` would be a run of the crates
+    /// alone: refused.
+    fn check(plan: &Plan) -> Result<(), String> {
+        if plan.servers().iter().any(|s| plan::is_tuned(s)) {
+            return Ok(());
+        }
+        Err(
+            "--knobs: none of them applies to the crates of --servers (each server's --help \
+             lists its knobs)"
+                .to_owned(),
+        )
+    }
+
     /// Its own part: the contract, on the study's servers.
-    fn knob_part(study: &KnobStudy) -> Option<(KnobPart, Plan)> {
+    fn part(study: &Study) -> Option<(Part, Plan)> {
         let mut plan = Plan::defaults(study.quick);
         plan.base.set_servers(&study.servers);
         plan.base.repeats = 1;
         // The servers are each crate with each knob already.
         plan.knobs.clear();
-        Some((KnobPart::Contract, plan))
+        Some((Part::Contract, plan))
     }
 
-    fn knob_study(plan: &Plan) -> Option<KnobStudy> {
-        Some(KnobStudy {
+    fn study(plan: &Plan) -> Option<Study> {
+        Some(Study {
             servers: plan.servers(),
             quick: plan.quick,
             blocks: plan.base.repeats,
@@ -89,7 +103,7 @@ pub struct Plan {
     /// The knobs, by name, `tuned` for each crate's tuned set ([`plan::tuned`]).
     pub knobs: Vec<String>,
     /// The parts it runs (always in the order counted, timed, contract).
-    pub(crate) parts: Vec<KnobPart>,
+    pub(crate) parts: Vec<Part>,
     /// The counted and timed parts at their `--quick` sizes.
     pub quick: bool,
 }
@@ -178,7 +192,7 @@ impl Based for Plan {
             } else {
                 Self::all_knobs()
             },
-            parts: KnobPart::ALL.to_vec(),
+            parts: Part::ALL.to_vec(),
             quick,
         }
     }

@@ -14,7 +14,7 @@ use greet_model::plan::{Base, Based, Measure, Measured, Store, Takes, GRID_REPEA
 pub(crate) use flags::Flags;
 pub use report::*;
 
-use super::kit::{About, KnobPart, KnobStudy, Scenario};
+use super::kit::{About, Part, Scenario, Study};
 
 /// The techempower scenario.
 #[derive(Debug)]
@@ -48,15 +48,15 @@ impl Scenario for TechEmpower {
     }
 
     /// A study's timed part: plaintext and json, which read no store, in the study's blocks.
-    fn knob_part(study: &KnobStudy) -> Option<(KnobPart, Plan)> {
+    fn part(study: &Study) -> Option<(Part, Plan)> {
         let mut plan = Plan::defaults(study.quick);
         plan.base.set_servers(&study.servers);
         plan.base.repeats = study.blocks;
         plan.tests = vec![Test::Plaintext, Test::Json];
         // Neither test reads a store: SQLite, embedded, is opened by nothing.
         plan.stores = vec![Store::Sqlite];
-        plan.knob_study = true;
-        Some((KnobPart::Timed, plan))
+        plan.by_crate = true;
+        Some((Part::Timed, plan))
     }
 }
 
@@ -146,9 +146,10 @@ pub struct Plan {
     pub pipeline: usize,
     /// How each test is measured: keep-alive connections, duration, warm-up.
     pub measure: Measure,
-    /// The timed part of a study of knobs: a server with knobs is compared only with its
-    /// crate at its defaults (and the crates with each other), not with every server.
-    pub knob_study: bool,
+    /// The timed part of a study: a server with knobs is compared only with its crate at its
+    /// defaults (and the crates with each other), not with every server
+    /// ([`plan::against_its_crate`]).
+    pub by_crate: bool,
 }
 
 impl Plan {
@@ -175,7 +176,7 @@ impl Based for Plan {
             rows: Self::ROWS,
             pipeline: Self::PIPELINE,
             measure: Self::measure(quick),
-            knob_study: false,
+            by_crate: false,
         }
     }
 }

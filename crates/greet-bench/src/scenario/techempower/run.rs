@@ -117,7 +117,7 @@ impl Run for TechEmpower {
         let section = book.section();
         // What never ran (a server that failed before its first load) is not a cell.
         section.cells.retain(|c| !c.runs.is_empty());
-        summarise(section, plan.knob_study);
+        summarise(section, plan.by_crate);
         Ok(())
     }
 }
@@ -228,9 +228,9 @@ async fn run_repeat(
 }
 
 /// Each cell's share of the best server of its league on its test and store, and every pair
-/// of servers compared there (in a study of knobs, each knob with its crate:
-/// [`in_knob_study`](crate::scenario::kit::in_knob_study)).
-fn summarise(section: &mut Section, knob_study: bool) {
+/// of servers compared there (`by_crate`: each server with knobs with its crate alone,
+/// [`plan::against_its_crate`]).
+fn summarise(section: &mut Section, by_crate: bool) {
     let keys = greet_stats::distinct(
         section
             .cells
@@ -269,9 +269,7 @@ fn summarise(section: &mut Section, knob_study: bool) {
         let mut compared =
             crate::scenario::kit::contenders_pairwise(Figure::RequestsPerS, &samples);
         let server = |label: &str| label.split(' ').next().unwrap_or_default().to_owned();
-        compared.retain(|c| {
-            !knob_study || crate::scenario::kit::in_knob_study(&server(&c.a), &server(&c.b))
-        });
+        compared.retain(|c| !by_crate || plan::against_its_crate(&server(&c.a), &server(&c.b)));
         section.comparisons.extend(compared);
     }
 }
