@@ -22,6 +22,14 @@ pub(crate) trait Own<P>: Args {
     fn apply(self, plan: &mut P, common: &mut CommonArgs);
 }
 
+/// No flags of its own: for a scenario whose plan the base's and the shared flags set alone.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct NoOwn {}
+
+impl<P> Own<P> for NoOwn {
+    fn apply(self, _plan: &mut P, _common: &mut CommonArgs) {}
+}
+
 /// The base's flags of scenario plan `P`.
 #[derive(Debug, Clone)]
 pub(crate) struct BaseArgs<P: Based + Clone + Send + Sync + 'static> {

@@ -8,7 +8,9 @@
 //! folder at most. The kit every folder is built with is `kit`; the list below,
 //! `scenarios!`, is the one place that names them all: the kinds, the plans, the sections of
 //! results.json, the command line's subcommands and the report's order all derive from it.
-//! A new scenario is its folder, its `pub mod` here and one line in the list.
+//! A new scenario is its folder, its `pub mod` here and one line in the list. What it must
+//! provide the compiler checks: `incomplete` (built only with the `incomplete-scenario`
+//! feature) leaves out each part, and `tests/contract.rs` holds that it does not build.
 
 mod checks;
 pub(crate) mod kit;
@@ -27,6 +29,11 @@ pub mod soak;
 pub mod sweep;
 pub mod techempower;
 pub mod workloads;
+
+// What a scenario that leaves out the contract's parts does: it does not build
+// (`tests/contract.rs`).
+#[cfg(feature = "incomplete-scenario")]
+pub mod incomplete;
 
 use serde::{Deserialize, Serialize};
 
@@ -222,20 +229,32 @@ macro_rules! scenarios {
     };
 }
 
-scenarios!(
-    ladder::Ladder,
-    loops::Loops,
-    soak::Soak,
-    sweep::Sweep,
-    business::Business,
-    rate::Rate,
-    capacity::Capacity,
-    protocols::Protocols,
-    techempower::TechEmpower,
-    workloads::Workloads,
-    cost::Cost,
-    knobs::Knobs,
-);
+/// The list, with `extra` after it: nothing, but for the proof that a scenario leaving out
+/// the contract's parts does not build.
+macro_rules! listed {
+    ($($extra:tt)*) => {
+        scenarios!(
+            ladder::Ladder,
+            loops::Loops,
+            soak::Soak,
+            sweep::Sweep,
+            business::Business,
+            rate::Rate,
+            capacity::Capacity,
+            protocols::Protocols,
+            techempower::TechEmpower,
+            workloads::Workloads,
+            cost::Cost,
+            knobs::Knobs,
+            $($extra)*
+        );
+    };
+}
+
+#[cfg(not(feature = "incomplete-scenario"))]
+listed!();
+#[cfg(feature = "incomplete-scenario")]
+listed!(incomplete::Incomplete);
 
 use anyhow::Result;
 

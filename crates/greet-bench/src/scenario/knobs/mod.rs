@@ -10,10 +10,9 @@
 //! - **contract**: this scenario's own run, the contract's rows each knob changes
 //!   ([`greet_conformance::knobs::failing_rows`] on each server).
 //!
-//! It is a study ([`Scenario::study`]): the list of scenarios makes a `knobs` command into
-//! those parts, each asked for its plan ([`Scenario::part`]); the
-//! report sets their figures side by side in one table (`report::gains`). `all` leaves it
-//! out: its builds take minutes each.
+//! It is a study (`Scenario::study`): the list of scenarios makes a `knobs` command into those
+//! parts, each asked for its plan (`Scenario::part`); the report sets their figures side by
+//! side in one table (`report::gains`). `all` leaves it out: its builds take minutes each.
 
 mod flags;
 mod report;

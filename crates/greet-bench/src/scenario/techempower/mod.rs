@@ -148,7 +148,7 @@ pub struct Plan {
     pub measure: Measure,
     /// The timed part of a study: a server with knobs is compared only with its crate at its
     /// defaults (and the crates with each other), not with every server
-    /// ([`plan::against_its_crate`]).
+    /// ([`greet_model::plan::against_its_crate`]).
     pub by_crate: bool,
 }
 
