@@ -7,7 +7,7 @@
 use greet_model::plan::{is_tuned, reference_role, Metric};
 use greet_model::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
 use greet_stats::median;
-use greet_stats::paired::{self, Blocks, Family, Judged, Member, Word};
+use greet_stats::paired::{self, Alpha, Blocks, Family, Judged, Member, Word};
 
 use crate::words::{floor_words, words};
 use crate::Sections;
@@ -144,7 +144,7 @@ pub fn judge_run<S: Sections>(sections: &mut S, band: f64) -> Scorecard {
 
 /// The scorecard of `sections` at `band`: each section's rows judged at the run's `threshold`
 /// divided by its looks ([`judge_run`]).
-fn of<S: Sections>(sections: &S, band: f64, threshold: f64) -> Scorecard {
+fn of<S: Sections>(sections: &S, band: f64, threshold: Alpha) -> Scorecard {
     let mut rows = Vec::new();
     for present in sections.present() {
         let alpha = threshold / present.looks.max(1) as f64;
@@ -187,8 +187,8 @@ fn of<S: Sections>(sections: &S, band: f64, threshold: f64) -> Scorecard {
     }
 }
 
-/// A section's rows (scenario `scenario`'s), judged at error rate `alpha` against `band`.
-pub fn judged(scenario: &str, rows: Vec<Row>, alpha: f64, band: f64) -> Vec<ScoreRow> {
+/// A section's rows (scenario `scenario`'s), judged at error rates `alpha` against `band`.
+pub fn judged(scenario: &str, rows: Vec<Row>, alpha: Alpha, band: f64) -> Vec<ScoreRow> {
     rows.into_iter()
         .filter_map(|row| score(scenario, row, alpha, band))
         .collect()
@@ -290,7 +290,7 @@ pub fn row_members(rows: &[Row], band: f64, looks: usize) -> Vec<Member> {
 
 /// One row ranked and judged at error rate `alpha` against `band`, each league apart; none
 /// without a figure to rank.
-fn score(scenario: &str, row: Row, alpha: f64, band: f64) -> Option<ScoreRow> {
+fn score(scenario: &str, row: Row, alpha: Alpha, band: f64) -> Option<ScoreRow> {
     let (cells, references) = league(&row, false, alpha, band).unwrap_or_default();
     let (tuned, tuned_references) = league(&row, true, alpha, band).unwrap_or_default();
     if cells.is_empty() && tuned.is_empty() {
@@ -318,7 +318,7 @@ fn score(scenario: &str, row: Row, alpha: f64, band: f64) -> Option<ScoreRow> {
 /// ranked and judged at error rate `alpha` against `band`; none without a figure to rank. The reference
 /// servers are not ranked: each gets its share of the best, and each server its share of
 /// the floor.
-fn league(row: &Row, tuned: bool, alpha: f64, band: f64) -> Option<(Vec<Cell>, Vec<Cell>)> {
+fn league(row: &Row, tuned: bool, alpha: Alpha, band: f64) -> Option<(Vec<Cell>, Vec<Cell>)> {
     let ranked = Ranked::of(row, tuned)?;
     let Ranked {
         entries,
@@ -425,7 +425,7 @@ mod tests {
     use greet_stats::paired::BAND;
 
     /// The error rate `rows` alone are judged at, one look.
-    fn alpha_of(rows: &[Row]) -> f64 {
+    fn alpha_of(rows: &[Row]) -> paired::Alpha {
         paired::threshold(row_members(rows, BAND, 1))
     }
 
@@ -689,7 +689,13 @@ mod tests {
         // A best of zero where less is better is nothing measured: no row.
         let zero = vec![0.0; 4];
         let entries = vec![Entry::new("a", zero), Entry::new("b", best.to_vec())];
-        assert!(score("rate", Row::new("p99", Metric::P99, entries), 0.05, BAND).is_none());
+        assert!(score(
+            "rate",
+            Row::new("p99", Metric::P99, entries),
+            Alpha::both(0.05),
+            BAND
+        )
+        .is_none());
         let r = row(Metric::Throughput, &[("a", &high, false)]);
         assert_eq!(marks(&r), [("a".into(), Mark::Alone)]);
     }

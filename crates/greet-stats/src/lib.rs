@@ -92,6 +92,12 @@ impl Rng {
         self.0 ^= self.0 << 17;
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    /// Normal(mean, sd) by Box–Muller.
+    pub(crate) fn normal(&mut self, mean: f64, sd: f64) -> f64 {
+        let (u1, u2) = (self.unit().max(1e-12), self.unit());
+        mean + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
 }
 
 #[cfg(test)]

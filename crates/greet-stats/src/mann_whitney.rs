@@ -186,12 +186,6 @@ mod tests {
     use crate::Rng;
 
     impl Rng {
-        /// Normal(mean, sd) by Box–Muller.
-        fn normal(&mut self, mean: f64, sd: f64) -> f64 {
-            let (u1, u2) = (self.unit().max(1e-12), self.unit());
-            mean + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-        }
-
         fn sample(&mut self, n: usize, mean: f64, sd: f64) -> Vec<f64> {
             (0..n).map(|_| self.normal(mean, sd)).collect()
         }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Blocks, Family, Judged, Member, Word, BAND};
+use super::{Alpha, Blocks, Family, Judged, Member, Word, BAND};
 
 /// The per-run figure two servers are compared on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,9 +123,9 @@ impl Comparison {
         self.figure.higher_is_better()
     }
 
-    /// Judged again at the run's `band` (or its resolution, where wider) and error rate
+    /// Judged again at the run's `band` (or its resolution, where wider) and error rates
     /// `alpha`.
-    pub fn judge_at(&mut self, band: f64, alpha: f64) {
+    pub fn judge_at(&mut self, band: f64, alpha: Alpha) {
         self.band = band.max(self.floor());
         let family = Family::with_band(self.band);
         self.judged = family.judge_at(&self.blocks(), self.higher(), alpha);

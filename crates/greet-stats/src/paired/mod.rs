@@ -15,12 +15,17 @@
 //!   inside it, **undecided** otherwise. The band is the same either way round: from
 //!   1 − band to 1 / (1 − band), neither figure more than `band` below the other. "Equal" is a claim, made with the same confidence as
 //!   "ahead".
-//! - **Many comparisons at once.** A run's comparisons are one family, every scenario's
-//!   together: each one's p-value (the smallest error rate at which its interval would make
-//!   its claim) goes through Benjamini–Hochberg at 5% ([`threshold`]), which holds the
-//!   expected share of false verdicts among those the run makes. The intervals are then all
-//!   drawn at the level that makes exactly the decided ones decided (Benjamini–Yekutieli's
-//!   false-coverage-rate intervals), so a word and its interval never disagree.
+//! - **Many comparisons at once.** A run's comparisons, every scenario's together, make two
+//!   families: the claims that two figures differ (ahead, behind) and the claims that they
+//!   are equal. Each comparison's p-value for each kind (the smallest error rate at which its
+//!   interval would make that claim) goes through Benjamini–Hochberg at 5% within its family
+//!   ([`threshold`]), which holds the expected share of false words among the ahead and
+//!   behind words the run gives, and apart from it among its equal words. Pooled, the easy
+//!   equal claims of a quiet run would count as discoveries and loosen the threshold for the
+//!   differences (`calibration.rs` measures it). An interval is drawn at the level of the
+//!   word it gives (an undecided one at the stricter of the two), the level that makes
+//!   exactly the decided ones decided (Benjamini–Yekutieli's false-coverage-rate
+//!   intervals), so a word and its interval never disagree.
 //! - **Adding blocks as it goes.** A scenario that stops adding blocks once its figures are
 //!   decided has looked at them more than once; each look is a chance of a false verdict,
 //!   so each of its p-values counts as many times larger as the looks its budget allows, and
@@ -29,6 +34,8 @@
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(test)]
+mod calibration;
 mod comparison;
 
 pub use comparison::{pairwise, Comparison, Figure};
@@ -51,8 +58,9 @@ pub const METHOD: &str = "paired blocks (each server once a block, in a rotated 
                           Hodges-Lehmann estimate of the blocks' ratios, interval = Wilcoxon \
                           signed-rank; ahead/behind/equal against a band around 1, else \
                           undecided; Benjamini-Hochberg at 5% over the run's comparisons, \
-                          every scenario's together, each p-value times its scenario's looks \
-                          where blocks are added as it goes";
+                          every scenario's together, the differences (ahead, behind) and the \
+                          equalities each a family of their own, each p-value times its \
+                          scenario's looks where blocks are added as it goes";
 
 /// A band as the reports write it: `±5%`, `±2.5%`.
 pub fn percent(band: f64) -> String {
@@ -175,9 +183,43 @@ fn signed_rank_cdf(n: usize) -> Vec<f64> {
     p
 }
 
-/// The smallest error rate at which the interval of `blocks` makes a claim against `band`.
-fn p_value(blocks: &Blocks, band: f64) -> f64 {
-    Tested::of(blocks, band).p
+/// The error rates a family's intervals are drawn at: one for the claims that two figures
+/// differ (ahead, behind), one for the claims that they are equal ([`threshold`]). Divided
+/// by a scenario's looks (`alpha / looks`), both are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Alpha {
+    /// For ahead and behind.
+    pub differ: f64,
+    /// For equal.
+    pub equal: f64,
+}
+
+impl Alpha {
+    /// The same rate for both kinds of claim (a family of one comparison at `rate`).
+    pub fn both(rate: f64) -> Self {
+        Self {
+            differ: rate,
+            equal: rate,
+        }
+    }
+}
+
+impl std::ops::Div<f64> for Alpha {
+    type Output = Alpha;
+
+    fn div(self, looks: f64) -> Alpha {
+        Alpha {
+            differ: self.differ / looks,
+            equal: self.equal / looks,
+        }
+    }
+}
+
+/// The smallest error rates at which the interval of `blocks` claims a difference, and
+/// equality, against `band`.
+fn p_values(blocks: &Blocks, band: f64) -> (f64, f64) {
+    let t = Tested::of(blocks, band);
+    (t.differ.1, t.within)
 }
 
 /// One comparison's figures before the family's level is applied.
@@ -185,9 +227,11 @@ fn p_value(blocks: &Blocks, band: f64) -> f64 {
 struct Tested {
     walsh: Vec<f64>,
     cdf: Vec<f64>,
-    /// The claim its interval comes closest to making, and the p-value of it.
-    claim: Claim,
-    p: f64,
+    /// The difference its interval comes closest to claiming (above or below the band), and
+    /// the p-value of it.
+    differ: (Claim, f64),
+    /// The p-value of the claim that it is within the band.
+    within: f64,
 }
 
 impl Tested {
@@ -203,23 +247,29 @@ impl Tested {
         // The interval [W(k), W(M-k+1)] has level 1 - 2 P(T ≤ k-1); each claim needs k past
         // the averages on the wrong side of its bound.
         let p = |wrong: usize| (2.0 * cdf.get(wrong).copied().unwrap_or(1.0)).min(1.0);
-        let claims = [
-            (Claim::Above, p(count(&|w| w <= high))),
-            (Claim::Below, p(count(&|w| w >= low))),
-            (
-                Claim::Within,
-                p(count(&|w| w < low).max(count(&|w| w > high))),
-            ),
-        ];
-        let (claim, p) = claims
-            .into_iter()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("three claims");
+        let none = blocks.is_empty();
+        let or_none = |p: f64| if none { 1.0 } else { p };
+        let above = (Claim::Above, or_none(p(count(&|w| w <= high))));
+        let below = (Claim::Below, or_none(p(count(&|w| w >= low))));
+        let within = or_none(p(count(&|w| w < low).max(count(&|w| w > high))));
         Self {
             walsh,
             cdf,
-            claim,
-            p: if blocks.is_empty() { 1.0 } else { p },
+            differ: if below.1 < above.1 { below } else { above },
+            within,
+        }
+    }
+
+    /// The claim its interval makes at `alpha`, if any: a difference at `alpha.differ`,
+    /// equality at `alpha.equal` (an interval cannot make both: one outside the band at one
+    /// level is not inside it at another).
+    fn claim(&self, alpha: Alpha) -> Option<Claim> {
+        if self.differ.1 <= alpha.differ {
+            Some(self.differ.0)
+        } else if self.within <= alpha.equal {
+            Some(Claim::Within)
+        } else {
+            None
         }
     }
 
@@ -353,37 +403,47 @@ impl Family {
         }
     }
 
-    /// The error rate each interval of the family is drawn at: Benjamini–Hochberg's
-    /// threshold over the family's p-values ([`threshold`]), divided by its looks; each
-    /// comparison its blocks and whether more is better.
-    pub fn alpha_of(&self, comparisons: &[(Blocks, bool)]) -> f64 {
-        let members = comparisons.iter().map(|(blocks, _)| Member {
-            blocks: blocks.clone(),
-            band: self.band,
-            looks: self.looks,
-        });
-        bh(members.map(|m| m.p()), self.rate) / self.looks.max(1) as f64
+    /// The error rates the family's intervals are drawn at: Benjamini–Hochberg's thresholds
+    /// over the family's p-values ([`threshold`]), divided by its looks; each comparison its
+    /// blocks and whether more is better.
+    pub fn alpha_of(&self, comparisons: &[(Blocks, bool)]) -> Alpha {
+        let members: Vec<Member> = (comparisons.iter())
+            .map(|(blocks, _)| Member {
+                blocks: blocks.clone(),
+                band: self.band,
+                looks: self.looks,
+            })
+            .collect();
+        let ps: Vec<(f64, f64)> = members.iter().map(Member::p).collect();
+        Alpha {
+            differ: bh(ps.iter().map(|p| p.0), self.rate),
+            equal: bh(ps.iter().map(|p| p.1), self.rate),
+        } / self.looks.max(1) as f64
     }
 
-    /// One comparison judged at error rate `alpha`: its word is the claim its interval
-    /// makes at that rate.
-    pub fn judge_at(&self, blocks: &Blocks, higher: bool, alpha: f64) -> Judged {
+    /// One comparison judged at error rates `alpha`: its word is the claim its interval makes
+    /// there, and its interval is drawn at the rate of that claim (of the stricter, where it
+    /// makes none).
+    pub fn judge_at(&self, blocks: &Blocks, higher: bool, alpha: Alpha) -> Judged {
         let t = Tested::of(blocks, self.band);
-        let (low, high) = t.interval(alpha);
-        let word = if t.p <= alpha {
-            match (t.claim, higher) {
-                (Claim::Within, _) => Word::Equal,
-                (Claim::Above, true) | (Claim::Below, false) => Word::Ahead,
-                _ => Word::Behind,
-            }
-        } else {
-            Word::Undecided
+        let claim = t.claim(alpha);
+        let rate = match claim {
+            Some(Claim::Within) => alpha.equal,
+            Some(_) => alpha.differ,
+            None => alpha.differ.min(alpha.equal),
+        };
+        let (low, high) = t.interval(rate);
+        let word = match (claim, higher) {
+            (None, _) => Word::Undecided,
+            (Some(Claim::Within), _) => Word::Equal,
+            (Some(Claim::Above), true) | (Some(Claim::Below), false) => Word::Ahead,
+            _ => Word::Behind,
         };
         Judged {
             ratio: t.estimate(),
             low,
             high,
-            level: 1.0 - alpha,
+            level: 1.0 - rate,
             blocks: blocks.len(),
             word,
         }
@@ -419,13 +479,23 @@ pub struct Member {
 }
 
 impl Member {
-    /// Its p-value, times its looks (Bonferroni over the looks).
-    fn p(&self) -> f64 {
-        p_value(&self.blocks, self.band) * self.looks.max(1) as f64
+    /// Its p-values, a difference's and equality's, each times its looks (Bonferroni over
+    /// the looks).
+    fn p(&self) -> (f64, f64) {
+        let (differ, equal) = p_values(&self.blocks, self.band);
+        let looks = self.looks.max(1) as f64;
+        (differ * looks, equal * looks)
     }
 }
 
 impl Member {
+    /// A figure against itself (a setting that is its own best: every block's ratio exactly
+    /// 1): its "equal" would be certain, and counted among the discoveries it would loosen the
+    /// threshold for every other comparison.
+    fn is_self(&self) -> bool {
+        !self.blocks.is_empty() && self.blocks.logs.iter().all(|l| *l == 0.0)
+    }
+
     /// What makes two members one test: the same blocks either way round (a scorecard cell
     /// against its row's best is also a pair of its scenario's list, or that pair turned
     /// over), the same band, the same looks.
@@ -443,14 +513,22 @@ impl Member {
     }
 }
 
-/// The run's threshold: Benjamini–Hochberg at [`RATE`] over every distinct member's p-value
-/// (each times its looks; a comparison printed twice, in the scorecard and in a list, is one
-/// test and counts once). A member with `looks` looks is judged at the threshold divided by
-/// them: it is decided exactly when BH counts it among the discoveries.
-pub fn threshold(members: impl IntoIterator<Item = Member>) -> f64 {
+/// The run's thresholds: Benjamini–Hochberg at [`RATE`] over every distinct member's
+/// p-values (each times its looks; a comparison printed twice, in the scorecard and in a
+/// list, is one test and counts once; a figure against itself, no test at all), the differences' and the equalities' each a family of
+/// its own. A member with `looks` looks is judged at the thresholds divided by them: it is
+/// decided exactly when BH counts it among its family's discoveries.
+pub fn threshold(members: impl IntoIterator<Item = Member>) -> Alpha {
     let mut seen = std::collections::HashSet::new();
-    let distinct = members.into_iter().filter(|m| seen.insert(m.key()));
-    bh(distinct.map(|m| m.p()), RATE)
+    let ps: Vec<(f64, f64)> = (members.into_iter())
+        .filter(|m| !m.is_self())
+        .filter(|m| seen.insert(m.key()))
+        .map(|m| m.p())
+        .collect();
+    Alpha {
+        differ: bh(ps.iter().map(|p| p.0), RATE),
+        equal: bh(ps.iter().map(|p| p.1), RATE),
+    }
 }
 
 /// Benjamini–Hochberg's threshold at rate `q` over `ps`: `decided` × q / count, at least one
@@ -584,7 +662,7 @@ mod tests {
         let nothing = [0.8, 1.25, 0.8, 1.25, 0.8, 1.25, 0.8, 1.25];
         let once = threshold([member(&lead), member(&nothing)]);
         // The lead (p = 2/256) is decided beside one comparison showing nothing, at 5%/2.
-        assert!((once - 0.025).abs() < 1e-12, "{once}");
+        assert!((once.differ - 0.025).abs() < 1e-12, "{once:?}");
         let twice = threshold([member(&lead), member(&turned), member(&nothing)]);
         assert_eq!(twice, once);
         // Turned over, a pair makes the same claim, at the same p-value.
@@ -598,7 +676,52 @@ mod tests {
         // Two comparisons that show nothing are two tests, and ask more of the lead.
         let other = [0.8, 1.25, 0.8, 1.25, 0.8, 1.25, 0.8, 1.26];
         let more = threshold([member(&lead), member(&nothing), member(&other)]);
-        assert!((more - 0.05 / 3.0).abs() < 1e-12, "{more}");
+        assert!((more.differ - 0.05 / 3.0).abs() < 1e-12, "{more:?}");
+    }
+
+    #[test]
+    fn equal_claims_do_not_loosen_the_threshold_for_differences() {
+        let member = |ratios: &[f64]| Member {
+            blocks: Blocks::of_ratios(ratios),
+            band: BAND,
+            looks: 1,
+        };
+        let lead = [1.2, 1.21, 1.19, 1.22, 1.2, 1.18, 1.2, 1.23];
+        let nothing = [0.8, 1.25, 0.8, 1.25, 0.8, 1.25, 0.8, 1.25];
+        let tight = [1.01, 0.99, 1.00, 1.02, 0.98, 1.01, 1.00, 0.99];
+        let tighter = [1.0, 1.01, 1.0, 0.99, 1.0, 1.01, 1.0, 0.99];
+        let alone = threshold([member(&lead), member(&nothing)]);
+        let with = threshold([
+            member(&lead),
+            member(&nothing),
+            member(&tight),
+            member(&tighter),
+        ]);
+        // The lead is the differences' one discovery of four: 5% / 4, not the 3 × 5% / 4 it
+        // would be pooled with the two equal claims.
+        assert!((alone.differ - 0.05 / 2.0).abs() < 1e-12, "{alone:?}");
+        assert!((with.differ - 0.05 / 4.0).abs() < 1e-12, "{with:?}");
+        // A setting against itself is no test: the thresholds do not move.
+        let same = threshold([
+            member(&lead),
+            member(&nothing),
+            member(&tight),
+            member(&tighter),
+            member(&[1.0; 8]),
+        ]);
+        assert_eq!(same, with);
+        // The two equal claims are their family's two discoveries.
+        assert!((with.equal - 2.0 * 0.05 / 4.0).abs() < 1e-12, "{with:?}");
+        // Each word's interval is drawn at its own family's level.
+        let tight_word = Family::default().judge_at(&Blocks::of_ratios(&tight), true, with);
+        assert_eq!(tight_word.word, Word::Equal);
+        assert!((tight_word.level - (1.0 - with.equal)).abs() < 1e-12);
+        let lead_word = Family::default().judge_at(&Blocks::of_ratios(&lead), true, with);
+        assert_eq!(lead_word.word, Word::Ahead);
+        assert!((lead_word.level - (1.0 - with.differ)).abs() < 1e-12);
+        let none = Family::default().judge_at(&Blocks::of_ratios(&nothing), true, with);
+        assert_eq!(none.word, Word::Undecided);
+        assert!((none.level - (1.0 - with.differ.min(with.equal))).abs() < 1e-12);
     }
 
     #[test]

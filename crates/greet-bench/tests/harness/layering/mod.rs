@@ -107,6 +107,8 @@ fn top_modules(src: &Path) -> BTreeSet<String> {
 
 fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    // An item of the crate's root (`crate::median`) is no module: no edge.
+    let modules = top_modules(src);
     for file in sources(src) {
         let from = module(src, &file);
         if from == "lib" || from == "main" {
@@ -114,7 +116,7 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         }
         let text = std::fs::read_to_string(&file).expect("readable");
         let entry = graph.entry(from.clone()).or_default();
-        entry.extend(uses(&text).into_iter().filter(|m| *m != from));
+        entry.extend((uses(&text).into_iter()).filter(|m| *m != from && modules.contains(m)));
     }
     graph
 }
