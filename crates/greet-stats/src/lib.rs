@@ -9,9 +9,12 @@
 //! - this file: [`median`], [`Summary`], [`distinct`], [`max_of`];
 //! - [`paired`]: the verdict between servers measured in the same blocks, the run's family
 //!   of comparisons (`paired/comparison.rs`: one comparison as results.json stores it);
-//! - [`mann_whitney`]: two runs that share no blocks.
+//! - [`mann_whitney`]: two runs that share no blocks;
+//! - [`order`]: the order servers take their slices in, block by block (a Williams design);
+//! - [`binomial_upper`]: how high a rate of false words can be, given the words an A/A run saw.
 
 pub mod mann_whitney;
+pub mod order;
 pub mod paired;
 
 use serde::{Deserialize, Serialize};
@@ -78,12 +81,44 @@ impl Summary {
     }
 }
 
-/// A small deterministic generator (xorshift) for the statistics' tests, so they need no
-/// crate and never flake; each test module adds the draws it needs.
-#[cfg(test)]
+/// The one-sided upper bound at `level` (0.95) on a rate seen `k` times in `n` trials
+/// (Clopper–Pearson): the highest rate under which `k` or fewer would be seen at least
+/// 1 − `level` of the time. 0 words in 60 cells: at most 4.9%.
+pub fn binomial_upper(k: usize, n: usize, level: f64) -> f64 {
+    if k >= n {
+        return 1.0;
+    }
+    let (mut low, mut high) = (0.0, 1.0);
+    for _ in 0..60 {
+        let mid = (low + high) / 2.0;
+        if at_most(k, n, mid) > 1.0 - level {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    high
+}
+
+/// The two-sided p-value of a sign test: how often `a` against `b`, or further from even, would
+/// be seen if each of the `a + b` events fell either way at even odds (1 when there are none).
+pub fn sign_test(a: usize, b: usize) -> f64 {
+    (2.0 * at_most(a.min(b), a + b, 0.5)).min(1.0)
+}
+
+/// P(at most `k` of `n`) at rate `p` (0 < p < 1), summed in logs.
+fn at_most(k: usize, n: usize, p: f64) -> f64 {
+    let ln_choose =
+        |i: usize| -> f64 { (1..=i).map(|j| ((n - i + j) as f64 / j as f64).ln()).sum() };
+    (0..=k.min(n))
+        .map(|i| (ln_choose(i) + i as f64 * p.ln() + (n - i) as f64 * (1.0 - p).ln()).exp())
+        .sum()
+}
+
+/// A small deterministic generator (xorshift), so that the statistics' tests and the offline
+/// A/A ([`paired::offline_aa`]) need no crate and repeat exactly.
 pub(crate) struct Rng(pub(crate) u64);
 
-#[cfg(test)]
 impl Rng {
     /// Uniform on [0, 1).
     pub(crate) fn unit(&mut self) -> f64 {
@@ -94,6 +129,7 @@ impl Rng {
     }
 
     /// Normal(mean, sd) by Box–Muller.
+    #[cfg(test)]
     pub(crate) fn normal(&mut self, mean: f64, sd: f64) -> f64 {
         let (u1, u2) = (self.unit().max(1e-12), self.unit());
         mean + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
@@ -112,6 +148,31 @@ mod tests {
         let s = Summary::of(&[3.0, 1.0, 2.0, 10.0]);
         assert_eq!((s.median, s.mean, s.min, s.max), (2.5, 4.0, 1.0, 10.0));
         assert_eq!(Summary::of(&[]), Summary::default());
+    }
+
+    /// Clopper–Pearson's one-sided bounds, as published: 0 of 60 at most 4.87%, 1 of 100 at
+    /// most 4.66%.
+    #[test]
+    fn binomial_bounds() {
+        let close = |k, n, want: f64| {
+            let got = binomial_upper(k, n, 0.95);
+            assert!((got - want).abs() < 5e-5, "{k} of {n}: {got}");
+        };
+        close(0, 60, 1.0 - 0.05f64.powf(1.0 / 60.0));
+        close(0, 60, 0.0487);
+        close(1, 100, 0.0466);
+        assert_eq!(binomial_upper(3, 3, 0.95), 1.0);
+        assert_eq!(binomial_upper(0, 0, 0.95), 1.0);
+    }
+
+    /// The sign test's exact two-sided p: 9 of 10 one way is 22/1024; 5 of 10 is no evidence.
+    #[test]
+    fn sign_tests() {
+        assert!((sign_test(9, 1) - 22.0 / 1024.0).abs() < 1e-12);
+        assert!((sign_test(1, 9) - sign_test(9, 1)).abs() < 1e-12);
+        assert_eq!(sign_test(5, 5), 1.0);
+        assert_eq!(sign_test(0, 0), 1.0);
+        assert!((sign_test(4, 0) - 0.125).abs() < 1e-12);
     }
 
     #[test]

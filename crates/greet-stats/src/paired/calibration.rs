@@ -20,10 +20,10 @@
 //! spread 0.08-0.5 between blocks with a lag-1 correlation of 0.1-0.85 (median 0.68), and
 //! drifted by up to 0.05 a block (median 0.006). The model gives 0.09, 10%, 0.14, 0.61 and
 //! 0.007 for three servers over 40 blocks. The servers take their slices in the order the
-//! harness gives them (`order`): rotated by one each block, as
-//! `Members::blocks` does.
+//! harness gives them: a Williams design ([`crate::order`]).
 
 use super::{pairwise, threshold, Alpha, Blocks, Comparison, Family, Figure, Word, BAND, RATE};
+use crate::order::williams;
 use crate::Rng;
 
 /// The modelled machine.
@@ -65,13 +65,13 @@ impl Machine {
     };
 
     /// The figures of servers at log levels `levels`, `blocks` blocks of one slice each, in
-    /// the harness's rotated order: `figures[s][block]`.
+    /// the harness's order: `figures[s][block]`.
     fn run(&self, rng: &mut Rng, levels: &[f64], blocks: usize) -> Vec<Vec<f64>> {
         let k = levels.len();
         let mut figures = vec![Vec::with_capacity(blocks); k];
         let mut u = rng.normal(0.0, self.sigma_u) / (1.0 - self.phi * self.phi).sqrt();
         for block in 0..blocks {
-            for position in 0..k {
+            for (position, s) in williams(k, block).into_iter().enumerate() {
                 let t = (block * k + position) as f64;
                 u = self.phi * u + rng.normal(0.0, self.sigma_u);
                 let burst = if rng.unit() < self.burst_p {
@@ -79,7 +79,6 @@ impl Machine {
                 } else {
                     0.0
                 };
-                let s = order(block, position, k);
                 let log = levels[s] + self.drift * t + u + self.sigma_e * rng.t3() - burst;
                 // Each server once a block: its figures come in block order.
                 figures[s].push(log.exp());
@@ -93,11 +92,6 @@ impl Machine {
         let f = self.run(rng, &[truth.ln(), 0.0], blocks);
         Blocks::of(&f[0], &f[1])
     }
-}
-
-/// Which server takes `position` in `block`: the order rotated by one each block.
-fn order(block: usize, position: usize, k: usize) -> usize {
-    (block + position) % k
 }
 
 impl Rng {

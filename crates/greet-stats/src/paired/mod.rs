@@ -1,10 +1,10 @@
 //! The paired verdict: how two servers measured in the same blocks compare, in one of four
 //! words, and how a run's many comparisons hold their error rate together.
 //!
-//! - **Blocks.** A block measures each server once, close together in time (in a rotated
-//!   order). Only the ratio of two servers' figures *within* a block is used: a slow spell
-//!   of the machine falls on both members of a block and cancels in their ratio, where it
-//!   would widen two pooled samples.
+//! - **Blocks.** A block measures each server once, close together in time, in a Williams
+//!   order ([`crate::order`]). Only the ratio of two servers' figures *within* a block is
+//!   used: a slow spell of the machine falls on both members of a block and cancels in their
+//!   ratio, where it would widen two pooled samples.
 //! - **Ratio and interval.** Over the blocks' log ratios, the estimate is the
 //!   Hodges–Lehmann one (the median of the averages of every two blocks' log ratios) and
 //!   the interval the Wilcoxon signed-rank interval around it: exact, and free of any
@@ -31,14 +31,18 @@
 //!   so each of its p-values counts as many times larger as the looks its budget allows, and
 //!   its intervals are drawn that much stricter (Bonferroni over the looks:
 //!   [`Member::looks`]).
+//! - **Checked on a run's own noise** (`offline.rs`, [`offline_aa`]): its blocks with each
+//!   block's servers swapped by a coin, judged again; every word then is false.
 
 use serde::{Deserialize, Serialize};
 
 #[cfg(test)]
 mod calibration;
 mod comparison;
+mod offline;
 
 pub use comparison::{pairwise, Comparison, Figure};
+pub use offline::{offline_aa, Permuted};
 
 /// The equivalence band when none is set: within ±5% two figures are equal.
 pub const BAND: f64 = 0.05;
@@ -54,7 +58,9 @@ pub const WIDEST_BAND: f64 = 0.5;
 pub const RATE: f64 = 0.05;
 
 /// How every verdict is reached, as the reports state it.
-pub const METHOD: &str = "paired blocks (each server once a block, in a rotated order); ratio = \
+pub const METHOD: &str = "paired blocks (each server once a block, close together, in a \
+                          Williams order: over a cycle of blocks each server in every place and \
+                          after every other alike; each scenario's block in its frame); ratio = \
                           Hodges-Lehmann estimate of the blocks' ratios, interval = Wilcoxon \
                           signed-rank; ahead/behind/equal against a band around 1, else \
                           undecided; Benjamini-Hochberg at 5% over the run's comparisons, \
@@ -515,13 +521,14 @@ impl Member {
 
 /// The run's thresholds: Benjamini–Hochberg at [`RATE`] over every distinct member's
 /// p-values (each times its looks; a comparison printed twice, in the scorecard and in a
-/// list, is one test and counts once; a figure against itself, no test at all), the differences' and the equalities' each a family of
-/// its own. A member with `looks` looks is judged at the thresholds divided by them: it is
-/// decided exactly when BH counts it among its family's discoveries.
+/// list, is one test and counts once; a figure against itself, or one with every block left
+/// out, no test at all), the differences' and the equalities' each a family of its own. A
+/// member with `looks` looks is judged at the thresholds divided by them: it is decided
+/// exactly when BH counts it among its family's discoveries.
 pub fn threshold(members: impl IntoIterator<Item = Member>) -> Alpha {
     let mut seen = std::collections::HashSet::new();
     let ps: Vec<(f64, f64)> = (members.into_iter())
-        .filter(|m| !m.is_self())
+        .filter(|m| !m.is_self() && !m.blocks.is_empty())
         .filter(|m| seen.insert(m.key()))
         .map(|m| m.p())
         .collect();
