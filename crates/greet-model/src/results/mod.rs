@@ -9,6 +9,7 @@
 //! whatever sections the scenarios define) and its reader ([`read`]); the sections are each
 //! scenario's own.
 
+mod cores;
 mod paced;
 mod scorecard;
 mod trial;
@@ -23,6 +24,7 @@ use greet_probe::Protocol;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use cores::Cores;
 pub use paced::{RateRun, RateWindow, Spectrum};
 pub use scorecard::{Cell, Mark, ScoreRow, Scorecard};
 pub use trial::{
@@ -125,6 +127,11 @@ pub struct Frame {
     /// fixed number of blocks); every verdict's error rate is divided by it.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub looks: usize,
+    /// What one block is in its scenario, in a phrase: each block takes every server once,
+    /// close together, in a Williams order ([`greet_stats::order`]: block 0 in the listed
+    /// order, block `b` in `williams(n, b)`'s). Empty in a file from before it was recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub block: String,
 }
 
 fn band() -> f64 {
@@ -148,6 +155,7 @@ impl Frame {
             repeats,
             failures: Vec::new(),
             looks: 1,
+            block: String::new(),
         }
     }
 }
@@ -193,6 +201,10 @@ pub struct ThresholdCheck {
     /// That figure's value (the median of its runs, or with `max()`/`min()` their highest or
     /// lowest), in the metric's unit or as a ratio.
     pub value: Option<f64>,
+    /// What else decided it: timed ratios past the limit that their runs did not show past it
+    /// (held), or that had too few runs to test (breached on the ratio alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl fmt::Display for ThresholdCheck {
@@ -201,8 +213,12 @@ impl fmt::Display for ThresholdCheck {
         match (&self.worst, self.value) {
             (Some(worst), Some(value)) => write!(
                 f,
-                "threshold {}: {verdict} ({} figure(s); worst {value:.4} at {worst})",
-                self.threshold, self.figures
+                "threshold {}: {verdict} ({} figure(s); worst {value:.4} at {worst}){}",
+                self.threshold,
+                self.figures,
+                self.note
+                    .as_deref()
+                    .map_or(String::new(), |n| format!("; {n}"))
             ),
             _ => write!(
                 f,

@@ -108,6 +108,10 @@ pub struct Cell {
     /// The load generator or the probe ended it, not the server: it is at least this much.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capped: bool,
+    /// How busy the client's and the server's CPUs were, the medians over its runs, where
+    /// measured: a client saturated while the server had time to spare is why it is capped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<crate::results::Cores>,
     /// The server's CPU per request where it was measured, microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_request: Option<f64>,

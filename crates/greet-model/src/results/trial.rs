@@ -9,6 +9,8 @@ use greet_load::figures::percent;
 use greet_stats::paired::{Comparison, Figure};
 use greet_stats::{max_of, median, Summary};
 
+use super::Cores;
+
 pub use greet_load::{AgentRun, Connect, Figures, Handshakes, Latency};
 
 /// What the sampler saw of the server during one load: nothing for a server the harness did
@@ -278,6 +280,15 @@ pub struct Trial {
     /// What else the machine did meanwhile, where the harness's host ran the load.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<Machine>,
+    /// How busy the load generator's CPUs and the server's were: whether the figure is the
+    /// client's limit ([`Cores::client_bound`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<Cores>,
+    /// The load's place in the run: how many loads the harness had run before it (from 0).
+    /// A block's order, and which load came before which, read back from it; none in a file
+    /// from before it was written, and for a figure made of several loads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
 }
 
 impl Trial {
@@ -292,6 +303,19 @@ impl Trial {
     /// out of every comparison with it ([`block_throughputs`]).
     pub fn disturbed(&self) -> bool {
         self.machine.is_some_and(|m| m.disturbance().is_some())
+    }
+
+    /// Whether the load generator, not the server, set this load's figure
+    /// ([`Cores::client_bound`]).
+    pub fn client_bound(&self) -> bool {
+        self.cores.is_some_and(|c| c.client_bound())
+    }
+
+    /// Whether its block is left out of every comparison with it: the machine disturbed it,
+    /// or the client bound it (a ratio of the client's limit to a server's figure says
+    /// nothing of the servers).
+    pub fn left_out(&self) -> bool {
+        self.disturbed() || self.client_bound()
     }
 
     /// Repeated runs of one load as one: every figure the median over the runs, errors summed
@@ -355,6 +379,8 @@ impl Trial {
             engine: runs.last().and_then(|r| r.engine.clone()),
             agents: Vec::new(),
             machine: Machine::worst(runs.iter().filter_map(|r| r.machine.as_ref())),
+            cores: Cores::median_of(runs),
+            seq: None,
         }
     }
 }
@@ -376,15 +402,16 @@ pub fn throughputs(runs: &[Trial]) -> Vec<f64> {
 }
 
 /// Each run's throughput as a block of a paired comparison, in order: not a number where
-/// the machine disturbed the run ([`Trial::disturbed`]), which leaves that block out of every
-/// comparison with this server ([`Blocks::of`](greet_stats::paired::Blocks::of)). Within a
-/// block a slow spell falls on every server alike, but the hypervisor's steal comes in bursts
-/// shorter than a block: one slice loses a third of its CPU while the next loses none, and
-/// their ratio says nothing about the servers.
+/// the machine disturbed the run or the client bound it ([`Trial::left_out`]), which leaves
+/// that block out of every comparison with this server
+/// ([`Blocks::of`](greet_stats::paired::Blocks::of)). Within a block a slow spell falls on
+/// every server alike, but the hypervisor's steal comes in bursts shorter than a block: one
+/// slice loses a third of its CPU while the next loses none, and their ratio says nothing
+/// about the servers.
 pub fn block_throughputs(runs: &[Trial]) -> Vec<f64> {
     runs.iter()
         .map(|r| {
-            if r.disturbed() {
+            if r.left_out() {
                 f64::NAN
             } else {
                 r.load.requests_per_s
@@ -486,7 +513,44 @@ mod tests {
             engine: None,
             agents: Vec::new(),
             machine: None,
+            cores: None,
+            seq: None,
         }
+    }
+
+    /// The client bound a load where its CPUs were saturated and the server's were not:
+    /// such a block is left out, and the median of the runs' shares says it of a cell.
+    #[test]
+    fn a_load_the_client_saturated_is_client_bound_and_left_out() {
+        let cores = |client_pct, server_pct| Cores {
+            client_pct,
+            server_pct,
+        };
+        assert!(cores(99.0, Some(58.0)).client_bound());
+        assert!(cores(90.0, Some(80.0)).client_bound());
+        assert!(
+            !cores(89.9, Some(58.0)).client_bound(),
+            "the client had room"
+        );
+        assert!(!cores(99.0, Some(80.1)).client_bound(), "both saturated");
+        assert!(!cores(99.0, None).client_bound(), "the server unseen");
+        assert_eq!(cores(99.0, Some(58.0)).line(), "client 99%, server 58%");
+        let with = |c: Option<Cores>| Trial {
+            cores: c,
+            ..run(100, 0, 1.0, 100.0, Some(50.0))
+        };
+        let runs = [
+            with(Some(cores(99.0, Some(58.0)))),
+            with(Some(cores(70.0, Some(95.0)))),
+            with(Some(cores(95.0, Some(60.0)))),
+        ];
+        assert!(block_throughputs(&runs)[0].is_nan());
+        assert_eq!(block_throughputs(&runs)[1], 100.0);
+        let median = Cores::median_of(&runs).unwrap();
+        assert_eq!(median, cores(95.0, Some(60.0)));
+        assert!(median.client_bound());
+        assert_eq!(Trial::median_of(&runs).cores, Some(median));
+        assert_eq!(Cores::median_of(&[with(None), runs[0].clone()]), None);
     }
 
     #[test]
