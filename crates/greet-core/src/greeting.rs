@@ -22,6 +22,8 @@ pub const DEFAULT_BLOCKING_THREADS: NonZeroUsize = NonZeroUsize::new(200).expect
 /// A greeting for `name`: `"<word> <name>!"` with a word drawn at random (rand's thread-local
 /// generator: `core/greeting` in the benches measures it).
 pub fn greeting(name: &str) -> String {
+    #[cfg(feature = "seeded-cost")]
+    seeded_cost();
     let word = WORDS[rand::random_range(..WORDS.len())];
     let mut out = String::with_capacity(word.len() + name.len() + 2);
     out.push_str(word);
@@ -29,6 +31,26 @@ pub fn greeting(name: &str) -> String {
     out.push_str(name);
     out.push('!');
     out
+}
+
+/// Work added on purpose to every greeting, in a build made for it (`--features
+/// greet-core/seeded-cost`, never a shipped one): `GREET_SEEDED_COST` rounds of a loop the
+/// optimiser cannot remove, read once (none when unset). A known cost, to show that a cost gate
+/// catches what it claims to (`benches/scripts/seeded-cost.sh`).
+#[cfg(feature = "seeded-cost")]
+fn seeded_cost() {
+    static ROUNDS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let rounds = *ROUNDS.get_or_init(|| {
+        std::env::var("GREET_SEEDED_COST")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    });
+    let mut x = 0u64;
+    for i in 0..rounds {
+        x = std::hint::black_box(x.wrapping_mul(31) ^ i);
+    }
+    std::hint::black_box(x);
 }
 
 /// What a server sends back, before its framework turns it into a response: plain text
