@@ -214,12 +214,13 @@ pub struct Totals {
 impl Totals {
     /// What `n` more requests cost: `self` (after the larger load) less `fewer` (after the
     /// load `n` requests smaller), over `n`. A figure either lacks is none. A difference
-    /// below zero is a count that did not grow with the load (a buffer grown in one run and
-    /// not the other, context switches that batching spared): nothing a request costs, so
-    /// zero.
+    /// below zero is kept as counted: a count that fell as the load grew (a buffer grown in
+    /// the smaller load and not the larger, context switches that batching spared) is no
+    /// cost, and the tables flag it rather than print it as a cost of zero. Only the
+    /// functions that grew are kept: they say where the instructions go.
     pub fn per_request(&self, fewer: &Totals, n: usize) -> Totals {
         let n = n.max(1) as f64;
-        let each = |more: Option<f64>, less: Option<f64>| Some((more? - less?).max(0.0) / n);
+        let each = |more: Option<f64>, less: Option<f64>| Some((more? - less?) / n);
         let functions = self
             .functions
             .iter()
@@ -491,7 +492,11 @@ Ir                   file:function
         assert_eq!(each.syscalls, Some(0.1));
         assert_eq!(each.allocations, None);
         assert_eq!(each.functions, BTreeMap::from([("f".to_owned(), 5.0)]));
+        // A count that fell as the load grew stays below zero, for the tables to flag; its
+        // functions that fell are not where the instructions go.
         let shrunk = at(1000.0, 40.0).per_request(&at(2000.0, 30.0), 100);
-        assert_eq!(shrunk.instructions, Some(0.0), "no negative cost");
+        assert_eq!(shrunk.instructions, Some(-10.0), "kept as counted");
+        assert_eq!(shrunk.syscalls, Some(0.1));
+        assert!(shrunk.functions.is_empty(), "{:?}", shrunk.functions);
     }
 }
