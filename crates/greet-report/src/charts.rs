@@ -168,6 +168,7 @@ mod tests {
             mark: Mark::Alone,
             vs_best,
             capped: false,
+            cores: None,
             cpu_us_per_request: None,
             of_floor: None,
         };

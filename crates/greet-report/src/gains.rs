@@ -151,7 +151,7 @@ mod tests {
         Present {
             name: "x",
             title: "x",
-            interleaved: true,
+            block: "a repeat",
             measures_again: false,
             stores: false,
             looks: 1,

@@ -2,7 +2,9 @@
 //! [`table`] (the tables, as text), [`csv`], [`charts`] (drawn by [`svg`] on `canvas`) and
 //! `html` (one self-contained page). These are primitives: each scenario builds its own
 //! tables, charts and CSV files from them, and shows itself to the report through [`Render`].
-//! The [`scorecard`] is judged over every section and printed by `scorecard_text`.
+//! The [`scorecard`] is judged over every section and printed by `scorecard_text`; [`order`]
+//! says where a server's place in a block moved a figure anyway, and [`left_out`] where the
+//! blocks left out fell on one server.
 //! [`write_all`] rewrites every file after every step, so an interrupted run keeps what it
 //! measured.
 //!
@@ -15,6 +17,8 @@ pub mod charts;
 pub mod csv;
 pub mod gains;
 mod html;
+pub mod left_out;
+pub mod order;
 pub mod points;
 pub mod scorecard;
 mod scorecard_text;
@@ -91,8 +95,9 @@ pub struct Present<'a> {
     pub name: &'static str,
     /// Its heading.
     pub title: &'static str,
-    /// Its repeats take the servers in turn.
-    pub interleaved: bool,
+    /// What one of its blocks is, as its results recorded it ([`greet_model::results::Frame::block`]):
+    /// empty where it judges nothing by blocks, or in a file from before it was recorded.
+    pub block: &'a str,
     /// A load its comparisons rest on is measured once more where heavy steal disturbed it.
     pub measures_again: bool,
     /// It loads the stores the harness starts.
@@ -267,30 +272,18 @@ pub fn text<S: Sections>(results: &Results<S>) -> String {
 pub fn noise<S: Sections>(results: &Results<S>) -> Vec<String> {
     let present = results.sections.present();
     let mut out = Vec::new();
-    let names = |interleaved: bool| {
-        let names: Vec<&str> = present
-            .iter()
-            .filter(|p| p.interleaved == interleaved)
-            .map(|p| p.name)
-            .collect();
-        names.join(", ")
-    };
-    let (turns, apart) = (names(true), names(false));
-    match (turns.is_empty(), apart.is_empty()) {
-        (true, true) => {}
-        (false, true) => out.push(format!(
-            "Blocks take every server once, close together, so drift falls on a block alike: \
-             {turns}."
-        )),
-        (true, false) => out.push(format!(
-            "Blocks are not close together: one server's loads run together, then the next's: \
-             {apart}."
-        )),
-        (false, false) => out.push(format!(
-            "Blocks take every server once, close together, so drift falls on a block alike, in \
-             {turns}; one server's loads together, then the next's, in {apart}."
-        )),
+    let blocked: Vec<String> = (present.iter())
+        .filter(|p| !p.block.is_empty())
+        .map(|p| format!("{} ({})", p.name, p.block))
+        .collect();
+    if !blocked.is_empty() {
+        out.push(format!(
+            "Blocks take every server once, close together, in a Williams order (each server in \
+             every place, and after every other, alike), so drift falls on a block alike: {}.",
+            blocked.join("; ")
+        ));
     }
+    out.extend(scorecard::copies(&results.scorecard));
     if let Some(noise) = &results.noise {
         out.push(format!("Machine: {}.", noise.line()));
         if !noise.heavy.is_empty() {

@@ -5,10 +5,12 @@
 //! words from the verdicts; `scorecard_text` prints it.
 
 use greet_model::plan::{is_tuned, reference_role, Metric};
-use greet_model::results::{Cell, Mark, ScoreRow, Scorecard, Trial};
+use greet_model::results::{Cell, Cores, Mark, ScoreRow, Scorecard, Trial};
 use greet_stats::median;
 use greet_stats::paired::{self, Alpha, Blocks, Family, Judged, Member, Word};
 
+use crate::left_out::{self, Lopsided};
+use crate::order::{Placed, Placing};
 use crate::words::{floor_words, words};
 use crate::Sections;
 
@@ -34,14 +36,20 @@ pub struct Entry {
     pub values: Vec<f64>,
     /// The client or the probe ended it: the server may do more.
     pub capped: bool,
+    /// How busy the client's and the server's CPUs were (medians over its runs), where
+    /// measured.
+    pub cores: Option<Cores>,
     /// The server's CPU per request, microseconds, where measured.
     pub cpu_us: Option<f64>,
     /// Figures closer than this share of each other are one figure (a capacity search's
     /// last bracket); 0 where every difference counts.
     pub resolution: f64,
-    /// Whether the machine disturbed each run ([`Trial::disturbed`]): that block is left out
-    /// of its comparisons. Empty: every block counts.
+    /// Whether each run is left out ([`Trial::left_out`]: the machine disturbed it, or the
+    /// client bound it): that block is left out of its comparisons. Empty: every block counts.
     pub disturbed: Vec<bool>,
+    /// Each run's place in the run ([`Trial::seq`]), where recorded: which of two ran first
+    /// in a block ([`crate::order`]). Empty: not recorded.
+    pub seqs: Vec<Option<u64>>,
 }
 
 impl Entry {
@@ -51,21 +59,30 @@ impl Entry {
             server: server.to_owned(),
             values,
             capped: false,
+            cores: None,
             cpu_us: None,
             resolution: 0.0,
             disturbed: Vec::new(),
+            seqs: Vec::new(),
         }
     }
 
-    /// A closed loop's throughput over `runs`, with the server's CPU per request.
+    /// A closed loop's throughput over `runs`, with the server's CPU per request; capped
+    /// where the client bound it (the medians of both sides' CPU shares,
+    /// [`Cores::client_bound`]), and a block left out where the machine disturbed it or the
+    /// client bound it.
     pub fn throughput(server: &str, runs: &[Trial]) -> Self {
         let cpu: Vec<f64> = runs
             .iter()
             .filter_map(Trial::server_us_per_request)
             .collect();
+        let cores = Cores::median_of(runs);
         Self {
             cpu_us: (cpu.len() == runs.len() && !cpu.is_empty()).then(|| median(&cpu)),
-            disturbed: runs.iter().map(Trial::disturbed).collect(),
+            capped: cores.is_some_and(|c| c.client_bound()),
+            cores,
+            disturbed: runs.iter().map(Trial::left_out).collect(),
+            seqs: runs.iter().map(|r| r.seq).collect(),
             ..Self::new(server, greet_model::results::throughputs(runs))
         }
     }
@@ -145,15 +162,14 @@ pub fn judge_run<S: Sections>(sections: &mut S, band: f64) -> Scorecard {
 /// The scorecard of `sections` at `band`: each section's rows judged at the run's `threshold`
 /// divided by its looks ([`judge_run`]).
 fn of<S: Sections>(sections: &S, band: f64, threshold: Alpha) -> Scorecard {
-    let mut rows = Vec::new();
+    let (mut rows, mut placed, mut lopsided) = (Vec::new(), Vec::new(), Vec::new());
     for present in sections.present() {
         let alpha = threshold / present.looks.max(1) as f64;
-        rows.extend(judged(
-            present.name,
-            present.section.scorecard(),
-            alpha,
-            band,
-        ));
+        let section = present.section.scorecard();
+        let (places, left) = diagnosed(present.name, &section);
+        placed.extend(places);
+        lopsided.extend(left);
+        rows.extend(judged(present.name, section, alpha, band));
     }
     let columns = |cells: &dyn Fn(&ScoreRow) -> &[Cell]| {
         let mut names: Vec<String> = Vec::new();
@@ -174,6 +190,8 @@ fn of<S: Sections>(sections: &S, band: f64, threshold: Alpha) -> Scorecard {
             .map(|w| format!("Tuned: {w}")),
     );
     words.extend(floor_words(&servers, &references, &rows));
+    words.extend(crate::order::words(&placed));
+    words.extend(crate::left_out::words(&lopsided));
     for present in sections.present() {
         words.extend(present.section.words());
     }
@@ -215,10 +233,12 @@ impl Ranked {
             .cloned()
             .partition(|e| reference_role(&e.server).is_some());
         let higher = row.metric.higher_is_better();
-        // Where less is better, zero is nothing measured (a level too short for a CPU tick).
+        // Where less of a timed figure is better, zero is nothing measured (a level too short
+        // for a CPU tick); a count of zero is a count (no allocation a request).
+        let unmeasured = |m: f64| !higher && row.metric.band().is_none() && m <= 0.0;
         let references: Vec<Entry> = references
             .into_iter()
-            .filter(|e| higher || median(&e.values) > 0.0)
+            .filter(|e| !unmeasured(median(&e.values)))
             .collect();
         let medians: Vec<f64> = entries.iter().map(|e| median(&e.values)).collect();
         let best = (0..entries.len()).reduce(|a, b| {
@@ -233,8 +253,8 @@ impl Ranked {
                 a
             }
         })?;
-        // Where less is better, a best of zero is no figure (nothing measured), not a win.
-        if !higher && medians[best] <= 0.0 {
+        // A timed best of zero is no figure (nothing measured), not a win.
+        if unmeasured(medians[best]) {
             return None;
         }
         Some(Self {
@@ -258,6 +278,30 @@ impl Ranked {
     fn others(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.entries.len()).filter(|&i| i != self.best)
     }
+
+    /// The others that can get a word: not capped (a capped figure is the client's limit,
+    /// not the server's), so not members of the run's family.
+    fn judged(&self) -> impl Iterator<Item = usize> + '_ {
+        self.others().filter(|&i| !self.entries[i].capped)
+    }
+}
+
+/// The block diagnostics of `rows` (scenario `scenario`'s), each row judged by blocks: where a
+/// place moved a figure ([`crate::order`]), where blocks left out fell on one server ([`left_out`]).
+fn diagnosed(scenario: &str, rows: &[Row]) -> (Vec<Placed>, Vec<Lopsided>) {
+    let (mut placed, mut lopsided) = (Vec::new(), Vec::new());
+    for r in rows.iter().filter(|r| by_blocks(r)) {
+        let what = format!("on {scenario}: {}", r.figure);
+        let servers: Vec<Placing<'_>> = (r.entries.iter())
+            .map(|e| (e.server.as_str(), e.blocks(), e.seqs.as_slice()))
+            .collect();
+        placed.extend(crate::order::placed(&what, &servers));
+        // Not a capped server's: the client's limit left its blocks out, as `Capped` says.
+        let kept = r.entries.iter().map(|e| !e.capped);
+        let uncapped = (servers.into_iter().zip(kept)).filter_map(|(s, k)| k.then_some(s));
+        lopsided.extend(left_out::lopsided(&what, uncapped));
+    }
+    (placed, lopsided)
 }
 
 /// Whether a row's verdicts come from blocks: not a count (a count repeats, and is judged on
@@ -274,7 +318,7 @@ pub fn row_members(rows: &[Row], band: f64, looks: usize) -> Vec<Member> {
         .flat_map(|r| [Ranked::of(r, false), Ranked::of(r, true)])
         .flatten()
         .flat_map(|r| {
-            r.others()
+            r.judged()
                 .map(|i| {
                     let (blocks, band) = r.against_best(i, band);
                     Member {
@@ -354,14 +398,19 @@ fn league(row: &Row, tuned: bool, alpha: Alpha, band: f64) -> Option<(Vec<Cell>,
             }
         };
         marks[i] = match Mark::of(word) {
-            // A capped figure behind the best could be higher: no verdict.
-            Mark::Behind if e.capped => Mark::Capped,
+            // A capped figure is the client's limit, not the server's: no verdict.
+            _ if e.capped => Mark::Capped,
+            // Against a capped best, only "behind" holds: the best could be higher still.
+            Mark::Equal | Mark::Ahead if entries[best].capped => Mark::Undecided,
             mark => mark,
         };
     }
     let others: Vec<Mark> = ranked.others().map(|i| marks[i]).collect();
     marks[best] = if others.is_empty() {
         Mark::Alone
+    } else if entries[best].capped {
+        // The client's limit is no server's figure, even the highest.
+        Mark::Capped
     } else if others.iter().all(|&m| m == Mark::Behind) {
         Mark::Ahead
     } else if others
@@ -384,6 +433,7 @@ fn league(row: &Row, tuned: bool, alpha: Alpha, band: f64) -> Option<(Vec<Cell>,
             mark: marks[i],
             vs_best: judged[i],
             capped: e.capped,
+            cores: e.cores,
             cpu_us_per_request: e.cpu_us,
             of_floor: floor.map(|f| share_of(higher, f, medians[i])),
         })
@@ -400,6 +450,7 @@ fn league(row: &Row, tuned: bool, alpha: Alpha, band: f64) -> Option<(Vec<Cell>,
                 mark: Mark::Alone,
                 vs_best: None,
                 capped: e.capped,
+                cores: e.cores,
                 cpu_us_per_request: e.cpu_us,
                 of_floor: floor.map(|f| share_of(higher, f, m)),
             }
@@ -413,9 +464,38 @@ fn share_of(higher: bool, best: f64, m: f64) -> f64 {
     match (higher, best, m) {
         (_, b, m) if b == m => 1.0,
         (true, b, m) if b > 0.0 => m / b,
-        (false, b, m) if m > 0.0 => b / m,
+        // A best count at or below zero (none, or one that fell): others are none of it.
+        (false, b, m) if m > 0.0 => (b / m).max(0.0),
         _ => 0.0,
     }
+}
+
+/// Where every server of the scorecard is a copy of one (`greet-hyper`, `greet-hyper#2`…), an
+/// A/A run: every ahead or behind word it gives is false. Their count over the cells judged
+/// against their row's best, and how high the rate of false words can be.
+pub(crate) fn copies(scorecard: &Scorecard) -> Option<String> {
+    let base = |s: &str| s.split('#').next().unwrap_or(s).to_owned();
+    let first = base(scorecard.servers.first()?);
+    let copies = scorecard.servers.len() > 1 && scorecard.servers.iter().all(|s| base(s) == first);
+    if !copies {
+        return None;
+    }
+    let judged: Vec<Mark> = (scorecard.rows.iter())
+        .filter(|r| !r.once)
+        .flat_map(|r| &r.cells)
+        .filter(|c| c.vs_best.is_some())
+        .map(|c| c.mark)
+        .collect();
+    let words = (judged.iter())
+        .filter(|&&m| matches!(m, Mark::Ahead | Mark::Behind))
+        .count();
+    let bound = greet_stats::binomial_upper(words, judged.len(), 0.95);
+    Some(format!(
+        "A/A: every server a copy of {first}: {words} ahead/behind word(s) over {} cells judged \
+         against their row's best, each one false (the false-word rate at most {:.1}% at 95%).",
+        judged.len(),
+        bound * 100.0
+    ))
 }
 
 #[cfg(test)]
@@ -493,6 +573,127 @@ mod tests {
         let r = row(Metric::Total, &[("a", &slow, false), ("b", &fast, false)]);
         assert_eq!(marks(&r)[0], ("a".into(), Mark::Ahead));
         assert_eq!(marks(&r)[1], ("b".into(), Mark::Behind));
+    }
+
+    /// A count of zero is a count (no allocation a request): its row stays, and what is
+    /// within the count's grain of it is equal, what is past it behind. A timed figure of zero
+    /// is nothing measured: no row.
+    #[test]
+    fn a_count_of_zero_is_a_count_and_a_time_of_zero_is_none() {
+        let counted = |values: [f64; 3]| {
+            let entries = ["a", "b", "c"]
+                .iter()
+                .zip(values)
+                .map(|(s, v)| Entry::new(s, vec![v]))
+                .collect();
+            let row = Row::new("allocations", Metric::Allocations, entries);
+            score("cost", row, alpha_of(&[]), BAND)
+        };
+        let r = counted([0.0, 3.0, 0.01]).expect("a count of zero keeps its row");
+        assert_eq!(
+            marks(&r),
+            [
+                ("a".into(), Mark::Equal),
+                ("b".into(), Mark::Behind),
+                ("c".into(), Mark::Equal)
+            ]
+        );
+        assert_eq!(r.cell("b").unwrap().share, 0.0);
+        // One that fell below zero is the best, and no other's share goes below zero.
+        let r = counted([-0.02, 3.0, 0.01]).expect("a row");
+        assert_eq!(marks(&r)[1], ("b".into(), Mark::Behind));
+        assert!(r.cells.iter().all(|c| c.share >= 0.0), "{r:?}");
+        let timed = Row::new(
+            "CPU",
+            Metric::CpuPerRequest,
+            vec![Entry::new("a", vec![0.0]), Entry::new("b", vec![3.0])],
+        );
+        assert!(score("rate", timed, alpha_of(&[]), BAND).is_none());
+    }
+
+    /// A figure the client bound gets no word, even one the blocks decide or the best, and is
+    /// no member of the run's family; against a capped best only "behind" holds.
+    #[test]
+    fn a_capped_figure_gets_no_word_and_a_capped_best_only_behind() {
+        let best = blocks(1.0, 0.0);
+        let same = blocks(0.98, 0.0);
+        let slow = blocks(0.8, 0.02);
+        let r = row(
+            Metric::Throughput,
+            &[("a", &same, true), ("b", &best, false)],
+        );
+        assert_eq!(
+            marks(&r),
+            [("a".into(), Mark::Capped), ("b".into(), Mark::Undecided)]
+        );
+        assert_eq!(r.cell("a").unwrap().vs_best.unwrap().word, Word::Equal);
+        let rows = |capped: bool| {
+            [Row::new(
+                "x",
+                Metric::Throughput,
+                vec![
+                    Entry {
+                        capped,
+                        ..Entry::new("a", same.clone())
+                    },
+                    Entry::new("b", best.clone()),
+                ],
+            )]
+        };
+        assert_eq!(row_members(&rows(false), BAND, 1).len(), 1);
+        assert_eq!(
+            row_members(&rows(true), BAND, 1).len(),
+            0,
+            "out of the family"
+        );
+        // The best capped: what is equal to it may be behind it, what is behind it is.
+        let r = row(
+            Metric::Throughput,
+            &[("a", &same, false), ("b", &best, true), ("c", &slow, false)],
+        );
+        assert_eq!(
+            marks(&r),
+            [
+                ("a".into(), Mark::Undecided),
+                ("b".into(), Mark::Capped),
+                ("c".into(), Mark::Behind)
+            ]
+        );
+    }
+
+    /// Copies of one server make an A/A run: its words are counted, with their bound; other
+    /// runs say nothing of it.
+    #[test]
+    fn an_a_a_run_counts_its_false_words() {
+        let best = blocks(1.0, 0.0);
+        let same = blocks(0.98, 0.0);
+        let slow = blocks(0.8, 0.02);
+        let rows = vec![
+            row(
+                Metric::Throughput,
+                &[("a", &same, false), ("a#2", &best, false)],
+            ),
+            row(
+                Metric::Throughput,
+                &[("a", &slow, false), ("a#2", &best, false)],
+            ),
+        ];
+        let card = |servers: &[&str]| Scorecard {
+            band: BAND,
+            servers: servers.iter().map(|s| s.to_string()).collect(),
+            references: Vec::new(),
+            tuned: Vec::new(),
+            rows: rows.clone(),
+            words: Vec::new(),
+        };
+        let line = copies(&card(&["a", "a#2"])).expect("an A/A run");
+        assert!(
+            line.contains("copy of a: 1 ahead/behind word(s) over 2 cells"),
+            "{line}"
+        );
+        assert!(line.contains("at most 97.5%"), "{line}");
+        assert_eq!(copies(&card(&["a", "b"])), None);
+        assert_eq!(copies(&card(&["a"])), None);
     }
 
     /// A crate with knobs is ranked among the tuned only: a tuned server far ahead leaves the
@@ -723,6 +924,33 @@ mod tests {
         assert!((j.ratio - 0.8).abs() < 1e-9, "{j:?}");
     }
 
+    /// Blocks left out on one server's side alone are named, unless the client's limit left
+    /// them out (a capped cell, which the scorecard already says is capped).
+    #[test]
+    fn blocks_left_out_on_one_side_are_named_unless_capped() {
+        let steady = blocks(1.0, 0.0);
+        let all_out = vec![true; steady.len()];
+        let row = |capped| {
+            let entries = vec![
+                Entry {
+                    disturbed: all_out.clone(),
+                    capped,
+                    ..Entry::new("a", steady.clone())
+                },
+                Entry::new("b", steady.clone()),
+            ];
+            vec![Row::new("throughput", Metric::Throughput, entries)]
+        };
+        let (_, lopsided) = diagnosed("workloads", &row(false));
+        assert_eq!(lopsided.len(), 1, "{lopsided:?}");
+        assert_eq!(
+            lopsided[0].alone,
+            [("a".into(), steady.len()), ("b".into(), 0)]
+        );
+        let (_, capped) = diagnosed("workloads", &row(true));
+        assert!(capped.is_empty(), "{capped:?}");
+    }
+
     #[test]
     fn the_words_follow_the_verdicts() {
         let fast = blocks(1.0, 0.0);
@@ -794,7 +1022,7 @@ mod tests {
                 .map(|part| crate::Present {
                     name: "soak",
                     title: "soak",
-                    interleaved: true,
+                    block: "a repeat",
                     measures_again: false,
                     stores: false,
                     looks: part.looks,

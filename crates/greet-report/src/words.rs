@@ -152,15 +152,25 @@ pub(super) fn words(
             by_scenario(&open)
         ));
     }
-    if contested
-        .iter()
-        .any(|r| league(r).iter().any(|c| c.mark == Mark::Capped))
-    {
-        out.push(
+    let capped: Vec<&ScoreRow> = (contested.iter().copied())
+        .filter(|r| league(r).iter().any(|c| c.mark == Mark::Capped))
+        .collect();
+    if !capped.is_empty() {
+        // Where the shares are known, they say whose CPU ran out.
+        let shares = listed(&capped, |r| {
+            let each: Vec<String> = (league(r).iter())
+                .filter(|c| c.mark == Mark::Capped)
+                .map(|c| match c.cores {
+                    Some(cores) => format!("{}: {}", c.server, cores.line()),
+                    None => c.server.clone(),
+                })
+                .collect();
+            format!("{} ({})", r.figure, each.join(", "))
+        });
+        out.push(format!(
             "A capped figure (>) is the client's or the probe's limit, not the server's: it \
-             gets no verdict."
-                .to_owned(),
-        );
+             gets no verdict. Capped: {shares}."
+        ));
     }
     out
 }
