@@ -59,6 +59,10 @@ pub(crate) struct Row {
     pub(crate) old_range: [f64; 2],
     /// NEW's lowest and highest run.
     pub(crate) new_range: [f64; 2],
+    /// OLD's runs, each a value: what a timed ratio threshold is tested on.
+    pub(crate) old_runs: Vec<f64>,
+    /// NEW's runs.
+    pub(crate) new_runs: Vec<f64>,
     /// False where the scenario ran under other settings than `--vary` names: shown, never
     /// judged, and not held to ratio thresholds.
     pub(crate) comparable: bool,
@@ -274,6 +278,8 @@ pub(crate) fn diff(old: &Results, new: &Results, noise: f64, vary: &[String]) ->
             ratio,
             old_range: range(&o.values),
             new_range: range(&n.values),
+            old_runs: o.values.clone(),
+            new_runs: n.values.clone(),
             comparable,
             spread: spread(&o.values, &n.values),
             runs: [o.values.len(), n.values.len()],
@@ -406,31 +412,56 @@ fn meta_differences(old: &Results, new: &Results) -> Vec<String> {
     out
 }
 
-/// The ratios of `diff` as points of one value each, for ratio thresholds: only where the
-/// runs' settings agree. NEW's median over OLD's, or with `max()`/`min()` NEW's highest (or
-/// lowest) run over OLD's: a change that slows one run of eight (a listen backlog of 128
-/// slows the first) moves no median.
-pub(crate) fn ratios(diff: &Diff, of_runs: OfRuns) -> Vec<Point> {
-    diff.rows
-        .iter()
-        .filter(|r| r.comparable)
-        .filter_map(|r| {
+/// The ratios of `diff` as points of one value each, beside the index of the row each comes
+/// from, for ratio thresholds: only where the runs' settings agree. NEW's median over OLD's, or with
+/// `max()`/`min()` NEW's highest (or lowest) run over OLD's: a change that slows one run of
+/// eight (a listen backlog of 128 slows the first) moves no median.
+pub(crate) fn ratios(diff: &Diff, of_runs: OfRuns) -> Vec<(Point, usize)> {
+    (diff.rows.iter().enumerate())
+        .filter(|(_, r)| r.comparable)
+        .filter_map(|(i, r)| {
             let ratio = match of_runs {
-                OfRuns::Median => r.ratio?,
-                OfRuns::Max => r.new_range[1] / r.old_range[1],
-                OfRuns::Min => r.new_range[0] / r.old_range[0],
+                OfRuns::Median => gated(r.metric, r.old, r.new)?,
+                OfRuns::Max => gated(r.metric, r.old_range[1], r.new_range[1])?,
+                OfRuns::Min => gated(r.metric, r.old_range[0], r.new_range[0])?,
             };
-            Some(Point {
+            let point = Point {
                 scenario: r.scenario.clone(),
                 server: r.server.clone(),
                 endpoint: None,
                 cell: r.at.clone(),
                 metric: r.metric,
                 values: vec![ratio],
-            })
+            };
+            Some((point, i))
         })
-        .filter(|p| p.values[0].is_finite())
         .collect()
+}
+
+/// The ratio a gate holds a figure to: NEW over OLD. A count that moved by no more than its
+/// grain ([`Metric::grain`]: a few events over a load, what the harness's own work adds) is 1.
+/// One at or under its grain (none, one that fell) has no ratio worth the name, so it is held
+/// by its grain instead: past it, 1 and the growth in grains (in whole units where the grain is
+/// 0: rows, dependencies), so 0 → 3 allocations a request is 61 times and no ratio limit lets
+/// it through.
+pub(crate) fn gated(metric: Metric, old: f64, new: f64) -> Option<f64> {
+    let ratio = if metric.band().is_none() {
+        (old != 0.0).then(|| new / old)?
+    } else {
+        let grain = metric.grain();
+        if old > grain {
+            if (new - old).abs() <= grain {
+                1.0
+            } else {
+                new / old
+            }
+        } else if new - old <= grain {
+            1.0
+        } else {
+            1.0 + (new - old) / if grain > 0.0 { grain } else { 1.0 }
+        }
+    };
+    ratio.is_finite().then_some(ratio)
 }
 
 /// Reads a run: its `results.json`, or a folder holding one.
@@ -489,8 +520,14 @@ mod tests {
         assert_eq!(v(Metric::Throughput, &fast, &slow), "better");
         assert_eq!(v(Metric::Total, &[1.0], &[1.3]), "one run each: no verdict");
         // A count: one run a side, judged on its band (2%).
-        assert_eq!(v(Metric::Instructions, &[1000.0], &[1015.0]), "same count");
-        assert_eq!(v(Metric::Instructions, &[1000.0], &[1030.0]), "worse");
+        assert_eq!(
+            v(Metric::Instructions, &[16_000.0], &[16_240.0]),
+            "same count"
+        );
+        assert_eq!(v(Metric::Instructions, &[16_000.0], &[16_400.0]), "worse");
+        // The floor's 1,300 a request: 3% is 40 instructions, within the grain of 50.
+        assert_eq!(v(Metric::Instructions, &[1300.0], &[1340.0]), "same count");
+        assert_eq!(v(Metric::Instructions, &[1300.0], &[1400.0]), "worse");
         assert_eq!(v(Metric::Allocations, &[26.0], &[5.0]), "better");
         // Near zero, the grain: 2 allocations against 7 over a thousand messages are one.
         assert_eq!(v(Metric::Allocations, &[0.002], &[0.007]), "same count");
@@ -591,6 +628,28 @@ mod tests {
             diff(&twice, &once, NOISE, &[]).unwrap().unpaired[0],
             d.rows.len() / 2
         );
+    }
+
+    /// A count from none, or from one that fell, is held by its grain: growth past it
+    /// breaches any ratio limit, growth within it none; a count well above its grain is its
+    /// plain ratio once it moved past the grain, a timed figure always, and a timed figure
+    /// from zero has none.
+    #[test]
+    fn a_count_from_nothing_is_held_by_its_grain() {
+        let ratio = |m, old, new| gated(m, old, new);
+        assert_eq!(ratio(Metric::Allocations, 0.0, 3.0), Some(61.0));
+        assert_eq!(ratio(Metric::Allocations, -0.02, 0.01), Some(1.0));
+        assert_eq!(ratio(Metric::Allocations, 0.02, 0.0), Some(1.0));
+        assert!(ratio(Metric::Allocations, 0.0, 0.06).unwrap() > 1.01);
+        assert_eq!(ratio(Metric::ContractRows, 0.0, 1.0), Some(2.0));
+        assert_eq!(ratio(Metric::ContractRows, 0.0, 0.0), Some(1.0));
+        assert_eq!(ratio(Metric::Instructions, 15_400.0, 15_554.0), Some(1.01));
+        // The floor's count, moved by the harness's own work by less than the grain: 1. Past
+        // the grain, its plain ratio.
+        assert_eq!(ratio(Metric::Instructions, 1300.0, 1345.0), Some(1.0));
+        assert_eq!(ratio(Metric::Instructions, 1300.0, 1365.0), Some(1.05));
+        assert_eq!(ratio(Metric::Total, 2.0, 2.5), Some(1.25));
+        assert_eq!(ratio(Metric::Total, 0.0, 2.5), None);
     }
 
     #[test]

@@ -223,7 +223,8 @@ fn forest(diff: &Diff) -> String {
     );
     for (i, (r, ratio)) in rows.iter().enumerate() {
         let y = top + line_h * (i as f64 + 0.5);
-        let colour = match r.verdict.as_str() {
+        // A verdict a threshold breached goes on `; over …`: its colour is its verdict's.
+        let colour = match r.verdict.split(';').next().unwrap_or_default() {
             "worse" => "#c62828",
             "better" => "#2e7d32",
             _ => "#555",
@@ -266,6 +267,8 @@ mod tests {
             ratio: Some(ratio),
             old_range: [1.0, 1.0],
             new_range: [ratio, ratio],
+            old_runs: vec![1.0],
+            new_runs: vec![ratio],
             comparable: true,
             spread: [ratio * 0.9, ratio * 1.1],
             runs: [5, 5],
