@@ -59,6 +59,14 @@ impl Subject {
         }
     }
 
+    /// The server's short name (`hyper`, for each of its copies too); none for a target.
+    pub(crate) fn short(&self) -> Option<&str> {
+        match self {
+            Self::Server(short) | Self::Again(short, _) => Some(short),
+            Self::Target(_) => None,
+        }
+    }
+
     /// Its name in the tables: `greet-hyper`, the second of them `greet-hyper#2`.
     pub(crate) fn name(&self) -> String {
         match self {

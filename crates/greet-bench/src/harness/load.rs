@@ -3,7 +3,7 @@
 //! agents' shared start included), and one merged result back ([`Loaded`]). Scenarios say
 //! what to send; where it runs is this module's alone.
 
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError};
 use std::time::{Instant, SystemTime};
 
@@ -20,7 +20,7 @@ use greet_bed::sample::pulse::Pulse;
 use greet_bed::sample::{self, EngineStats, Maxima, Sampler};
 use greet_bed::server::provision::{Ready, StoreSampling};
 use greet_bed::server::Server;
-use greet_model::results::{Machine, RateRun, Sampled, Spectrum, Trial};
+use greet_model::results::{Cores, Machine, RateRun, Sampled, Spectrum, Trial};
 
 use super::agents;
 use super::progress::{Bound, Progress};
@@ -82,6 +82,13 @@ pub(crate) struct Loaded {
     pub(crate) client_cpu_s: f64,
     /// How long the load ran, seconds.
     pub(crate) span_s: f64,
+    /// The busiest part of the load generator: its CPU, seconds, and the CPUs it had (the
+    /// harness's process on the load CPUs, or the busiest agent on one).
+    busiest: (f64, usize),
+    /// The CPUs the server had.
+    server_cpus: usize,
+    /// Its place in the run: how many loads ran before it.
+    seq: u64,
 }
 
 impl Loaded {
@@ -91,7 +98,19 @@ impl Loaded {
             .observed
             .run(self.counted.tally().figures(), self.agents.clone());
         run.machine = self.machine(run.server.cpu_avg_pct);
+        run.cores = Some(self.cores(run.server.cpu_avg_pct));
+        run.seq = Some(self.seq);
         run
+    }
+
+    /// How busy each side's CPUs were, the server's from its mean CPU (`server_pct`, percent
+    /// of one CPU).
+    fn cores(&self, server_pct: Option<f64>) -> Cores {
+        let (busiest_s, cpus) = self.busiest;
+        Cores {
+            client_pct: 100.0 * busiest_s / (self.span_s.max(1e-9) * cpus.max(1) as f64),
+            server_pct: server_pct.map(|p| p / self.server_cpus.max(1) as f64),
+        }
     }
 
     /// What the machine did, with what neither the server (`server_pct`) nor the load
@@ -166,6 +185,7 @@ impl Harness {
             self.load_agents(place, up, ask, wire, &label).await?
         };
         let mut loaded = loaded;
+        loaded.seq = self.loads.fetch_add(1, Ordering::Relaxed);
         if place != Placement::Harness {
             // Agents start later than the reading, or on other nodes: this host's CPU over
             // the window says nothing of theirs.
@@ -264,6 +284,7 @@ impl Harness {
             Counted::Paced(p) => p.span.as_secs_f64(),
             Counted::Closed(t) => t.elapsed.as_secs_f64(),
         };
+        let busiest = ran.reports.iter().map(|r| r.cpu_s).fold(0.0, f64::max);
         Ok(Loaded {
             counted,
             agents,
@@ -271,6 +292,9 @@ impl Harness {
             stores,
             client_cpu_s: ran.cpu_s(),
             span_s,
+            busiest: (busiest, 1),
+            server_cpus: self.server_cpu_count(),
+            seq: 0,
         })
     }
 
@@ -314,6 +338,9 @@ impl Harness {
             stores,
             client_cpu_s,
             span_s,
+            busiest: (client_cpu_s, self.load_cpu_count()),
+            server_cpus: self.server_cpu_count(),
+            seq: 0,
         }
     }
 }
@@ -407,6 +434,8 @@ impl Observed {
             engine: self.maxima.as_ref().and(self.engine.clone()),
             agents,
             machine: self.machine,
+            cores: None,
+            seq: None,
         }
     }
 }

@@ -17,6 +17,7 @@ pub(crate) use greet_bed::server::Wrap;
 pub(crate) use load::{Ask, QUIET};
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -51,16 +52,16 @@ pub(crate) struct Harness {
     pub(crate) wire: Wire,
     /// What the machine did during each load so far, by the load's label.
     pub(crate) machine: Mutex<Vec<(String, Machine)>>,
+    /// Loads run so far: the next one's place in the run ([`Trial::seq`]).
+    ///
+    /// [`Trial::seq`]: greet_model::results::Trial::seq
+    pub(crate) loads: AtomicU64,
 }
 
 impl Harness {
     /// `--workers` for a server: `chosen`, or the CPUs a server runs on.
     pub(crate) fn workers(&self, chosen: Option<usize>) -> usize {
-        chosen.unwrap_or(if self.server_cpus.is_empty() {
-            self.cpus.len()
-        } else {
-            self.server_cpus.len()
-        })
+        chosen.unwrap_or(self.server_cpu_count())
     }
 
     /// The flags of servers started with `settings`, and the workers among them.
@@ -74,6 +75,15 @@ impl Harness {
     /// cores there is no third place; the server's own CPUs stay its alone).
     pub(crate) fn store_cpus(&self) -> &[usize] {
         &self.load_cpus
+    }
+
+    /// The CPUs a server runs on.
+    pub(crate) fn server_cpu_count(&self) -> usize {
+        if self.server_cpus.is_empty() {
+            self.cpus.len().max(1)
+        } else {
+            self.server_cpus.len()
+        }
     }
 
     /// The CPUs the load generator runs on.

@@ -72,6 +72,7 @@ pub(crate) fn run(agenda: Agenda) -> Result<Ending> {
         binaries,
         out,
         machine: Default::default(),
+        loads: Default::default(),
     };
     let mut results = Results::new(meta::meta(&harness, &scenarios));
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -169,27 +170,28 @@ async fn run_all(
         }
     }
     print!("{}", report::text(results));
-    let mut compared = None;
-    if let Some(name) = &harness.common.baseline {
-        let old = diff::read(&plan::baseline_dir(name))?;
-        let compared_runs = diff::diff(&old, results, diff::NOISE, &[])?;
-        print!(
-            "\nAgainst baseline {name}: {}",
-            diff::render(&compared_runs, diff::Format::Text)
-        );
-        compared = Some(compared_runs);
-    }
     let (relative, absolute): (Vec<Threshold>, Vec<Threshold>) = harness
         .common
         .thresholds
         .iter()
         .cloned()
         .partition(|t| t.ratio);
+    let mut compared = None;
+    if let Some(name) = &harness.common.baseline {
+        let old = diff::read(&plan::baseline_dir(name))?;
+        compared = Some(diff::diff(&old, results, diff::NOISE, &[])?);
+    }
+    // Held before the comparison prints, so that its rows say which thresholds they breach.
+    let by_ratio = gate::check_ratios(&relative, compared.as_mut());
+    if let (Some(name), Some(compared)) = (&harness.common.baseline, &compared) {
+        print!(
+            "\nAgainst baseline {name}: {}",
+            diff::render(compared, diff::Format::Text)
+        );
+    }
     if !(absolute.is_empty() && relative.is_empty()) {
         results.thresholds = gate::check(&absolute, &report::points(results), false);
-        results
-            .thresholds
-            .extend(gate::check_ratios(&relative, compared.as_ref()));
+        results.thresholds.extend(by_ratio);
         for checked in &results.thresholds {
             println!("{checked}");
         }

@@ -1,6 +1,6 @@
 //! What a whole run is checked for before anything starts: a transport it cannot honour, a
-//! flag no scenario of it takes, a reference or a server named twice where the scenario
-//! cannot take it; each refused in one line.
+//! flag no scenario of it takes, a reference where the scenario cannot take it; each refused
+//! in one line. A server named twice is measured twice everywhere (an A/A check).
 
 use greet_model::plan::{Common, Target};
 
@@ -110,17 +110,6 @@ pub(super) fn transport(
     }
     for entry in each {
         let shorts = &entry.binaries;
-        let twice = shorts
-            .iter()
-            .enumerate()
-            .find(|&(i, short)| shorts[..i].contains(short));
-        if let Some((_, server)) = twice.filter(|_| !entry.about.again) {
-            return Err(TransportError::Twice {
-                server: server.clone(),
-                scenario: entry.about.name,
-                takers: takers(|a| a.again, " and "),
-            });
-        }
         let reference = shorts.iter().find(|s| greet_model::plan::is_reference(s));
         if let Some(reference) = reference.filter(|_| !entry.about.references) {
             return Err(TransportError::NoReferences {
@@ -172,15 +161,6 @@ pub enum TransportError {
     PeerCleartext(String, greet_model::plan::Protocol),
     /// Only reference servers, nothing to measure against them.
     NoContender(String),
-    /// A server named twice where the scenario measures each server once.
-    Twice {
-        /// Its short name.
-        server: String,
-        /// The scenario.
-        scenario: &'static str,
-        /// The scenarios that measure a server named twice as two.
-        takers: String,
-    },
     /// A reference server in a scenario it cannot join.
     NoReferences {
         /// Its short name.
@@ -234,15 +214,6 @@ impl std::fmt::Display for TransportError {
                 f,
                 "--servers {references}: the reference servers are measured against; name a \
                  server (axum, actix, hyper) or a --target beside them"
-            ),
-            Self::Twice {
-                server,
-                scenario,
-                takers,
-            } => write!(
-                f,
-                "--servers names {server} twice: only {takers} measure a server against itself \
-                 (an A/A check), not {scenario}"
             ),
             Self::NoReferences {
                 reference,

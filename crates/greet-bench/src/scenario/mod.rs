@@ -204,10 +204,10 @@ macro_rules! scenarios {
                         out.push(report::Present {
                             name: about.name,
                             title: about.title,
-                            interleaved: about.interleaved,
                             measures_again: about.measures_again,
                             stores: about.stores,
                             looks: section.frame.looks,
+                            block: &section.frame.block,
                             section,
                         });
                     }

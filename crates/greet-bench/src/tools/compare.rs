@@ -20,12 +20,12 @@ pub(crate) fn run(
     let compared = diff::read(old)
         .and_then(|old| diff::read(new).map(|new| (old, new)))
         .and_then(|(old, new)| diff::diff(&old, &new, noise, vary));
-    let compared = match compared {
+    let mut compared = match compared {
         Ok(compared) => compared,
         Err(err) => return Outcome::Usage(format!("{err:#}")),
     };
+    let checked = gate::check_ratios(thresholds, Some(&mut compared));
     print!("{}", diff::render(&compared, format));
-    let checked = gate::check_ratios(thresholds, Some(&compared));
     for threshold in &checked {
         eprintln!("{threshold}");
     }

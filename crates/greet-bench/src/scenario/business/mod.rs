@@ -22,6 +22,8 @@ pub(crate) struct Business;
 impl Scenario for Business {
     const ABOUT: About = About {
         name: "business",
+        block: "a repeat on a store: each server at every pool setting (settings in a Williams \
+                order too), a fresh process each",
         title: "Business (a database and a cache against the ceiling)",
         summary: "Store-bound endpoints on SQLite and PostgreSQL + Redis",
         detail: "Each server's store-bound endpoints (/db, /queries, /business) against its own \

@@ -18,9 +18,9 @@ use greet_load::{Expect, Stop, Work};
 use greet_server::ServerFlag;
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::scenario::kit::{Book, Run};
+use crate::scenario::kit::{in_order, Book, Run};
 use greet_bed::server::provision::{self, Ready};
-use greet_model::plan::{self, package, Placement, BLOCKING_THREADS};
+use greet_model::plan::{self, Placement, BLOCKING_THREADS};
 use greet_model::results::{block_throughputs, Frame, Gain, Repeated, Sampled};
 use greet_stats::paired::{pairwise, Figure};
 
@@ -74,8 +74,9 @@ impl Run for Business {
             book.fail(name, err);
         }
         let stores = prepared.ready;
-        let shorts = plan.base.shorts();
-        let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
+        // A server named twice is measured as two (`greet-hyper#2`): an A/A check.
+        let subjects = Subject::all(&plan.base);
+        let servers: Vec<(&Subject, String)> = subjects.iter().map(|s| (s, s.name())).collect();
         for store in &stores {
             for (_, name) in &servers {
                 add_cells(
@@ -87,13 +88,14 @@ impl Run for Business {
                     default,
                 );
             }
-            // Repeats outermost, then servers, then settings: a slow spell of the machine hits
-            // every server and setting alike, where runs of one server back to back would hand
-            // the drift to the comparison between servers.
+            // Repeats outermost, then servers, then settings, each in a Williams order
+            // ([`in_order`]): a slow spell of the machine hits every server and setting alike,
+            // where runs of one server back to back would hand the drift to the comparison
+            // between servers.
             for repeat in 1..=plan.base.repeats {
-                for (short, name) in &servers {
+                for (subject, name) in in_order(&servers, repeat - 1) {
                     let one = Server {
-                        short,
+                        subject,
                         name,
                         store,
                         settings: &settings,
@@ -126,7 +128,7 @@ impl Run for Business {
 
 /// One repeat of one server on one store.
 struct Server<'a> {
-    short: &'a str,
+    subject: &'a Subject,
     name: &'a str,
     store: &'a Ready,
     settings: &'a [PoolSetting],
@@ -173,16 +175,16 @@ async fn run_repeat(
     one: &Server<'_>,
     book: &mut Book<'_, Business>,
 ) -> Result<()> {
-    for (i, setting) in one.settings.iter().enumerate() {
+    let first = in_order(one.settings, 0).next();
+    for setting in in_order(one.settings, one.repeat - 1) {
         let mut args = server_args(0, setting.workers, BLOCKING_THREADS);
         args.extend(ServerFlag::DbPool(setting.db_pool).args());
         args.extend(one.store.args.iter().cloned());
-        let subject = Subject::Server(one.short.to_owned());
         let foreign = plan::Foreign::default();
         let start = Start {
-            checked: one.repeat > 1 || i > 0,
+            checked: one.repeat > 1 || Some(setting) != first,
             join: one.store.network(),
-            ..Start::new(&subject, &args, &foreign, &plan.endpoints[0])
+            ..Start::new(one.subject, &args, &foreign, &plan.endpoints[0])
         };
         let mut up = harness.bring_up(plan.base.place, &start).await?;
         let cells: Vec<(usize, String)> = book

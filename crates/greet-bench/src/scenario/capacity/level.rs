@@ -103,11 +103,15 @@ impl Level<'_> {
             .rev()
             .find(|w| broke(w, &plan.slo).is_none())
             .map(|w| w.offered_rps);
-        let knee = record.ramp_knee_rps.unwrap_or(top * RAMP_FROM);
+        let knee = start_of(&record);
+        let held = match record.ramp_knee_rps {
+            Some(_) => format!("up to about {knee:.0}/s"),
+            None => format!("in no second: the searches start from the probe's {knee:.0}/s"),
+        };
         self.harness.say(
             name,
             &format!(
-                "{}: the ramp to {top:.0}/s held {} up to about {knee:.0}/s",
+                "{}: the ramp to {top:.0}/s held {} {held}",
                 self.case, plan.slo
             ),
         );
@@ -118,7 +122,7 @@ impl Level<'_> {
     /// (a JVM's code not yet compiled, its pools empty) is warmed as the first round's was by
     /// its probe and ramp.
     pub(super) async fn warm_up(&mut self, record: &CapacityServer) -> Result<()> {
-        let knee = record.ramp_knee_rps.unwrap_or(record.top_rps * RAMP_FROM);
+        let knee = start_of(record);
         let schedule = Schedule::constant(
             (knee * 0.5).max(1.0),
             self.plan.duration,
@@ -138,7 +142,7 @@ impl Level<'_> {
         record: &mut CapacityServer,
     ) -> Result<()> {
         let (plan, name, case) = (self.plan, self.name, self.case.clone());
-        let knee = record.ramp_knee_rps.unwrap_or(record.top_rps * RAMP_FROM);
+        let knee = start_of(record);
         let found = self
             .search(search, knee, record.ceiling_rps, &mut record.steps)
             .await?;
@@ -398,6 +402,19 @@ fn seconds(windows: &[greet_load::Window]) -> Vec<RateWindow> {
         .collect()
 }
 
+/// Where `record`'s searches start: the ramp's knee, or where no second of the ramp held,
+/// the probe's closed-loop rate. A ramp broken from its first second, far below what the probe
+/// served (a stall, a machine busy beside it), says nothing of the knee; started from the
+/// ramp's bottom instead, a search could climb only its few moves and stop there, "at least"
+/// a fifth of the server's capacity. From the probe's rate it moves down as far as it must.
+fn start_of(record: &CapacityServer) -> f64 {
+    match record.ramp_knee_rps {
+        Some(knee) => knee,
+        None if record.probe_rps > 0.0 => record.probe_rps,
+        None => record.top_rps * RAMP_FROM,
+    }
+}
+
 /// Why a second of the ramp broke the objective, if it did.
 fn broke(w: &RateWindow, slo: &Slo) -> Option<String> {
     judge(w.success_rate, 0.0, w.latency_ms.at(slo.percentile), slo)
@@ -412,6 +429,21 @@ mod tests {
         let mean = geometric_mean(&[100.0, up, 100.0, up]);
         assert!((mean - (100.0 * up).sqrt()).abs() < 1e-9, "{mean}");
         assert_eq!(geometric_mean(&[]), 0.0);
+    }
+
+    /// A ramp that held no second starts the searches from the probe's rate, not from the
+    /// ramp's bottom; one that held starts them from its knee.
+    #[test]
+    fn a_ramp_broken_throughout_starts_the_search_from_the_probe() {
+        let record = |knee: Option<f64>, probe: f64| CapacityServer {
+            ramp_knee_rps: knee,
+            probe_rps: probe,
+            top_rps: 356.0,
+            ..CapacityServer::default()
+        };
+        assert_eq!(start_of(&record(Some(310.0), 296.0)), 310.0);
+        assert_eq!(start_of(&record(None, 296.0)), 296.0);
+        assert_eq!(start_of(&record(None, 0.0)), 356.0 * RAMP_FROM);
     }
 
     #[test]

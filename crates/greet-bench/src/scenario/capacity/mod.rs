@@ -54,6 +54,7 @@ pub(crate) struct Capacity;
 impl Scenario for Capacity {
     const ABOUT: About = About {
         name: "capacity",
+        block: "a round: one search of each server, started afresh",
         title: "Capacity (open loop: the highest rate held within a latency objective)",
         summary: "The highest rate each server holds within a latency objective",
         detail: "The highest open-loop rate held within --slo (p99<5ms by default), every answer \
@@ -65,7 +66,6 @@ impl Scenario for Capacity {
             "greet-bench capacity --protocol h2c --streams 1,10",
         ],
         references: true,
-        again: true,
         streams_list: true,
         keep_alive: false,
         ..About::DEFAULT

@@ -9,7 +9,8 @@
 //! median capacity the latency is measured once more; at the highest level held under it,
 //! the CPU each side spent per request.
 //!
-//! The searches go in rounds that take the servers in turn (A B C A B C), each on a server
+//! The searches go in rounds that take the servers in turn, in a Williams order ([`in_order`]:
+//! A B C, B C A, C A B, then the same reversed), each on a server
 //! started afresh: the first round probes and ramps each server before its first search, the
 //! last measures the latency under its capacity. A drift of the machine over the minutes of
 //! a run then falls on every server alike, where one server's searches back to back handed
@@ -41,7 +42,7 @@
 use anyhow::Result;
 
 use crate::harness::{Harness, Start, Subject};
-use crate::scenario::kit::{Book, Run};
+use crate::scenario::kit::{in_order, Book, Run};
 use greet_model::results::{us_per_request_at, Frame};
 use greet_stats::distinct;
 use greet_stats::paired::{self, Figure};
@@ -50,7 +51,7 @@ use super::level::Level;
 use super::{Capacity, CapacityServer, Plan, Section, LATE_SHARE_MAX};
 
 impl Run for Capacity {
-    /// Runs capacity: each search a round over every server in turn.
+    /// Runs capacity: each search a round over every server, in a Williams order.
     async fn run(harness: &Harness, plan: &Plan, book: &mut Book<'_, Self>) -> Result<()> {
         let (args, workers) = harness.server_args(&plan.base.server);
         book.open(Section {
@@ -70,7 +71,7 @@ impl Run for Capacity {
         });
         let subjects = Subject::all(&plan.base);
         for search in 1..=plan.base.repeats.max(1) {
-            for subject in &subjects {
+            for subject in in_order(&subjects, search - 1) {
                 let name = subject.name();
                 let round = Round {
                     subject,

@@ -45,7 +45,6 @@ impl Scenario for Cost {
         own_protocols: true,
         keep_alive: false,
         references: true,
-        again: true,
         ..About::DEFAULT
     };
     type Plan = Plan;

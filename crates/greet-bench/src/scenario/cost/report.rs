@@ -230,7 +230,7 @@ impl Render for Section {
             .cells
             .iter()
             .flat_map(|c| {
-                let figures = FIGURES.iter().map(|f| (f.metric, c.values(f.of)));
+                let figures = FIGURES.iter().map(|f| (self.metric(f), c.values(f.of)));
                 Point::each(&c.server, (&c.path, &c.cell), figures.collect::<Vec<_>>())
             })
             .collect();
@@ -270,8 +270,8 @@ impl Render for Section {
             {
                 let entries = of.iter().map(|c| Entry::new(&c.server, c.values(f.of)));
                 out.push(Row::new(
-                    format!("{cell} {}", f.label),
-                    f.metric,
+                    format!("{cell} {}", self.label(f)),
+                    self.metric(f),
                     entries.collect(),
                 ));
             }

@@ -19,6 +19,31 @@ pub(super) struct Figure {
     pub(super) of: fn(&PerRequest) -> Option<f64>,
 }
 
+impl Section {
+    /// Whether its syscalls were counted from `/proc`, perf unable to.
+    fn by_proc(&self) -> bool {
+        self.instruments.iter().any(|i| i == "proc")
+    }
+
+    /// `f`'s metric as this section counted it: syscalls counted from `/proc` where perf could
+    /// not are another count ([`Metric::RwSyscalls`]), never paired with perf's.
+    pub(super) fn metric(&self, f: &Figure) -> Metric {
+        if f.metric == Metric::Syscalls && self.by_proc() {
+            Metric::RwSyscalls
+        } else {
+            f.metric
+        }
+    }
+
+    /// `f`'s name in this section's tables.
+    pub(super) fn label(&self, f: &Figure) -> &'static str {
+        match self.metric(f) {
+            Metric::RwSyscalls => "read/write syscalls",
+            _ => f.label,
+        }
+    }
+}
+
 /// The per-request figures, in table order.
 pub(super) const FIGURES: [Figure; 7] = [
     Figure {
@@ -58,16 +83,30 @@ pub(super) const FIGURES: [Figure; 7] = [
     },
 ];
 
-/// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10.
+/// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10; one
+/// below zero, a count that fell as the load grew, flagged `(fell)` ([`FELL`]).
 pub(super) fn count(value: Option<f64>) -> String {
-    match value {
-        None => "-".to_owned(),
-        Some(v) if v >= 10_000.0 => format!("{:.1}k", v / 1000.0),
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) if v >= 10.0 => format!("{v:.1}"),
-        Some(v) => format!("{v:.2}"),
+    let Some(v) = value else {
+        return "-".to_owned();
+    };
+    let digits = match v.abs() {
+        a if a >= 10_000.0 => format!("{:.1}k", v / 1000.0),
+        a if a >= 100.0 => format!("{v:.0}"),
+        a if a >= 10.0 => format!("{v:.1}"),
+        _ => format!("{v:.2}"),
+    };
+    if v < 0.0 {
+        format!("{digits} (fell)")
+    } else {
+        digits
     }
 }
+
+/// What a count flagged `(fell)` is, for a table that shows one.
+pub(super) const FELL: &str = "(fell): the count was lower after the larger load than after \
+    the smaller, so the difference is below zero. Kept as counted, not as a cost of zero: it is \
+    no cost a request pays but what the two loads did apart (a buffer grown in one, context \
+    switches batching spared), and a count to take again.";
 
 /// A function's name, short enough for a table: `<Type as Trait>::f` as `Type::f`, generics
 /// left out, its last three path segments.
@@ -129,7 +168,7 @@ pub(super) fn string_routine(function: &str) -> Option<&'static str> {
 impl Tables for Section {
     fn tables(&self) -> Vec<Table> {
         let mut headers = vec!["Cell", "Application"];
-        headers.extend(FIGURES.iter().map(|f| f.label));
+        headers.extend(FIGURES.iter().map(|f| self.label(f)));
         let rows: Vec<Vec<String>> = self
             .cells
             .iter()
@@ -160,18 +199,34 @@ impl Tables for Section {
             &headers,
             grouped(rows, 0),
         );
+        let syscalls = if self.by_proc() {
+            "read/write syscalls, from /proc/PID/io where perf could not count (the read and \
+                 write class only: another count than perf's syscalls, never compared with it), \
+                 to a few percent (over 5%)"
+        } else {
+            "syscalls, from perf's tracepoint, to a few percent (over 5%; the waits, \
+                 epoll_wait and futex, left out: they follow the client's timing)"
+        };
         per_request.notes.push(format!(
             "Counted by {}; instructions and allocations repeat to well under 1% from run to \
-             run (a difference over 2% is a difference), syscalls to a few percent (over 5%; \
-             the waits, epoll_wait and futex, left out: they follow the client's timing). \
-             Under callgrind glibc's memset and memcpy keep to their vector loops (valgrind counts \
-             a rep-prefixed fill or copy once a byte). CPU µs is timed, this machine's.",
+             run (a difference over 2% is a difference), {syscalls}. Under callgrind glibc's \
+             memset and memcpy keep to their vector loops (valgrind counts a rep-prefixed fill \
+             or copy once a byte). CPU µs is timed, this machine's.",
             if self.instruments.is_empty() {
                 "nothing".to_owned()
             } else {
                 self.instruments.join(", ")
             }
         ));
+        let fell = self.cells.iter().any(|c| {
+            FIGURES
+                .iter()
+                .filter(|f| f.metric != Metric::CpuPerRequest)
+                .any(|f| c.median(f.of).is_some_and(|m| m < 0.0))
+        });
+        if fell {
+            per_request.notes.push(FELL.to_owned());
+        }
         per_request.notes.extend(self.skipped.iter().cloned());
         per_request
             .notes
@@ -264,7 +319,7 @@ pub(super) fn knobs_table(cost: &Section) -> Option<Table> {
         return None;
     }
     let mut headers = vec!["Cell", "Application"];
-    headers.extend(figures.iter().map(|f| f.label));
+    headers.extend(figures.iter().map(|f| cost.label(f)));
     let mut table = Table::new(
         "What each knob changes: per request, the crate at its defaults → with the knob",
         &headers,
@@ -334,6 +389,66 @@ fn change(base: Option<f64>, tuned: Option<f64>) -> String {
 mod tests {
     use super::*;
     use crate::scenario::cost::report::tests::cell;
+
+    /// A count below zero is printed as counted and flagged, with what the flag means; a
+    /// table without one says nothing of it.
+    #[test]
+    fn a_count_that_fell_is_flagged_not_zeroed() {
+        assert_eq!(count(Some(-0.021)), "-0.02 (fell)");
+        assert_eq!(count(Some(-12_345.0)), "-12.3k (fell)");
+        assert_eq!(count(Some(0.0)), "0.00");
+        assert_eq!(count(Some(15_400.0)), "15.4k");
+        let counted = |allocations| PerRequest {
+            instructions: Some(15_400.0),
+            allocations: Some(allocations),
+            ..PerRequest::default()
+        };
+        let table = |allocations| {
+            let section = Section {
+                cells: vec![cell("greet-hyper", "websocket", counted(allocations))],
+                ..Section::default()
+            };
+            section.tables().remove(0)
+        };
+        let fell = table(-0.02);
+        let row = fell.groups.iter().flatten().next().expect("a row");
+        assert_eq!(row[4], "-0.02 (fell)", "{row:?}");
+        assert!(fell.notes.iter().any(|n| n == FELL), "{:?}", fell.notes);
+        let grew = table(0.02);
+        assert!(!grew.notes.iter().any(|n| n == FELL), "{:?}", grew.notes);
+    }
+
+    /// Syscalls counted from /proc, perf unable to, are the read and write class only: named
+    /// `rw_syscalls` in points and the scorecard, so `compare` never pairs them with perf's
+    /// and a `syscalls` threshold names none of them.
+    #[test]
+    fn syscalls_from_proc_are_another_count() {
+        use greet_report::Render;
+        let counted = PerRequest {
+            syscalls: Some(2.5),
+            ..PerRequest::default()
+        };
+        let section = |instruments: &[&str]| Section {
+            instruments: instruments.iter().map(|&i| i.to_owned()).collect(),
+            cells: vec![cell("greet-hyper", "baseline", counted.clone())],
+            ..Section::default()
+        };
+        let metrics = |s: &Section| {
+            let mut m: Vec<Metric> = (s.points().iter())
+                .filter(|p| p.values == [2.5])
+                .map(|p| p.metric)
+                .collect();
+            m.dedup();
+            m
+        };
+        let by_perf = section(&["callgrind", "dhat", "perf"]);
+        let by_proc = section(&["proc"]);
+        assert_eq!(metrics(&by_perf), [Metric::Syscalls]);
+        assert_eq!(metrics(&by_proc), [Metric::RwSyscalls]);
+        let header = |s: &Section| s.tables().remove(0).headers[6].clone();
+        assert_eq!(header(&by_perf), "syscalls");
+        assert_eq!(header(&by_proc), "read/write syscalls");
+    }
 
     #[test]
     fn each_knob_is_set_against_its_crate_at_its_defaults() {

@@ -1,5 +1,5 @@
 //! How a scenario measures in blocks and what it compares: servers started once and measured
-//! block by block in an order that rotates ([`Members`]), the pause that lets a load's
+//! block by block in a balanced order ([`Members`]), the pause that lets a load's
 //! connections close before the next ([`settle`]), a settings grid that holds the default,
 //! and every pair of contenders on one figure.
 
@@ -13,9 +13,10 @@ use greet_model::plan::Budget;
 use super::{Book, Run};
 
 /// Servers started once and measured in blocks: each block measures every member once (a
-/// server, or a server in one case), in an order that rotates from block to block, so that a
-/// slow spell of the machine falls on a block's members alike and cancels in their ratios
-/// ([`greet_stats::paired`]). A member is named by who fails with it (its server).
+/// server, or a server in one case), in a Williams order ([`greet_stats::order`]: every member
+/// in every place, and after every other, alike over a cycle of blocks), so that a slow spell
+/// of the machine, or what a slice leaves behind, falls on a block's members alike and cancels
+/// in their ratios ([`greet_stats::paired`]). A member is named by who fails with it (its server).
 pub(crate) struct Members {
     each: Vec<(String, Option<Up>)>,
 }
@@ -46,7 +47,7 @@ impl Members {
 
     /// `least` blocks, then `more.step` blocks at a time while `decided(book)` is false and
     /// `more` has looks and time left (`until`): for each block,
-    /// `slice(book, member, block, up)` for every member still up, in a rotated order; a
+    /// `slice(book, member, block, up)` for every member still up, in a Williams order; a
     /// member whose server fails is dropped from the rest. Returns the blocks run.
     pub(crate) async fn blocks<'a, K: Run>(
         &mut self,
@@ -59,8 +60,7 @@ impl Members {
         let (mut done, mut target, mut looks) = (0, least, 1);
         loop {
             while done < target {
-                for k in 0..n {
-                    let i = (k + done) % n;
+                for i in greet_stats::order::williams(n, done) {
                     let (who, slot) = &mut self.each[i];
                     let Some(up) = slot.as_mut() else { continue };
                     book.step(who, async |book| slice(book, i, done, up).await)
@@ -101,6 +101,14 @@ pub(crate) enum Leftover {
     KeepAlive,
     /// A ladder level's: up to its concurrency in fresh connections, closing at once.
     Fresh,
+}
+
+/// `items` in block `block`'s order (from 0): a Williams design ([`greet_stats::order`]), so
+/// that over a cycle of blocks each takes every place, and follows every other, alike.
+pub(crate) fn in_order<T>(items: &[T], block: usize) -> impl Iterator<Item = &T> {
+    greet_stats::order::williams(items.len(), block)
+        .into_iter()
+        .map(move |i| &items[i])
 }
 
 /// Lets the last load's connections close before the next one starts.

@@ -12,7 +12,7 @@
 mod blocks;
 mod study;
 
-pub(crate) use blocks::{contenders_pairwise, grid_with, settle, Leftover, Members};
+pub(crate) use blocks::{contenders_pairwise, grid_with, in_order, settle, Leftover, Members};
 pub(crate) use study::{Part, Study};
 
 use std::fmt::Debug;
@@ -47,15 +47,14 @@ pub(crate) struct About {
     pub(crate) streams_list: bool,
     /// Its load is keep-alive users, which `--requests-per-connection` can make reconnect.
     pub(crate) keep_alive: bool,
-    /// Its repeats take the servers in turn (A B C A B C), so a drift of the machine falls on
-    /// all of them alike; false: one server's runs, then the next's.
-    pub(crate) interleaved: bool,
+    /// What one of its blocks is, in a phrase (recorded in results.json, [`Frame::block`]):
+    /// every block takes each server once, close together, in a Williams order
+    /// ([`greet_stats::order`]), so a drift of the machine falls on all of them alike. Empty
+    /// for one that judges nothing by blocks.
+    pub(crate) block: &'static str,
     /// The reference servers (`floor`, `nginx`) can join it: its loads are on endpoints they
     /// serve, in cleartext HTTP/1.1.
     pub(crate) references: bool,
-    /// A server named twice in its `--servers` is measured twice, the second as a server of
-    /// its own (`greet-hyper#2`): an A/A check of its noise. Its servers run one at a time.
-    pub(crate) again: bool,
     /// `all` runs it; false for one whose builds take too long to run unasked.
     pub(crate) in_all: bool,
     /// A load its comparisons rest on is measured once more where heavy steal disturbed it
@@ -77,9 +76,8 @@ impl About {
         own_protocols: false,
         streams_list: false,
         keep_alive: true,
-        interleaved: true,
+        block: "",
         references: false,
-        again: false,
         in_all: true,
         measures_again: false,
         stores: false,
@@ -236,7 +234,8 @@ impl<K: Run> Debug for Book<'_, K> {
 
 impl<K: Run> Book<'_, K> {
     /// Starts the scenario's section.
-    pub(crate) fn open(&mut self, section: K::Section) {
+    pub(crate) fn open(&mut self, mut section: K::Section) {
+        section.frame().block = K::ABOUT.block.to_owned();
         *self.sheet.slot() = Some(section);
     }
 

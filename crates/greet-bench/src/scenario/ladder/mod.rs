@@ -1,5 +1,6 @@
 //! The ladder, the original experiment: each server in turn verified, started, loaded at
-//! each concurrency level (one request per fresh connection) while sampled, and stopped.
+//! each concurrency level (one request per fresh connection) while sampled, and stopped;
+//! with `--repeats`, again, each repeat a block of every server.
 
 mod flags;
 mod report;
@@ -20,16 +21,17 @@ pub(crate) struct Ladder;
 impl Scenario for Ladder {
     const ABOUT: About = About {
         name: "ladder",
+        block: "a repeat of the whole ladder, each server started afresh",
         title: "Ladder (the original experiment)",
         summary: "The original experiment (the default): fresh connections at 100 to 2700 at once",
         detail: "Each server in turn, started, verified, loaded at each concurrency level (one \
-                 request per fresh connection), sampled, stopped",
+                 request per fresh connection), sampled, stopped; with --repeats, the whole \
+                 ladder again, each repeat a block",
         examples: &[
             "greet-bench --quick                           a smoke-sized ladder, seconds once built",
             "greet-bench --repeats 5 --concurrency 900     medians of 5 runs, and verdicts",
             "greet-bench --servers axum,axum:/greetings/blocking   async against a thread pool",
         ],
-        interleaved: false,
         keep_alive: false,
         ..About::DEFAULT
     };
@@ -70,8 +72,9 @@ impl Based for Plan {
         ..Takes::ANYWHERE
     };
     const REPEATS_HELP: &'static str =
-        "Runs of each level; with more than one, figures are medians \
-                                   and every pair of servers is compared on total time";
+        "Runs of the whole ladder, each on every server started afresh, the servers \
+         in a balanced order; with more than one, figures are medians and the servers are \
+         compared block by block on total time and start-up";
 
     fn defaults(quick: bool) -> Self {
         let delay_ms = if quick {

@@ -57,9 +57,14 @@ pub struct LadderServer {
     /// On a swarm: the node its task ran on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
-    /// Spawn → first 200 on `/health`, seconds (none for `--target`).
+    /// Spawn → first 200 on `/health`, seconds (none for `--target`): the median of
+    /// `startups_s` where the ladder was repeated.
     pub startup_s: Option<f64>,
-    /// Resident memory after start-up, before any load, MiB.
+    /// Each repeat's start-up, seconds, in repeat order, when the ladder was repeated (each
+    /// repeat starts every server afresh).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub startups_s: Vec<f64>,
+    /// Resident memory after start-up, before any load, MiB (the first start's).
     pub idle_rss_mib: Option<f64>,
     /// Highest CPU use over all levels, percent of one CPU.
     pub cpu_max_pct: Option<f64>,
@@ -97,6 +102,26 @@ impl Section {
 }
 
 impl LadderServer {
+    /// A run of its `index`th level (at `concurrency`): the level's one run, or
+    /// (`repeated`) one more of its runs, its figures their medians.
+    pub fn add(&mut self, index: usize, concurrency: usize, run: Trial, repeated: bool) {
+        if index >= self.levels.len() {
+            self.levels.push(Level {
+                concurrency,
+                ..Level::default()
+            });
+        }
+        let at = index.min(self.levels.len() - 1);
+        let level = &mut self.levels[at];
+        if repeated {
+            level.runs.push(run);
+            level.run = Trial::median_of(&level.runs);
+        } else {
+            level.run = run;
+        }
+        self.fold_maxima();
+    }
+
     /// Folds the levels' resource maxima into the server's.
     pub fn fold_maxima(&mut self) {
         let all = Sampled::over(
@@ -293,16 +318,21 @@ impl Render for Section {
                 })
                 .collect(),
             ));
-            let one = |v: Option<f64>| v.into_iter().collect::<Vec<_>>();
-            out.push(
-                Row::new(
-                    format!("start-up{at}"),
-                    Metric::Startup,
-                    of().map(|s| Entry::new(&s.name, one(s.startup_s.map(|v| v * 1e3))))
-                        .collect(),
-                )
-                .once(),
+            // Each repeat starts every server afresh: its start-ups are blocks.
+            let repeated = of().any(|s| s.startups_s.len() > 1);
+            let starts = |s: &LadderServer| -> Vec<f64> {
+                if repeated {
+                    s.startups_s.iter().map(|v| v * 1e3).collect()
+                } else {
+                    s.startup_s.map(|v| v * 1e3).into_iter().collect()
+                }
+            };
+            let startup = Row::new(
+                format!("start-up{at}"),
+                Metric::Startup,
+                of().map(|s| Entry::new(&s.name, starts(s))).collect(),
             );
+            out.push(if repeated { startup } else { startup.once() });
             out.push(Row::new(
                 format!("peak memory{at}"),
                 Metric::Rss,

@@ -198,7 +198,7 @@ fn per_level(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use greet_model::results::{Failure, Figures, Frame, Mode, Sampled, Transport, Trial};
+    use greet_model::results::{Failure, Figures, Frame, Mode, Transport, Trial};
 
     fn ladder_of() -> Section {
         // Figures as the original published them (its req/s came from unrounded totals).
@@ -215,10 +215,7 @@ mod tests {
                     requests_per_s,
                     ..Figures::default()
                 },
-                server: Sampled::default(),
-                engine: None,
-                agents: Vec::new(),
-                machine: None,
+                ..Trial::default()
             },
             runs: Vec::new(),
         };

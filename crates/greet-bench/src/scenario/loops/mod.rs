@@ -19,6 +19,7 @@ pub(crate) struct Loops;
 impl Scenario for Loops {
     const ABOUT: About = About {
         name: "loops",
+        block: "a repeat: each server started afresh, every shape on it",
         title: "Loops (the JMeter experiment)",
         summary: "The JMeter experiment: keep-alive users in loops, zero delay",
         detail: "T users each sending L requests back to back over keep-alive, zero delay, \

@@ -1,15 +1,16 @@
 //! Loops, the JMeter experiment: T virtual users each send L requests back to back over their
 //! own keep-alive connection; servers are compared on per-run throughput.
 //!
-//! Repeats are the outer loop, then servers: each repeat starts every server afresh and runs
-//! every shape on it, so a slow spell of the machine hits every server alike, where one
-//! server's runs back to back would hand the drift to the comparison between servers.
+//! Repeats are the outer loop, then servers in a Williams order ([`in_order`]): each repeat
+//! starts every server afresh and runs every shape on it, so a slow spell of the machine hits
+//! every server alike, where one server's runs back to back would hand the drift to the
+//! comparison between servers.
 
 use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::scenario::kit::{Book, Run};
+use crate::scenario::kit::{in_order, Book, Run};
 use greet_model::plan::Placement;
 use greet_model::results::{block_throughputs, Frame, Repeated};
 use greet_stats::paired::{self, Figure};
@@ -37,7 +38,7 @@ impl Run for Loops {
         });
         let subjects = Subject::all(&plan.base);
         for repeat in 1..=plan.base.repeats {
-            for subject in &subjects {
+            for subject in in_order(&subjects, repeat - 1) {
                 let name = subject.name();
                 let one = Repeat {
                     subject,

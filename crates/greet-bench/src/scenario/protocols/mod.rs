@@ -21,6 +21,7 @@ pub(crate) struct Protocols;
 impl Scenario for Protocols {
     const ABOUT: About = About {
         name: "protocols",
+        block: "a slice of each server in each case, every server started once",
         title: "Protocols (HTTP/1.1, h2c, HTTPS and HTTP/2 over TLS)",
         summary: "Keep-alive throughput over HTTP/1.1, h2c, HTTPS and h2",
         detail: "Keep-alive throughput at zero delay over HTTP/1.1, h2c, HTTP/1.1 over TLS and \

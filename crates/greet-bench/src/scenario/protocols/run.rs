@@ -1,8 +1,8 @@
 //! Protocols: each server loaded with keep-alive connections at delay 0 over HTTP/1.1, h2c,
 //! HTTP/1.1 over TLS and HTTP/2 over TLS, each protocol on a server of its own (over TLS with
 //! `--tls-self-signed`), all started and warmed up first, then measured in blocks: every
-//! server in every case once a block, in an order that rotates, so a slow spell of the
-//! machine falls on a block alike. With a list of `--streams`, each HTTP/2 protocol is
+//! server in every case once a block, in a Williams order, so a slow spell of the machine
+//! falls on a block alike. With a list of `--streams`, each HTTP/2 protocol is
 //! measured at each (a case: `h2c, 10 streams`). Each case's throughput is a fraction of the
 //! same server's HTTP/1.1 in the same block, and the servers are compared on those
 //! fractions, block by block: which keeps more of its HTTP/1.1.
@@ -12,7 +12,7 @@ use greet_load::{Expect, Stop, Wire, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::scenario::kit::{Book, Members, Run};
-use greet_model::plan::{self, package, Measure, Placement, Protocol, BLOCKING_THREADS};
+use greet_model::plan::{self, Measure, Placement, Protocol, BLOCKING_THREADS};
 use greet_model::results::{block_throughputs, Frame, Gain, Repeated};
 use greet_stats::paired::{self, Figure};
 
@@ -30,6 +30,8 @@ impl Run for Protocols {
         let repeats = plan.base.repeats;
         let workers = harness.workers(None);
         let cases = protocol_cases(&plan.protocols, &harness.common.streams_each);
+        // A server named twice is measured as two (`greet-hyper#2`): an A/A check.
+        let subjects = Subject::all(&plan.base);
         let mut wires = Vec::new();
         for &(protocol, streams) in &cases {
             let wire = Wire::new(protocol, &greet_probe::tls::Trust::Any)?;
@@ -47,14 +49,11 @@ impl Run for Protocols {
             concurrency,
             duration_s: duration.as_secs_f64(),
             warmup_s: warmup.as_secs_f64(),
-            cells: plan
-                .base
-                .servers
-                .iter()
-                .flat_map(|spec| {
-                    let short = &spec.short;
+            cells: (subjects.iter())
+                .flat_map(|subject| {
+                    let name = subject.name();
                     cases.iter().map(move |&(protocol, streams)| ProtocolCell {
-                        server: package(short),
+                        server: name.clone(),
                         protocol,
                         streams,
                         ..ProtocolCell::default()
@@ -67,7 +66,6 @@ impl Run for Protocols {
         let args = server_args(0, workers, BLOCKING_THREADS);
         // Every server in every case started and warmed once, then measured in blocks: a
         // protocol and the same server's HTTP/1.1 in the same block, seconds apart.
-        let shorts = plan.base.shorts();
         let ask = |wire, streams: usize, stop| {
             let work = Work::Sessions {
                 users: concurrency,
@@ -84,17 +82,16 @@ impl Run for Protocols {
         let mut members = Members::new();
         let mut cells = Vec::new();
         for (p, (wire, streams)) in wires.iter().enumerate() {
-            for (s, short) in shorts.iter().enumerate() {
-                let name = package(short);
+            for (s, subject) in subjects.iter().enumerate() {
+                let name = subject.name();
                 let case = protocol_case(wire.protocol, *streams);
-                let subject = Subject::Server(short.clone());
                 let foreign = plan::Foreign::default();
                 members
                     .start(book, &name, async || {
                         let start = Start {
                             checked: p > 0,
                             wire: Some(wire),
-                            ..Start::new(&subject, &args, &foreign, target)
+                            ..Start::new(subject, &args, &foreign, target)
                         };
                         let up = harness.bring_up(Placement::Harness, &start).await?;
                         if !warmup.is_zero() {
@@ -118,7 +115,7 @@ impl Run for Protocols {
                 async |book, m, block, up| {
                     let (s, p) = cells[m];
                     let (wire, streams) = &wires[p];
-                    let name = package(&shorts[s]);
+                    let name = subjects[s].name();
                     let case = protocol_case(wire.protocol, *streams);
                     let label = format!("{name} {case} #{}", block + 1);
                     let measured = ask(wire, *streams, Stop::After(duration));

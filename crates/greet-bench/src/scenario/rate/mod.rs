@@ -36,8 +36,7 @@ impl Scenario for Rate {
             "greet-bench rate --rates 10k,50k --repeats 4  latency and CPU per request at fixed rates",
             "greet-bench rate --ramp 1k:10s,50k:30s        a ramping rate, second by second",
         ],
-        again: true,
-        interleaved: true,
+        block: "a level of each server, the servers started once",
         keep_alive: false,
         ..About::DEFAULT
     };

@@ -1,6 +1,6 @@
 //! Rate, open-loop load: every server started and probed for its capacity (a short closed
 //! loop) at each endpoint, then levels at the same request rates for all (fractions of the
-//! lowest capacity, or given), run in blocks (each server once a block, in a rotated order).
+//! lowest capacity, or given), run in blocks (each server once a block, in a Williams order).
 //! Each request goes on a fixed schedule and its latency counted from its intended send time, so that a stall
 //! shows however few requests were in flight during it (no coordinated omission).
 
@@ -96,8 +96,7 @@ impl Run for Rate {
                     }
                 }
                 for block in 0..plan.base.repeats {
-                    for k in 0..subjects.len() {
-                        let s = (k + block) % subjects.len();
+                    for s in greet_stats::order::williams(subjects.len(), block) {
                         let name = subjects[s].name();
                         let (Some(up), Some((merged, level_runs))) =
                             (ups[s].as_mut(), runs[s].as_mut())

@@ -22,6 +22,7 @@ pub(crate) struct Soak;
 impl Scenario for Soak {
     const ABOUT: About = About {
         name: "soak",
+        block: "a repeat: each server started afresh on each endpoint, every concurrency on it",
         title: "Soak (the siege / ab experiment)",
         summary: "The siege / ab experiment: keep-alive load for a time, counting threads",
         detail: "Load for a duration (or a count) at each number of connections on the async \

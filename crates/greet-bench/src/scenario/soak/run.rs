@@ -3,7 +3,8 @@
 //! freshly started server whose threads are counted throughout: live, peak, and every thread
 //! id seen since start (threads started).
 //!
-//! Repeats are the outer loop, then servers, then endpoints: each repeat starts every server
+//! Repeats are the outer loop, then servers (in a Williams order, [`in_order`]), then
+//! endpoints: each repeat starts every server
 //! afresh for each endpoint and runs every concurrency on it, so a slow spell of the machine
 //! hits every server alike, where one server's runs back to back would hand the drift to the
 //! comparison between servers.
@@ -13,7 +14,7 @@ use anyhow::Result;
 use greet_load::{Stop, Work};
 
 use crate::harness::{Ask, Harness, Start, Subject};
-use crate::scenario::kit::{Book, Run};
+use crate::scenario::kit::{in_order, Book, Run};
 use greet_bed::sample;
 use greet_model::results::{block_throughputs, Frame, Repeated};
 use greet_stats::paired::{Comparison, Figure};
@@ -43,7 +44,7 @@ impl Run for Soak {
         });
         let subjects = Subject::all(&plan.base);
         for repeat in 1..=plan.base.repeats {
-            for subject in &subjects {
+            for subject in in_order(&subjects, repeat - 1) {
                 let name = subject.name();
                 for (i, endpoint) in plan.endpoints.iter().enumerate() {
                     let one = Endpoint {

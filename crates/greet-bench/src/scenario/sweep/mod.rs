@@ -22,6 +22,8 @@ pub(crate) struct Sweep;
 impl Scenario for Sweep {
     const ABOUT: About = About {
         name: "sweep",
+        block: "a repeat: each server on each endpoint at every setting (settings in a Williams \
+                order too), a fresh process each",
         title: "Sweep (the tuning experiment)",
         summary: "The tuning experiment: --workers and --blocking-threads grids",
         detail: "Zero-delay load on the ceiling (/health) and greeting endpoints over a grid of \
@@ -31,7 +33,6 @@ impl Scenario for Sweep {
             "greet-bench sweep --quick",
             "greet-bench sweep --workers 1,2 --blocking-threads 2,200",
         ],
-        interleaved: false,
         measures_again: true,
         ..About::DEFAULT
     };

@@ -23,6 +23,7 @@ pub(crate) struct TechEmpower;
 impl Scenario for TechEmpower {
     const ABOUT: About = About {
         name: "techempower",
+        block: "a repeat on a store: each server started afresh, every test on it",
         title: "TechEmpower (their seven tests: json, plaintext, db, queries, fortunes, updates, \
                 cached queries)",
         summary: "TechEmpower's seven tests, on SQLite and PostgreSQL",

@@ -5,8 +5,8 @@
 //! contract suite checks it (the exact page, message and rows).
 //!
 //! Each repeat starts a fresh server per store and loads each test on it in turn (warm-up,
-//! then the measured part); repeats are the outer loop, then stores, then servers, so a
-//! slow spell of the machine hits every server alike. Each cell's share is its median over
+//! then the measured part); repeats are the outer loop, then stores, then servers in a
+//! Williams order ([`in_order`]), so a slow spell of the machine hits every server alike. Each cell's share is its median over
 //! the best server's of its league (at the defaults, or with knobs) on the same test and
 //! store, as TechEmpower's tables rank them, and every pair of servers is compared on its
 //! runs paired by repeat (`greet_stats::paired`).
@@ -15,9 +15,9 @@ use anyhow::Result;
 use greet_load::{Expect, Stop, Work};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
-use crate::scenario::kit::{Book, Run};
+use crate::scenario::kit::{in_order, Book, Run};
 use greet_bed::server::provision::{self, Ready};
-use greet_model::plan::{self, package, Placement, BLOCKING_THREADS};
+use greet_model::plan::{self, Placement, BLOCKING_THREADS};
 use greet_model::results::{block_throughputs, Frame, Repeated, Transport, Trial};
 use greet_stats::paired::Figure;
 
@@ -77,11 +77,12 @@ impl Run for TechEmpower {
             })
             .filter(|(_, tests): &(_, Vec<Test>)| !tests.is_empty())
             .collect();
-        let shorts = plan.base.shorts();
-        let servers: Vec<(&String, String)> = shorts.iter().map(|s| (s, package(s))).collect();
+        // A server named twice is measured as two (`greet-hyper#2`): an A/A check.
+        let subjects = Subject::all(&plan.base);
+        let servers: Vec<(&Subject, String)> = subjects.iter().map(|s| (s, s.name())).collect();
         for (store, tests) in &runs {
-            for (short, name) in &servers {
-                for test in served(short, tests) {
+            for (subject, name) in &servers {
+                for test in served(subject, tests) {
                     book.section().cells.push(TechEmpowerCell {
                         server: name.clone(),
                         store: store_of(test, store).to_owned(),
@@ -94,13 +95,13 @@ impl Run for TechEmpower {
         }
         for repeat in 1..=plan.base.repeats {
             for (store, tests) in &runs {
-                for (short, name) in &servers {
-                    let tests = &served(short, tests);
+                for (subject, name) in in_order(&servers, repeat - 1) {
+                    let tests = &served(subject, tests);
                     if tests.is_empty() {
                         continue;
                     }
                     let one = Server {
-                        short,
+                        subject,
                         name,
                         store,
                         tests,
@@ -122,9 +123,9 @@ impl Run for TechEmpower {
     }
 }
 
-/// The tests of `tests` server `short` serves: a reference server has no store.
-fn served(short: &str, tests: &[Test]) -> Vec<Test> {
-    let stored = !plan::is_reference(short);
+/// The tests of `tests` server `subject` serves: a reference server has no store.
+fn served(subject: &Subject, tests: &[Test]) -> Vec<Test> {
+    let stored = !subject.short().is_some_and(plan::is_reference);
     tests
         .iter()
         .copied()
@@ -142,7 +143,7 @@ fn store_of(test: Test, store: &Ready) -> &'static str {
 
 /// One repeat of one server on one store.
 struct Server<'a> {
-    short: &'a str,
+    subject: &'a Subject,
     name: &'a str,
     store: &'a Ready,
     tests: &'a [Test],
@@ -159,7 +160,6 @@ async fn run_repeat(
 ) -> Result<()> {
     let mut args = server_args(0, harness.workers(None), BLOCKING_THREADS);
     args.extend(one.store.args.iter().cloned());
-    let subject = Subject::Server(one.short.to_owned());
     let foreign = plan::Foreign::default();
     let first = one
         .tests
@@ -168,7 +168,7 @@ async fn run_repeat(
     let start = Start {
         checked: one.repeat > 1,
         join: one.store.network(),
-        ..Start::new(&subject, &args, &foreign, &first)
+        ..Start::new(one.subject, &args, &foreign, &first)
     };
     let mut up = harness.bring_up(plan.base.place, &start).await?;
     for test in one.tests {

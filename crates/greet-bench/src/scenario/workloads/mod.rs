@@ -26,6 +26,7 @@ pub(crate) struct Workloads;
 impl Scenario for Workloads {
     const ABOUT: About = About {
         name: "workloads",
+        block: "a slice of each server on a profile, every server started once for it",
         title: "Workloads (baseline, short-lived, POST JSON, compression, upload, static, TLS, \
                 WebSocket)",
         summary: "HttpArena's profiles: JSON, compression, uploads, static, TLS, WebSocket",
@@ -41,7 +42,6 @@ impl Scenario for Workloads {
         ],
         // Each profile sets its own protocol, connections, header fields and body.
         own_protocols: true,
-        again: true,
         keep_alive: false,
         measures_again: true,
         ..About::DEFAULT

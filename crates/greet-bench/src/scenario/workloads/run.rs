@@ -1,7 +1,8 @@
 //! Workloads: each profile on every server (over TLS for `json-tls`): each server started
 //! and warmed up once for the profile, then measured in blocks, a slice of each server a
-//! block in an order that rotates, so that a slow spell of the machine falls on a block's
-//! servers alike and cancels in their ratio. Besides throughput and latency,
+//! block in a Williams order (each server in each place, and after each other, alike), so
+//! that a slow spell of the machine falls on a block's servers alike and cancels in their
+//! ratio. Besides throughput and latency,
 //! each run keeps the bytes per answer as they came, the server's CPU per request (its user
 //! and system time over the load, over the load's requests) and the load generator's.
 
