@@ -111,15 +111,6 @@ fn errors_name_what_is_wrong() {
         typo.contains("a similar argument exists: '--concurrency'"),
         "{typo}"
     );
-    // A server twice is an A/A check where the servers run one at a time, refused elsewhere.
-    let twice = assert_one_line_error(&["soak", "--servers", "hyper,axum,hyper"]);
-    assert!(
-        twice.contains(
-            "names hyper twice: only rate, capacity, workloads and cost measure a server against \
-             itself"
-        ) && twice.contains("not soak"),
-        "{twice}"
-    );
 }
 
 #[test]

@@ -220,13 +220,14 @@ pub(crate) fn assert_one_line_exit(output: &Output, code: i32) -> String {
     stderr
 }
 
-/// The blocks both `a` and `b` ran undisturbed in: what a paired comparison of them rests on.
+/// The blocks both `a` and `b` ran undisturbed in, their client not the limit: what a paired
+/// comparison of them rests on ([`greet_model::results::Trial::left_out`]).
 pub(crate) fn undisturbed(
     a: &[greet_model::results::Trial],
     b: &[greet_model::results::Trial],
 ) -> usize {
     a.iter()
         .zip(b)
-        .filter(|(x, y)| !x.disturbed() && !y.disturbed())
+        .filter(|(x, y)| !x.left_out() && !y.left_out())
         .count()
 }

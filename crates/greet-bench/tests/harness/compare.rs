@@ -160,6 +160,12 @@ fn thresholds_gate_a_run_and_compare_pairs_two() {
         lines.contains("threshold hyper:p99<0.1x: BREACHED"),
         "{lines}"
     );
+    // Two runs a side cannot be tested against the machine's drift: the line says the ratio
+    // alone breached.
+    assert!(
+        lines.contains("on the ratio alone: too few runs"),
+        "{lines}"
+    );
 
     // Another delay: the figures are shown, never judged, and the header says why.
     assert!(ladder(&slower, "100", &[]).status.success());

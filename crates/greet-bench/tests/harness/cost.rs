@@ -185,6 +185,13 @@ fn without_valgrind_or_perf_the_cost_run_says_what_it_skipped_and_counts_the_res
         run.syscalls.unwrap() > 0.0,
         "read and write syscalls from /proc: {run:?}"
     );
+    // Named as the other count they are, so never compared with perf's.
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("read/write syscalls"),
+        "the column names them"
+    );
+    assert!(html.contains("never compared with it"), "the note says why");
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&empty);
 }

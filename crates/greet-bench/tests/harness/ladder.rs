@@ -72,6 +72,11 @@ fn small_ladder_against_the_three_servers() {
     );
     assert_eq!(ladder.concurrency, [10, 50]);
     assert!(
+        ladder.frame.block.contains("repeat"),
+        "{}",
+        ladder.frame.block
+    );
+    assert!(
         ladder.frame.failures.is_empty(),
         "{:?}",
         ladder.frame.failures
@@ -83,6 +88,9 @@ fn small_ladder_against_the_three_servers() {
         assert_eq!(server.endpoint, "/greetings");
         let startup = server.startup_s.expect("startup_s");
         assert!(startup > 0.0 && startup < 10.0, "{name} startup {startup}");
+        // Each repeat started it afresh: a start-up each, the figure their median.
+        assert_eq!(server.startups_s.len(), 2, "{name}");
+        assert_eq!(startup, greet_stats::median(&server.startups_s), "{name}");
         assert!(server.idle_rss_mib.expect("idle_rss_mib") > 0.0);
         assert!(server.rss_max_mib.expect("rss_max_mib") > 0.0);
         // Root resets the kernel's peak counter: the peak is each level's own.

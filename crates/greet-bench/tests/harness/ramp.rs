@@ -131,6 +131,36 @@ fn capacity_of_behind_the_delay(servers: &str, out: &std::path::Path, extra: &[&
     String::from_utf8_lossy(&bench_ok(&args).stderr).into_owned()
 }
 
+/// A search in one line, for a failure message: the capacity, where the search began, and each
+/// level's rate and verdict (✓ held, ✗ broke, why, and what disturbed the machine). The whole
+/// record's debug form runs to pages, and a CI log keeps only its tail.
+fn searched(s: &greet_bench::scenario::capacity::CapacityServer) -> String {
+    let steps: Vec<String> = (s.steps.iter())
+        .map(|t| {
+            let mark = if t.held { "✓" } else { "✗" };
+            let why = t.broke.as_deref().unwrap_or("");
+            let busy = t
+                .disturbed
+                .as_deref()
+                .map_or(String::new(), |d| format!(" [{d}]"));
+            format!("{:.0}{mark}{why}{busy}", t.target_rps)
+        })
+        .collect();
+    format!(
+        "{} {}: capacity {:.0}/s (searches {:?}), probe {:.0}/s, knee {:?}, top {:.0}/s, \
+         at_top {}; levels: {}",
+        s.server,
+        s.case(),
+        s.capacity_rps,
+        s.searches,
+        s.probe_rps,
+        s.ramp_knee_rps,
+        s.top_rps,
+        s.at_top,
+        steps.join(", ")
+    )
+}
+
 /// The capacity section a run wrote into `out`, which is then removed; the run failed no
 /// server.
 fn capacity_in(out: &std::path::Path) -> greet_bench::scenario::capacity::Section {
@@ -163,28 +193,42 @@ fn capacity_finds_the_rate_the_server_holds_within_the_objective() {
     let hyper = &capacity.servers[0];
     assert!(
         (280.0..=340.0).contains(&hyper.probe_rps),
-        "16 connections × 50 ms: {hyper:?}"
+        "16 connections × 50 ms: {}",
+        searched(hyper)
     );
     assert!(
         !hyper.at_top,
-        "the server's bound, not the search's: {hyper:?}"
+        "the server's bound, not the search's: {}",
+        searched(hyper)
     );
     assert!(
         (250.0..=345.0).contains(&hyper.capacity_rps),
-        "the capacity is the server's 320/s: {hyper:?}"
+        "the capacity is the server's 320/s: {}",
+        searched(hyper)
     );
-    assert!(hyper.top_rps > 1.1 * hyper.capacity_rps, "{hyper:?}");
+    assert!(
+        hyper.top_rps > 1.1 * hyper.capacity_rps,
+        "{}",
+        searched(hyper)
+    );
     assert!(hyper.ramp.len() >= 2, "{:?}", hyper.ramp);
     assert!(
         hyper.steps.iter().any(|s| s.held) && hyper.steps.iter().any(|s| !s.held),
         "the search bracketed the knee: {:?}",
         hyper.steps
     );
+    // Held is the judge's rule: every quarter second kept the objective, or a stall broke at
+    // most a quarter of them and not the last (excused, though the level's whole p99 may pass
+    // 80 ms for it).
     for step in hyper.steps.iter().filter(|s| s.held) {
+        let quarters = &step.broken_quarters;
+        let excused = quarters.len() <= step.quarters / 4
+            && !quarters.contains(&step.quarters.saturating_sub(1));
         assert!(
-            step.latency_ms.p99 <= 80.0 && step.success_rate == 100.0,
+            step.success_rate == 100.0 && (step.latency_ms.p99 <= 80.0 || excused),
             "{step:?}"
         );
+        assert!(quarters.is_empty() || excused, "{step:?}");
     }
     // Each search ran with the machine's pace timed.
     assert_eq!(hyper.paces_us.len(), hyper.searches.len(), "{hyper:?}");
@@ -215,7 +259,8 @@ fn capacity_measures_each_stream_count_over_http2() {
     for s in &capacity.servers {
         assert!(
             (250.0..=345.0).contains(&s.capacity_rps) && !s.at_top,
-            "16 slots × 50 ms, whatever their streams: {s:?}"
+            "16 slots × 50 ms, whatever their streams: {}",
+            searched(s)
         );
         for step in s.steps.iter().filter(|s| s.held) {
             assert_eq!(step.success_rate, 100.0, "{step:?}");
@@ -235,7 +280,8 @@ fn two_agents_find_the_capacity_one_agent_finds() {
     let hyper = &capacity.servers[0];
     assert!(
         (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,
-        "two agents, the server's 320/s: {hyper:?}"
+        "two agents, the server's 320/s: {}",
+        searched(hyper)
     );
     for step in hyper.steps.iter().filter(|s| s.held) {
         assert_eq!(step.success_rate, 100.0, "{step:?}");
@@ -264,10 +310,17 @@ fn the_same_server_twice_is_never_ahead_or_behind() {
         .filter(|l| l.contains(" of 4 settled at "))
         .filter_map(|l| l.split(": ").nth(1))
         .collect();
+    // A Williams order: each first in half the rounds, each after the other alike.
     assert_eq!(
         turns,
-        ["greet-hyper", "greet-hyper#2"].repeat(4),
-        "A B A B A B A B:\n{said}"
+        [
+            "greet-hyper",
+            "greet-hyper#2",
+            "greet-hyper#2",
+            "greet-hyper"
+        ]
+        .repeat(2),
+        "A B B A A B B A:\n{said}"
     );
     let csv = std::fs::read_to_string(out.join("capacity.csv")).expect("capacity.csv");
     let capacity = capacity_in(&out);
@@ -275,10 +328,11 @@ fn the_same_server_twice_is_never_ahead_or_behind() {
     assert_eq!(names, ["greet-hyper", "greet-hyper#2"]);
     let [a, b] = [&capacity.servers[0], &capacity.servers[1]];
     for s in [a, b] {
-        assert_eq!(s.searches.len(), 4, "{s:?}");
+        assert_eq!(s.searches.len(), 4, "{}", searched(s));
         assert!(
             (250.0..=345.0).contains(&s.capacity_rps) && !s.at_top,
-            "the server's 320/s: {s:?}"
+            "the server's 320/s: {}",
+            searched(s)
         );
         let (low, high) = s.spread().expect("a spread");
         assert!(
@@ -323,7 +377,8 @@ fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
     let hyper = &capacity.servers[0];
     assert!(
         (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,
-        "the server's 320/s: {hyper:?}"
+        "the server's 320/s: {}",
+        searched(hyper)
     );
     let steps = &hyper.steps;
     assert!(

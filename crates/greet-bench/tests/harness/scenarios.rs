@@ -117,6 +117,16 @@ fn loops_quick_measures_every_shape_on_every_server() {
             }
             assert_summary(&server.requests_per_s, "loops");
         }
+        // Every load says where it ran in the run, and each block's order read back from
+        // those places is the Williams order the harness gives it.
+        for block in 0..3 {
+            let mut ran: Vec<(u64, usize)> = (shape.servers.iter().enumerate())
+                .map(|(i, s)| (s.runs[block].seq.expect("each load's place"), i))
+                .collect();
+            ran.sort_unstable();
+            let order: Vec<usize> = ran.iter().map(|&(_, i)| i).collect();
+            assert_eq!(order, greet_stats::order::williams(3, block), "{ran:?}");
+        }
         assert_eq!(shape.comparisons.len(), 3, "every pair");
         for c in &shape.comparisons {
             assert_comparison(c, 3);
@@ -138,6 +148,40 @@ fn loops_quick_measures_every_shape_on_every_server() {
         html.contains("paired blocks"),
         "the report says how servers are compared"
     );
+}
+
+/// A server named three times is three servers of their own in every scenario (here loops and
+/// protocols, one restarting its servers each block, one keeping them up together): an A/A
+/// check, with a best chosen among copies.
+#[test]
+fn a_server_named_three_times_is_measured_as_three() {
+    let names = ["greet-hyper", "greet-hyper#2", "greet-hyper#3"];
+    let (_, results, _) = scenario(
+        "loops-a-a",
+        &["loops", "--servers", "hyper,hyper,hyper", "--repeats", "2"],
+    );
+    let loops = results.sections.loops.expect("loops");
+    assert!(loops.frame.block.contains("repeat"), "{:?}", loops.frame);
+    for shape in &loops.shapes {
+        let got: Vec<&str> = shape.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(got, names);
+        assert!(shape.servers.iter().all(|s| s.runs.len() == 2));
+        assert_eq!(shape.comparisons.len(), 3, "every pair");
+    }
+    let (_, results, _) = scenario(
+        "protocols-a-a",
+        &[
+            "protocols",
+            "--servers",
+            "hyper,hyper,hyper",
+            "--protocols",
+            "http1,h2c",
+        ],
+    );
+    let protocols = results.sections.protocols.expect("protocols");
+    let mut got: Vec<&str> = protocols.cells.iter().map(|c| c.server.as_str()).collect();
+    got.dedup();
+    assert_eq!(got, names);
 }
 
 #[test]
