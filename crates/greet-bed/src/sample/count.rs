@@ -141,22 +141,27 @@ impl Instrument {
     }
 }
 
-/// The syscalls a server makes to wait for work, left out of its count: how often an event
-/// loop finds nothing ready, and a worker parks, follows the client's timing rather than the
-/// server's code. Measured, `epoll_wait` alone moved from 0.06 to 2.2 a message between
-/// three runs of one WebSocket echo, while its reads and writes stayed exactly 1.000 each.
-/// What waking costs shows in the context switches instead.
-const WAITS: [&str; 3] = [
+/// The syscalls a server makes to wait for work, left out of its count and counted apart
+/// ([`Totals::epoll_waits`], [`Totals::futexes`]): how often an event loop finds nothing
+/// ready, and a worker parks, follows the client's timing rather than the server's code.
+/// Measured, `epoll_wait` alone moved from 0.06 to 2.2 a message between three runs of one
+/// WebSocket echo, while its reads and writes stayed exactly 1.000 each. Yet futex is also
+/// how a server pays for contention and hand-offs between its threads, so the tables show
+/// both beside the syscalls, never judged.
+const EPOLL_WAITS: [&str; 2] = [
     "syscalls:sys_enter_epoll_wait",
     "syscalls:sys_enter_epoll_pwait",
-    "syscalls:sys_enter_futex",
 ];
 
-/// perf's events: every syscall, the waits ([`WAITS`]), context switches, CPU time.
+/// The futex tracepoint: a thread parking or waking another ([`EPOLL_WAITS`]).
+const FUTEX: &str = "syscalls:sys_enter_futex";
+
+/// perf's events: every syscall, the waits ([`EPOLL_WAITS`], [`FUTEX`]), context switches,
+/// CPU time.
 fn perf_events() -> String {
     format!(
-        "--event=raw_syscalls:sys_enter,{},context-switches,task-clock",
-        WAITS.join(",")
+        "--event=raw_syscalls:sys_enter,{},{FUTEX},context-switches,task-clock",
+        EPOLL_WAITS.join(",")
     )
 }
 
@@ -201,8 +206,12 @@ pub struct Totals {
     pub allocations: Option<f64>,
     /// Bytes those allocations asked for.
     pub bytes: Option<f64>,
-    /// Syscalls entered.
+    /// Syscalls entered, the waits left out.
     pub syscalls: Option<f64>,
+    /// `epoll_wait` and `epoll_pwait` calls: an event loop asking for work.
+    pub epoll_waits: Option<f64>,
+    /// futex calls: a thread parking, or waking another.
+    pub futexes: Option<f64>,
     /// Context switches.
     pub switches: Option<f64>,
     /// CPU time the kernel charged, seconds.
@@ -236,6 +245,8 @@ impl Totals {
             allocations: each(self.allocations, fewer.allocations),
             bytes: each(self.bytes, fewer.bytes),
             syscalls: each(self.syscalls, fewer.syscalls),
+            epoll_waits: each(self.epoll_waits, fewer.epoll_waits),
+            futexes: each(self.futexes, fewer.futexes),
             switches: each(self.switches, fewer.switches),
             cpu_s: each(self.cpu_s, fewer.cpu_s),
             functions,
@@ -254,6 +265,8 @@ impl Totals {
         fill(&mut self.allocations, other.allocations);
         fill(&mut self.bytes, other.bytes);
         fill(&mut self.syscalls, other.syscalls);
+        fill(&mut self.epoll_waits, other.epoll_waits);
+        fill(&mut self.futexes, other.futexes);
         fill(&mut self.switches, other.switches);
         fill(&mut self.cpu_s, other.cpu_s);
         if self.functions.is_empty() {
@@ -352,11 +365,11 @@ fn dhat(text: &str) -> Result<Totals> {
     })
 }
 
-/// perf stat's CSV lines (`count,unit,event,…`): syscalls less the waits, context
-/// switches, task-clock.
+/// perf stat's CSV lines (`count,unit,event,…`): syscalls less the waits, the waits apart,
+/// context switches, task-clock.
 fn perf(text: &str) -> Result<Totals> {
     let mut totals = Totals::default();
-    let mut waits = 0.0;
+    let (mut epoll, mut futex) = (None::<f64>, None);
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let fields: Vec<&str> = line.split(',').collect();
         let (Some(count), Some(event)) = (fields.first(), fields.get(2)) else {
@@ -367,7 +380,8 @@ fn perf(text: &str) -> Result<Totals> {
         };
         match event.trim() {
             "raw_syscalls:sys_enter" => totals.syscalls = Some(count),
-            wait if WAITS.contains(&wait) => waits += count,
+            wait if EPOLL_WAITS.contains(&wait) => *epoll.get_or_insert(0.0) += count,
+            FUTEX => futex = Some(count),
             "context-switches" => totals.switches = Some(count),
             // In milliseconds.
             "task-clock" => totals.cpu_s = Some(count / 1000.0),
@@ -377,7 +391,9 @@ fn perf(text: &str) -> Result<Totals> {
     let Some(all) = totals.syscalls else {
         bail!("perf counted no syscalls");
     };
-    totals.syscalls = Some(all - waits);
+    totals.syscalls = Some(all - epoll.unwrap_or(0.0) - futex.unwrap_or(0.0));
+    totals.epoll_waits = epoll;
+    totals.futexes = futex;
     Ok(totals)
 }
 
@@ -474,6 +490,7 @@ Ir                   file:function
                     78.13,msec,task-clock,78133684,100.00,0.119,CPUs utilized\n";
         let perf = perf(text).expect("read");
         assert_eq!(perf.syscalls, Some(21000.0), "the waits left out");
+        assert_eq!((perf.epoll_waits, perf.futexes), (Some(200.0), Some(16.0)));
         assert_eq!(perf.switches, Some(4392.0));
         assert!((perf.cpu_s.unwrap() - 0.07813).abs() < 1e-9);
         assert!(super::perf("<not counted>,,raw_syscalls:sys_enter,0,100.00,,\n").is_err());

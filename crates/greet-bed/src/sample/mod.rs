@@ -5,11 +5,14 @@
 //! - [`machine`]: the whole machine over a load, from two readings of /proc/stat: its steal,
 //!   and what else ran;
 //! - [`pulse`]: the machine's pace, a fixed piece of kernel work timed on each CPU.
+//! - [`count`]: what a server process costs, counted under valgrind, perf or /proc, and
+//!   [`tools`]: the versions of what counted.
 
 pub mod count;
 pub mod engine;
 pub mod proc;
 pub mod pulse;
+pub mod tools;
 
 pub use engine::EngineStats;
 pub use proc::{read, Maxima, Sampler};

@@ -50,6 +50,16 @@ fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
     let cost = results.sections.cost.clone().expect("cost");
     assert!(cost.skipped.is_empty(), "{:?}", cost.skipped);
     assert_eq!(cost.instruments, ["callgrind", "dhat", "perf"]);
+    // What counted, by version, and glibc's tunables taken: the note prints them.
+    let tools = &cost.tools;
+    assert!(
+        tools.valgrind.is_some() && tools.perf.is_some(),
+        "{tools:?}"
+    );
+    assert!(
+        tools.glibc.is_some() && tools.vector_loops == Some(true),
+        "{tools:?}"
+    );
     for server in ["greet-hyper", "greet-hyper#2"] {
         for name in ["baseline", "plaintext", "json-tls"] {
             let c = cell(&cost, server, name);
@@ -58,6 +68,8 @@ fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
             assert!(ir > 1000.0 && cycles > ir, "{server} {name}: {run:?}");
             assert!(run.allocations.unwrap() >= 1.0, "{server} {name}: {run:?}");
             assert!(run.syscalls.unwrap() > 0.0, "{server} {name}: {run:?}");
+            assert!(run.epoll_waits.is_some(), "{server} {name}: {run:?}");
+            assert!(run.futexes.is_some(), "{server} {name}: {run:?}");
             assert!(run.cpu_us.unwrap() > 0.0, "{server} {name}: {run:?}");
             assert!(!run.functions.is_empty(), "{server} {name}");
         }
@@ -102,6 +114,15 @@ fn cost_quick_counts_every_cell_and_a_server_twice_alike() {
     assert!(hyper.dependencies.unwrap() > 50, "{hyper:?}");
     assert!(hyper.idle_kib.unwrap() > 0.0, "{hyper:?}");
     assert!(stdout.contains("Cost per request, counted"), "{stdout}");
+    assert!(
+        stdout.contains("epoll waits"),
+        "the waits' column: {stdout}"
+    );
+    let version = tools.valgrind.as_deref().unwrap_or_default();
+    assert!(
+        stdout.contains(&format!("Counted with valgrind {version}")),
+        "{stdout}"
+    );
     assert!(html.contains("id=\"cost\""));
     gate_on_counts(&results);
 }
@@ -175,12 +196,17 @@ fn without_valgrind_or_perf_the_cost_run_says_what_it_skipped_and_counts_the_res
     let results = results(&out.join("results.json"));
     let cost = results.sections.cost.expect("cost");
     assert_eq!(cost.instruments, ["proc"], "{cost:?}");
+    // Neither counted, so neither's version; glibc's loader is asked by its path.
+    let tools = &cost.tools;
+    assert_eq!((&tools.valgrind, &tools.perf), (&None, &None), "{tools:?}");
+    assert!(tools.glibc.is_some(), "{tools:?}");
     let said = cost.skipped.join("\n");
     assert!(said.contains("apt-get install -y valgrind"), "{said}");
     assert!(said.contains("apt-get install -y linux-perf"), "{said}");
     assert_eq!(cost.skipped.len(), 3, "a line each: {said}");
     let run = only(cell(&cost, "greet-hyper", "baseline"));
     assert_eq!((run.instructions, run.allocations), (None, None), "{run:?}");
+    assert_eq!((run.epoll_waits, run.futexes), (None, None), "{run:?}");
     assert!(
         run.syscalls.unwrap() > 0.0,
         "read and write syscalls from /proc: {run:?}"

@@ -7,6 +7,7 @@ use anyhow::Result;
 use greet_probe::Protocol;
 use serde::{Deserialize, Serialize};
 
+use greet_bed::sample::tools::Tools;
 use greet_model::plan::Metric;
 use greet_model::results::Frame;
 use greet_report::points::Point;
@@ -33,6 +34,9 @@ pub struct Section {
     /// What was not counted, and why: a line each, with what to install.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// The versions of what counted, and whether glibc took the vector-loop tunables.
+    #[serde(default)]
+    pub tools: Tools,
     /// One entry per server and cell.
     pub cells: Vec<CostCell>,
     /// What choosing each server's crate costs.
@@ -76,6 +80,14 @@ pub struct PerRequest {
     /// Syscalls under real load (perf's tracepoint, or the read and write classes of
     /// /proc/PID/io where perf cannot count).
     pub syscalls: Option<f64>,
+    /// `epoll_wait` calls under real load (perf): shown, never judged, as they follow the
+    /// client's timing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoll_waits: Option<f64>,
+    /// futex calls under real load (perf): a thread parking or waking another; shown, never
+    /// judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub futexes: Option<f64>,
     /// Context switches under real load.
     pub switches: Option<f64>,
     /// The CPU the kernel charged under real load, microseconds: timed, beside the counts.
@@ -115,7 +127,7 @@ pub struct CrateCost {
 
 impl CostCell {
     /// `figure` in each run that counted it.
-    fn values(&self, of: fn(&PerRequest) -> Option<f64>) -> Vec<f64> {
+    pub(super) fn values(&self, of: fn(&PerRequest) -> Option<f64>) -> Vec<f64> {
         self.runs.iter().filter_map(of).collect()
     }
 
@@ -193,6 +205,8 @@ struct CostRow<'a> {
     allocations: Option<f64>,
     alloc_bytes: Option<f64>,
     syscalls: Option<f64>,
+    epoll_waits: Option<f64>,
+    futexes: Option<f64>,
     switches: Option<f64>,
     cpu_us: Option<f64>,
     top_function: Option<&'a str>,
@@ -214,6 +228,8 @@ impl Render for Section {
                 allocations: r.allocations,
                 alloc_bytes: r.alloc_bytes,
                 syscalls: r.syscalls,
+                epoll_waits: r.epoll_waits,
+                futexes: r.futexes,
                 switches: r.switches,
                 cpu_us: r.cpu_us,
                 top_function: r.functions.first().map(|f| f.function.as_str()),

@@ -13,6 +13,7 @@ use tokio::io::AsyncWriteExt;
 use crate::harness::{Ask, Harness, Start, Subject, Wrap};
 use crate::scenario::kit::{Book, Run};
 use greet_bed::sample::count::{proc_totals, Instrument, Scratch, Totals};
+use greet_bed::sample::tools::Tools;
 use greet_bed::server::{build_args, dependencies, stripped_size};
 use greet_model::plan::{self, Foreign, Placement};
 use greet_model::results::Frame;
@@ -56,6 +57,11 @@ impl Run for Cost {
                 }
             }
         }
+        let counted = |i: Instrument| each.contains(&Some(i));
+        let tools = Tools::here(
+            counted(Instrument::Callgrind) || counted(Instrument::Dhat),
+            counted(Instrument::Perf),
+        );
         let counting = Counting { each };
         let (args, _) = harness.server_args(&plan.base.server);
         book.open(Section {
@@ -68,6 +74,7 @@ impl Run for Cost {
                 .map(|i| i.map_or("proc", Instrument::name).to_owned())
                 .collect(),
             skipped,
+            tools,
             cells: Vec::new(),
             crates: Vec::new(),
             frame: Frame::new(plan.base.repeats),
@@ -315,6 +322,8 @@ async fn count_cell(
             allocations: per.allocations,
             alloc_bytes: per.bytes,
             syscalls: per.syscalls,
+            epoll_waits: per.epoll_waits,
+            futexes: per.futexes,
             switches: per.switches,
             cpu_us: per.cpu_s.map(|s| s * 1e6),
             functions,

@@ -12,11 +12,14 @@ use greet_report::Tables;
 
 use super::{CostCell, PerRequest, Section};
 
+/// How a figure is read from one run's counts.
+type Of = fn(&PerRequest) -> Option<f64>;
+
 /// One figure of a per-request cost, as tables, points and rows read it.
 pub(super) struct Figure {
     pub(super) metric: Metric,
     pub(super) label: &'static str,
-    pub(super) of: fn(&PerRequest) -> Option<f64>,
+    pub(super) of: Of,
 }
 
 impl Section {
@@ -82,6 +85,64 @@ pub(super) const FIGURES: [Figure; 7] = [
         of: |c| c.cpu_us,
     },
 ];
+
+/// The waits per request, shown beside the figures and never judged: their column and how
+/// a run reads them.
+const WAITS: [(&str, Of); 2] = [("epoll waits", |c| c.epoll_waits), ("futex", |c| c.futexes)];
+
+/// What the waits' columns are, for the table that shows them.
+const WAITS_NOTE: &str = "epoll waits and futex: the syscalls a server waits with, counted \
+    apart from its syscalls and never judged. How often an event loop finds nothing ready \
+    follows the client's timing (one WebSocket echo's epoll_wait moved from 0.06 to 2.2 a \
+    message between runs), but futex is also how a server pays for contention and hand-offs \
+    between its threads.";
+
+impl Section {
+    /// How far instructions and allocations came back between this run's repeats, as
+    /// measured: the widest spread of any cell, (highest − lowest) / median; with one run
+    /// each, that it was not measured here.
+    fn repeatability(&self) -> String {
+        let widest = |of: Of| {
+            let spreads = self.cells.iter().filter_map(|c| {
+                let v = c.values(of);
+                let m = c.median(of)?;
+                let (lo, hi) = (
+                    v.iter().copied().fold(f64::MAX, f64::min),
+                    v.iter().copied().fold(f64::MIN, f64::max),
+                );
+                (v.len() >= 2 && m > 0.0).then(|| (hi - lo) / m)
+            });
+            spreads.fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
+        };
+        let moved = [
+            ("instructions", widest(|c| c.instructions)),
+            ("allocations", widest(|c| c.allocations)),
+        ]
+        .into_iter()
+        .filter_map(|(name, spread)| Some(format!("{name} {:.2}%", spread? * 100.0)))
+        .collect::<Vec<_>>();
+        if moved.is_empty() {
+            "one run each, so how far a count comes back is not measured in this run \
+             (--repeats 2 or more measures it)"
+                .to_owned()
+        } else {
+            format!(
+                "over {} runs each, the widest spread between a cell's runs was {}",
+                self.frame.repeats,
+                moved.join(", ")
+            )
+        }
+    }
+
+    /// Whether any cell's waits were counted (perf counts them; /proc cannot).
+    fn shows_waits(&self) -> bool {
+        self.cells.iter().any(|c| {
+            WAITS
+                .iter()
+                .any(|(_, of)| c.runs.iter().any(|r| of(r).is_some()))
+        })
+    }
+}
 
 /// A count as tables show it: thousands with a `k` past 10,000, two decimals under 10; one
 /// below zero, a count that fell as the load grew, flagged `(fell)` ([`FELL`]).
@@ -169,6 +230,10 @@ impl Tables for Section {
     fn tables(&self) -> Vec<Table> {
         let mut headers = vec!["Cell", "Application"];
         headers.extend(FIGURES.iter().map(|f| self.label(f)));
+        let waits = self.shows_waits();
+        if waits {
+            headers.extend(WAITS.iter().map(|(label, _)| *label));
+        }
         let rows: Vec<Vec<String>> = self
             .cells
             .iter()
@@ -178,6 +243,9 @@ impl Tables for Section {
                     Metric::CpuPerRequest => opt(c.median(f.of), 1),
                     _ => count(c.median(f.of)),
                 }));
+                if waits {
+                    row.extend(WAITS.iter().map(|(_, of)| count(c.median(*of))));
+                }
                 row
             })
             .collect();
@@ -205,19 +273,22 @@ impl Tables for Section {
                  to a few percent (over 5%)"
         } else {
             "syscalls, from perf's tracepoint, to a few percent (over 5%; the waits, \
-                 epoll_wait and futex, left out: they follow the client's timing)"
+                 epoll_wait and futex, left out of them)"
         };
         per_request.notes.push(format!(
-            "Counted by {}; instructions and allocations repeat to well under 1% from run to \
-             run (a difference over 2% is a difference), {syscalls}. Under callgrind glibc's \
-             memset and memcpy keep to their vector loops (valgrind counts a rep-prefixed fill \
-             or copy once a byte). CPU µs is timed, this machine's.",
+            "Counted by {}; {} (a difference over 2% is a difference), {syscalls}. CPU µs is \
+             timed, this machine's.",
             if self.instruments.is_empty() {
                 "nothing".to_owned()
             } else {
                 self.instruments.join(", ")
-            }
+            },
+            self.repeatability(),
         ));
+        if waits {
+            per_request.notes.push(WAITS_NOTE.to_owned());
+        }
+        per_request.notes.extend(self.tools.describe());
         let fell = self.cells.iter().any(|c| {
             FIGURES
                 .iter()
@@ -389,6 +460,7 @@ fn change(base: Option<f64>, tuned: Option<f64>) -> String {
 mod tests {
     use super::*;
     use crate::scenario::cost::report::tests::cell;
+    use greet_bed::sample::tools::Tools;
 
     /// A count below zero is printed as counted and flagged, with what the flag means; a
     /// table without one says nothing of it.
@@ -448,6 +520,113 @@ mod tests {
         let header = |s: &Section| s.tables().remove(0).headers[6].clone();
         assert_eq!(header(&by_perf), "syscalls");
         assert_eq!(header(&by_proc), "read/write syscalls");
+    }
+
+    /// The waits perf counted are columns of their own, explained, and never points (so never
+    /// judged or gated); without them (from /proc) there is no column at all. The note says
+    /// what counted, by version.
+    #[test]
+    fn the_waits_are_shown_apart_and_never_judged() {
+        use greet_report::Render;
+        let counted = PerRequest {
+            syscalls: Some(2.5),
+            epoll_waits: Some(0.75),
+            futexes: Some(0.125),
+            ..PerRequest::default()
+        };
+        let section = Section {
+            instruments: vec!["perf".into()],
+            tools: Tools {
+                perf: Some("6.1".into()),
+                ..Tools::default()
+            },
+            cells: vec![cell("greet-hyper", "baseline", counted.clone())],
+            ..Section::default()
+        };
+        let table = section.tables().remove(0);
+        let at = |h: &str| table.headers.iter().position(|x| x == h).expect(h);
+        let row = table.groups.iter().flatten().next().expect("a row");
+        assert_eq!(
+            (&row[at("epoll waits")], &row[at("futex")]),
+            (&"0.75".into(), &"0.12".into())
+        );
+        assert!(
+            table.notes.iter().any(|n| n == WAITS_NOTE),
+            "{:?}",
+            table.notes
+        );
+        assert!(
+            table.notes.iter().any(|n| n == "Counted with perf 6.1."),
+            "{:?}",
+            table.notes
+        );
+        let values: Vec<f64> = section
+            .points()
+            .iter()
+            .flat_map(|p| p.values.clone())
+            .collect();
+        assert!(values.contains(&2.5), "{values:?}");
+        assert!(
+            !values.contains(&0.75) && !values.contains(&0.125),
+            "{values:?}"
+        );
+        let by_proc = Section {
+            cells: vec![cell(
+                "greet-hyper",
+                "baseline",
+                PerRequest {
+                    syscalls: Some(2.5),
+                    ..PerRequest::default()
+                },
+            )],
+            ..Section::default()
+        };
+        let table = by_proc.tables().remove(0);
+        assert!(
+            !table.headers.iter().any(|h| h == "futex"),
+            "{:?}",
+            table.headers
+        );
+        assert!(!table.notes.iter().any(|n| n == WAITS_NOTE));
+    }
+
+    /// The note prints how far this run's counts came back, not a fixed sentence: the widest
+    /// spread of any cell over its runs, or that one run each measured none.
+    #[test]
+    fn the_note_says_how_far_the_counts_came_back_in_this_run() {
+        let runs = |instructions: &[f64]| CostCell {
+            runs: instructions
+                .iter()
+                .map(|&i| PerRequest {
+                    instructions: Some(i),
+                    allocations: Some(7.0),
+                    ..PerRequest::default()
+                })
+                .collect(),
+            ..cell("greet-hyper", "baseline", PerRequest::default())
+        };
+        let section = |cells| Section {
+            cells,
+            frame: greet_model::results::Frame::new(3),
+            ..Section::default()
+        };
+        let three = section(vec![
+            runs(&[990.0, 1000.0, 1010.0]),
+            runs(&[500.0, 500.0, 500.0]),
+        ]);
+        assert_eq!(
+            three.repeatability(),
+            "over 3 runs each, the widest spread between a cell's runs was instructions 2.00%, \
+             allocations 0.00%"
+        );
+        let once = section(vec![runs(&[1000.0])]);
+        assert!(
+            once.repeatability().starts_with("one run each"),
+            "{}",
+            once.repeatability()
+        );
+        let note = &three.tables()[0].notes[0];
+        assert!(note.contains("instructions 2.00%"), "{note}");
     }
 
     #[test]
