@@ -363,27 +363,26 @@ fn the_same_server_twice_is_never_ahead_or_behind() {
 }
 
 /// Two busy loops beside the run take what the server and the load generator leave of the
-/// CPUs, so every level is run on a disturbed machine. A level past the knee breaks by the server's
-/// queue whatever the machine does: each is run again, three times, and then stands; the
-/// capacity is still the server's 320/s.
+/// CPUs, so every level is run on a disturbed machine. Every run of one is set aside, held or
+/// broken alike (a retry that followed only breaks pushed capacities up): each level is run
+/// again three times, the last run standing, and the run says its verdicts were the busy
+/// machine's. The loops can only take from the server, so no level past its 320/s holds: a
+/// queue breaks whatever the machine does.
 #[test]
-fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
+fn every_level_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
     let _turn = turn();
     let out = out_dir("capacity-busy");
     let hogs = Hogs::start(2);
     capacity_behind_the_delay(&out, &[]);
     drop(hogs);
+    let report = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     let capacity = capacity_in(&out);
     let hyper = &capacity.servers[0];
-    assert!(
-        (250.0..=345.0).contains(&hyper.capacity_rps) && !hyper.at_top,
-        "the server's 320/s: {}",
-        searched(hyper)
-    );
     let steps = &hyper.steps;
     assert!(
         steps.iter().all(|s| s.disturbed.is_some()),
-        "every level ran beside the loops: {steps:?}"
+        "every level ran beside the loops: {}",
+        searched(hyper)
     );
     // The runs of each level, in order.
     let mut levels: Vec<Vec<&greet_bench::scenario::capacity::CapacityStep>> = Vec::new();
@@ -393,16 +392,25 @@ fn a_level_broken_on_a_busy_machine_is_run_again_and_a_queue_still_breaks() {
             _ => levels.push(vec![step]),
         }
     }
-    let broken = levels.iter().filter(|runs| !runs[runs.len() - 1].held);
-    assert!(broken.clone().count() > 0, "{steps:?}");
-    assert_eq!(hyper.disturbed_verdicts(), broken.count(), "{steps:?}");
-    for runs in levels.iter().filter(|runs| !runs[runs.len() - 1].held) {
-        // Three runs again, and one more where the judge was unsure of the last.
-        assert!(
-            (4..=5).contains(&runs.len()),
-            "broken on a busy machine: {runs:?}"
-        );
+    for runs in &levels {
+        // Three runs again whatever the first came to, and one more where the judge was
+        // unsure of the last.
+        assert!((4..=5).contains(&runs.len()), "{}", searched(hyper));
     }
+    assert_eq!(
+        hyper.disturbed_verdicts(),
+        levels.len(),
+        "{}",
+        searched(hyper)
+    );
+    for s in steps.iter().filter(|s| s.target_rps > 345.0) {
+        assert!(!s.held, "past the server's 320/s: {}", searched(hyper));
+    }
+    assert!(hyper.capacity_rps <= 345.0, "{}", searched(hyper));
+    assert!(
+        report.contains("decided on a disturbed machine, every run of them disturbed"),
+        "the table says so"
+    );
 }
 
 /// Busy loops on the machine, stopped when dropped. They run at the lowest priority, on the

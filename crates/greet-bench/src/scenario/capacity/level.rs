@@ -160,10 +160,10 @@ impl Level<'_> {
         record.at_top = record.capacity_rps >= record.ceiling_rps * 0.999;
         let capacity = record.capacity_rps;
         if let Some(at_knee) = record
-            .steps
-            .iter()
+            .standing()
             .filter(|s| s.held && s.target_rps <= capacity)
             .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))
+            .cloned()
         {
             let per_request = |pct: f64| pct / 100.0 / at_knee.achieved_rps.max(1.0) * 1e6;
             record.server_us_per_request = at_knee.server_cpu_pct.map(per_request);
@@ -312,9 +312,9 @@ impl Level<'_> {
     }
 
     /// Whether a level of search `search` at `rate` held, its runs recorded in `steps`. A
-    /// level that broke while the machine was busy with something else is run again, after a
-    /// pause, up to [`DISTURBED_AGAIN`](super::DISTURBED_AGAIN) times; one the judge was
-    /// unsure of, once.
+    /// level run while the machine was busy with something else is run again, held or broken,
+    /// after a pause, up to [`DISTURBED_AGAIN`](super::DISTURBED_AGAIN) times; one the judge
+    /// was unsure of, once. The last run stands.
     async fn holds(
         &mut self,
         search: usize,

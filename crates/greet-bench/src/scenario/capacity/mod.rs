@@ -313,15 +313,16 @@ fn judge(success_rate: f64, lag_p99_ms: f64, latency_ms: f64, slo: &Slo) -> Opti
     }
 }
 
-/// The most times a level that broke on a disturbed machine
-/// ([`greet_model::results::Machine::disturbance`]) is run again: a build that takes the CPUs for
-/// minutes then costs a level four runs, and its verdict is recorded as disturbed.
+/// The most times a level run on a disturbed machine
+/// ([`greet_model::results::Machine::disturbance`]) is run again, whether it held or broke: a
+/// build that takes the CPUs for minutes then costs a level four runs, and its verdict is
+/// recorded as disturbed.
 const DISTURBED_AGAIN: usize = 3;
 
 /// The runs again a level has left.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Again {
-    /// After a run that broke on a disturbed machine.
+    /// After a run on a disturbed machine.
     disturbed: usize,
     /// After a run whose last quarters alone broke.
     unsure: usize,
@@ -338,15 +339,18 @@ impl Default for Again {
 
 impl Again {
     /// Whether the level whose run was `step` is run again, and the pause before it: a
-    /// disturbed machine is given [`QUIET`] to settle first. An invalid answer is the
-    /// server's, whatever the machine did: that level stands.
+    /// disturbed machine is given [`QUIET`] to settle first. A run on a disturbed machine is
+    /// set aside whatever it came to, held or broke, so the retries cannot push a capacity
+    /// up: the run again stands in its place. A run the judge was unsure of (only its last
+    /// quarters broke) is run again once. An invalid answer is the server's, whatever the
+    /// machine did: that level stands.
     fn after(&mut self, step: &CapacityStep) -> Option<std::time::Duration> {
         let pause = if step.disturbed.is_some() {
             QUIET
         } else {
             std::time::Duration::ZERO
         };
-        if step.held || step.success_rate < 100.0 {
+        if step.success_rate < 100.0 {
             None
         } else if step.disturbed.is_some() && self.disturbed > 0 {
             self.disturbed -= 1;
@@ -434,8 +438,38 @@ mod tests {
         assert!(matches!(&v, Outcome::Broke(why) if why.contains("99.50% valid")));
     }
 
+    /// Of a level's runs the last stands; a level whose standing run was disturbed is a
+    /// disturbed verdict, held or broken.
     #[test]
-    fn a_level_broken_on_a_busy_machine_runs_again_and_a_stall_at_its_end_once() {
+    fn the_last_run_of_a_level_stands_and_a_disturbed_one_is_named() {
+        let step = |rate, held, again, disturbed: bool| CapacityStep {
+            search: 1,
+            target_rps: rate,
+            held,
+            again,
+            disturbed: disturbed.then(|| "other programs used 40% of the CPUs".to_owned()),
+            success_rate: 100.0,
+            ..CapacityStep::default()
+        };
+        let server = CapacityServer {
+            steps: vec![
+                step(100.0, true, false, true),
+                step(100.0, false, true, false),
+                step(90.0, false, false, true),
+                step(90.0, true, true, true),
+                step(80.0, true, false, false),
+            ],
+            ..CapacityServer::default()
+        };
+        let standing: Vec<(f64, bool)> = (server.standing())
+            .map(|s| (s.target_rps, s.held))
+            .collect();
+        assert_eq!(standing, [(100.0, false), (90.0, true), (80.0, true)]);
+        assert_eq!(server.disturbed_verdicts(), 1, "90/s, held while disturbed");
+    }
+
+    #[test]
+    fn a_level_on_a_busy_machine_runs_again_held_or_broken_and_a_stall_at_its_end_once() {
         let broke = |disturbed: bool, unsure: bool| CapacityStep {
             disturbed: disturbed.then(|| "other programs used 62% of the CPUs".to_owned()),
             unsure,
@@ -458,12 +492,29 @@ mod tests {
             Some(std::time::Duration::ZERO)
         );
         assert_eq!(left.after(&broke(false, true)), None, "once only");
+        // A level that held on a disturbed machine is run again as one that broke: a retry
+        // that followed only breaks would push the capacity up.
         let held = CapacityStep {
             held: true,
             disturbed: Some("the hypervisor took 12% of the CPUs".to_owned()),
+            success_rate: 100.0,
             ..CapacityStep::default()
         };
-        assert_eq!(Again::default().after(&held), None, "what held stands");
+        let mut left = Again::default();
+        for _ in 0..DISTURBED_AGAIN {
+            assert_eq!(left.after(&held), Some(QUIET), "held, disturbed");
+        }
+        assert_eq!(left.after(&held), None, "the last run stands");
+        let quiet = CapacityStep {
+            held: true,
+            success_rate: 100.0,
+            ..CapacityStep::default()
+        };
+        assert_eq!(
+            Again::default().after(&quiet),
+            None,
+            "held on a quiet machine"
+        );
         let invalid = CapacityStep {
             success_rate: 99.5,
             ..broke(true, false)

@@ -126,12 +126,12 @@ pub struct CapacityStep {
     /// break too long to excuse): it was run again, and the next step is that run.
     #[serde(default)]
     pub unsure: bool,
-    /// It is a level run again: after one that was unsure, or one that broke on a disturbed
-    /// machine.
+    /// It is a level run again: after one that was unsure, or one run on a disturbed machine
+    /// (held or broken); the run before it is set aside.
     #[serde(default)]
     pub again: bool,
     /// What disturbed the machine meanwhile, when something did (steal, other programs'
-    /// CPU): a level that broke so is run again, up to three times.
+    /// CPU): a level run so is run again, up to three times, whatever it came to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
     /// Its quarter seconds (those in which requests were due).
@@ -443,8 +443,9 @@ impl Tables for Section {
             let disturbed = s.disturbed_verdicts();
             if disturbed > 0 {
                 table.notes.push(format!(
-                    "{} {}: {disturbed} level(s) broke on a disturbed machine even when run again \
-                     (steal, or other programs on the CPUs): its searches may be low",
+                    "{} {}: {disturbed} level(s) decided on a disturbed machine, every run of \
+                     them disturbed (steal, or other programs on the CPUs): its searches may be \
+                     off, most likely low",
                     s.server,
                     s.case()
                 ));

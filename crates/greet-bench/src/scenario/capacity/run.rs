@@ -31,10 +31,13 @@
 //! server with short ones holds more open-loop than it answered closed-loop (actix-web held
 //! 1.2 times its probe in every search, the old ceiling).
 //!
-//! A level that broke while the machine was disturbed (other programs on a tenth of its CPUs
-//! or more, or heavy steal) is not the server's verdict: it is run again after a pause, up to
-//! three times, and recorded with what disturbed it. A build started beside a run took 62%
-//! of the CPUs and drove two of axum's four searches to nothing before this.
+//! A level run while the machine was disturbed (other programs on a tenth of its CPUs or more,
+//! or heavy steal) is not the server's verdict, whether it held or broke: it is set aside and
+//! the level run again after a pause, up to three times, the last run standing, each recorded
+//! with what disturbed it. A build started beside a run took 62% of the CPUs and drove two of
+//! axum's four searches to nothing before levels were run again. Only the broken ones were,
+//! once: a retry that follows only one outcome pushes capacities up, each by how its server's
+//! tail varies near its knee.
 //!
 //! Over HTTP/2 a server and endpoint are measured at each of `--streams` (`1,10,100`) in
 //! turn, their records and comparisons apart.
@@ -48,7 +51,7 @@ use greet_stats::distinct;
 use greet_stats::paired::{self, Figure};
 
 use super::level::Level;
-use super::{Capacity, CapacityServer, Plan, Section, LATE_SHARE_MAX};
+use super::{Capacity, CapacityServer, CapacityStep, Plan, Section, LATE_SHARE_MAX};
 
 impl Run for Capacity {
     /// Runs capacity: each search a round over every server, in a Williams order.
@@ -187,8 +190,7 @@ impl CapacityServer {
             .zip(&self.searches)
             .map(|(search, &found)| {
                 let top = self
-                    .steps
-                    .iter()
+                    .standing()
                     .filter(|s| s.search == search && s.held && s.target_rps <= found)
                     .max_by(|a, b| a.target_rps.total_cmp(&b.target_rps))?;
                 us_per_request_at(top.server_cpu_pct?, top.achieved_rps)
@@ -209,8 +211,7 @@ impl CapacityServer {
             .zip(&self.searches)
             .filter_map(|(search, &found)| {
                 let above = self
-                    .steps
-                    .iter()
+                    .standing()
                     .filter(|s| s.search == search && !s.held && !s.unsure)
                     .map(|s| s.target_rps)
                     .filter(|&rate| rate > found)
@@ -226,20 +227,23 @@ impl CapacityServer {
             .unwrap_or(0.0)
     }
 
-    /// Its levels whose last run broke on a disturbed machine: verdicts that may be the
-    /// machine's rather than the server's.
-    pub fn disturbed_verdicts(&self) -> usize {
-        let run_again = self
-            .steps
-            .iter()
-            .skip(1)
+    /// The runs that stand, one a level: each level's last (those before it were set aside,
+    /// disturbed or unsure).
+    pub fn standing(&self) -> impl Iterator<Item = &CapacityStep> {
+        let run_again = (self.steps.iter().skip(1))
             .map(|next| next.again)
             .chain([false]);
         self.steps
             .iter()
             .zip(run_again)
-            .filter(|(s, again)| !again && !s.held && s.disturbed.is_some())
-            .count()
+            .filter(|(_, again)| !again)
+            .map(|(s, _)| s)
+    }
+
+    /// Its levels whose standing run was on a disturbed machine, every run again too: verdicts
+    /// that may be the machine's rather than the server's, held or broken.
+    pub fn disturbed_verdicts(&self) -> usize {
+        self.standing().filter(|s| s.disturbed.is_some()).count()
     }
 
     /// What it was measured on: the endpoint, and over more than one stream to a connection,
