@@ -122,7 +122,7 @@ impl Section {
         .filter_map(|(name, spread)| Some(format!("{name} {:.2}%", spread? * 100.0)))
         .collect::<Vec<_>>();
         if moved.is_empty() {
-            "one run each, so how far a count comes back is not measured in this run \
+            "one run each, so how far a count comes back was not measured in this run \
              (--repeats 2 or more measures it)"
                 .to_owned()
         } else {
@@ -268,16 +268,16 @@ impl Tables for Section {
             grouped(rows, 0),
         );
         let syscalls = if self.by_proc() {
-            "read/write syscalls, from /proc/PID/io where perf could not count (the read and \
-                 write class only: another count than perf's syscalls, never compared with it), \
-                 to a few percent (over 5%)"
+            "read/write syscalls over 5% (from /proc/PID/io where perf could not count: the \
+             read and write class only, another count than perf's syscalls, never compared \
+             with it)"
         } else {
-            "syscalls, from perf's tracepoint, to a few percent (over 5%; the waits, \
-                 epoll_wait and futex, left out of them)"
+            "syscalls over 5% (from perf's tracepoint; the waits, epoll_wait and futex, left \
+             out of them)"
         };
         per_request.notes.push(format!(
-            "Counted by {}; {} (a difference over 2% is a difference), {syscalls}. CPU µs is \
-             timed, this machine's.",
+            "Counted by {}; {}. A difference in instructions or allocations over 2% is a \
+             difference, in {syscalls}. CPU µs is timed, this machine's.",
             if self.instruments.is_empty() {
                 "nothing".to_owned()
             } else {
