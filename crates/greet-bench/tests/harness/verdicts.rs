@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::common::{bench_ok, out_dir, quiet, results, undisturbed};
 use greet_model::results::{Mark, Scorecard};
-use greet_stats::paired::{Word, FEWEST_BLOCKS};
+use greet_stats::paired::{Alpha, Blocks, Comparison, Family, Word, FEWEST_BLOCKS};
 
 /// Blocks enough that a clear gap is decided in the family of a quick two-profile run: at
 /// 10, a signed-rank p-value can be 1/512, under 5% over the family's ten comparisons.
@@ -17,8 +17,13 @@ const STEP: usize = 10;
 
 /// Workloads at quick size on two profiles (static, where the crates are far apart, and
 /// json-tls), with `blocks` blocks and up to two looks more within `budget` (0s: none),
-/// judged against `band`, into `name`.
-fn workloads(name: &str, servers: &str, (blocks, budget): (usize, &str), band: &str) -> Scorecard {
+/// judged against `band`, into `name`: its scorecard, and its comparisons with their blocks.
+fn workloads(
+    name: &str,
+    servers: &str,
+    (blocks, budget): (usize, &str),
+    band: &str,
+) -> (Scorecard, Vec<Comparison>) {
     let out = out_dir(name);
     let repeats = blocks.to_string();
     bench_ok(&[
@@ -89,7 +94,8 @@ fn workloads(name: &str, servers: &str, (blocks, budget): (usize, &str), band: &
         };
         assert_eq!(c.word(), word, "{c:?}");
     }
-    run.scorecard
+    let compared = section.comparisons.into_iter().flat_map(|p| p.comparisons);
+    (run.scorecard, compared.collect())
 }
 
 /// Each cell's mark, by row and server.
@@ -111,8 +117,8 @@ fn a_rerun_never_flips_a_verdict_and_a_server_never_beats_itself() {
     // pays for three looks): on a noisy machine ten blocks can leave every figure undecided,
     // and then nothing could flip.
     let until = (2 * BLOCKS, "120s");
-    let first = workloads("verdicts-first", "axum,actix,hyper", until, "5%");
-    let second = workloads("verdicts-second", "axum,actix,hyper", until, "5%");
+    let (first, _) = workloads("verdicts-first", "axum,actix,hyper", until, "5%");
+    let (second, _) = workloads("verdicts-second", "axum,actix,hyper", until, "5%");
     let (a, b) = (marks(&first), marks(&second));
     assert_eq!(a.len(), 2 * 3, "{first:?}");
     // A rerun that decided nothing could never flip: the first run must have decided.
@@ -133,7 +139,7 @@ fn a_rerun_never_flips_a_verdict_and_a_server_never_beats_itself() {
         );
     }
     // The same server twice: never ahead, never behind, whichever is the best by median.
-    let same = workloads("verdicts-a-a", "hyper,hyper", (FEWEST_BLOCKS, "0s"), "5%");
+    let (same, _) = workloads("verdicts-a-a", "hyper,hyper", (FEWEST_BLOCKS, "0s"), "5%");
     assert_eq!(same.servers, ["greet-hyper", "greet-hyper#2"], "{same:?}");
     for (cell, mark) in marks(&same) {
         assert!(
@@ -151,7 +157,7 @@ fn a_wide_band_says_a_server_equals_itself() {
     // can decide (a burst of steal leaves its block out) is the one excuse. At ten blocks one
     // stalled turn (0.07 of its pair, once in CI) holds the interval's low end, so a figure
     // still undecided adds blocks as a full-size run does: at twenty, one block cannot.
-    let same = workloads("verdicts-wide-band", "hyper,hyper", (BLOCKS, "120s"), "50%");
+    let (same, compared) = workloads("verdicts-wide-band", "hyper,hyper", (BLOCKS, "120s"), "50%");
     let mut equal = 0;
     for row in &same.rows {
         for c in &row.cells {
@@ -170,4 +176,27 @@ fn a_wide_band_says_a_server_equals_itself() {
         "{:?}",
         same.words
     );
+    // An A/A that can fail: the same blocks judged again against the default ±5%, alone, at
+    // a 0.2% error rate. Ten blocks reach it (its two-sided p is then 2/1024, every block past
+    // the band on one side), so a copy favoured by its place in the order, its port or its
+    // start would be named; with the truth at 1, inside the band, a fair harness is named far
+    // less often than that rate, which holds at the band's edge.
+    let strict = Alpha::both(0.002);
+    let favoured: Vec<f64> = (0..BLOCKS).map(|i| 1.06 + 0.004 * i as f64).collect();
+    let planted = Family::with_band(0.05).judge_at(&Blocks::of_ratios(&favoured), true, strict);
+    assert_eq!(
+        planted.word,
+        Word::Ahead,
+        "a copy 6-10% ahead in ten blocks is named"
+    );
+    for c in &compared {
+        let again = Family::with_band(0.05).judge_at(&c.blocks(), c.higher(), strict);
+        assert!(
+            !matches!(again.word, Word::Ahead | Word::Behind),
+            "{} {} against {}: {again:?}\n{c:?}",
+            c.figure.describe(),
+            c.a,
+            c.b
+        );
+    }
 }
