@@ -103,16 +103,17 @@ impl Section {
     /// each, that it was not measured here.
     fn repeatability(&self) -> String {
         let widest = |of: Of| {
-            let spreads = self.cells.iter().filter_map(|c| {
-                let v = c.values(of);
-                let m = c.median(of)?;
-                let (lo, hi) = (
-                    v.iter().copied().fold(f64::MAX, f64::min),
-                    v.iter().copied().fold(f64::MIN, f64::max),
-                );
-                (v.len() >= 2 && m > 0.0).then(|| (hi - lo) / m)
-            });
-            spreads.fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
+            (self.cells.iter())
+                .filter_map(|c| {
+                    let v = c.values(of);
+                    let (m, lo, hi) = (
+                        c.median(of)?,
+                        v.iter().copied().reduce(f64::min)?,
+                        v.iter().copied().reduce(f64::max)?,
+                    );
+                    (v.len() >= 2 && m > 0.0).then(|| (hi - lo) / m)
+                })
+                .reduce(f64::max)
         };
         let moved = [
             ("instructions", widest(|c| c.instructions)),
