@@ -9,10 +9,7 @@
 
 use greet_stats::sign_test;
 
-use crate::order::Placing;
-
-/// The error rate over every pair tested.
-const ALPHA: f64 = 0.05;
+use crate::order::{threshold, Placing};
 
 /// A pair with blocks left out on one side only.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +52,7 @@ pub fn lopsided<'a>(what: &str, servers: impl IntoIterator<Item = Placing<'a>>) 
 /// A word for each pair of `tested` whose blocks left out fell on one side past the threshold
 /// over them all; none where no pair's did.
 pub fn words(tested: &[Lopsided]) -> Vec<String> {
-    let threshold = ALPHA / tested.len().max(1) as f64;
+    let threshold = threshold(tested.len());
     (tested.iter())
         .filter(|t| t.p <= threshold)
         .map(|t| {

@@ -9,8 +9,14 @@
 
 use greet_stats::mann_whitney::{position_effect, Position};
 
-/// The error rate over every pair tested.
+/// The error rate over every pair a diagnostic tests.
 const ALPHA: f64 = 0.05;
+
+/// Bonferroni's threshold over `tested` pairs: what one pair's p must reach for a word. The
+/// block diagnostics (this one, [`crate::left_out`]) each test every pair of every figure.
+pub(crate) fn threshold(tested: usize) -> f64 {
+    ALPHA / tested.max(1) as f64
+}
 
 /// One server on a figure as the diagnostic reads it: its name, its blocks' figures (not a
 /// number where a block is left out), and each block's place in the run, where recorded.
@@ -56,7 +62,7 @@ pub fn placed(what: &str, servers: &[Placing<'_>]) -> Vec<Placed> {
 /// A word for each pair of `placed` whose place moved its figure past the threshold over them
 /// all; none where no pair's did.
 pub fn words(placed: &[Placed]) -> Vec<String> {
-    let threshold = ALPHA / placed.len().max(1) as f64;
+    let threshold = threshold(placed.len());
     (placed.iter())
         .filter(|p| p.position.p <= threshold)
         .map(|p| {

@@ -22,7 +22,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::Result;
-use greet_load::Wire;
+use greet_load::{Stop, Wire, Work};
 use greet_server::ServerFlag;
 
 use serde::Serialize;
@@ -75,6 +75,18 @@ impl Harness {
     /// cores there is no third place; the server's own CPUs stay its alone).
     pub(crate) fn store_cpus(&self) -> &[usize] {
         &self.load_cpus
+    }
+
+    /// Closed-loop keep-alive users, `users` of them until `stop`, with the run's streams,
+    /// pipelining and requests per connection.
+    pub(crate) fn sessions(&self, users: usize, stop: Stop) -> Work {
+        Work::Sessions {
+            users,
+            stop,
+            streams: self.common.streams,
+            pipeline: self.common.pipeline,
+            requests_per_connection: self.common.requests_per_connection,
+        }
     }
 
     /// The CPUs a server runs on.

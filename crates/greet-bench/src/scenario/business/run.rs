@@ -14,7 +14,7 @@
 //! (`greet_bed::server::provision`), and sampled beside each measurement.
 
 use anyhow::Result;
-use greet_load::{Expect, Stop, Work};
+use greet_load::{Expect, Stop};
 use greet_server::ServerFlag;
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
@@ -199,13 +199,7 @@ async fn run_repeat(
             .collect();
         for (index, endpoint) in cells {
             let ask = |stop| {
-                let work = Work::Sessions {
-                    users: plan.measure.connections,
-                    stop,
-                    streams: harness.common.streams,
-                    pipeline: harness.common.pipeline,
-                    requests_per_connection: harness.common.requests_per_connection,
-                };
+                let work = harness.sessions(plan.measure.connections, stop);
                 Ask::new(&endpoint, &Expect::Greeting, work)
             };
             let label = format!(

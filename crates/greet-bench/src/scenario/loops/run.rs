@@ -7,7 +7,7 @@
 //! comparison between servers.
 
 use anyhow::Result;
-use greet_load::{Stop, Work};
+use greet_load::Stop;
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::scenario::kit::{in_order, Book, Run};
@@ -91,13 +91,7 @@ async fn run_repeat(
     };
     let mut up = harness.bring_up(Placement::Harness, &start).await?;
     for (index, &(users, loops)) in plan.shapes.iter().enumerate() {
-        let work = Work::Sessions {
-            users,
-            stop: Stop::Each(loops),
-            streams: harness.common.streams,
-            pipeline: harness.common.pipeline,
-            requests_per_connection: harness.common.requests_per_connection,
-        };
+        let work = harness.sessions(users, Stop::Each(loops));
         let ask = Ask::new(path, &plan.base.foreign.expect, work);
         let label = format!("{name} {users}x{loops} #{repeat}");
         let run = harness

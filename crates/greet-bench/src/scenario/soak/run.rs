@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use greet_load::{Stop, Work};
+use greet_load::Stop;
 
 use crate::harness::{Ask, Harness, Start, Subject};
 use crate::scenario::kit::{in_order, Book, Run};
@@ -104,13 +104,7 @@ async fn run_endpoint(
         SoakBound::Requests(n) => Stop::Total(n),
     };
     for &concurrency in &plan.levels {
-        let work = Work::Sessions {
-            users: concurrency,
-            stop,
-            streams: harness.common.streams,
-            pipeline: harness.common.pipeline,
-            requests_per_connection: harness.common.requests_per_connection,
-        };
+        let work = harness.sessions(concurrency, stop);
         let ask = Ask::new(one.endpoint, &plan.base.foreign.expect, work);
         let repeat = one.repeat;
         let label = format!("{} {} c={concurrency}", one.name, one.endpoint);

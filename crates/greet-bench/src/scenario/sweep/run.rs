@@ -7,7 +7,7 @@
 //! endpoint: the best setting and its gain over the default.
 
 use anyhow::Result;
-use greet_load::{Expect, Stop, Work};
+use greet_load::{Expect, Stop};
 
 use crate::harness::{server_args, Ask, Harness, Start, Subject};
 use crate::scenario::kit::{in_order, Book, Run};
@@ -143,13 +143,7 @@ async fn run_endpoint(
         let mut up = harness.bring_up(Placement::Harness, &start).await?;
         checked = true;
         let ask = |stop| {
-            let work = Work::Sessions {
-                users: plan.measure.connections,
-                stop,
-                streams: harness.common.streams,
-                pipeline: harness.common.pipeline,
-                requests_per_connection: harness.common.requests_per_connection,
-            };
+            let work = harness.sessions(plan.measure.connections, stop);
             Ask::new(plan.endpoint, &Expect::Greeting, work)
         };
         let label = format!(
